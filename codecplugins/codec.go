@@ -1,0 +1,61 @@
+// Package codecplugins defines the posting-list codec interface and the
+// registry through which codecs are chosen by name.
+//
+// A codec compresses blocks of unsigned 32-bit integers. The index cuts every
+// posting list into blocks of BlockSize values; docids are stored as d-gaps
+// relative to the previous block's last docid (kept in the skip table) and
+// frequencies as freq-1, so a codec only ever sees small non-negative
+// integers, never absolute docids.
+//
+// Codec packages register themselves in init, as database/sql drivers do:
+// import the family (or codecplugins/all) for its side effect, then call
+// Lookup with the name stored in the index or the config.
+//
+// Decoders treat their input as untrusted: given corrupt or truncated bytes
+// they return an error wrapping ErrCorrupt; they never panic and never read
+// past the end of src.
+package codecplugins
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Codec encodes and decodes blocks of at most BlockSize values.
+type Codec interface {
+	// Name is the codec's registry name, recorded in the index.
+	Name() string
+	// BlockSize is the number of values per full block.
+	BlockSize() int
+	// AppendBlock appends the encoding of v (len(v) <= BlockSize) to dst.
+	AppendBlock(dst []byte, v []uint32) []byte
+	// DecodeBlock decodes exactly n values from src into dst[:n]. It
+	// ignores bytes after the block and returns an error wrapping
+	// ErrCorrupt when src is too short or malformed. len(dst) >= n.
+	DecodeBlock(dst []uint32, src []byte, n int) error
+}
+
+// ErrCorrupt is wrapped by every error a decoder returns for bad input.
+var ErrCorrupt = errors.New("corrupt block")
+
+// ErrUnknownCodec is wrapped by Lookup when no codec has the given name.
+var ErrUnknownCodec = errors.New("unknown codec")
+
+// CorruptError reports malformed or truncated encoded input.
+type CorruptError struct {
+	Codec  string // codec name
+	Offset int    // byte offset in the block where decoding failed
+	Reason string // what was wrong
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("%s: corrupt block at byte %d: %s", e.Codec, e.Offset, e.Reason)
+}
+
+// Unwrap makes errors.Is(err, ErrCorrupt) true.
+func (e *CorruptError) Unwrap() error { return ErrCorrupt }
+
+// Corrupt is a shorthand for building a *CorruptError.
+func Corrupt(codec string, offset int, reason string) error {
+	return &CorruptError{Codec: codec, Offset: offset, Reason: reason}
+}
