@@ -59,3 +59,15 @@ func (e *CorruptError) Unwrap() error { return ErrCorrupt }
 func Corrupt(codec string, offset int, reason string) error {
 	return &CorruptError{Codec: codec, Offset: offset, Reason: reason}
 }
+
+// ListEncoder is an optional interface for codecs whose block encoding
+// depends on the whole list, such as gpu-pfordelta's one bit width per list.
+// Before encoding a list's blocks, the index writer calls ForList with every
+// value of the list (the d-gaps or freq-1 values, in order) and encodes the
+// blocks with the codec it returns. Blocks so encoded must decode with the
+// registered codec's DecodeBlock alone: whatever list-level parameter they
+// share is carried in each block.
+type ListEncoder interface {
+	Codec
+	ForList(values []uint32) Codec
+}
