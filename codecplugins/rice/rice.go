@@ -1,0 +1,146 @@
+package rice
+
+import (
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/gpusearch/gpusearch/codecplugins"
+)
+
+const (
+	blockSize = 128
+	// maxK is the largest Rice parameter the header may hold.
+	maxK = 31
+	// escapeQ is the quotient limit: a quotient of escapeQ or more is
+	// written as escapeQ zeros, a one, and the raw 32-bit value.
+	escapeQ = 32
+)
+
+// Rice is Golomb-Rice coding with one parameter k per block, derived from
+// the mean of the block's values (see the package doc for the format).
+type Rice struct{}
+
+func init() { codecplugins.Register(Rice{}) }
+
+// Name implements codecplugins.Codec.
+func (Rice) Name() string { return "rice" }
+
+// BlockSize implements codecplugins.Codec.
+func (Rice) BlockSize() int { return blockSize }
+
+// AppendBlock implements codecplugins.Codec.
+func (Rice) AppendBlock(dst []byte, v []uint32) []byte {
+	return encode(dst, v, meanK(v))
+}
+
+// DecodeBlock implements codecplugins.Codec.
+func (Rice) DecodeBlock(dst []uint32, src []byte, n int) error {
+	return decode("rice", dst, src, n)
+}
+
+// meanK returns floor(log2(0.69 * mean(v))), or 0 when that is below one.
+func meanK(v []uint32) uint {
+	if len(v) == 0 {
+		return 0
+	}
+	var sum uint64 // up to 128 * (2^32-1): needs 64 bits
+	for _, x := range v {
+		sum += uint64(x)
+	}
+	b := sum * 69 / (100 * uint64(len(v)))
+	if b == 0 {
+		return 0
+	}
+	return min(uint(bits.Len64(b))-1, maxK)
+}
+
+// encode appends the block header and the codewords of v with parameter k.
+func encode(dst []byte, v []uint32, k uint) []byte {
+	if len(v) == 0 {
+		return dst
+	}
+	w := bitWriter{buf: append(dst, byte(k))}
+	mask := uint64(1)<<k - 1
+	for _, x := range v {
+		q := uint64(x) >> k
+		if q < escapeQ {
+			w.write(1<<q, uint(q)+1)
+			w.write(uint64(x)&mask, k)
+		} else {
+			w.write(1<<escapeQ, escapeQ+1)
+			w.write(uint64(x), 32)
+		}
+	}
+	return w.finish()
+}
+
+// streamBits returns the length in bits of v's codewords with parameter k,
+// header and padding excluded.
+func streamBits(v []uint32, k uint) uint {
+	var total uint
+	for _, x := range v {
+		if q := uint(x) >> k; q < escapeQ {
+			total += q + 1 + k
+		} else {
+			total += escapeQ + 1 + 32
+		}
+	}
+	return total
+}
+
+// decode decodes n values in the shared rice/optrice format; name labels
+// errors.
+func decode(name string, dst []uint32, src []byte, n int) error {
+	if n == 0 {
+		return nil
+	}
+	if len(src) == 0 {
+		return codecplugins.Corrupt(name, 0, "missing header")
+	}
+	k := uint(src[0])
+	if k > maxK {
+		return codecplugins.Corrupt(name, 0, "parameter k out of range")
+	}
+	s := src[1:]
+	mask := uint64(1)<<k - 1
+	// Quotients below qLimit keep x = q<<k | r within 32 bits; a
+	// quotient below fastQ also has its remainder inside the same 57-bit
+	// window.
+	qLimit := min(uint(escapeQ), uint(1)<<(32-k))
+	fastQ := min(qLimit, 57-k)
+	p := uint(0)
+	for i := range dst[:n] {
+		var w uint64
+		if j := p >> 3; j+8 <= uint(len(s)) {
+			w = binary.LittleEndian.Uint64(s[j:]) >> (p & 7)
+		} else {
+			w = window(s, p)
+		}
+		q := uint(bits.TrailingZeros64(w))
+		if q < fastQ {
+			dst[i] = uint32(uint64(q)<<k | (w>>(q+1))&mask)
+			p += q + 1 + k
+			continue
+		}
+		switch {
+		case q < qLimit:
+			p += q + 1
+			dst[i] = uint32(uint64(q)<<k | window(s, p)&mask)
+			p += k
+		case q == escapeQ:
+			p += escapeQ + 1
+			x := uint32(window(s, p))
+			if x>>k < escapeQ {
+				return codecplugins.Corrupt(name, 1+int(p>>3), "escaped value has a short quotient")
+			}
+			dst[i] = x
+			p += 32
+		default:
+			return codecplugins.Corrupt(name, 1+int(p>>3), "quotient too long")
+		}
+	}
+	if p > 8*uint(len(s)) {
+		return codecplugins.Corrupt(name, len(src), "truncated bit stream")
+	}
+	return nil
+}
