@@ -1,0 +1,102 @@
+package bitpack
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// BlockLen is the number of values in a vertical block.
+const BlockLen = 128
+
+// GroupLen is the number of values in a horizontal group.
+const GroupLen = 32
+
+// MaxWidth is the largest bit width.
+const MaxWidth = 32
+
+// Width returns the number of bits needed by the largest value in v.
+func Width(v []uint32) int {
+	var or uint32
+	for _, x := range v {
+		or |= x
+	}
+	return bits.Len32(or)
+}
+
+// VerticalLen returns the encoded size in bytes of a vertical block of width b.
+func VerticalLen(b int) int { return 16 * b }
+
+// HorizontalLen returns the encoded size in bytes of n values of width b in
+// the horizontal layout: ceil(n*b/8).
+func HorizontalLen(n, b int) int { return (n*b + 7) / 8 }
+
+// AppendVertical appends the low b bits of each value of v in the vertical
+// layout (VerticalLen(b) bytes). It requires 0 <= b <= 32.
+func AppendVertical(dst []byte, v *[BlockLen]uint32, b int) []byte {
+	dst, out := grow(dst, VerticalLen(b))
+	packV[b](out, v)
+	return dst
+}
+
+// UnpackVertical decodes a vertical block of width b from src into dst. It
+// requires 0 <= b <= 32 and len(src) >= VerticalLen(b).
+func UnpackVertical(dst *[BlockLen]uint32, src []byte, b int) {
+	unpackV[b](dst, src)
+}
+
+// AppendGroup appends the low b bits of each value of v in the horizontal
+// layout (4*b bytes). It requires 0 <= b <= 32.
+func AppendGroup(dst []byte, v *[GroupLen]uint32, b int) []byte {
+	dst, out := grow(dst, 4*b)
+	packH[b](out, v)
+	return dst
+}
+
+// UnpackGroup decodes a horizontal group of width b from src into dst. It
+// requires 0 <= b <= 32 and len(src) >= 4*b.
+func UnpackGroup(dst *[GroupLen]uint32, src []byte, b int) {
+	unpackH[b](dst, src)
+}
+
+// AppendHorizontal appends the low b bits of each value of v in the
+// horizontal layout, HorizontalLen(len(v), b) bytes. It requires
+// 0 <= b <= 32.
+func AppendHorizontal(dst []byte, v []uint32, b int) []byte {
+	for len(v) >= GroupLen {
+		dst = AppendGroup(dst, (*[GroupLen]uint32)(v), b)
+		v = v[GroupLen:]
+	}
+	if len(v) == 0 {
+		return dst
+	}
+	var g [GroupLen]uint32
+	copy(g[:], v)
+	var buf [4 * MaxWidth]byte
+	packH[b](buf[:], &g)
+	return append(dst, buf[:HorizontalLen(len(v), b)]...)
+}
+
+// UnpackHorizontal decodes len(dst) values of width b in the horizontal
+// layout from src. It requires 0 <= b <= 32 and
+// len(src) >= HorizontalLen(len(dst), b).
+func UnpackHorizontal(dst []uint32, src []byte, b int) {
+	for len(dst) >= GroupLen {
+		unpackH[b]((*[GroupLen]uint32)(dst), src)
+		dst, src = dst[GroupLen:], src[4*b:]
+	}
+	if len(dst) == 0 {
+		return
+	}
+	var buf [4 * MaxWidth]byte
+	copy(buf[:], src[:HorizontalLen(len(dst), b)])
+	var g [GroupLen]uint32
+	unpackH[b](&g, buf[:])
+	copy(dst, g[:])
+}
+
+// grow extends dst by n bytes and returns it with the new tail.
+func grow(dst []byte, n int) (all, tail []byte) {
+	dst = slices.Grow(dst, n)
+	all = dst[:len(dst)+n]
+	return all, all[len(dst):]
+}
