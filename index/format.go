@@ -1,0 +1,84 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+)
+
+// FormatVersion is the on-disk format version this package writes and reads.
+//
+// Changelog:
+//
+//	1: first format.
+const FormatVersion = 1
+
+// File names inside an index directory.
+const (
+	fileDocIDs  = "docids.bin"
+	fileFreqs   = "freqs.bin"
+	fileSkips   = "skips.bin"
+	fileLexicon = "lexicon.bin"
+	fileTerms   = "terms.bin"
+	fileDocLens = "doclens.bin"
+	fileURLs    = "urls.bin"
+	fileURLOffs = "urloffs.bin"
+	fileMeta    = "meta.json"
+)
+
+// dataFiles lists every file that meta.json checksums, in writing order.
+var dataFiles = []string{fileDocIDs, fileFreqs, fileSkips, fileLexicon, fileTerms, fileDocLens, fileURLs, fileURLOffs}
+
+const lexiconRecordSize = 32
+
+// ErrCorrupt is wrapped by every error about a damaged index.
+var ErrCorrupt = errors.New("index corrupt")
+
+// ErrVersion is wrapped when an index has a format version this build does
+// not read.
+var ErrVersion = errors.New("unsupported index format version")
+
+// NoMoreDocs is the sticky docid a cursor reports past its last posting.
+const NoMoreDocs = ^uint32(0)
+
+// Meta is the content of meta.json.
+type Meta struct {
+	Version      int                 `json:"version"`
+	DocIDCodec   string              `json:"docid_codec"`
+	FreqCodec    string              `json:"freq_codec"`
+	BlockSize    int                 `json:"block_size"`
+	Docs         uint64              `json:"docs"`
+	Terms        uint64              `json:"terms"`
+	Postings     uint64              `json:"postings"`
+	Blocks       uint64              `json:"blocks"`
+	Tokens       uint64              `json:"tokens"`
+	AvgDocLength float64             `json:"avg_doc_length"`
+	Order        string              `json:"order"`
+	K1           float32             `json:"k1"`
+	B            float32             `json:"b"`
+	Files        map[string]FileMeta `json:"files"`
+}
+
+// FileMeta records one file's size and CRC-32C (Castagnoli) checksum.
+type FileMeta struct {
+	Size  int64  `json:"size"`
+	CRC32 uint32 `json:"crc32c"`
+}
+
+// TermInfo describes one term of the lexicon.
+type TermInfo struct {
+	ID         int     // rank of the term in the sorted lexicon
+	Term       string  // the analyzed term
+	DF         uint32  // document frequency: postings in the list
+	CF         uint64  // collection frequency: sum of term frequencies
+	MaxScore   float32 // largest BM25 term score in the list
+	FirstBlock uint32  // index of the list's first block in the skip table
+}
+
+// NumBlocks is the number of blocks the term's list occupies.
+func (t TermInfo) NumBlocks(blockSize int) int {
+	return (int(t.DF) + blockSize - 1) / blockSize
+}
+
+func corruptf(file, format string, args ...any) error {
+	return fmt.Errorf("index: %s: %w: %s", file, ErrCorrupt, fmt.Sprintf(format, args...))
+}
