@@ -103,25 +103,40 @@ func decode(name string, dst []uint32, src []byte, n int) error {
 	}
 	s := src[1:]
 	mask := uint64(1)<<k - 1
-	// Quotients below qLimit keep x = q<<k | r within 32 bits; a
-	// quotient below fastQ also has its remainder inside the same 57-bit
-	// window.
+	// Quotients below qLimit keep x = q<<k | r within 32 bits.
 	qLimit := min(uint(escapeQ), uint(1)<<(32-k))
-	fastQ := min(qLimit, 57-k)
 	p := uint(0)
-	for i := range dst[:n] {
+	for i := 0; i < n; {
+		// Load a window at p and decode codewords from it while they
+		// lie wholly inside its avail valid bits.
 		var w uint64
 		if j := p >> 3; j+8 <= uint(len(s)) {
 			w = binary.LittleEndian.Uint64(s[j:]) >> (p & 7)
 		} else {
 			w = window(s, p)
 		}
+		avail := 64 - p&7
 		q := uint(bits.TrailingZeros64(w))
-		if q < fastQ {
-			dst[i] = uint32(uint64(q)<<k | (w>>(q+1))&mask)
-			p += q + 1 + k
+		if q < qLimit && q+1+k <= avail {
+			for {
+				dst[i] = uint32(uint64(q)<<k | (w>>(q+1))&mask)
+				c := q + 1 + k
+				w >>= c
+				avail -= c
+				p += c
+				i++
+				if i == n {
+					break
+				}
+				q = uint(bits.TrailingZeros64(w))
+				if q >= qLimit || q+1+k > avail {
+					break
+				}
+			}
 			continue
 		}
+		// A fresh window holds at least 57 valid bits, so the codeword
+		// has a long quotient, an escape, or is corrupt.
 		switch {
 		case q < qLimit:
 			p += q + 1
@@ -138,6 +153,7 @@ func decode(name string, dst []uint32, src []byte, n int) error {
 		default:
 			return codecplugins.Corrupt(name, 1+int(p>>3), "quotient too long")
 		}
+		i++
 	}
 	if p > 8*uint(len(s)) {
 		return codecplugins.Corrupt(name, len(src), "truncated bit stream")
