@@ -14,9 +14,9 @@
 //   - IMPORTPATH/index.html: the package documentation, its index, and its
 //     constants and variables;
 //   - IMPORTPATH/func.NAME.html and IMPORTPATH/type.NAME.html: one page for
-//     each exported function and type
-//     (declaration, doc comment and, for a type, its values, constructors
-//     and methods).
+//     each exported function and type (declaration, doc comment and, for a
+//     type, its values, constructors and methods). The prefixes keep a
+//     function named Index apart from index.html.
 //
 // Invariants: the output depends only on the sources and the toolchain's
 // go/doc (packages, names and files are sorted; nothing records the time or
@@ -29,6 +29,11 @@
 //   - Directories named internal, vendor, cmd or testdata, or starting with
 //     "." or "_", are skipped, and so are directories whose files do not
 //     build for linux/amd64 (e.g. GOEXPERIMENT packages) and main packages.
+//   - -skip (default "debug,go,syscall") leaves out whole import-path trees
+//     to keep the crawl near 4 MB: machine tables and toolchain packages
+//     matter least to someone searching the library's documentation.
+//   - The package index lists names, not full signatures, for the same
+//     reason; the signatures are on the function and type pages.
 //   - Package builtin is rendered with go/doc's AllDecls, as pkg.go.dev does,
 //     since its names are lowercase.
 //   - Pages whose file names would differ only in letter case are refused
