@@ -1,0 +1,200 @@
+package analysis
+
+import (
+	"encoding/binary"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/segment"
+	"github.com/kljensen/snowball/english"
+)
+
+// MaxTokenLen is the length in bytes of the longest segment that becomes a
+// term; longer segments are dropped.
+const MaxTokenLen = 255
+
+// Defaults for an Analyzer's tunables (fields, so that tests can shrink them).
+const (
+	defaultCacheCap   = 1 << 16 // stem cache entries before it is cleared
+	defaultChunkSize  = 16 << 10
+	defaultChunkLimit = 64 << 10
+)
+
+// Analyzer turns text into terms. It keeps a stem cache and scratch buffers
+// between calls, so reuse one per goroutine; it is not safe for concurrent
+// use.
+type Analyzer struct {
+	cache      map[string]string // raw segment -> term
+	cacheCap   int
+	chunkSize  int // a chunk ends at the first safe boundary past this
+	chunkLimit int // ... or is cut at a character boundary here
+	vals       [][]byte
+	types      []int
+}
+
+// New returns an Analyzer with an empty stem cache.
+func New() *Analyzer {
+	return &Analyzer{
+		cache:      make(map[string]string, 1024),
+		cacheCap:   defaultCacheCap,
+		chunkSize:  defaultChunkSize,
+		chunkLimit: defaultChunkLimit,
+	}
+}
+
+// Analyze calls emit with each term of text, in order. Bytes that are not
+// valid UTF-8 separate words. The string passed to emit may be retained.
+func (a *Analyzer) Analyze(text []byte, emit func(term string)) {
+	for len(text) > 0 {
+		n := validPrefix(text)
+		for run := text[:n]; len(run) > 0; {
+			end := a.cut(run)
+			a.segment(run[:end], emit)
+			run = run[end:]
+		}
+		if n == len(text) {
+			return
+		}
+		text = text[n+1:] // skip one invalid byte
+	}
+}
+
+// Terms returns all the terms of text, in order.
+func (a *Analyzer) Terms(text string) []string {
+	var terms []string
+	a.Analyze([]byte(text), func(t string) { terms = append(terms, t) })
+	return terms
+}
+
+// segment segments b, which is valid UTF-8, and emits the terms of its
+// word segments.
+func (a *Analyzer) segment(b []byte, emit func(string)) {
+	for len(b) > 0 {
+		vals, types, n, _ := segment.SegmentWordsDirect(b, a.vals[:0], a.types[:0])
+		for i, v := range vals {
+			switch types[i] {
+			case segment.Letter, segment.Number, segment.Ideo, segment.Kana:
+				a.term(v, emit)
+			}
+		}
+		clear(vals) // do not pin the caller's text
+		a.vals, a.types = vals[:0], types[:0]
+		if n <= 0 {
+			// The segmenter stopped without consuming anything (an error on
+			// input it does not handle): skip one character.
+			_, n = utf8.DecodeRune(b)
+		}
+		b = b[n:]
+	}
+}
+
+// term emits the term for the word segment v, using the cache.
+func (a *Analyzer) term(v []byte, emit func(string)) {
+	if len(v) > MaxTokenLen {
+		return
+	}
+	if t, ok := a.cache[string(v)]; ok {
+		emit(t)
+		return
+	}
+	key := string(v)
+	t := english.Stem(strings.ToLower(key), true)
+	if len(a.cache) >= a.cacheCap {
+		clear(a.cache)
+	}
+	a.cache[key] = t
+	emit(t)
+}
+
+// validPrefix returns the length of the longest prefix of b that is valid
+// UTF-8.
+func validPrefix(b []byte) int {
+	i := 0
+	for i < len(b) {
+		for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 == 0 {
+			i += 8
+		}
+		if i == len(b) {
+			break
+		}
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return len(b)
+}
+
+// cut returns where the next chunk of the valid UTF-8 text b ends: all of
+// b if it is short, else the first safe word boundary at or after
+// chunkSize, else all of b if it is at most chunkLimit long, else a
+// character boundary at chunkLimit.
+func (a *Analyzer) cut(b []byte) int {
+	if len(b) <= a.chunkSize {
+		return len(b)
+	}
+	i := a.chunkSize
+	for i < len(b) && !utf8.RuneStart(b[i]) {
+		i++
+	}
+	for i < len(b) && i < a.chunkLimit {
+		next, size := rune(b[i]), 1
+		if next >= utf8.RuneSelf {
+			next, size = utf8.DecodeRune(b[i:])
+		}
+		prev := rune(b[i-1])
+		if prev >= utf8.RuneSelf {
+			prev, _ = utf8.DecodeLastRune(b[:i])
+		}
+		if breaksAfter(prev) && !attaches(next) {
+			return i
+		}
+		i += size
+	}
+	if len(b) <= a.chunkLimit {
+		return len(b)
+	}
+	return i // a character boundary: the loop steps by characters
+}
+
+// asciiInWord marks the ASCII bytes that can be part of a word segment:
+// letters and digits (ALetter, Numeric), the mid-word punctuation
+// (MidLetter ':', MidNum ',' ';', MidNumLet '.', quotes) and the
+// connector '_' (ExtendNumLet).
+var asciiInWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			strings.IndexByte(`:,;.'"_`, byte(c)) >= 0
+	}
+	return t
+}()
+
+// breaksAfter reports whether every word segment ends at r: r is never part
+// of a kept segment and, unless a combining mark follows, nothing after it
+// joins it (UAX #29 WB3a, WB14).
+func breaksAfter(r rune) bool {
+	switch {
+	case r < utf8.RuneSelf:
+		return !asciiInWord[r]
+	case 0x3000 <= r && r <= 0x3002, // ideographic space, comma, full stop
+		0x3041 <= r && r <= 0x3096, // hiragana letters
+		0x3400 <= r && r <= 0x4DBF, // CJK unified ideographs extension A
+		0x4E00 <= r && r <= 0x9FFF, // CJK unified ideographs
+		0xF900 <= r && r <= 0xFAFF: // CJK compatibility ideographs
+		return true
+	}
+	return unicode.Is(unicode.White_Space, r)
+}
+
+// attaches reports whether r may continue the segment before it whatever
+// that is (UAX #29 WB4: Extend and Format characters).
+func attaches(r rune) bool {
+	return r >= utf8.RuneSelf &&
+		unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc, unicode.Cf, unicode.Other_Grapheme_Extend)
+}
