@@ -82,3 +82,16 @@ func (t TermInfo) NumBlocks(blockSize int) int {
 func corruptf(file, format string, args ...any) error {
 	return fmt.Errorf("index: %s: %w: %s", file, ErrCorrupt, fmt.Sprintf(format, args...))
 }
+
+// BitsPerDocID is the docid file's size in bits per posting.
+func (m Meta) BitsPerDocID() float64 { return m.bitsPerPosting(fileDocIDs) }
+
+// BitsPerFreq is the frequency file's size in bits per posting.
+func (m Meta) BitsPerFreq() float64 { return m.bitsPerPosting(fileFreqs) }
+
+func (m Meta) bitsPerPosting(file string) float64 {
+	if m.Postings == 0 {
+		return 0
+	}
+	return float64(8*m.Files[file].Size) / float64(m.Postings)
+}

@@ -45,20 +45,11 @@ func Open(dir string) (*Index, error) {
 	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
 		return nil, errors.New("index: this build reads indexes on little-endian machines only")
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, fileMeta))
+	meta, err := ReadMeta(dir)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("index: %s has no %s (not an index, or an unfinished one): %w", dir, fileMeta, ErrCorrupt)
-		}
-		return nil, fmt.Errorf("index: %w", err)
+		return nil, err
 	}
-	ix := &Index{dir: dir, maps: map[string][]byte{}}
-	if err := json.Unmarshal(raw, &ix.meta); err != nil {
-		return nil, corruptf(fileMeta, "%v", err)
-	}
-	if ix.meta.Version != FormatVersion {
-		return nil, fmt.Errorf("index: %s: file is version %d, want %d: %w", fileMeta, ix.meta.Version, FormatVersion, ErrVersion)
-	}
+	ix := &Index{dir: dir, meta: meta, maps: map[string][]byte{}}
 	if ix.dc, err = codecplugins.Lookup(ix.meta.DocIDCodec); err != nil {
 		return nil, fmt.Errorf("index: %s: docid codec: %w", fileMeta, err)
 	}
@@ -212,6 +203,34 @@ func (ix *Index) verify() error {
 		return corruptf(fileLexicon, "%d blocks and %d postings, meta.json says %d and %d", nextBlock, postings, m.Blocks, m.Postings)
 	}
 	return nil
+}
+
+// ReadMeta reads and checks an index's meta.json without opening the rest.
+func ReadMeta(dir string) (Meta, error) {
+	var m Meta
+	raw, err := os.ReadFile(filepath.Join(dir, fileMeta))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return m, fmt.Errorf("index: %s has no %s (not an index, or an unfinished one): %w", dir, fileMeta, ErrCorrupt)
+		}
+		return m, fmt.Errorf("index: %w", err)
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return m, corruptf(fileMeta, "%v", err)
+	}
+	if m.Version != FormatVersion {
+		return m, fmt.Errorf("index: %s: file is version %d, want %d: %w", fileMeta, m.Version, FormatVersion, ErrVersion)
+	}
+	return m, nil
+}
+
+// Bytes is the total size of the index's data files.
+func (m Meta) Bytes() int64 {
+	var n int64
+	for _, f := range m.Files {
+		n += f.Size
+	}
+	return n
 }
 
 // Close unmaps the index. Cursors must not be used afterwards.

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/indexer"
+)
+
+func init() { subcommands = append(subcommands, newIndexCmd) }
+
+// indexFlags are the flags that override the config's index section.
+type indexFlags struct {
+	codec, freqCodec, out, order string
+	seed                         uint64
+	workers                      int
+	memoryMB, maxDocBytes        int64
+	quiet, json                  bool
+}
+
+func newIndexCmd() *cobra.Command {
+	var f indexFlags
+	cmd := &cobra.Command{
+		Use:   "index [flags] CRAWL_DIR",
+		Short: "Index a crawl directory (HTML, text, markdown) into a compressed inverted index",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			ic := cfg.Index
+			fl := cmd.Flags()
+			opts := indexer.Options{
+				DocIDCodec:   pick(fl.Changed("codec"), f.codec, ic.DocIDCodec),
+				FreqCodec:    pick(fl.Changed("freq-codec"), f.freqCodec, pick(fl.Changed("codec"), f.codec, ic.FreqCodec)),
+				Order:        pick(fl.Changed("order"), f.order, ic.Order),
+				Seed:         pick(fl.Changed("seed"), f.seed, ic.Seed),
+				Workers:      pick(fl.Changed("workers"), f.workers, ic.Workers),
+				MemoryBudget: pick(fl.Changed("memory-mb"), f.memoryMB, ic.MemoryBudgetMB) << 20,
+				MaxDocBytes:  pick(fl.Changed("max-doc-bytes"), f.maxDocBytes, ic.MaxDocBytes),
+				Oversize:     ic.Oversize,
+				TempDir:      ic.TempDir,
+				BM25:         cfg.BM25,
+				Progress:     stderrUnlessQuiet(f.quiet),
+			}
+			rep, err := indexer.Build(cmd.Context(), args[0], f.out, opts)
+			if err != nil {
+				return err
+			}
+			summary := summarize(rep, f.out)
+			if !f.quiet {
+				printProblems(rep)
+				fmt.Fprintf(os.Stderr, "indexed %d documents (%.1f MB) in %s: %.0f docs/s, %.1f MB/s, %d terms, %d postings, %.2f bits/docid, index %.1f MB, peak RSS %.0f MB\n",
+					rep.Documents, float64(rep.InputBytes)/1e6, rep.Elapsed.Round(time.Millisecond), summary.DocsPerSec,
+					summary.InputMBPerSec, rep.Terms, rep.Postings, summary.BitsPerDocID, float64(summary.IndexBytes)/1e6, summary.PeakRSSMB)
+			}
+			if f.json {
+				return writeJSON(os.Stdout, summary)
+			}
+			return nil
+		},
+	}
+	addConfigFlag(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.out, "out", "index", "output index directory")
+	fl.StringVar(&f.codec, "codec", "", "codec for docids (and frequencies unless --freq-codec)")
+	fl.StringVar(&f.freqCodec, "freq-codec", "", "codec for frequencies")
+	fl.StringVar(&f.order, "order", "", "docid order: url, crawl or random")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the random order")
+	fl.IntVar(&f.workers, "workers", 0, "parsing goroutines (0 = every core)")
+	fl.Int64Var(&f.memoryMB, "memory-mb", 0, "postings memory budget in MiB before spilling runs")
+	fl.Int64Var(&f.maxDocBytes, "max-doc-bytes", 0, "largest document read, in bytes")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
+	fl.BoolVar(&f.json, "json", false, "print the build report as JSON on stdout")
+	return cmd
+}
+
+// pick returns the flag's value when it was set, else the config's.
+func pick[T any](changed bool, flag, cfg T) T {
+	if changed {
+		return flag
+	}
+	return cfg
+}
+
+// indexSummary is what `index --json` prints.
+type indexSummary struct {
+	indexer.Report
+	IndexBytes    int64   `json:"index_bytes"`
+	BitsPerDocID  float64 `json:"bits_per_docid"`
+	BitsPerFreq   float64 `json:"bits_per_freq"`
+	DocsPerSec    float64 `json:"docs_per_sec"`
+	InputMBPerSec float64 `json:"input_mb_per_sec"`
+	PeakRSSMB     float64 `json:"peak_rss_mb"`
+	Seconds       float64 `json:"seconds"`
+}
+
+func summarize(rep indexer.Report, dir string) indexSummary {
+	s := indexSummary{Report: rep, Seconds: rep.Elapsed.Seconds()}
+	if m, err := index.ReadMeta(dir); err == nil {
+		s.IndexBytes, s.BitsPerDocID, s.BitsPerFreq = m.Bytes(), m.BitsPerDocID(), m.BitsPerFreq()
+	}
+	if sec := rep.Elapsed.Seconds(); sec > 0 {
+		s.DocsPerSec = float64(rep.Documents) / sec
+		s.InputMBPerSec = float64(rep.InputBytes) / 1e6 / sec
+	}
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		s.PeakRSSMB = float64(ru.Maxrss) / 1024 // Linux reports KiB
+	}
+	return s
+}
+
+func printProblems(rep indexer.Report) {
+	for _, p := range []struct {
+		what string
+		p    indexer.Problem
+	}{
+		{"unsupported files skipped", rep.Unsupported},
+		{"unreadable files skipped", rep.Unreadable},
+		{"oversized files", rep.Oversize},
+		{"symlinks not followed", rep.UnsafeSymlinks},
+	} {
+		if p.p.Count > 0 {
+			fmt.Fprintf(os.Stderr, "%s: %d (first: %v)\n", p.what, p.p.Count, p.p.First)
+		}
+	}
+}

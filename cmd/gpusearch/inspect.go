@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpusearch/gpusearch/index"
+)
+
+func init() { subcommands = append(subcommands, newInspectCmd) }
+
+// inspection is what `inspect --json` prints.
+type inspection struct {
+	Dir          string           `json:"dir"`
+	Version      int              `json:"version"`
+	Documents    uint64           `json:"documents"`
+	Terms        uint64           `json:"terms"`
+	Postings     uint64           `json:"postings"`
+	Blocks       uint64           `json:"blocks"`
+	BlockSize    int              `json:"block_size"`
+	Bytes        int64            `json:"bytes"`
+	FileBytes    map[string]int64 `json:"file_bytes"`
+	BitsPerDocID float64          `json:"bits_per_docid"`
+	BitsPerFreq  float64          `json:"bits_per_freq"`
+	DocIDCodec   string           `json:"docid_codec"`
+	FreqCodec    string           `json:"freq_codec"`
+	Order        string           `json:"order"`
+	AvgDocLength float64          `json:"avg_doc_length"`
+	K1           float32          `json:"k1"`
+	B            float32          `json:"b"`
+	TopTerms     []topTerm        `json:"top_terms"`
+}
+
+type topTerm struct {
+	Term string `json:"term"`
+	DF   uint32 `json:"df"`
+	CF   uint64 `json:"cf"`
+}
+
+func newInspectCmd() *cobra.Command {
+	var dir string
+	var asJSON bool
+	var top int
+	cmd := &cobra.Command{
+		Use:   "inspect --index DIR",
+		Short: "Check an index and describe it: counts, sizes, bits per posting, codecs, top terms",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ix, err := index.Open(dir)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			in := inspect(ix, top)
+			if asJSON {
+				return writeJSON(os.Stdout, in)
+			}
+			printInspection(os.Stdout, in)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "index", "index", "index directory")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().IntVar(&top, "top", 20, "how many of the most frequent terms to list")
+	return cmd
+}
+
+func inspect(ix *index.Index, top int) inspection {
+	m := ix.Meta()
+	in := inspection{
+		Dir: ix.Dir(), Version: m.Version, Documents: m.Docs, Terms: m.Terms, Postings: m.Postings,
+		Blocks: m.Blocks, BlockSize: m.BlockSize, Bytes: m.Bytes(), FileBytes: map[string]int64{},
+		BitsPerDocID: m.BitsPerDocID(), BitsPerFreq: m.BitsPerFreq(),
+		DocIDCodec: m.DocIDCodec, FreqCodec: m.FreqCodec, Order: m.Order,
+		AvgDocLength: m.AvgDocLength, K1: m.K1, B: m.B,
+	}
+	for name, f := range m.Files {
+		in.FileBytes[name] = f.Size
+	}
+	terms := make([]topTerm, 0, ix.NumTerms())
+	for i := range ix.NumTerms() {
+		t := ix.Term(i)
+		terms = append(terms, topTerm{t.Term, t.DF, t.CF})
+	}
+	sort.SliceStable(terms, func(i, j int) bool { return terms[i].DF > terms[j].DF })
+	in.TopTerms = terms[:min(top, len(terms))]
+	return in
+}
+
+func printInspection(w io.Writer, in inspection) {
+	fmt.Fprintf(w, "index %s (format v%d)\n", in.Dir, in.Version)
+	fmt.Fprintf(w, "  documents     %d (average length %.1f tokens)\n", in.Documents, in.AvgDocLength)
+	fmt.Fprintf(w, "  terms         %d\n", in.Terms)
+	fmt.Fprintf(w, "  postings      %d in %d blocks of %d\n", in.Postings, in.Blocks, in.BlockSize)
+	fmt.Fprintf(w, "  codecs        docids %s (%.2f bits/docid), freqs %s (%.2f bits/freq)\n", in.DocIDCodec, in.BitsPerDocID, in.FreqCodec, in.BitsPerFreq)
+	fmt.Fprintf(w, "  docid order   %s\n", in.Order)
+	fmt.Fprintf(w, "  bm25          k1=%g b=%g\n", in.K1, in.B)
+	fmt.Fprintf(w, "  size          %.2f MB\n", float64(in.Bytes)/1e6)
+	fmt.Fprintf(w, "  top terms    ")
+	for _, t := range in.TopTerms {
+		fmt.Fprintf(w, " %s(%d)", t.Term, t.DF)
+	}
+	fmt.Fprintln(w)
+}

@@ -1,0 +1,7 @@
+// Package all imports every codec family for its side effect of
+// registering its codecs. Programs that open indexes import it blank.
+package all
+
+import (
+	_ "github.com/gpusearch/gpusearch/codecplugins/varint"
+)

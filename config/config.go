@@ -1,0 +1,158 @@
+// Package config loads gpusearch's YAML configuration (configs/default.yaml
+// documents every key). Loading starts from Default, so a file needs only
+// the keys it changes; unknown keys are an error, not silently ignored.
+// Command-line flags override what the file says.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/gpusearch/gpusearch/index/bm25"
+)
+
+// Config is the whole configuration.
+type Config struct {
+	Index  Index       `yaml:"index"`
+	BM25   bm25.Params `yaml:"bm25"`
+	Search Search      `yaml:"search"`
+	Server Server      `yaml:"server"`
+	GPU    GPU         `yaml:"gpu"`
+}
+
+// Index configures `gpusearch index`.
+type Index struct {
+	DocIDCodec     string `yaml:"docid_codec"`
+	FreqCodec      string `yaml:"freq_codec"`
+	Order          string `yaml:"order"`
+	Seed           uint64 `yaml:"seed"`
+	Workers        int    `yaml:"workers"`
+	MemoryBudgetMB int64  `yaml:"memory_budget_mb"`
+	MaxDocBytes    int64  `yaml:"max_doc_bytes"`
+	Oversize       string `yaml:"oversize"`
+	TempDir        string `yaml:"temp_dir"`
+}
+
+// Search holds query defaults shared by the CLI and the server.
+type Search struct {
+	Mode   string `yaml:"mode"`
+	K      int    `yaml:"k"`
+	Engine string `yaml:"engine"`
+}
+
+// Server configures `gpusearch serve`.
+type Server struct {
+	Addr            string        `yaml:"addr"`
+	Index           string        `yaml:"index"`
+	MaxQueryBytes   int           `yaml:"max_query_bytes"`
+	MaxTerms        int           `yaml:"max_terms"`
+	MaxK            int           `yaml:"max_k"`
+	MaxBodyBytes    int64         `yaml:"max_body_bytes"`
+	Timeout         time.Duration `yaml:"timeout"`
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
+	CacheEntries    int           `yaml:"cache_entries"`
+	AdminReload     bool          `yaml:"admin_reload"`
+	BitmapCacheMB   int64         `yaml:"bitmap_cache_mb"`
+}
+
+// GPU configures the CUDA back end.
+type GPU struct {
+	Devices        []int `yaml:"devices"`
+	MemoryBudgetMB int64 `yaml:"memory_budget_mb"`
+}
+
+// Default is the configuration used when no file is given; it matches
+// configs/default.yaml (a test checks that they agree).
+func Default() Config {
+	return Config{
+		Index: Index{
+			DocIDCodec:     "bp128",
+			FreqCodec:      "bp128",
+			Order:          "url",
+			Seed:           1,
+			MemoryBudgetMB: 512,
+			MaxDocBytes:    4 << 20,
+			Oversize:       "truncate",
+		},
+		BM25:   bm25.DefaultParams(),
+		Search: Search{Mode: "andor", K: 10, Engine: "auto"},
+		Server: Server{
+			Addr:            "127.0.0.1:8080",
+			Index:           "index",
+			MaxQueryBytes:   1024,
+			MaxTerms:        32,
+			MaxK:            1000,
+			MaxBodyBytes:    1 << 20,
+			Timeout:         5 * time.Second,
+			ShutdownTimeout: 10 * time.Second,
+			CacheEntries:    10000,
+			BitmapCacheMB:   256,
+		},
+		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0},
+	}
+}
+
+// Load reads a YAML file over Default; an empty path gives Default.
+func Load(path string) (Config, error) {
+	c := Default()
+	if path == "" {
+		return c, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return c, fmt.Errorf("config: %w", err)
+	}
+	if err := Parse(data, &c); err != nil {
+		return c, fmt.Errorf("config: %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse decodes YAML into c, keeping c's values for absent keys and
+// rejecting unknown keys, then validates the result.
+func Parse(data []byte, c *Config) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return c.Validate()
+}
+
+// Validate checks values that have a fixed set of choices or a range.
+func (c Config) Validate() error {
+	var errs []error
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf(format, args...))
+		}
+	}
+	check(oneOf(c.Index.Order, "url", "crawl", "random"), "index.order %q: want url, crawl or random", c.Index.Order)
+	check(oneOf(c.Index.Oversize, "truncate", "skip"), "index.oversize %q: want truncate or skip", c.Index.Oversize)
+	check(c.Index.MemoryBudgetMB > 0, "index.memory_budget_mb must be positive")
+	check(c.Index.MaxDocBytes > 0, "index.max_doc_bytes must be positive")
+	check(c.Index.Workers >= 0, "index.workers must be >= 0 (0 = every core)")
+	check(c.BM25.K1 > 0 && c.BM25.B >= 0 && c.BM25.B <= 1, "bm25: need k1 > 0 and 0 <= b <= 1")
+	check(oneOf(c.Search.Mode, "and", "or", "andor"), "search.mode %q: want and, or or andor", c.Search.Mode)
+	check(c.Search.K > 0, "search.k must be positive")
+	check(oneOf(c.Search.Engine, "cpu", "gpu", "auto", "bitmap"), "search.engine %q: want cpu, gpu, auto or bitmap", c.Search.Engine)
+	check(c.Server.MaxQueryBytes > 0 && c.Server.MaxTerms > 0 && c.Server.MaxK > 0 && c.Server.MaxBodyBytes > 0,
+		"server limits must be positive")
+	check(c.Server.Timeout > 0, "server.timeout must be positive")
+	return errors.Join(errs...)
+}
+
+func oneOf(s string, choices ...string) bool {
+	for _, c := range choices {
+		if s == c {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,55 @@
+package config
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestDefaultFileMatchesDefault(t *testing.T) {
+	c, err := Load("../configs/default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := Default(); !reflect.DeepEqual(c, want) {
+		t.Errorf("configs/default.yaml = %+v\nwant Default() = %+v", c, want)
+	}
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name    string
+		yaml    string
+		wantErr string
+		check   func(Config) bool
+	}{
+		{"empty keeps defaults", "", "", func(c Config) bool { return c.Index.DocIDCodec == "bp128" }},
+		{"override one key", "index:\n  docid_codec: varint-SU\n", "", func(c Config) bool {
+			return c.Index.DocIDCodec == "varint-SU" && c.Index.FreqCodec == "bp128"
+		}},
+		{"duration", "server:\n  timeout: 250ms\n", "", func(c Config) bool { return c.Server.Timeout.Milliseconds() == 250 }},
+		{"unknown key", "index:\n  codec: bp128\n", "field codec not found", nil},
+		{"bad order", "index:\n  order: alphabetical\n", "index.order", nil},
+		{"bad mode", "search:\n  mode: xor\n", "search.mode", nil},
+		{"bad b", "bm25:\n  b: 2\n", "bm25", nil},
+		{"not yaml", "index: [", "yaml", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Default()
+			err := Parse([]byte(tt.yaml), &c)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Parse(%q) error = %v, want one containing %q", tt.yaml, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Parse(%q): %v", tt.yaml, err)
+			}
+			if !tt.check(c) {
+				t.Errorf("Parse(%q) = %+v", tt.yaml, c)
+			}
+		})
+	}
+}

@@ -1,0 +1,297 @@
+package indexer
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/indexer/analysis"
+	"github.com/gpusearch/gpusearch/indexer/extract"
+)
+
+// parsed is one worker's output for one document slot.
+type parsed struct {
+	slot      uint32
+	length    uint32
+	tfs       map[string]uint32
+	bytes     int64
+	truncated bool
+	err       error
+}
+
+// Build indexes the crawl directory into outDir.
+func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, error) {
+	opts = opts.withDefaults()
+	start := time.Now()
+	var rep Report
+	switch opts.Order {
+	case "url", "crawl", "random":
+	default:
+		return rep, fmt.Errorf("indexer: unknown docid order %q (want url, crawl or random)", opts.Order)
+	}
+	switch opts.Oversize {
+	case "truncate", "skip":
+	default:
+		return rep, fmt.Errorf("indexer: unknown oversize policy %q (want truncate or skip)", opts.Oversize)
+	}
+	files, err := walk(crawlDir, opts, &rep)
+	if err != nil {
+		return rep, err
+	}
+	orderFiles(files, opts)
+	opts.Logger.Info("walked crawl", "documents", len(files), "unsupported", rep.Unsupported.Count)
+
+	tmpParent := opts.TempDir
+	if tmpParent == "" {
+		tmpParent = outDir
+	}
+	tmp, err := scratchDir(tmpParent)
+	if err != nil {
+		return rep, err
+	}
+	defer os.RemoveAll(tmp)
+
+	inv := newInverter(opts.MemoryBudget, tmp)
+	lengths := make([]uint32, len(files))
+	failed := make([]bool, len(files))
+	var total int64
+	for _, f := range files {
+		total += min(f.size, opts.MaxDocBytes)
+	}
+	prog := newProgress(opts.Progress, len(files), total)
+	err = parseAll(ctx, files, opts, func(p parsed) error {
+		prog.done(p.bytes)
+		rep.InputBytes += p.bytes
+		if p.err != nil {
+			failed[p.slot] = true
+			rep.Unreadable.add(files[p.slot].url, p.err)
+			return nil
+		}
+		if p.truncated {
+			rep.Oversize.add(files[p.slot].url, nil)
+		}
+		lengths[p.slot] = p.length
+		return inv.add(p.slot, p.tfs)
+	})
+	prog.stop()
+	if err != nil {
+		return rep, err
+	}
+	rep.Runs = len(inv.runs)
+
+	// Close the gaps left by failed files: slot -> docid.
+	remap := make([]uint32, len(files))
+	var docLens []uint32
+	var urls []string
+	for slot, f := range files {
+		remap[slot] = uint32(len(urls))
+		if !failed[slot] {
+			docLens = append(docLens, lengths[slot])
+			urls = append(urls, f.url)
+		}
+	}
+	rep.Documents = len(urls)
+
+	w, err := index.NewWriter(outDir, index.WriterOptions{
+		DocIDCodec: opts.DocIDCodec, FreqCodec: opts.FreqCodec, Order: opts.Order, BM25: opts.BM25,
+	}, docLens, urls)
+	if err != nil {
+		return rep, err
+	}
+	var docids, freqs []uint32
+	err = inv.merge(func(term string, list []posting) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		docids, freqs = docids[:0], freqs[:0]
+		for _, p := range list {
+			docids = append(docids, remap[p>>32])
+			freqs = append(freqs, uint32(p))
+		}
+		rep.Terms++
+		rep.Postings += uint64(len(list))
+		return w.AddTerm(term, docids, freqs)
+	})
+	if err != nil {
+		w.Abort()
+		return rep, err
+	}
+	if err := w.Close(); err != nil {
+		return rep, err
+	}
+	rep.Elapsed = time.Since(start)
+	return rep, nil
+}
+
+// orderFiles puts the files in docid order.
+func orderFiles(files []docFile, opts Options) {
+	switch opts.Order {
+	case "url":
+		sort.SliceStable(files, func(i, j int) bool { return files[i].url < files[j].url })
+	case "random":
+		r := rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15))
+		r.Shuffle(len(files), func(i, j int) { files[i], files[j] = files[j], files[i] })
+	}
+}
+
+// parseAll parses every file on opts.Workers goroutines and calls collect
+// for each result from one goroutine.
+func parseAll(ctx context.Context, files []docFile, opts Options, collect func(parsed) error) error {
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan uint32, 4*workers)
+	results := make(chan parsed, 4*workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := analysis.New()
+			for slot := range jobs {
+				select {
+				case results <- parseFile(a, files[slot], slot, opts.MaxDocBytes):
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for i := range files {
+			select {
+			case jobs <- uint32(i):
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	var first error
+	for p := range results {
+		if first != nil {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			first = err
+			cancel()
+			continue
+		}
+		if err := collect(p); err != nil {
+			first = err
+			cancel()
+		}
+	}
+	if first == nil {
+		first = ctx.Err()
+	}
+	return first
+}
+
+// parseFile reads, extracts and analyzes one document.
+func parseFile(a *analysis.Analyzer, f docFile, slot uint32, maxBytes int64) parsed {
+	p := parsed{slot: slot}
+	fh, err := os.Open(f.path)
+	if err != nil {
+		p.err = err
+		return p
+	}
+	data, err := io.ReadAll(io.LimitReader(fh, maxBytes+1))
+	fh.Close()
+	if err != nil {
+		p.err = err
+		return p
+	}
+	if int64(len(data)) > maxBytes {
+		data = data[:maxBytes]
+		p.truncated = true
+	}
+	p.bytes = int64(len(data))
+	var text []byte
+	if f.kind == extract.HTML {
+		text = extract.HTMLText(data)
+	} else {
+		text = extract.PlainText(data)
+	}
+	p.tfs = make(map[string]uint32)
+	a.Analyze(text, func(term string) {
+		p.tfs[term]++
+		p.length++
+	})
+	return p
+}
+
+// progress prints documents done, input MB/s and an ETA once a second.
+type progress struct {
+	w          io.Writer
+	docs       int
+	totalBytes int64
+	doneDocs   atomic.Int64
+	doneBytes  atomic.Int64
+	start      time.Time
+	quit       chan struct{}
+	wg         sync.WaitGroup
+}
+
+func newProgress(w io.Writer, docs int, totalBytes int64) *progress {
+	p := &progress{w: w, docs: docs, totalBytes: totalBytes, start: time.Now(), quit: make(chan struct{})}
+	if w == nil {
+		return p
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				p.print()
+			case <-p.quit:
+				return
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progress) done(bytes int64) {
+	p.doneDocs.Add(1)
+	p.doneBytes.Add(bytes)
+}
+
+func (p *progress) print() {
+	el := time.Since(p.start).Seconds()
+	b := p.doneBytes.Load()
+	rate := float64(b) / el
+	eta := "?"
+	if rate > 0 {
+		eta = (time.Duration(float64(p.totalBytes-b)/rate) * time.Second).Round(time.Second).String()
+	}
+	fmt.Fprintf(p.w, "indexing: %d/%d documents, %.1f MB, %.1f MB/s, ETA %s\n",
+		p.doneDocs.Load(), p.docs, float64(b)/1e6, rate/1e6, eta)
+}
+
+func (p *progress) stop() {
+	if p.w == nil {
+		return
+	}
+	close(p.quit)
+	p.wg.Wait()
+	p.print()
+}

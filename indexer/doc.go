@@ -1,0 +1,31 @@
+// Package indexer turns a crawl directory into an index: it walks the
+// directory, assigns docids, extracts and analyzes text in parallel, inverts
+// it under a memory budget, and hands the sorted posting lists to the index
+// writer.
+//
+// Walk. The crawl is laid out as `wget --recursive` leaves it
+// (host/path/file). Hidden files and directories are ignored. A symbolic
+// link to a file inside the crawl is indexed under its own path; a link
+// that leads outside the crawl, or to a directory, is never followed and is
+// reported. HTML (.html, .htm, or sniffed), .txt and .md files become
+// documents; other files are skipped and counted. A file larger than the
+// configured maximum is truncated to it (or skipped, by configuration) and
+// reported. A file that cannot be read is reported (count and first names)
+// and skipped; it never stops the run.
+//
+// URLs and docids. A document whose first path component looks like a host
+// name (it has a dot, a port, or is "localhost") gets the URL "http://" +
+// its relative path; otherwise its URL is the relative path itself. Docids
+// are assigned before any parsing, from the sorted URL list (order "url",
+// the default), the walk order ("crawl") or a seeded shuffle ("random"), so
+// that parsing in parallel never changes the result: the index is
+// byte-for-byte the same for one worker or many. Files that fail while
+// being read give up their slot and later docids close the gap.
+//
+// Inversion. Workers send each document's term frequencies to one
+// collector, which appends postings per term. When the estimated memory of
+// what it holds passes the budget, it writes a sorted run to a scratch
+// directory and starts over; at the end the runs and what is left in memory
+// are merged term by term (k-way, streaming: one term's list in memory at
+// a time) into the index writer.
+package indexer

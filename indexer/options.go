@@ -1,0 +1,52 @@
+package indexer
+
+import (
+	"io"
+	"log/slog"
+
+	"github.com/gpusearch/gpusearch/index/bm25"
+)
+
+// Options control a build. The zero value of a field means its default.
+type Options struct {
+	DocIDCodec   string      // docid codec name (default "bp128")
+	FreqCodec    string      // frequency codec name (default "bp128")
+	Order        string      // "url" (default), "crawl" or "random"
+	Seed         uint64      // seed of the random order
+	Workers      int         // parsing goroutines (default: every core)
+	MemoryBudget int64       // bytes of postings held before a run is flushed (default 512 MiB)
+	MaxDocBytes  int64       // largest document read (default 4 MiB)
+	Oversize     string      // "truncate" (default) or "skip" for larger files
+	TempDir      string      // scratch directory for runs (default: inside the output directory)
+	BM25         bm25.Params // scoring parameters of the stored bounds (default k1=0.9, b=0.4)
+	Progress     io.Writer   // progress lines; nil for quiet
+	Logger       *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.DocIDCodec == "" {
+		o.DocIDCodec = "bp128"
+	}
+	if o.FreqCodec == "" {
+		o.FreqCodec = "bp128"
+	}
+	if o.Order == "" {
+		o.Order = "url"
+	}
+	if o.MemoryBudget <= 0 {
+		o.MemoryBudget = 512 << 20
+	}
+	if o.MaxDocBytes <= 0 {
+		o.MaxDocBytes = 4 << 20
+	}
+	if o.Oversize == "" {
+		o.Oversize = "truncate"
+	}
+	if o.BM25 == (bm25.Params{}) {
+		o.BM25 = bm25.DefaultParams()
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}

@@ -1,0 +1,100 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/indexer/analysis"
+)
+
+// Mode is how a query's terms combine.
+type Mode string
+
+// The query modes.
+const (
+	And   Mode = "and"
+	Or    Mode = "or"
+	AndOr Mode = "andor"
+)
+
+// ParseMode checks a mode name.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case And, Or, AndOr:
+		return m, nil
+	}
+	return "", fmt.Errorf("query: unknown mode %q (want and, or or andor)", s)
+}
+
+// Query is an analyzed query.
+type Query struct {
+	Terms []string // analyzed, distinct, in first-occurrence order
+	Mode  Mode
+	K     int
+}
+
+// Parse analyzes text with the indexing analysis and merges duplicate terms.
+func Parse(a *analysis.Analyzer, text string, mode Mode, k int) Query {
+	q := Query{Mode: mode, K: k}
+	seen := map[string]bool{}
+	a.Analyze([]byte(text), func(t string) {
+		if !seen[t] {
+			seen[t] = true
+			q.Terms = append(q.Terms, t)
+		}
+	})
+	return q
+}
+
+// Hit is one result.
+type Hit struct {
+	DocID uint32  `json:"docid"`
+	Score float32 `json:"score"`
+}
+
+// Stats describe the work a query took.
+type Stats struct {
+	Algorithm      string        `json:"algorithm"`       // which algorithm answered
+	PostingsScored int64         `json:"postings_scored"` // term scores computed
+	BlocksDecoded  int64         `json:"blocks_decoded"`  // docid blocks decoded
+	BlocksSkipped  int64         `json:"blocks_skipped"`  // blocks jumped over without decoding
+	Took           time.Duration `json:"took_ns"`
+}
+
+// Result is an engine's answer.
+type Result struct {
+	Hits  []Hit
+	Stats Stats
+}
+
+// Engine answers queries over one index. Engines are safe for concurrent
+// use; a cancelled context stops a search promptly with ctx.Err().
+type Engine interface {
+	Search(ctx context.Context, q Query) (Result, error)
+}
+
+// term is a query term resolved against the index.
+type term struct {
+	info index.TermInfo
+	idf  float32
+}
+
+// resolve looks the query's terms up. For AND, found is false when a term
+// is missing (the answer is empty); OR drops missing terms.
+func resolve(ix *index.Index, terms []string) (out []term, allFound bool) {
+	allFound = true
+	for _, t := range terms {
+		info, ok := ix.Lookup(t)
+		if !ok {
+			allFound = false
+			continue
+		}
+		out = append(out, term{info: info, idf: ix.IDF(info)})
+	}
+	return out, allFound
+}
+
+// checkEvery is how many postings an engine processes between context checks.
+const checkEvery = 1 << 14
