@@ -44,44 +44,51 @@ func writeSeq(w *bitWriter, v []uint32, l uint) {
 // readSeq decodes len(dst) d-gaps from the Elias-Fano sequence with low
 // width l starting at bit p of s. It returns the bit position after the
 // sequence, or a reason and the bit position where decoding failed: the
-// upper bits run past the end of s, or a gap does not fit in 32 bits.
+// upper bits run past the end of s, or a gap does not fit in 32 bits. On
+// failure dst holds garbage.
 func readSeq(dst []uint32, s []byte, p, l uint) (end uint, reason string) {
-	m := uint(len(dst))
 	mask := uint64(1)<<l - 1
-	hp := p + m*l // first upper bit
+	hp := p + uint(len(dst))*l // first upper bit
 	limit := 8 * uint(len(s))
-	q := hp // bit position of w's bit 0
-	w := window(s, q)
-	var prev uint64
+	// lows holds the next have low bits, from bit lp on; highs holds the
+	// upper bits from bit q on, the ones already used cleared.
+	lows, have, lp := uint64(0), uint(0), p
+	highs, q := window(s, hp), hp
+	var prev, bad uint64
 	pos := hp
-	for i := range m {
-		for w == 0 {
-			q = q&^7 + 64 // the byte-aligned position after w's valid bits
+	for i := range dst {
+		if have < l {
+			if j := lp >> 3; j+8 <= uint(len(s)) {
+				lows = binary.LittleEndian.Uint64(s[j:]) >> (lp & 7)
+			} else {
+				lows = window(s, lp)
+			}
+			have = 64 - lp&7
+		}
+		for highs == 0 {
+			q = q&^7 + 64 // the byte-aligned position after the valid bits
 			if q >= limit {
 				return limit, "upper bits truncated"
 			}
 			if j := q >> 3; j+8 <= uint(len(s)) {
-				w = binary.LittleEndian.Uint64(s[j:])
+				highs = binary.LittleEndian.Uint64(s[j:])
 			} else {
-				w = window(s, q)
+				highs = window(s, q)
 			}
 		}
-		pos = q + uint(bits.TrailingZeros64(w))
-		w &= w - 1
-		lp := p + i*l
-		var low uint64
-		if j := lp >> 3; j+8 <= uint(len(s)) {
-			low = binary.LittleEndian.Uint64(s[j:]) >> (lp & 7) & mask
-		} else {
-			low = window(s, lp) & mask
-		}
-		x := uint64(pos-hp-i)<<l | low
+		pos = q + uint(bits.TrailingZeros64(highs))
+		highs &= highs - 1
+		x := uint64(pos-hp-uint(i))<<l | lows&mask
+		lows >>= l
+		have -= l
+		lp += l
 		d := x - prev // wraps to a huge value when x < prev
-		if d > math.MaxUint32 {
-			return pos, "gap out of range"
-		}
+		bad |= d
 		dst[i] = uint32(d)
 		prev = x
+	}
+	if bad > math.MaxUint32 {
+		return hp, "gap out of range"
 	}
 	return pos + 1, ""
 }
