@@ -1,0 +1,31 @@
+//go:build !cuda
+
+package gpu
+
+import (
+	"context"
+
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/query"
+)
+
+// Options configure the GPU engine.
+type Options struct {
+	Device         int   // CUDA device ordinal
+	MemoryBudgetMB int64 // device memory the index may use; 0 = all free memory
+}
+
+// Engine answers queries on a GPU. This build has no CUDA support.
+type Engine struct{}
+
+// NewEngine uploads ix to the GPU and returns an engine over it. Without
+// the cuda build tag it always fails with ErrNoCUDA.
+func NewEngine(ix *index.Index, opts Options) (*Engine, error) { return nil, ErrNoCUDA }
+
+// Search implements query.Engine.
+func (e *Engine) Search(ctx context.Context, q query.Query) (query.Result, error) {
+	return query.Result{}, ErrNoCUDA
+}
+
+// Close releases the device.
+func (e *Engine) Close() error { return nil }
