@@ -1,0 +1,35 @@
+package varint
+
+import (
+	"testing"
+
+	"github.com/gpusearch/gpusearch/codecplugins/codectest"
+)
+
+func TestG4B(t *testing.T) { codectest.Run(t, G4B{}) }
+
+func TestG4BFormat(t *testing.T) {
+	tests := []struct {
+		name string
+		v    []uint32
+		want []byte
+	}{
+		{"empty", nil, nil},
+		{"one", []uint32{5}, []byte{0x00, 5}},
+		{"lengths", []uint32{1, 0x100, 0x10000, 0x1000000}, []byte{0xE4, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1}},
+		{"partial", []uint32{0, 0, 0, 0, 0xFFFF}, []byte{0, 0, 0, 0, 0, 0x01, 0xFF, 0xFF}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := (G4B{}).AppendBlock(nil, tt.v); string(got) != string(tt.want) {
+				t.Errorf("Encode(%v) = %x, want %x", tt.v, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestG4BGoldenSize(t *testing.T) { goldenSize(t, G4B{}, 1710) }
+
+func FuzzDecodeG4B(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(G4B{}, data, n) })
+}

@@ -1,0 +1,36 @@
+package varint
+
+import (
+	"testing"
+
+	"github.com/gpusearch/gpusearch/codecplugins/codectest"
+)
+
+func TestG8B(t *testing.T) { codectest.Run(t, G8B{}) }
+
+func TestG8BFormat(t *testing.T) {
+	tests := []struct {
+		name string
+		v    []uint32
+		want []byte
+	}{
+		{"empty", nil, nil},
+		{"one", []uint32{5}, []byte{0x00, 0x00, 5}},
+		{"lengths", []uint32{1, 0x100, 0x10000, 0x1000000}, []byte{0xE4, 0x00, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1}},
+		{"second descriptor", []uint32{0, 0, 0, 0, 0xFFFF}, []byte{0x00, 0x01, 0, 0, 0, 0, 0xFF, 0xFF}},
+		{"two groups", []uint32{0, 0, 0, 0, 0, 0, 0, 0, 7}, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := (G8B{}).AppendBlock(nil, tt.v); string(got) != string(tt.want) {
+				t.Errorf("Encode(%v) = %x, want %x", tt.v, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestG8BGoldenSize(t *testing.T) { goldenSize(t, G8B{}, 1710) }
+
+func FuzzDecodeG8B(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(G8B{}, data, n) })
+}

@@ -1,0 +1,35 @@
+package varint
+
+import (
+	"testing"
+
+	"github.com/gpusearch/gpusearch/codecplugins/codectest"
+)
+
+func TestStreamVByte(t *testing.T) { codectest.Run(t, StreamVByte{}) }
+
+func TestStreamVByteFormat(t *testing.T) {
+	tests := []struct {
+		name string
+		v    []uint32
+		want []byte
+	}{
+		{"empty", nil, nil},
+		{"one", []uint32{5}, []byte{0x00, 5}},
+		{"lengths", []uint32{1, 0x100, 0x10000, 0x1000000}, []byte{0xE4, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1}},
+		{"controls first", []uint32{0, 0, 0, 0, 0xFFFF}, []byte{0x00, 0x01, 0, 0, 0, 0, 0xFF, 0xFF}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := (StreamVByte{}).AppendBlock(nil, tt.v); string(got) != string(tt.want) {
+				t.Errorf("Encode(%v) = %x, want %x", tt.v, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestStreamVByteGoldenSize(t *testing.T) { goldenSize(t, StreamVByte{}, 1710) }
+
+func FuzzDecodeStreamVByte(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(StreamVByte{}, data, n) })
+}
