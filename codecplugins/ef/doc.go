@@ -22,9 +22,11 @@
 // increasing sequence s_i + i.
 //
 // All streams are little-endian and LSB-first, padded with zero bits to a
-// whole byte. An empty block (n = 0) is no bytes. The upper bits end with a
-// one bit in the block's last byte, so dropping any byte is detected, and
-// bytes after the block are never read.
+// whole byte. An empty block (n = 0) is no bytes. The last byte of a block
+// holds at least one bit of the stream and the decoders reject a stream
+// that would need bits past the end of src (reading them as zeros without
+// touching memory), so dropping any byte is detected; bytes after the block
+// are never read.
 //
 // # elias-fano
 //
