@@ -42,7 +42,7 @@ func goldenSize(t *testing.T, c codecplugins.Codec, want int) {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	for _, c := range []codecplugins.Codec{SU{}, G4B{}, G8B{}, G8IU{}, StreamVByte{}} {
+	for _, c := range []codecplugins.Codec{SU{}, G4B{}, G8B{}, G8IU{}, G8CU{}, StreamVByte{}} {
 		b.Run(c.Name(), func(b *testing.B) {
 			bs := c.BlockSize()
 			v := clusteredGaps(7, bs)
