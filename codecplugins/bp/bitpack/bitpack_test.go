@@ -160,3 +160,19 @@ func BenchmarkUnpackVertical(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkUnpackGroup(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, w := range []int{1, 4, 8, 13, 32} {
+		v := randomValues(rng, GroupLen, w)
+		enc := AppendGroup(nil, (*[GroupLen]uint32)(v), w)
+		b.Run(fmt.Sprintf("b=%d", w), func(b *testing.B) {
+			var dst [GroupLen]uint32
+			b.SetBytes(4 * GroupLen)
+			for b.Loop() {
+				UnpackGroup(&dst, enc, w)
+			}
+			b.ReportMetric(float64(b.N)*GroupLen/b.Elapsed().Seconds()/1e6, "Mis")
+		})
+	}
+}

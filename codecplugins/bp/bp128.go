@@ -1,0 +1,69 @@
+package bp
+
+import (
+	"github.com/gpusearch/gpusearch/codecplugins"
+	"github.com/gpusearch/gpusearch/codecplugins/bp/bitpack"
+)
+
+// BP128 is the bp128 codec: one bit width per block of 128 values, packed
+// in the 4-way vertical layout of SIMD-BP128.
+type BP128 struct{}
+
+func init() { codecplugins.Register(BP128{}) }
+
+const bp128Name = "bp128"
+
+// Name implements codecplugins.Codec.
+func (BP128) Name() string { return bp128Name }
+
+// BlockSize implements codecplugins.Codec.
+func (BP128) BlockSize() int { return bitpack.BlockLen }
+
+// AppendBlock implements codecplugins.Codec.
+func (BP128) AppendBlock(dst []byte, v []uint32) []byte {
+	if len(v) == 0 {
+		return dst
+	}
+	b := bitpack.Width(v)
+	dst = append(dst, byte(b))
+	if len(v) == bitpack.BlockLen {
+		return bitpack.AppendVertical(dst, (*[bitpack.BlockLen]uint32)(v), b)
+	}
+	return bitpack.AppendHorizontal(dst, v, b)
+}
+
+// DecodeBlock implements codecplugins.Codec.
+func (BP128) DecodeBlock(dst []uint32, src []byte, n int) error {
+	if n == bitpack.BlockLen {
+		if len(src) == 0 {
+			return codecplugins.Corrupt(bp128Name, 0, "missing width byte")
+		}
+		b := int(src[0])
+		if b > bitpack.MaxWidth {
+			return codecplugins.Corrupt(bp128Name, 0, "bit width above 32")
+		}
+		if len(src)-1 < bitpack.VerticalLen(b) {
+			return codecplugins.Corrupt(bp128Name, len(src), "truncated block")
+		}
+		bitpack.UnpackVertical((*[bitpack.BlockLen]uint32)(dst), src[1:], b)
+		return nil
+	}
+	if n < 0 || n > bitpack.BlockLen {
+		return codecplugins.Corrupt(bp128Name, 0, "value count out of range")
+	}
+	if n == 0 {
+		return nil
+	}
+	if len(src) == 0 {
+		return codecplugins.Corrupt(bp128Name, 0, "missing width byte")
+	}
+	b := int(src[0])
+	if b > bitpack.MaxWidth {
+		return codecplugins.Corrupt(bp128Name, 0, "bit width above 32")
+	}
+	if len(src)-1 < bitpack.HorizontalLen(n, b) {
+		return codecplugins.Corrupt(bp128Name, len(src), "truncated block")
+	}
+	bitpack.UnpackHorizontal(dst[:n], src[1:], b)
+	return nil
+}
