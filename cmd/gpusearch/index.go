@@ -54,6 +54,7 @@ func newIndexCmd() *cobra.Command {
 				return err
 			}
 			summary := summarize(rep, f.out)
+			summary.MemoryBudgetMB = opts.MemoryBudget >> 20
 			if !f.quiet {
 				printProblems(rep)
 				fmt.Fprintf(os.Stderr, "indexed %d documents (%.1f MB) in %s: %.0f docs/s, %.1f MB/s, %d terms, %d postings, %.2f bits/docid, index %.1f MB, peak RSS %.0f MB\n",
@@ -92,13 +93,14 @@ func pick[T any](changed bool, flag, cfg T) T {
 // indexSummary is what `index --json` prints.
 type indexSummary struct {
 	indexer.Report
-	IndexBytes    int64   `json:"index_bytes"`
-	BitsPerDocID  float64 `json:"bits_per_docid"`
-	BitsPerFreq   float64 `json:"bits_per_freq"`
-	DocsPerSec    float64 `json:"docs_per_sec"`
-	InputMBPerSec float64 `json:"input_mb_per_sec"`
-	PeakRSSMB     float64 `json:"peak_rss_mb"`
-	Seconds       float64 `json:"seconds"`
+	IndexBytes     int64   `json:"index_bytes"`
+	BitsPerDocID   float64 `json:"bits_per_docid"`
+	BitsPerFreq    float64 `json:"bits_per_freq"`
+	DocsPerSec     float64 `json:"docs_per_sec"`
+	InputMBPerSec  float64 `json:"input_mb_per_sec"`
+	PeakRSSMB      float64 `json:"peak_rss_mb"`
+	MemoryBudgetMB int64   `json:"memory_budget_mb"`
+	Seconds        float64 `json:"seconds"`
 }
 
 func summarize(rep indexer.Report, dir string) indexSummary {

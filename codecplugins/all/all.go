@@ -3,5 +3,7 @@
 package all
 
 import (
+	_ "github.com/gpusearch/gpusearch/codecplugins/ef"
+	_ "github.com/gpusearch/gpusearch/codecplugins/rice"
 	_ "github.com/gpusearch/gpusearch/codecplugins/varint"
 )
