@@ -1,0 +1,373 @@
+package index_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpusearch/gpusearch/codecplugins"
+	_ "github.com/gpusearch/gpusearch/codecplugins/all"
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/index/bm25"
+)
+
+// testCodecs are the codecs the index tests run with: varint-SU always, and
+// bp128 once codecplugins/all registers it.
+func testCodecs() []string {
+	codecs := []string{"varint-SU"}
+	if slices.Contains(codecplugins.Names(), "bp128") {
+		codecs = append(codecs, "bp128")
+	}
+	return codecs
+}
+
+// list is one term's posting list as the tests generate it.
+type list struct {
+	term  string
+	docs  []uint32
+	freqs []uint32
+}
+
+// collection is an in-memory index: what the tests write and expect back.
+type collection struct {
+	docLens []uint32
+	urls    []string
+	lists   []list // sorted by term
+}
+
+// randomList draws n distinct sorted docids below nDocs and their
+// frequencies, mostly small with an occasional large one.
+func randomList(r *rand.Rand, term string, n, nDocs int) list {
+	docs := make([]uint32, 0, n)
+	if n*2 > nDocs {
+		// Dense: pick which docids to leave out.
+		perm := r.Perm(nDocs)[:n]
+		for _, d := range perm {
+			docs = append(docs, uint32(d))
+		}
+	} else {
+		seen := map[uint32]bool{}
+		for len(docs) < n {
+			d := uint32(r.IntN(nDocs))
+			if !seen[d] {
+				seen[d] = true
+				docs = append(docs, d)
+			}
+		}
+	}
+	slices.Sort(docs)
+	freqs := make([]uint32, n)
+	for i := range freqs {
+		switch r.IntN(50) {
+		case 0:
+			freqs[i] = 1 + uint32(r.IntN(1<<20))
+		default:
+			freqs[i] = 1 + uint32(r.IntN(4))
+		}
+	}
+	return list{term, docs, freqs}
+}
+
+// randomCollection makes nDocs documents and one list per length.
+func randomCollection(r *rand.Rand, nDocs int, lengths []int) collection {
+	c := collection{docLens: make([]uint32, nDocs), urls: make([]string, nDocs)}
+	for i := range nDocs {
+		c.docLens[i] = uint32(r.IntN(500))
+		c.urls[i] = fmt.Sprintf("http://host%d.test/page/%d.html", r.IntN(7), i)
+	}
+	c.docLens[0] = 0 // an empty document
+	for i, n := range lengths {
+		c.lists = append(c.lists, randomList(r, fmt.Sprintf("t%03d-len%d", i, n), n, nDocs))
+	}
+	return c
+}
+
+// write lays c out as an index in dir with codec.
+func (c collection) write(t testing.TB, dir, codec string) {
+	t.Helper()
+	w, err := index.NewWriter(dir, index.WriterOptions{DocIDCodec: codec, FreqCodec: codec, Order: "url"}, c.docLens, c.urls)
+	if err != nil {
+		t.Fatalf("NewWriter: %v", err)
+	}
+	for _, l := range c.lists {
+		if err := w.AddTerm(l.term, l.docs, l.freqs); err != nil {
+			t.Fatalf("AddTerm(%q): %v", l.term, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+}
+
+func openIndex(t testing.TB, dir string) *index.Index {
+	t.Helper()
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", dir, err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// avgLen is the average document length as the index defines it.
+func (c collection) avgLen() float32 {
+	var sum uint64
+	for _, l := range c.docLens {
+		sum += uint64(l)
+	}
+	if sum == 0 {
+		return 1
+	}
+	return float32(float64(sum) / float64(len(c.docLens)))
+}
+
+func TestWriteOpenRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	lengths := []int{1, 2, 127, 128, 129, 255, 256, 257, 1000, 2999, 3000}
+	c := randomCollection(r, 3000, lengths)
+	for _, codec := range testCodecs() {
+		t.Run(codec, func(t *testing.T) {
+			dir := t.TempDir()
+			c.write(t, dir, codec)
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			want := []string{"docids.bin", "doclens.bin", "freqs.bin", "lexicon.bin", "meta.json", "skips.bin", "terms.bin", "urloffs.bin", "urls.bin"}
+			if !slices.Equal(names, want) {
+				t.Errorf("index directory holds %v, want %v (temporary files left behind?)", names, want)
+			}
+			ix := openIndex(t, dir)
+			m := ix.Meta()
+			var postings uint64
+			for _, l := range c.lists {
+				postings += uint64(len(l.docs))
+			}
+			if m.Docs != 3000 || m.Terms != uint64(len(lengths)) || m.Postings != postings || m.DocIDCodec != codec || m.FreqCodec != codec || m.Order != "url" {
+				t.Errorf("Meta() = %+v, want 3000 docs, %d terms, %d postings, codec %s, order url", m, len(lengths), postings, codec)
+			}
+			if m.BlockSize != ix.BlockSize() || m.K1 != 0.9 || m.B != 0.4 {
+				t.Errorf("Meta() block size %d (BlockSize() %d), k1 %v, b %v; want k1 0.9, b 0.4", m.BlockSize, ix.BlockSize(), m.K1, m.B)
+			}
+			if got, want := ix.AvgDocLen(), c.avgLen(); got != want {
+				t.Errorf("AvgDocLen() = %v, want %v", got, want)
+			}
+			params := bm25.DefaultParams()
+			norms := ix.Norms()
+			for d := range c.docLens {
+				if got := ix.DocLen(uint32(d)); got != c.docLens[d] {
+					t.Fatalf("DocLen(%d) = %d, want %d", d, got, c.docLens[d])
+				}
+				if got := ix.URL(uint32(d)); got != c.urls[d] {
+					t.Fatalf("URL(%d) = %q, want %q", d, got, c.urls[d])
+				}
+				if want := params.Norm(c.docLens[d], c.avgLen()); norms[d] != want {
+					t.Fatalf("Norms()[%d] = %v, want %v", d, norms[d], want)
+				}
+			}
+			for i, l := range c.lists {
+				info := ix.Term(i)
+				got, ok := ix.Lookup(l.term)
+				if !ok || got != info {
+					t.Errorf("Lookup(%q) = %+v, %v; want %+v, true", l.term, got, ok, info)
+				}
+				var cf uint64
+				for _, f := range l.freqs {
+					cf += uint64(f)
+				}
+				if info.Term != l.term || info.DF != uint32(len(l.docs)) || info.CF != cf || info.ID != i {
+					t.Errorf("Term(%d) = %+v, want term %q, df %d, cf %d", i, info, l.term, len(l.docs), cf)
+				}
+				cur := ix.Cursor(info)
+				for j, d := range l.docs {
+					if cur.DocID() != d || cur.Freq() != l.freqs[j] {
+						t.Fatalf("term %q posting %d: (DocID, Freq) = (%d, %d), want (%d, %d)", l.term, j, cur.DocID(), cur.Freq(), d, l.freqs[j])
+					}
+					cur.Next()
+				}
+				if cur.DocID() != index.NoMoreDocs || cur.Err() != nil {
+					t.Errorf("term %q: after the last posting DocID = %d, Err = %v; want NoMoreDocs, nil", l.term, cur.DocID(), cur.Err())
+				}
+			}
+			for _, missing := range []string{"", "a", "t000", "t999", "zzz", c.lists[0].term + "x"} {
+				if info, ok := ix.Lookup(missing); ok {
+					t.Errorf("Lookup(%q) = %+v, true; want not found", missing, info)
+				}
+			}
+		})
+	}
+}
+
+func TestEmptyIndexes(t *testing.T) {
+	tests := []struct {
+		name    string
+		docLens []uint32
+		urls    []string
+	}{
+		{"no documents", nil, nil},
+		{"only empty documents", []uint32{0, 0, 0}, []string{"a", "b", ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			w, err := index.NewWriter(dir, index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}, tt.docLens, tt.urls)
+			if err != nil {
+				t.Fatalf("NewWriter: %v", err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+			ix := openIndex(t, dir)
+			if ix.NumDocs() != len(tt.docLens) || ix.NumTerms() != 0 {
+				t.Errorf("NumDocs, NumTerms = %d, %d; want %d, 0", ix.NumDocs(), ix.NumTerms(), len(tt.docLens))
+			}
+			for d, u := range tt.urls {
+				if got := ix.URL(uint32(d)); got != u {
+					t.Errorf("URL(%d) = %q, want %q", d, got, u)
+				}
+			}
+			if _, ok := ix.Lookup("anything"); ok {
+				t.Errorf("Lookup in an empty index found a term")
+			}
+		})
+	}
+}
+
+func TestWriterRejects(t *testing.T) {
+	lens := []uint32{3, 4, 5}
+	urls := []string{"a", "b", "c"}
+	opts := index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}
+	t.Run("NewWriter", func(t *testing.T) {
+		tests := []struct {
+			name string
+			opts index.WriterOptions
+			lens []uint32
+			urls []string
+			want string
+		}{
+			{"lengths and urls differ", opts, lens, urls[:2], "URLs"},
+			{"unknown docid codec", index.WriterOptions{DocIDCodec: "nosuch", FreqCodec: "varint-SU"}, lens, urls, "nosuch"},
+			{"unknown freq codec", index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "nosuch"}, lens, urls, "nosuch"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				_, err := index.NewWriter(t.TempDir(), tt.opts, tt.lens, tt.urls)
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("NewWriter() error = %v, want one mentioning %q", err, tt.want)
+				}
+			})
+		}
+	})
+	t.Run("AddTerm", func(t *testing.T) {
+		tests := []struct {
+			name  string
+			term  string
+			docs  []uint32
+			freqs []uint32
+		}{
+			{"term not after previous", "m", []uint32{0}, []uint32{1}},
+			{"term before previous", "a", []uint32{0}, []uint32{1}},
+			{"empty list", "x", nil, nil},
+			{"lengths differ", "x", []uint32{0, 1}, []uint32{1}},
+			{"docid out of range", "x", []uint32{0, 3}, []uint32{1, 1}},
+			{"docids repeat", "x", []uint32{1, 1}, []uint32{1, 1}},
+			{"docids decrease", "x", []uint32{2, 1}, []uint32{1, 1}},
+			{"zero frequency", "x", []uint32{0, 1}, []uint32{1, 0}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				w, err := index.NewWriter(t.TempDir(), opts, lens, urls)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer w.Abort()
+				if err := w.AddTerm("m", []uint32{0, 2}, []uint32{1, 2}); err != nil {
+					t.Fatalf("AddTerm(m): %v", err)
+				}
+				if err := w.AddTerm(tt.term, tt.docs, tt.freqs); err == nil {
+					t.Errorf("AddTerm(%q, %v, %v) = nil, want an error", tt.term, tt.docs, tt.freqs)
+				}
+			})
+		}
+	})
+	t.Run("after Close", func(t *testing.T) {
+		w, err := index.NewWriter(t.TempDir(), opts, lens, urls)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.AddTerm("x", []uint32{0}, []uint32{1}); err == nil {
+			t.Errorf("AddTerm after Close = nil, want an error")
+		}
+		if err := w.Close(); err == nil {
+			t.Errorf("second Close = nil, want an error")
+		}
+	})
+}
+
+// TestRewriteInvalidatesAtOnce checks that NewWriter over an existing index
+// makes it unopenable until Close, and that Abort leaves no index and no
+// temporary files.
+func TestRewriteInvalidatesAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(3, 4))
+	c := randomCollection(r, 200, []int{5, 50})
+	c.write(t, dir, "varint-SU")
+	w, err := index.NewWriter(dir, index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}, c.docLens, c.urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Open(dir); !errors.Is(err, index.ErrCorrupt) {
+		t.Errorf("Open during a rewrite: error = %v, want ErrCorrupt", err)
+	}
+	w.Abort()
+	if _, err := index.Open(dir); !errors.Is(err, index.ErrCorrupt) {
+		t.Errorf("Open after Abort: error = %v, want ErrCorrupt", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("Abort left temporary file %s", e.Name())
+		}
+	}
+}
+
+// TestMetaBytes checks Meta's size helpers against the files on disk.
+func TestMetaBytes(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(5, 6))
+	c := randomCollection(r, 500, []int{10, 100, 400})
+	c.write(t, dir, "varint-SU")
+	m, err := index.ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for name, fm := range m.Files {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Size() != fm.Size {
+			t.Errorf("meta.json says %s has %d bytes, it has %d", name, fm.Size, st.Size())
+		}
+		total += st.Size()
+	}
+	if m.Bytes() != total {
+		t.Errorf("Bytes() = %d, want %d", m.Bytes(), total)
+	}
+	if want := float64(8*m.Files["docids.bin"].Size) / 510; m.BitsPerDocID() != want {
+		t.Errorf("BitsPerDocID() = %v, want %v", m.BitsPerDocID(), want)
+	}
+}
