@@ -1,0 +1,36 @@
+package simple
+
+import "github.com/gpusearch/gpusearch/codecplugins"
+
+// Simple16 is Simple-16 of Zhang, Long and Suel: like Simple-9, a 4-bit
+// selector atop 28 data bits, but all 16 selectors name layouts, some with
+// fields of two or three widths (table layouts16). Having no spare
+// selector, it escapes with the word 0xFFFFFFFF, the one-field layout
+// holding 2^28-1: the next word holds one value in full. So values of
+// 2^28-1 and above take two words, and all smaller ones are coded as in
+// standard Simple-16.
+type Simple16 struct{}
+
+var simple16 = &scheme{
+	name:      "simple16",
+	layouts:   &layouts16,
+	fast:      fast16,
+	escape:    escape16,
+	maxPacked: 1<<28 - 2,
+}
+
+func init() { codecplugins.Register(Simple16{}) }
+
+// Name implements codecplugins.Codec.
+func (Simple16) Name() string { return simple16.name }
+
+// BlockSize implements codecplugins.Codec.
+func (Simple16) BlockSize() int { return 128 }
+
+// AppendBlock implements codecplugins.Codec.
+func (Simple16) AppendBlock(dst []byte, v []uint32) []byte { return simple16.appendBlock(dst, v) }
+
+// DecodeBlock implements codecplugins.Codec.
+func (Simple16) DecodeBlock(dst []uint32, src []byte, n int) error {
+	return simple16.decodeBlock(dst, src, n)
+}
