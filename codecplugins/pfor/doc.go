@@ -1,0 +1,40 @@
+// Package pfor holds the patched frame-of-reference codecs newpfor (NewPFD)
+// and optpfor (OptPFD). A block's values are stored in b-bit slots, b chosen
+// so that most values fit; the few that do not (exceptions) keep their low b
+// bits in their slot, and their high bits and positions go to a small
+// compressed exception area after the slots. The two codecs share the block
+// format and the decoder and differ only in how the encoder picks b:
+// newpfor takes the smallest b for which at most 10% of the values are
+// exceptions, optpfor the b that minimises the encoded size of the block.
+// Both register in init.
+//
+// Block format, n values (n <= 128):
+//
+//	n == 0:    nothing
+//	byte 0:    b, 0..32
+//	byte 1:    e, the number of exceptions, 0..n
+//	slots:     the low b bits of every value: 16*b bytes in the 4-way
+//	           vertical layout of package bitpack when n == 128, else
+//	           ceil(n*b/8) bytes in its horizontal layout
+//	exceptions (only when e > 0): 2e integers coded with simple16 (below):
+//	           first the e positions as gaps (p0, then p_i - p_(i-1) - 1),
+//	           then for each exception its high part minus one,
+//	           (v >> b) - 1, which is never negative since v >= 2^b
+//
+// Simple16 here is our own small copy of the word-aligned code of Zhang,
+// Long and Suel: each little-endian 32-bit word has a 4-bit selector in its
+// top bits choosing one of 16 ways to split the low 28 bits into fields
+// (table s16Layouts), values stored from the low bits up. The last word may
+// be partly used: a decoder takes only as many fields as values remain.
+//
+// Decisions. The slots use the bitpack kernels of bp128, so a full block
+// decodes with the same unrolled vertical kernel and is then patched. The
+// exception coder lives in this package, not borrowed from a simple16 codec
+// package, so that the frame-based family depends only on bitpack. Simple16
+// cannot hold a value of more than 28 bits, so the encoder never picks a b
+// below maxbits-28; with that rule every block is encodable. A decoder
+// validates the whole block (header, lengths, exception positions strictly
+// increasing and below n, patched values within 32 bits) before it writes
+// to dst, so a corrupt block leaves dst untouched. Encoding with either
+// codec decodes with either, since the format is the same.
+package pfor

@@ -1,0 +1,76 @@
+package pfor
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gpusearch/gpusearch/codecplugins/bp/bitpack"
+	"github.com/gpusearch/gpusearch/codecplugins/codectest"
+)
+
+func TestOptPFor(t *testing.T) { codectest.Run(t, OptPFor{}) }
+
+func TestOptPForWidth(t *testing.T) {
+	tests := []struct {
+		name string
+		v    []uint32
+		want int
+	}{
+		{"empty", nil, 0},
+		{"zeros", block(128, 0), 0},
+		{"uniform width", block(128, 5, 7), 3},
+		// Two simple16 words of exceptions beat 16 bytes per bit of width.
+		{"one large outlier", block(128, 0, 1<<20), 0},
+		{"short block", block(3, 2, 1), 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := optPForWidth(tt.v); got != tt.want {
+				t.Errorf("optPForWidth(%v) = %d, want %d", tt.v, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestOptPForMinimal checks on random blocks that the chosen width gives the
+// smallest encoding of all widths, and never a larger one than newpfor's.
+func TestOptPForMinimal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for i := range 200 {
+		n := 1 + rng.IntN(blockLen)
+		if i%2 == 0 {
+			n = blockLen
+		}
+		v := clusteredGaps(n, uint64(i))
+		if i%5 == 0 {
+			v[rng.IntN(n)] = rng.Uint32() // a very wide outlier
+		}
+		t.Run(fmt.Sprintf("block=%d/n=%d", i, n), func(t *testing.T) {
+			enc := OptPFor{}.AppendBlock(nil, v)
+			for b := minWidth(bitpack.Width(v)); b <= bitpack.MaxWidth; b++ {
+				if l := blockLenAt(v, b); l < len(enc) {
+					t.Fatalf("optpfor block is %d bytes, but width %d gives %d", len(enc), b, l)
+				}
+			}
+			if l := len(NewPFor{}.AppendBlock(nil, v)); l < len(enc) {
+				t.Fatalf("optpfor block is %d bytes, newpfor's %d", len(enc), l)
+			}
+		})
+	}
+}
+
+// TestOptPForGoldenSize pins the encoded size of a fixed list so that a
+// format change cannot slip through unnoticed.
+func TestOptPForGoldenSize(t *testing.T) {
+	data, _ := encodeList(OptPFor{}, clusteredGaps(1000, 42))
+	if got, want := len(data), optPForGoldenSize; got != want {
+		t.Errorf("encoded size of clusteredGaps(1000, 42) = %d bytes, want %d", got, want)
+	}
+}
+
+const optPForGoldenSize = 499
+
+func FuzzDecodeOptPFor(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(OptPFor{}, data, n) })
+}
