@@ -114,15 +114,22 @@ func (ix *Index) mapChecked(name string) error {
 func (ix *Index) slice() error {
 	m := ix.meta
 	n, blocks := m.Docs, m.Blocks
-	want := map[string]uint64{
-		fileLexicon: m.Terms * lexiconRecordSize,
-		fileSkips:   blocks*8 + (blocks+1)*16,
-		fileDocLens: n * 4,
-		fileURLOffs: (n + 1) * 8,
+	// Each table's size is count*unit + extra. The counts come from
+	// meta.json, which no checksum covers, so they are compared with the
+	// sizes by division: a product could overflow to the right size.
+	want := []struct {
+		name               string
+		count, unit, extra uint64
+	}{
+		{fileLexicon, m.Terms, lexiconRecordSize, 0},
+		{fileSkips, blocks, 8 + 16, 16}, // last docid, block max, two offsets; one more offset each
+		{fileDocLens, n, 4, 0},
+		{fileURLOffs, n, 8, 8},
 	}
-	for name, size := range want {
-		if uint64(len(ix.maps[name])) != size {
-			return corruptf(name, "size %d, want %d for %d terms, %d blocks, %d documents", len(ix.maps[name]), size, m.Terms, blocks, n)
+	for _, w := range want {
+		size := uint64(len(ix.maps[w.name]))
+		if size < w.extra || (size-w.extra)%w.unit != 0 || (size-w.extra)/w.unit != w.count {
+			return corruptf(w.name, "size %d does not fit %d terms, %d blocks, %d documents", size, m.Terms, blocks, n)
 		}
 	}
 	ix.lexicon = ix.maps[fileLexicon]

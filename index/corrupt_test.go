@@ -1,0 +1,350 @@
+package index_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpusearch/gpusearch/codecplugins"
+	"github.com/gpusearch/gpusearch/index"
+)
+
+// dataFiles are the files meta.json checksums.
+var dataFiles = []string{"docids.bin", "freqs.bin", "skips.bin", "lexicon.bin", "terms.bin", "doclens.bin", "urls.bin", "urloffs.bin"}
+
+// goodIndex writes a small valid index and returns its directory.
+func goodIndex(t *testing.T) string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(21, 22))
+	c := randomCollection(r, 600, []int{1, 3, 127, 128, 129, 300, 600})
+	dir := t.TempDir()
+	c.write(t, dir, "varint-SU")
+	return dir
+}
+
+// copyIndex copies the index in src into a new directory.
+func copyIndex(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// editFile rewrites one file of the index in dir.
+func editFile(t *testing.T, dir, name string, edit func([]byte) []byte) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, edit(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editMeta rewrites meta.json through a map, so that fields can be given
+// any JSON value.
+func editMeta(t *testing.T, dir string, edit func(m map[string]any)) {
+	t.Helper()
+	editFile(t, dir, "meta.json", func(b []byte) []byte {
+		var m map[string]any
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber() // keep 64-bit counts exact
+		if err := dec.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		edit(m)
+		out, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	})
+}
+
+// resum records a file's current size and checksum in meta.json, so that
+// damage to it gets past the checksum and must be caught by the
+// cross-checks.
+func resum(t *testing.T, dir, name string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	editMeta(t, dir, func(m map[string]any) {
+		m["files"].(map[string]any)[name] = map[string]any{
+			"size":   len(b),
+			"crc32c": crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)),
+		}
+	})
+}
+
+// openNoPanic calls index.Open, turning a panic into an error for the test.
+func openNoPanic(dir string) (ix *index.Index, err error, panicked any) {
+	defer func() { panicked = recover() }()
+	ix, err = index.Open(dir)
+	return ix, err, nil
+}
+
+func TestOpenDamaged(t *testing.T) {
+	good := goodIndex(t)
+	type tc struct {
+		name    string
+		damage  func(t *testing.T, dir string)
+		wantErr error
+		file    string // the file the message must name
+	}
+	var tests []tc
+	for _, f := range dataFiles {
+		tests = append(tests,
+			tc{"flipped byte in " + f, func(t *testing.T, dir string) {
+				editFile(t, dir, f, func(b []byte) []byte { b[len(b)/2] ^= 0x40; return b })
+			}, index.ErrCorrupt, f},
+			tc{"truncated " + f, func(t *testing.T, dir string) {
+				editFile(t, dir, f, func(b []byte) []byte { return b[:len(b)-1] })
+			}, index.ErrCorrupt, f},
+			tc{"emptied " + f, func(t *testing.T, dir string) {
+				editFile(t, dir, f, func(b []byte) []byte { return nil })
+			}, index.ErrCorrupt, f},
+			tc{"grown " + f, func(t *testing.T, dir string) {
+				editFile(t, dir, f, func(b []byte) []byte { return append(b, 0) })
+			}, index.ErrCorrupt, f},
+			tc{"missing " + f, func(t *testing.T, dir string) {
+				os.Remove(filepath.Join(dir, f))
+			}, index.ErrCorrupt, f},
+			tc{"meta.json lacks " + f, func(t *testing.T, dir string) {
+				editMeta(t, dir, func(m map[string]any) { delete(m["files"].(map[string]any), f) })
+			}, index.ErrCorrupt, f},
+		)
+	}
+	meta := func(key string, v any) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) { editMeta(t, dir, func(m map[string]any) { m[key] = v }) }
+	}
+	bump := func(key string, by uint64) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			editMeta(t, dir, func(m map[string]any) {
+				v, err := strconv.ParseUint(string(m[key].(json.Number)), 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m[key] = v + by // wraps for negative steps, as intended
+			})
+		}
+	}
+	tests = append(tests,
+		tc{"missing meta.json", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "meta.json")) }, index.ErrCorrupt, "meta.json"},
+		tc{"empty meta.json", func(t *testing.T, dir string) {
+			editFile(t, dir, "meta.json", func([]byte) []byte { return nil })
+		}, index.ErrCorrupt, "meta.json"},
+		tc{"garbage meta.json", func(t *testing.T, dir string) {
+			editFile(t, dir, "meta.json", func([]byte) []byte { return []byte("\x00\xffnot json{") })
+		}, index.ErrCorrupt, "meta.json"},
+		tc{"meta.json is an array", func(t *testing.T, dir string) {
+			editFile(t, dir, "meta.json", func([]byte) []byte { return []byte("[1,2]") })
+		}, index.ErrCorrupt, "meta.json"},
+		tc{"meta.json field of wrong type", meta("docs", "many"), index.ErrCorrupt, "meta.json"},
+		tc{"negative document count", meta("docs", -1), index.ErrCorrupt, "meta.json"},
+		tc{"newer version", meta("version", index.FormatVersion+1), index.ErrVersion, "meta.json"},
+		tc{"version zero", meta("version", 0), index.ErrVersion, "meta.json"},
+		tc{"no version", func(t *testing.T, dir string) {
+			editMeta(t, dir, func(m map[string]any) { delete(m, "version") })
+		}, index.ErrVersion, "meta.json"},
+		tc{"unknown docid codec", meta("docid_codec", "nosuch"), codecplugins.ErrUnknownCodec, "meta.json"},
+		tc{"unknown freq codec", meta("freq_codec", "nosuch"), codecplugins.ErrUnknownCodec, "meta.json"},
+		tc{"wrong block size", meta("block_size", 64), index.ErrCorrupt, "meta.json"},
+		tc{"zero block size", meta("block_size", 0), index.ErrCorrupt, "meta.json"},
+		tc{"one document more", bump("docs", 1), index.ErrCorrupt, ""},
+		tc{"one document fewer", bump("docs", ^uint64(0)), index.ErrCorrupt, ""},
+		tc{"one term more", bump("terms", 1), index.ErrCorrupt, ""},
+		tc{"one term fewer", bump("terms", ^uint64(0)), index.ErrCorrupt, ""},
+		tc{"one block more", bump("blocks", 1), index.ErrCorrupt, ""},
+		tc{"one posting more", bump("postings", 1), index.ErrCorrupt, ""},
+		tc{"one token more", bump("tokens", 1), index.ErrCorrupt, ""},
+		// Counts whose byte sizes overflow 64 bits to the real sizes.
+		tc{"term count overflows", bump("terms", 1<<59), index.ErrCorrupt, ""},
+		tc{"block count overflows", bump("blocks", 1<<61), index.ErrCorrupt, ""},
+		tc{"document count overflows", bump("docs", 1<<62), index.ErrCorrupt, ""},
+		tc{"huge counts", func(t *testing.T, dir string) {
+			editMeta(t, dir, func(m map[string]any) {
+				for _, k := range []string{"docs", "terms", "blocks", "postings"} {
+					m[k] = uint64(1) << 63
+				}
+			})
+		}, index.ErrCorrupt, ""},
+		// Damage that keeps the checksums right: the cross-checks catch it.
+		tc{"skip offsets decrease", func(t *testing.T, dir string) {
+			m, _ := index.ReadMeta(dir)
+			editFile(t, dir, "skips.bin", func(b []byte) []byte {
+				off := m.Blocks * 8 // the docid offset column
+				b[off+8], b[off+9] = 0xff, 0xff
+				return b
+			})
+			resum(t, dir, "skips.bin")
+		}, index.ErrCorrupt, "skips.bin"},
+		tc{"last docid out of range", func(t *testing.T, dir string) {
+			editFile(t, dir, "skips.bin", func(b []byte) []byte { b[3] = 0x7f; return b })
+			resum(t, dir, "skips.bin")
+		}, index.ErrCorrupt, "skips.bin"},
+		tc{"terms out of order", func(t *testing.T, dir string) {
+			editFile(t, dir, "terms.bin", func(b []byte) []byte { b[0] = 'z'; return b })
+			resum(t, dir, "terms.bin")
+		}, index.ErrCorrupt, "lexicon.bin"},
+		tc{"term outside terms.bin", func(t *testing.T, dir string) {
+			editFile(t, dir, "lexicon.bin", func(b []byte) []byte { b[16] = 0xff; return b })
+			resum(t, dir, "lexicon.bin")
+		}, index.ErrCorrupt, "lexicon.bin"},
+		tc{"zero df", func(t *testing.T, dir string) {
+			editFile(t, dir, "lexicon.bin", func(b []byte) []byte { copy(b[20:24], []byte{0, 0, 0, 0}); return b })
+			resum(t, dir, "lexicon.bin")
+		}, index.ErrCorrupt, "lexicon.bin"},
+		tc{"url offsets decrease", func(t *testing.T, dir string) {
+			editFile(t, dir, "urloffs.bin", func(b []byte) []byte { b[8+7] = 0x80; return b })
+			resum(t, dir, "urloffs.bin")
+		}, index.ErrCorrupt, "urloffs.bin"},
+		tc{"document lengths disagree with tokens", func(t *testing.T, dir string) {
+			editFile(t, dir, "doclens.bin", func(b []byte) []byte { b[4]++; return b })
+			resum(t, dir, "doclens.bin")
+		}, index.ErrCorrupt, "doclens.bin"},
+	)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := copyIndex(t, good)
+			tt.damage(t, dir)
+			ix, err, p := openNoPanic(dir)
+			if p != nil {
+				t.Fatalf("Open panicked: %v", p)
+			}
+			if err == nil {
+				ix.Close()
+				t.Fatalf("Open = nil error, want %v", tt.wantErr)
+			}
+			if !errors.Is(err, tt.wantErr) {
+				t.Errorf("Open error = %v, want errors.Is %v", err, tt.wantErr)
+			}
+			if tt.file != "" && !strings.Contains(err.Error(), tt.file) {
+				t.Errorf("Open error = %q, want it to name %s", err, tt.file)
+			}
+			if tt.file == "" && !namesAFile(err.Error()) {
+				t.Errorf("Open error = %q, want it to name the damaged file", err)
+			}
+		})
+	}
+}
+
+func namesAFile(msg string) bool {
+	for _, f := range append(dataFiles, "meta.json") {
+		if strings.Contains(msg, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestDamageBehindChecksums flips random bytes in each data file and fixes
+// the checksum in meta.json, so only the structural checks stand between
+// the damage and the cursors. Open may refuse the index; if it opens, every
+// accessor and cursor must stay in bounds: no panic, docids in range, and
+// a damaged block reported by Err.
+func TestDamageBehindChecksums(t *testing.T) {
+	good := goodIndex(t)
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, f := range dataFiles {
+		t.Run(f, func(t *testing.T) {
+			opened, refused := 0, 0
+			for trial := range 60 {
+				dir := copyIndex(t, good)
+				editFile(t, dir, f, func(b []byte) []byte {
+					for range 1 + r.IntN(3) {
+						b[r.IntN(len(b))] ^= byte(1 << r.IntN(8))
+					}
+					return b
+				})
+				resum(t, dir, f)
+				if err := exercise(dir); err != nil {
+					t.Fatalf("trial %d: %v", trial, err)
+				}
+				if _, err := index.ReadMeta(dir); err != nil {
+					t.Fatal(err)
+				}
+				if ix, err := index.Open(dir); err == nil {
+					opened++
+					ix.Close()
+				} else {
+					refused++
+					if !errors.Is(err, index.ErrCorrupt) || !namesAFile(err.Error()) {
+						t.Errorf("trial %d: Open error = %v, want ErrCorrupt naming a file", trial, err)
+					}
+				}
+				os.RemoveAll(dir)
+			}
+			t.Logf("%s: %d damaged indexes opened, %d refused", f, opened, refused)
+		})
+	}
+}
+
+// exercise opens the index in dir and reads everything through the public
+// API; it returns an error for a panic or an out-of-range docid.
+func exercise(dir string) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	ix, oerr := index.Open(dir)
+	if oerr != nil {
+		return nil
+	}
+	defer ix.Close()
+	n := uint32(ix.NumDocs())
+	for d := range n {
+		_ = ix.URL(d)
+		_ = ix.DocLen(d)
+	}
+	for i := range ix.NumTerms() {
+		info := ix.Term(i)
+		if got, ok := ix.Lookup(info.Term); !ok || got.ID > i {
+			return fmt.Errorf("Lookup(%q) = %+v, %v after Term(%d)", info.Term, got, ok, i)
+		}
+		c := ix.Cursor(info)
+		for d := c.DocID(); d != index.NoMoreDocs; d = c.Next() {
+			if d >= n {
+				return fmt.Errorf("term %q: docid %d, only %d documents", info.Term, d, n)
+			}
+			c.Freq()
+		}
+		c = ix.Cursor(info)
+		for target := uint32(0); c.DocID() != index.NoMoreDocs; target += 37 {
+			c.ShallowNextGEQ(target)
+			c.BlockMaxScore()
+			c.BlockLastDocID()
+			if d := c.NextGEQ(target); d != index.NoMoreDocs && (d >= n || d < target) {
+				return fmt.Errorf("term %q: NextGEQ(%d) = %d, only %d documents", info.Term, target, d, n)
+			}
+		}
+		if c.Err() != nil && !errors.Is(c.Err(), index.ErrCorrupt) {
+			return fmt.Errorf("term %q: Err() = %v, want ErrCorrupt", info.Term, c.Err())
+		}
+	}
+	return nil
+}
