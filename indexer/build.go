@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer/analysis"
 	"github.com/gpusearch/gpusearch/indexer/extract"
@@ -41,6 +42,12 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 	case "truncate", "skip":
 	default:
 		return rep, fmt.Errorf("indexer: unknown oversize policy %q (want truncate or skip)", opts.Oversize)
+	}
+	// Fail on a bad codec name before spending the parse on it.
+	for _, name := range []string{opts.DocIDCodec, opts.FreqCodec} {
+		if _, err := codecplugins.Lookup(name); err != nil {
+			return rep, fmt.Errorf("indexer: %w", err)
+		}
 	}
 	files, err := walk(crawlDir, opts, &rep)
 	if err != nil {
