@@ -98,35 +98,62 @@ func decodeBlock(name string, dst []uint32, src []byte, n int) error {
 	if len(slots) < sl {
 		return codecplugins.Corrupt(name, len(src), "truncated slots")
 	}
-	// Decode and check the exceptions before writing to dst.
-	var buf [2 * blockLen]uint32
-	exc := buf[:2*e]
-	if e > 0 {
-		if b == bitpack.MaxWidth {
-			return codecplugins.Corrupt(name, 1, "exceptions in a 32-bit block")
+	if e == 0 {
+		unpackSlots(dst, slots, n, b)
+		return nil
+	}
+	if b == bitpack.MaxWidth {
+		return codecplugins.Corrupt(name, 1, "exceptions in a 32-bit block")
+	}
+	// Decode and check the exceptions before writing to dst. simple16 may
+	// write up to s16MaxFields-1 values past the 2e wanted, hence the slack;
+	// a small buffer serves the usual few exceptions without zeroing a
+	// large one.
+	if 2*e+s16MaxFields <= smallBuf {
+		var buf [smallBuf]uint32
+		return patched(name, dst, src, n, b, e, sl, buf[:])
+	}
+	var buf [2*blockLen + s16MaxFields]uint32
+	return patched(name, dst, src, n, b, e, sl, buf[:])
+}
+
+// smallBuf is the size of the exception buffer for blocks with few
+// exceptions.
+const smallBuf = 64
+
+// patched decodes a block with e > 0 exceptions; buf holds at least
+// 2e+s16MaxFields values.
+func patched(name string, dst []uint32, src []byte, n, b, e, sl int, buf []uint32) error {
+	if !s16Decode(buf, 2*e, src[2+sl:]) {
+		return codecplugins.Corrupt(name, len(src), "truncated exceptions")
+	}
+	gaps, highs := buf[:e], buf[e:2*e]
+	// Turn gaps into positions and check everything first.
+	limit := uint32(uint64(1)<<(32-b) - 2) // largest high part minus one that fits
+	pos := -1
+	for i, g := range gaps {
+		pos += int(g) + 1
+		if pos >= n {
+			return codecplugins.Corrupt(name, 2+sl, "exception position out of range")
 		}
-		if !s16Decode(exc, slots[sl:]) {
-			return codecplugins.Corrupt(name, len(src), "truncated exceptions")
-		}
-		pos := -1
-		for i := range e {
-			pos += int(exc[i]) + 1
-			if pos >= n {
-				return codecplugins.Corrupt(name, 2+sl, "exception position out of range")
-			}
-			exc[i] = uint32(pos)
-			if uint64(exc[e+i])+1 > 1<<(32-b)-1 {
-				return codecplugins.Corrupt(name, 2+sl, "exception overflows 32 bits")
-			}
+		gaps[i] = uint32(pos)
+		if highs[i] > limit {
+			return codecplugins.Corrupt(name, 2+sl, "exception overflows 32 bits")
 		}
 	}
+	unpackSlots(dst, src[2:], n, b)
+	dst = dst[:n]
+	for i, p := range gaps {
+		dst[p] |= (highs[i] + 1) << b
+	}
+	return nil
+}
+
+// unpackSlots decodes the n b-bit slots at the start of slots into dst.
+func unpackSlots(dst []uint32, slots []byte, n, b int) {
 	if n == blockLen {
 		bitpack.UnpackVertical((*[blockLen]uint32)(dst), slots, b)
 	} else {
 		bitpack.UnpackHorizontal(dst[:n], slots, b)
 	}
-	for i := range e {
-		dst[exc[i]] |= (exc[e+i] + 1) << b
-	}
-	return nil
 }

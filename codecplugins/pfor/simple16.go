@@ -84,23 +84,41 @@ func s16Len(v []uint32) int {
 	return n
 }
 
-// s16Decode fills dst from the simple16 words at the start of src. It
-// reports false if src ends first.
-func s16Decode(dst []uint32, src []byte) bool {
-	p := 0
-	for len(dst) > 0 {
+// s16MaxFields is the largest number of fields in a simple16 word.
+const s16MaxFields = 28
+
+// s16Shifts and s16Masks give, for each selector, the position and mask of
+// each field, so that a word's fields are extracted independently of each
+// other.
+var s16Shifts, s16Masks = s16Tables()
+
+func s16Tables() (shifts [16][s16MaxFields]uint8, masks [16][s16MaxFields]uint32) {
+	for sel, widths := range s16Layouts {
+		at := uint8(0)
+		for i, w := range widths {
+			shifts[sel][i], masks[sel][i] = at, 1<<w-1
+			at += w
+		}
+	}
+	return shifts, masks
+}
+
+// s16Decode decodes n values from the simple16 words at the start of src
+// into dst[:n]; it may write up to s16MaxFields-1 more values after them, so
+// len(dst) >= n+s16MaxFields-1. It reports false if src ends first.
+func s16Decode(dst []uint32, n int, src []byte) bool {
+	for i, p := 0, 0; i < n; p += 4 {
 		if len(src)-p < 4 {
 			return false
 		}
 		w := binary.LittleEndian.Uint32(src[p:])
-		p += 4
-		widths := s16Layouts[w>>28]
-		k := min(len(widths), len(dst))
-		for i, width := range widths[:k] {
-			dst[i] = w & (1<<width - 1)
-			w >>= width
+		sel := w >> 28
+		k := len(s16Layouts[sel])
+		sh, mk, out := &s16Shifts[sel], &s16Masks[sel], dst[i:i+k]
+		for j := range out {
+			out[j] = w >> sh[j] & mk[j]
 		}
-		dst = dst[k:]
+		i += k
 	}
 	return true
 }

@@ -56,14 +56,14 @@ func TestS16RoundTrip(t *testing.T) {
 				if got := s16Len(v); got != len(enc) {
 					t.Fatalf("s16Len(v) = %d, want len(s16Append(v)) = %d", got, len(enc))
 				}
-				got := make([]uint32, n)
-				if !s16Decode(got, enc) {
+				got := make([]uint32, n+s16MaxFields-1)
+				if !s16Decode(got, n, enc) {
 					t.Fatalf("s16Decode of %d-byte encoding: reported truncation", len(enc))
 				}
-				if !slices.Equal(got, v) {
+				if !slices.Equal(got[:n], v) {
 					t.Fatalf("s16Decode(s16Append(%v)) = %v", v, got)
 				}
-				if s16Decode(got, enc[:len(enc)-1]) {
+				if s16Decode(got, n, enc[:len(enc)-1]) {
 					t.Fatalf("s16Decode of truncated encoding reported success")
 				}
 			})
