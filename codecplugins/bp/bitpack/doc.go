@@ -21,7 +21,13 @@
 // fails when the committed file is stale). Each is straight-line code with
 // constant shifts and masks, no loop over bits and no branch per value, that
 // reads the block through one array-pointer conversion, so the only bounds
-// check is that of the whole block length. Packing keeps the low b bits of
+// check is that of the whole block length. The vertical unpackers take two
+// lanes at a time: word j of lanes 0 and 1 (and of lanes 2 and 3) are
+// adjacent, so one little-endian uint64 load, one shift and one mask
+// repeated in both halves yield a value of each lane, and the two values
+// land in adjacent dst slots, which the compiler writes with one 64-bit
+// store. This SWAR form decodes about twice as fast as one uint32 word at a
+// time and stays pure, safe Go. Packing keeps the low b bits of
 // each value, so callers such as the PFor codecs can pack the low bits of
 // their exceptions directly. A horizontal run shorter than 32 values is
 // packed through a zero-padded group, which keeps one set of kernels and
