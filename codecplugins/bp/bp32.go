@@ -37,7 +37,7 @@ func (BP32) DecodeBlock(dst []uint32, src []byte, n int) error {
 	if n == bitpack.BlockLen && len(src) >= 4 {
 		// Full block: four whole groups, no tail.
 		b0, b1, b2, b3 := int(src[0]), int(src[1]), int(src[2]), int(src[3])
-		if b0|b1|b2|b3 <= bitpack.MaxWidth && len(src)-4 >= 4*(b0+b1+b2+b3) {
+		if max(b0, b1, b2, b3) <= bitpack.MaxWidth && len(src)-4 >= 4*(b0+b1+b2+b3) {
 			d := (*[bitpack.BlockLen]uint32)(dst)
 			body := src[4:]
 			bitpack.UnpackGroup((*[bitpack.GroupLen]uint32)(d[0:]), body, b0)
