@@ -1,4 +1,60 @@
 // Package varint holds the byte-aligned codecs: varint-SU (classic VByte,
 // seven data bits per byte, the high bit marking continuation) and the
-// grouped varint family. Each registers itself in init.
+// grouped varint family. Each registers itself in init, with 128-value
+// blocks.
+//
+// Formats (every value stored in 1 to 4 little-endian bytes, the fewest
+// that hold it; n is the block's value count, and n == 0 encodes to
+// nothing):
+//
+//	varint-G4B   groups of 4: a descriptor byte, value j's length-1 in
+//	             bits 2j..2j+1, then the 4 values' bytes. The last group
+//	             may hold fewer values; its unused descriptor bits are 0.
+//	varint-G8B   groups of 8: two such descriptor bytes (values 0-3, 4-7),
+//	             then the 8 values' bytes. The last group keeps both
+//	             descriptor bytes even when it holds 4 values or fewer.
+//	streamvbyte  all ceil(n/4) descriptor ("control") bytes first, laid
+//	             out as in G4B, then all the data bytes.
+//	varint-G8IU  9-byte groups: a descriptor byte, then 8 data bytes holding
+//	             as many whole values as fit; the rest is zero padding.
+//	             Descriptor bit j is 0 where data byte j ends a value and 1
+//	             elsewhere (padding included): lengths in unary.
+//	varint-G8CU  the values' bytes as one stream, cut into 8-byte units,
+//	             each after its descriptor byte (bits as in G8IU); a value
+//	             may begin in one unit and end in the next.
+//
+// These follow the varint family of Stepanov et al. and the naming of
+// "SIMD decoding of posting lists" (G4B and G8B with one and two
+// descriptor bytes; G8IU and G8CU, incomplete and complete units), and
+// Lemire et al.'s Stream VByte.
+//
+// Decisions.
+//
+// The last G8IU group and the last G8CU unit of a block stop after the last
+// value's byte instead of being padded to 8: a block of 128 values would
+// otherwise carry up to 7 bytes of padding. Decoders treat the descriptor
+// bits of the missing bytes as padding, so blocks may be concatenated.
+//
+// Decoders are strict where the encoder is: a G8IU or G8CU descriptor that
+// ends more values than the block has left, a G8IU group that ends no
+// value, and any value longer than 4 bytes are corrupt. Unused descriptor
+// bits of the G4B, G8B and streamvbyte last group, and G8IU padding bytes,
+// are ignored. A truncated block is always an error: every byte the
+// encoder writes is needed to decode the block.
+//
+// Speed. Decoding is table-driven: a 256-entry table per descriptor family
+// gives each value's offset, end, and mask or shift, so the inner loops
+// have no branch per value and are unrolled per group. Where at least 16
+// bytes (G4B, streamvbyte; 32 for G8B) follow a group's first data byte,
+// each value is one 4-byte load at its offset, masked, from a fixed-size
+// window whose masked offsets let the compiler drop the bounds checks.
+// Near the end of the input, once a group is known to be whole, loads end
+// at each value's last byte and shift the earlier bytes out, so no read
+// passes the group. G8IU and G8CU load a unit's 8 data bytes as one
+// uint64 and write all 8 output slots unconditionally (the next group
+// overwrites the unused ones). Only the last partial group, blocks too
+// short for the window, and truncated input take a byte-at-a-time path.
+// Streamvbyte sums its control bytes' data sizes first and checks them
+// against the input once, so its loops need no per-group length check.
+// No unsafe, no assembly.
 package varint
