@@ -8,28 +8,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpusearch/gpusearch/api"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer/analysis"
 	"github.com/gpusearch/gpusearch/query"
 )
 
 func init() { subcommands = append(subcommands, newSearchCmd) }
-
-// searchResponse is the JSON shape of one answer, shared with the REST API.
-type searchResponse struct {
-	Query  string      `json:"query"`
-	Mode   string      `json:"mode"`
-	Engine string      `json:"engine"`
-	TookUS int64       `json:"took_us"`
-	Hits   []searchHit `json:"hits"`
-	Stats  query.Stats `json:"stats"`
-}
-
-type searchHit struct {
-	DocID uint32  `json:"docid"`
-	URL   string  `json:"url"`
-	Score float32 `json:"score"`
-}
 
 func newSearchCmd() *cobra.Command {
 	var dir, mode, engine string
@@ -69,9 +54,9 @@ func newSearchCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			resp := searchResponse{Query: text, Mode: string(m), Engine: name, TookUS: res.Stats.Took.Microseconds(), Stats: res.Stats, Hits: []searchHit{}}
+			resp := api.SearchResponse{Query: text, Mode: string(m), Engine: name, TookUS: res.Stats.Took.Microseconds(), Stats: res.Stats, Hits: []api.Hit{}}
 			for _, h := range res.Hits {
-				resp.Hits = append(resp.Hits, searchHit{DocID: h.DocID, URL: ix.URL(h.DocID), Score: h.Score})
+				resp.Hits = append(resp.Hits, api.Hit{DocID: h.DocID, URL: ix.URL(h.DocID), Score: h.Score})
 			}
 			if asJSON {
 				return writeJSON(os.Stdout, resp)

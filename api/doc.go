@@ -1,0 +1,55 @@
+// Package api is gpusearch's HTTP server: the REST routes of DESIGN.md's
+// contract, a server-rendered search page, Prometheus metrics, request
+// logs, a result cache and index reloads without downtime.
+//
+// Routes (gorilla/mux):
+//
+//	GET  /                   search page (html/template): form, hits, paging
+//	GET  /search             ranked query: q, mode, k, engine, start
+//	GET  /documents/{docid}  one document's URL and length, or 404
+//	GET  /stats              index and server statistics, cache hit rate
+//	GET  /healthz            "ok" while an index is loaded (always, once serving)
+//	GET  /metrics            Prometheus text format, from the injected registry
+//	POST /admin/reload       open, check and swap in an index directory
+//
+// Errors are JSON {"error":"..."}: 400 for a bad parameter or a limit
+// (the message names the limit, as in configs/default.yaml), 403 for a
+// reload that is not allowed, 404 for an unknown document or route, 405 for
+// a wrong method, 409 for a reload whose index cannot be opened, 503 when the
+// GPU is asked for and is not there or a search outlived server.timeout. One
+// function, writeError, makes every error response; anything it does not
+// recognise is a 500, which only a server fault (a damaged index discovered
+// while decoding, a bug) can reach, never bad input.
+//
+// Index swaps. The served index, its engines and its result cache form a
+// generation, held in an atomic.Pointer. A request takes a reference on the
+// current generation and keeps it to the end, so it sees one index from
+// start to finish; a reload builds a new generation, swaps the pointer and
+// drops the server's reference on the old one, which closes its index when
+// the last request using it ends. Reloads are serialised; a directory that
+// fails index.Open's checks is refused and the old generation keeps serving.
+// POST /admin/reload is allowed when server.admin_reload is true or the
+// listen address is a loopback address.
+//
+// Engines. "cpu" (query.New's best algorithm per mode), "auto" (the engine
+// Options.Auto builds, the CPU engine when it is nil), "gpu" (package gpu;
+// when it cannot start, every engine=gpu request answers 503 with the
+// reason), and "bitmap" or any name in query.Algorithms, made on first use
+// through query.New. The "engine" field of a response names the engine that
+// answered, so engine=auto answers "cpu" until a scheduler exists.
+//
+// Cache. A bounded LRU of result lists per generation (so a reload can
+// never serve the old index's hits), keyed by the analyzed terms in query
+// order (scores are summed in that order), the mode, the engine that
+// answers and the depth start+k. server.cache_entries = 0 turns it off.
+// Hits and misses are counted on /stats and /metrics.
+//
+// Limits (configs/default.yaml): max_query_bytes on q, max_terms on the
+// distinct analyzed terms, max_k on k and on start+k, max_body_bytes on
+// request bodies, timeout as the deadline of the engine's context. Request
+// headers are capped at 64 KiB.
+//
+// Logs: one slog line per request (method, route, path, status, bytes,
+// duration); the query text is not logged, since logs often travel further
+// than the queries' owners would like.
+package api

@@ -1,0 +1,112 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/mux"
+)
+
+func (s *Server) handleDocument(w http.ResponseWriter, r *http.Request) {
+	raw := mux.Vars(r)["docid"]
+	id, err := strconv.ParseUint(raw, 10, 32)
+	if err != nil {
+		writeError(w, s.log, badParam("docid %q: want a non-negative integer below 2^32", raw))
+		return
+	}
+	g, err := s.acquire()
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	defer s.done(g)
+	if id >= uint64(g.ix.NumDocs()) {
+		writeError(w, s.log, errorf(http.StatusNotFound, "no document %d: the index holds %d documents", id, g.ix.NumDocs()))
+		return
+	}
+	d := uint32(id)
+	writeJSON(w, http.StatusOK, DocumentResponse{DocID: d, URL: g.ix.URL(d), Length: g.ix.DocLen(d)})
+}
+
+func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
+	g, err := s.acquire()
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	defer s.done(g)
+	m := g.ix.Meta()
+	resp := StatsResponse{
+		Index: IndexStats{
+			Dir: g.ix.Dir(), Docs: m.Docs, Terms: m.Terms, Postings: m.Postings, Blocks: m.Blocks,
+			BlockSize: m.BlockSize, DocIDCodec: m.DocIDCodec, FreqCodec: m.FreqCodec,
+			BitsPerDocID: m.BitsPerDocID(), BitsPerFreq: m.BitsPerFreq(), Bytes: m.Bytes(),
+			AvgDocLength: m.AvgDocLength, Order: m.Order, LoadedAt: g.loaded.UTC().Format(time.RFC3339),
+		},
+		Server: ServerStats{
+			UptimeSeconds: time.Since(s.started).Seconds(),
+			Reloads:       s.reloads.Load(),
+			GPU:           "ok",
+			Cache: CacheStats{
+				Capacity: g.cache.Cap(), Entries: g.cache.Len(),
+				Hits: s.hits.Load(), Misses: s.misses.Load(),
+			},
+		},
+	}
+	if g.gpuErr != nil {
+		resp.Server.GPU = g.gpuErr.Error()
+	}
+	if c := &resp.Server.Cache; c.Hits+c.Misses > 0 {
+		c.HitRate = float64(c.Hits) / float64(c.Hits+c.Misses)
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// handleHealthz answers "ok": the server only serves once an index is
+// loaded, and a reload never leaves it without one.
+func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	io.WriteString(w, "ok")
+}
+
+func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) {
+	if !s.reloadAllowed() {
+		writeError(w, s.log, errorf(http.StatusForbidden,
+			"reload is off: set server.admin_reload: true or listen on a loopback address"))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.Server.MaxBodyBytes))
+	if err != nil {
+		var mb *http.MaxBytesError
+		if !errors.As(err, &mb) {
+			err = badParam("reading the body: %v", err)
+		}
+		writeError(w, s.log, err)
+		return
+	}
+	var req ReloadRequest
+	if len(bytes.TrimSpace(body)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			writeError(w, s.log, badParam("reload body: want {\"index\": \"DIR\"} or nothing: %v", err))
+			return
+		}
+		if dec.More() {
+			writeError(w, s.log, badParam("reload body: want one JSON object"))
+			return
+		}
+	}
+	resp, err := s.Reload(req.Index)
+	if err != nil {
+		writeError(w, s.log, errorf(http.StatusConflict, "%v (the previous index keeps serving)", err))
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}

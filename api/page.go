@@ -1,0 +1,107 @@
+package api
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+//go:embed templates/search.html
+var templates embed.FS
+
+func parsePage() (*template.Template, error) {
+	t, err := template.ParseFS(templates, "templates/search.html")
+	if err != nil {
+		return nil, fmt.Errorf("api: search page template: %w", err)
+	}
+	return t, nil
+}
+
+// pageData is what the search page template shows. html/template escapes
+// every value for its context (text, attribute, URL).
+type pageData struct {
+	Q, Mode, Engine string
+	K               int
+	Modes, Engines  []string
+	Err             string
+	Searched        bool
+	Hits            []pageHit
+	First, Last     int // ranks, from 1
+	TookUS          int64
+	EngineUsed      string
+	Cached          bool
+	Prev, Next      string // paging links, "" when there is no such page
+}
+
+type pageHit struct {
+	DocID uint32
+	URL   string
+	Score string
+}
+
+// handlePage serves the search form and, with q, one page of results.
+// Paging asks for one hit more than the page holds, to know whether a next
+// page exists.
+func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
+	d := pageData{
+		Q: r.URL.Query().Get("q"), Mode: s.cfg.Search.Mode, Engine: s.cfg.Search.Engine, K: s.cfg.Search.K,
+		Modes: []string{"andor", "and", "or"}, Engines: []string{"auto", "cpu", "gpu", "bitmap"},
+	}
+	status := http.StatusOK
+	if d.Q != "" {
+		if err := s.pageSearch(r, &d); err != nil {
+			status, d.Err = statusOf(err)
+			if status >= 500 && status != http.StatusServiceUnavailable {
+				s.log.Error("internal error", "err", err)
+			}
+		}
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	if err := s.page.Execute(w, d); err != nil {
+		s.log.Warn("writing the search page", "err", err)
+	}
+}
+
+func (s *Server) pageSearch(r *http.Request, d *pageData) error {
+	p, err := s.parseSearch(r.URL.RawQuery)
+	if err != nil {
+		return err
+	}
+	d.Mode, d.Engine, d.K = string(p.mode), p.engine, p.k
+	more := p
+	if p.start+p.k < s.cfg.Server.MaxK {
+		more.k++
+	}
+	resp, err := s.search(r.Context(), more)
+	if err != nil {
+		return err
+	}
+	d.Searched, d.TookUS, d.EngineUsed, d.Cached = true, resp.TookUS, resp.Engine, resp.Cached
+	hits := resp.Hits
+	if len(hits) > p.k {
+		hits = hits[:p.k]
+		next := p.start + p.k
+		d.Next = pageURL(p, next, min(p.k, s.cfg.Server.MaxK-next))
+	}
+	if p.start > 0 {
+		d.Prev = pageURL(p, max(0, p.start-p.k), p.k)
+	}
+	for _, h := range hits {
+		d.Hits = append(d.Hits, pageHit{DocID: h.DocID, URL: h.URL, Score: strconv.FormatFloat(float64(h.Score), 'f', 4, 32)})
+	}
+	d.First, d.Last = p.start+1, p.start+len(hits)
+	return nil
+}
+
+// pageURL links to the k results of p's query from rank start (from 0).
+func pageURL(p searchParams, start, k int) string {
+	v := url.Values{"q": {p.q}, "mode": {string(p.mode)}, "engine": {p.engine}, "k": {strconv.Itoa(k)}}
+	if start > 0 {
+		v.Set("start", strconv.Itoa(start))
+	}
+	return "/?" + v.Encode()
+}

@@ -1,0 +1,174 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpusearch/gpusearch/indexer/analysis"
+	"github.com/gpusearch/gpusearch/query"
+)
+
+// searchParams is a checked search request.
+type searchParams struct {
+	q      string
+	mode   query.Mode
+	k      int
+	start  int
+	engine string
+}
+
+// parseSearch reads q, mode, k, start and engine, applying the config's
+// defaults and limits. Every failure is a 400 naming the parameter or limit.
+func (s *Server) parseSearch(rawQuery string) (searchParams, error) {
+	v, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return searchParams{}, badParam("bad query string: %v", err)
+	}
+	lim := s.cfg.Server
+	p := searchParams{q: v.Get("q"), engine: s.cfg.Search.Engine}
+	if strings.TrimSpace(p.q) == "" {
+		return p, badParam("missing parameter q")
+	}
+	if len(p.q) > lim.MaxQueryBytes {
+		return p, badParam("q is %d bytes, over the limit max_query_bytes=%d", len(p.q), lim.MaxQueryBytes)
+	}
+	mode := s.cfg.Search.Mode
+	if m := v.Get("mode"); m != "" {
+		mode = m
+	}
+	if p.mode, err = query.ParseMode(mode); err != nil {
+		return p, badParam("mode %q: want and, or or andor", mode)
+	}
+	if p.k, err = intParam(v, "k", s.cfg.Search.K); err != nil {
+		return p, err
+	}
+	if p.k < 1 {
+		return p, badParam("k=%d: want a positive integer", p.k)
+	}
+	if p.k > lim.MaxK {
+		return p, badParam("k=%d is over the limit max_k=%d", p.k, lim.MaxK)
+	}
+	if p.start, err = intParam(v, "start", 0); err != nil {
+		return p, err
+	}
+	if p.start < 0 {
+		return p, badParam("start=%d: want a non-negative integer", p.start)
+	}
+	if p.start > lim.MaxK-p.k {
+		return p, badParam("start+k=%d is over the limit max_k=%d", int64(p.start)+int64(p.k), lim.MaxK)
+	}
+	if e := v.Get("engine"); e != "" {
+		p.engine = e
+	}
+	return p, nil
+}
+
+// intParam reads an integer parameter, def when absent.
+func intParam(v url.Values, name string, def int) (int, error) {
+	s := v.Get(name)
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, badParam("%s=%q: want an integer", name, s)
+	}
+	return n, nil
+}
+
+// cacheKey identifies a query's answer within one generation: the
+// analyzed terms in query order (scores are summed in that order), the
+// mode, the depth and the engine that answers.
+func cacheKey(q query.Query, engine string) string {
+	var b strings.Builder
+	b.WriteString(string(q.Mode))
+	b.WriteByte(0)
+	b.WriteString(strconv.Itoa(q.K))
+	b.WriteByte(0)
+	b.WriteString(engine)
+	for _, t := range q.Terms {
+		b.WriteByte(0)
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+// search answers p on the current index: the ranks start to start+k-1.
+func (s *Server) search(ctx context.Context, p searchParams) (SearchResponse, error) {
+	began := time.Now()
+	g, err := s.acquire()
+	if err != nil {
+		return SearchResponse{}, err
+	}
+	defer s.done(g)
+	eng, name, err := g.engine(p.engine)
+	if err != nil {
+		return SearchResponse{}, err
+	}
+	a := s.analyzer.Get().(*analysis.Analyzer)
+	q := query.Parse(a, p.q, p.mode, p.start+p.k)
+	s.analyzer.Put(a)
+	if len(q.Terms) > s.cfg.Server.MaxTerms {
+		return SearchResponse{}, badParam("q has %d distinct terms, over the limit max_terms=%d", len(q.Terms), s.cfg.Server.MaxTerms)
+	}
+	key := cacheKey(q, name)
+	c, hit := g.cache.Get(key)
+	if g.cache != nil {
+		if hit {
+			s.hits.Add(1)
+			s.m.cache.WithLabelValues("hit").Inc()
+		} else {
+			s.misses.Add(1)
+			s.m.cache.WithLabelValues("miss").Inc()
+		}
+	}
+	if !hit {
+		sctx, cancel := context.WithTimeout(ctx, s.cfg.Server.Timeout)
+		res, err := eng.Search(sctx, q)
+		cancel()
+		if err != nil {
+			return SearchResponse{}, s.searchError(err)
+		}
+		c = cached{hits: make([]Hit, len(res.Hits)), stats: res.Stats}
+		for i, h := range res.Hits {
+			c.hits[i] = Hit{DocID: h.DocID, URL: g.ix.URL(h.DocID), Score: h.Score}
+		}
+		g.cache.Add(key, c)
+	}
+	took := time.Since(began)
+	s.m.searchTime.WithLabelValues(string(p.mode), name).Observe(took.Seconds())
+	return SearchResponse{
+		Query: p.q, Mode: string(p.mode), Engine: name, TookUS: took.Microseconds(),
+		Start: p.start, Cached: hit, Hits: c.hits[min(p.start, len(c.hits)):], Stats: c.stats,
+	}, nil
+}
+
+// searchError turns an engine's context errors into 503s that say why.
+func (s *Server) searchError(err error) error {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return errorf(http.StatusServiceUnavailable, "search took longer than the limit timeout=%s", s.cfg.Server.Timeout)
+	case errors.Is(err, context.Canceled):
+		return errorf(http.StatusServiceUnavailable, "search cancelled: the client went away")
+	}
+	return err
+}
+
+func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
+	p, err := s.parseSearch(r.URL.RawQuery)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	resp, err := s.search(r.Context(), p)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}

@@ -1,0 +1,238 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/gpusearch/gpusearch/config"
+	"github.com/gpusearch/gpusearch/indexer/analysis"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Config supplies the server section (address, index directory,
+	// limits, timeouts, cache), the search defaults and the GPU section.
+	Config config.Config
+	// Logger receives one line per request and the server's events; nil
+	// discards them.
+	Logger *slog.Logger
+	// Registry receives the server's metrics and is what /metrics shows;
+	// nil makes a fresh one.
+	Registry *prometheus.Registry
+	// Auto builds the engine=auto engine for each index; nil: the CPU.
+	Auto AutoFunc
+}
+
+// Server answers the REST API over a swappable index.
+type Server struct {
+	cfg      config.Config
+	log      *slog.Logger
+	reg      *prometheus.Registry
+	m        *metrics
+	auto     AutoFunc
+	page     *template.Template
+	router   *mux.Router
+	started  time.Time
+	cur      atomic.Pointer[generation]
+	reloadMu sync.Mutex // serialises reloads
+	reloads  atomic.Int64
+	hits     atomic.Int64
+	misses   atomic.Int64
+	analyzer sync.Pool // *analysis.Analyzer, one per concurrent request
+}
+
+// headerLimit caps request headers (and so the query string).
+const headerLimit = 64 << 10
+
+// New opens the index in Config.Server.Index and builds the server. Close
+// releases the index.
+func New(opts Options) (*Server, error) {
+	if err := opts.Config.Validate(); err != nil {
+		return nil, fmt.Errorf("api: %w", err)
+	}
+	s := &Server{cfg: opts.Config, log: opts.Logger, reg: opts.Registry, auto: opts.Auto, started: time.Now()}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.log = s.log.With("component", "api")
+	if s.reg == nil {
+		s.reg = prometheus.NewRegistry()
+	}
+	var err error
+	if s.m, err = newMetrics(s.reg); err != nil {
+		return nil, fmt.Errorf("api: metrics: %w", err)
+	}
+	if s.page, err = parsePage(); err != nil {
+		return nil, err
+	}
+	s.analyzer.New = func() any { return analysis.New() }
+	g, err := openGeneration(s.cfg.Server.Index, s.cfg, s.auto)
+	if err != nil {
+		return nil, fmt.Errorf("api: %w", err)
+	}
+	s.cur.Store(g)
+	s.m.setIndex(g.ix.Meta())
+	if g.gpuErr != nil {
+		s.log.Info("engine gpu unavailable", "reason", g.gpuErr)
+	}
+	s.routes()
+	return s, nil
+}
+
+func (s *Server) routes() {
+	r := mux.NewRouter()
+	r.Handle("/", s.instrument("page", s.handlePage)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/search", s.instrument("search", s.handleSearch)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/documents/{docid}", s.instrument("documents", s.handleDocument)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/stats", s.instrument("stats", s.handleStats)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/healthz", s.instrument("healthz", s.handleHealthz)).Methods(http.MethodGet, http.MethodHead)
+	metrics := promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelError)})
+	r.Handle("/metrics", s.instrument("metrics", metrics.ServeHTTP)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/admin/reload", s.instrument("reload", s.handleReload)).Methods(http.MethodPost)
+	r.NotFoundHandler = s.instrument("unmatched", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, s.log, errorf(http.StatusNotFound, "no route %s", r.URL.Path))
+	})
+	r.MethodNotAllowedHandler = s.instrument("unmatched", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, s.log, errorf(http.StatusMethodNotAllowed, "method %s not allowed on %s", r.Method, r.URL.Path))
+	})
+	s.router = r
+}
+
+// Handler is the server's HTTP handler, for tests and embedding.
+func (s *Server) Handler() http.Handler { return s.router }
+
+// ListenAndServe listens on Config.Server.Addr, logs the URL, and serves
+// until ctx is cancelled; it then stops accepting connections and waits up
+// to server.shutdown_timeout for requests in flight before closing them.
+func (s *Server) ListenAndServe(ctx context.Context) error {
+	ln, err := net.Listen("tcp", s.cfg.Server.Addr)
+	if err != nil {
+		return fmt.Errorf("api: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           s.router,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    headerLimit,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	g := s.cur.Load()
+	s.log.Info("serving", "url", "http://"+ln.Addr().String()+"/", "index", g.ix.Dir(), "docs", g.ix.NumDocs(),
+		"admin_reload", s.reloadAllowed())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("api: %w", err)
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down", "deadline", s.cfg.Server.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.Server.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+		return fmt.Errorf("api: shutdown: requests still running after server.shutdown_timeout (%s): %w", s.cfg.Server.ShutdownTimeout, err)
+	}
+	<-served // http.ErrServerClosed
+	s.log.Info("stopped")
+	return nil
+}
+
+// Close drops the server's reference on the current index, which closes
+// once no request uses it. The server must not serve afterwards.
+func (s *Server) Close() error {
+	return s.cur.Load().release()
+}
+
+// acquire returns the current generation with a reference held; the caller
+// releases it with done. It fails only after Close.
+func (s *Server) acquire() (*generation, error) {
+	for {
+		g := s.cur.Load()
+		if g.tryAcquire() {
+			return g, nil
+		}
+		if s.cur.Load() == g { // not swapped out: closed by Close
+			return nil, errorf(http.StatusServiceUnavailable, "server is shutting down")
+		}
+		// g was swapped out and closed between Load and tryAcquire: the
+		// pointer already holds its successor.
+	}
+}
+
+// done releases a request's reference, logging a failure to close.
+func (s *Server) done(g *generation) {
+	if err := g.release(); err != nil {
+		s.log.Error("closing index", "dir", g.ix.Dir(), "err", err)
+	}
+}
+
+// Reload opens and checks the index in dir (the configured directory when
+// empty) and swaps it in. Requests in flight finish on the old index, which
+// closes after the last one. On error the old index keeps serving.
+func (s *Server) Reload(dir string) (ReloadResponse, error) {
+	if dir == "" {
+		dir = s.cfg.Server.Index
+	}
+	start := time.Now()
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	g, err := openGeneration(dir, s.cfg, s.auto)
+	if err != nil {
+		s.m.reloads.WithLabelValues("refused").Inc()
+		s.log.Warn("reload refused", "dir", dir, "err", err)
+		return ReloadResponse{}, fmt.Errorf("api: reload %s: %w", dir, err)
+	}
+	old := s.cur.Swap(g)
+	s.m.setIndex(g.ix.Meta())
+	s.m.reloads.WithLabelValues("ok").Inc()
+	s.reloads.Add(1)
+	s.done(old)
+	resp := ReloadResponse{Index: dir, Previous: old.ix.Dir(), Docs: g.ix.Meta().Docs, TookMS: time.Since(start).Milliseconds()}
+	s.log.Info("reloaded", "dir", dir, "previous", resp.Previous, "docs", resp.Docs, "took_ms", resp.TookMS)
+	return resp, nil
+}
+
+// reloadAllowed reports whether POST /admin/reload is served: when the
+// config allows it, or when the server listens on loopback only.
+func (s *Server) reloadAllowed() bool {
+	return s.cfg.Server.AdminReload || isLoopback(s.cfg.Server.Addr)
+}
+
+// isLoopback reports whether a HOST:PORT address names a loopback host.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// writeJSON answers v as JSON with the given status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil { // only the types of this package are written: a bug
+		panic(errors.Join(errors.New("api: encoding a response"), err))
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}

@@ -1,0 +1,91 @@
+package api
+
+import "github.com/gpusearch/gpusearch/query"
+
+// SearchResponse is the JSON answer of GET /search, also printed by
+// `gpusearch search --json`.
+type SearchResponse struct {
+	Query  string      `json:"query"`
+	Mode   string      `json:"mode"`
+	Engine string      `json:"engine"` // the engine that answered
+	TookUS int64       `json:"took_us"`
+	Start  int         `json:"start,omitempty"` // rank offset of the first hit
+	Cached bool        `json:"cached,omitempty"`
+	Hits   []Hit       `json:"hits"`
+	Stats  query.Stats `json:"stats"`
+}
+
+// Hit is one ranked document.
+type Hit struct {
+	DocID uint32  `json:"docid"`
+	URL   string  `json:"url"`
+	Score float32 `json:"score"`
+}
+
+// DocumentResponse is the answer of GET /documents/{docid}.
+type DocumentResponse struct {
+	DocID  uint32 `json:"docid"`
+	URL    string `json:"url"`
+	Length uint32 `json:"length"` // tokens after analysis
+}
+
+// StatsResponse is the answer of GET /stats.
+type StatsResponse struct {
+	Index  IndexStats  `json:"index"`
+	Server ServerStats `json:"server"`
+}
+
+// IndexStats describe the index being served.
+type IndexStats struct {
+	Dir          string  `json:"dir"`
+	Docs         uint64  `json:"docs"`
+	Terms        uint64  `json:"terms"`
+	Postings     uint64  `json:"postings"`
+	Blocks       uint64  `json:"blocks"`
+	BlockSize    int     `json:"block_size"`
+	DocIDCodec   string  `json:"docid_codec"`
+	FreqCodec    string  `json:"freq_codec"`
+	BitsPerDocID float64 `json:"bits_per_docid"`
+	BitsPerFreq  float64 `json:"bits_per_freq"`
+	Bytes        int64   `json:"bytes"`
+	AvgDocLength float64 `json:"avg_doc_length"`
+	Order        string  `json:"order"`
+	LoadedAt     string  `json:"loaded_at"` // RFC 3339
+}
+
+// ServerStats describe the server since it started.
+type ServerStats struct {
+	UptimeSeconds float64    `json:"uptime_s"`
+	Reloads       int64      `json:"reloads"` // successful index swaps
+	GPU           string     `json:"gpu"`     // "ok", or why engine=gpu answers 503
+	Cache         CacheStats `json:"cache"`
+}
+
+// CacheStats describe the result cache; HitRate is hits/(hits+misses), 0
+// before the first lookup.
+type CacheStats struct {
+	Capacity int     `json:"capacity"` // 0: the cache is off
+	Entries  int     `json:"entries"`
+	Hits     int64   `json:"hits"`
+	Misses   int64   `json:"misses"`
+	HitRate  float64 `json:"hit_rate"`
+}
+
+// ReloadRequest is the optional body of POST /admin/reload; an empty body
+// or an empty Index reloads the configured directory.
+type ReloadRequest struct {
+	Index string `json:"index"`
+}
+
+// ReloadResponse is the answer of a successful reload.
+type ReloadResponse struct {
+	Index    string `json:"index"`
+	Previous string `json:"previous"`
+	Docs     uint64 `json:"docs"`
+	TookMS   int64  `json:"took_ms"`
+}
+
+// ErrorResponse is the body of every error answer.
+type ErrorResponse struct {
+	Error string `json:"error"`
+}
