@@ -31,11 +31,13 @@ type generation struct {
 	gpu    *gpu.Engine  // nil when gpuErr is set
 	gpuErr error
 	lazy   map[string]*lazyEngine // bitmap and the named CPU algorithms
+	bitmap int64                  // the bitmap engine's cache bound in bytes
 	cache  *lru
 	refs   atomic.Int64
 }
 
-// lazyEngine is an engine made by query.New on first use.
+// lazyEngine is an engine made on first use: the bitmap baseline, bounded
+// by server.bitmap_cache_mb, or a CPU algorithm from query.New.
 type lazyEngine struct {
 	once sync.Once
 	eng  query.Engine
@@ -54,7 +56,7 @@ func openGeneration(dir string, cfg config.Config, auto AutoFunc) (*generation, 
 		return nil, err
 	}
 	g := &generation{ix: ix, loaded: time.Now(), cpu: cpu, lazy: map[string]*lazyEngine{},
-		cache: newLRU(cfg.Server.CacheEntries)}
+		bitmap: cfg.Server.BitmapCacheMB << 20, cache: newLRU(cfg.Server.CacheEntries)}
 	for _, name := range append([]string{"bitmap"}, query.Algorithms...) {
 		g.lazy[name] = &lazyEngine{}
 	}
@@ -132,6 +134,10 @@ func (g *generation) engine(name string) (query.Engine, string, error) {
 		return nil, "", badParam("engine %q: want %s", name, engineChoices())
 	}
 	l.once.Do(func() {
+		if name == "bitmap" {
+			l.eng = query.NewBitmap(g.ix, query.BitmapOptions{CacheBytes: g.bitmap})
+			return
+		}
 		if l.eng, l.err = query.New(g.ix, name); l.err != nil {
 			l.err = errorf(http.StatusServiceUnavailable, "engine %s unavailable: %v", name, l.err)
 		}
