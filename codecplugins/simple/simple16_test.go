@@ -51,7 +51,7 @@ func TestSimple16Corrupt(t *testing.T) {
 	}
 }
 
-func TestSimple16GoldenSize(t *testing.T) { goldenSize(t, Simple16{}, 876) }
+func TestSimple16GoldenSize(t *testing.T) { goldenSize(t, Simple16{}, 796) }
 
 func FuzzDecodeSimple16(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(Simple16{}, data, n) })

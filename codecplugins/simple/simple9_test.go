@@ -52,7 +52,7 @@ func TestSimple9Corrupt(t *testing.T) {
 	}
 }
 
-func TestSimple9GoldenSize(t *testing.T) { goldenSize(t, Simple9{}, 900) }
+func TestSimple9GoldenSize(t *testing.T) { goldenSize(t, Simple9{}, 828) }
 
 func FuzzDecodeSimple9(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(Simple9{}, data, n) })

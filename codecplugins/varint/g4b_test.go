@@ -28,7 +28,7 @@ func TestG4BFormat(t *testing.T) {
 	}
 }
 
-func TestG4BGoldenSize(t *testing.T) { goldenSize(t, G4B{}, 1710) }
+func TestG4BGoldenSize(t *testing.T) { goldenSize(t, G4B{}, 1647) }
 
 func FuzzDecodeG4B(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(G4B{}, data, n) })

@@ -29,7 +29,7 @@ func TestG8BFormat(t *testing.T) {
 	}
 }
 
-func TestG8BGoldenSize(t *testing.T) { goldenSize(t, G8B{}, 1710) }
+func TestG8BGoldenSize(t *testing.T) { goldenSize(t, G8B{}, 1647) }
 
 func FuzzDecodeG8B(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(G8B{}, data, n) })

@@ -28,7 +28,7 @@ func TestG8CUFormat(t *testing.T) {
 	}
 }
 
-func TestG8CUGoldenSize(t *testing.T) { goldenSize(t, G8CU{}, 1567) }
+func TestG8CUGoldenSize(t *testing.T) { goldenSize(t, G8CU{}, 1498) }
 
 func FuzzDecodeG8CU(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(G8CU{}, data, n) })

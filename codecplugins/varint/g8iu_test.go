@@ -28,7 +28,7 @@ func TestG8IUFormat(t *testing.T) {
 	}
 }
 
-func TestG8IUGoldenSize(t *testing.T) { goldenSize(t, G8IU{}, 1582) }
+func TestG8IUGoldenSize(t *testing.T) { goldenSize(t, G8IU{}, 1504) }
 
 func FuzzDecodeG8IU(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(G8IU{}, data, n) })

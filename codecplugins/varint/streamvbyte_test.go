@@ -28,7 +28,7 @@ func TestStreamVByteFormat(t *testing.T) {
 	}
 }
 
-func TestStreamVByteGoldenSize(t *testing.T) { goldenSize(t, StreamVByte{}, 1710) }
+func TestStreamVByteGoldenSize(t *testing.T) { goldenSize(t, StreamVByte{}, 1647) }
 
 func FuzzDecodeStreamVByte(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(StreamVByte{}, data, n) })
