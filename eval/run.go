@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -154,4 +155,23 @@ func DocNo(url string) string {
 		base = strings.TrimSuffix(base, ext)
 	}
 	return base
+}
+
+// RunQueries answers every query with search and writes the hits as one
+// run to w (see WriteRun); it stops at the first error or when ctx ends.
+func RunQueries(ctx context.Context, w io.Writer, qs []Query, search func(ctx context.Context, text string) ([]query.Hit, error), docno func(docid uint32) string, tag string) error {
+	bw := bufio.NewWriter(w)
+	for _, q := range qs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hits, err := search(ctx, q.Text)
+		if err != nil {
+			return fmt.Errorf("eval: query %s: %w", q.ID, err)
+		}
+		if err := WriteRun(bw, q.ID, hits, docno, tag); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
 }

@@ -2,6 +2,8 @@ package eval
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"reflect"
 	"strconv"
 	"strings"
@@ -151,5 +153,33 @@ func TestDocNo(t *testing.T) {
 		if got := DocNo(tt.url); got != tt.want {
 			t.Errorf("DocNo(%q) = %q, want %q", tt.url, got, tt.want)
 		}
+	}
+}
+
+func TestRunQueries(t *testing.T) {
+	qs := []Query{{ID: "1", Text: "alpha"}, {ID: "2", Text: "beta"}, {ID: "3", Text: "fail"}}
+	search := func(_ context.Context, text string) ([]query.Hit, error) {
+		if text == "fail" {
+			return nil, errors.New("boom")
+		}
+		return []query.Hit{{DocID: uint32(len(text)), Score: 2}, {DocID: 1, Score: 1}}, nil
+	}
+	docno := func(id uint32) string { return "d" + strconv.Itoa(int(id)) }
+	var buf bytes.Buffer
+	if err := RunQueries(context.Background(), &buf, qs[:2], search, docno, "t"); err != nil {
+		t.Fatalf("RunQueries: %v", err)
+	}
+	want := "1 Q0 d5 1 2 t\n1 Q0 d1 2 1 t\n2 Q0 d4 1 2 t\n2 Q0 d1 2 1 t\n"
+	if buf.String() != want {
+		t.Errorf("RunQueries = %q, want %q", buf.String(), want)
+	}
+	err := RunQueries(context.Background(), &bytes.Buffer{}, qs, search, docno, "t")
+	if err == nil || !strings.Contains(err.Error(), "query 3") {
+		t.Errorf("RunQueries with a failing query: error %v, want one naming query 3", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := RunQueries(ctx, &bytes.Buffer{}, qs, search, docno, "t"); !errors.Is(err, context.Canceled) {
+		t.Errorf("RunQueries with a cancelled context: error %v, want context.Canceled", err)
 	}
 }
