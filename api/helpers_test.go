@@ -105,23 +105,32 @@ func newTestServer(t testing.TB, cfg config.Config) (*Server, *httptest.Server) 
 	return s, ts
 }
 
-// do sends one request and returns the status and body.
-func do(t testing.TB, c *http.Client, method, url, body string) (int, string) {
-	t.Helper()
+// fetch sends one request and returns the status and body.
+func fetch(c *http.Client, method, url, body string) (int, string, error) {
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
-		t.Fatal(err)
+		return 0, "", err
 	}
 	resp, err := c.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
+		return 0, "", fmt.Errorf("%s %s: %w", method, url, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("%s %s: reading body: %v", method, url, err)
+		return 0, "", fmt.Errorf("%s %s: reading body: %w", method, url, err)
 	}
-	return resp.StatusCode, string(b)
+	return resp.StatusCode, string(b), nil
+}
+
+// do is fetch for the test's goroutine: an error fails the test.
+func do(t testing.TB, c *http.Client, method, url, body string) (int, string) {
+	t.Helper()
+	status, b, err := fetch(c, method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return status, b
 }
 
 // getJSON GETs url, wants status 200, and decodes the body into v.
