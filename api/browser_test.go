@@ -1,0 +1,139 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// submitPage is a test-only page, served beside the search page (same
+// origin), that loads the search page in a frame, types a query into its
+// form and submits it as a user would; once the results load it copies
+// them, and the URL the form produced, into its own DOM for --dump-dom.
+const submitPage = `<!DOCTYPE html>
+<html><body><iframe id="f" src="/" width="1000" height="800"></iframe><div id="out"></div>
+<script>
+const f = document.getElementById('f');
+let submitted = false;
+f.onload = () => {
+  const d = f.contentDocument;
+  if (!submitted) {
+    submitted = true;
+    d.querySelector('input[name=q]').value = 'alpha bravo';
+    d.getElementById('search').requestSubmit();
+    return;
+  }
+  const out = document.getElementById('out');
+  out.setAttribute('data-url', f.contentWindow.location.href);
+  out.innerHTML = d.body.innerHTML;
+};
+</script></body></html>`
+
+// chromium runs headless Chromium with args and returns its stdout.
+func chromium(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir=" + t.TempDir()}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %v: %v\n%s", args, err, stderr.String())
+	}
+	return stdout.String()
+}
+
+var hitItem = regexp.MustCompile(`<li class="hit"><a href="(http://a\.test/doc\d+\.txt)">`)
+
+// TestSearchPageBrowser loads the search page in headless Chromium,
+// submits a query through its form, checks that the results appear, pages
+// to the next results, and saves a screenshot of the results under
+// $GPUSEARCH_ARTIFACTS (a temporary directory when unset).
+func TestSearchPageBrowser(t *testing.T) {
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not installed (Debian: apt-get install -y chromium); skipping the search page browser test")
+	}
+	s, err := New(Options{Config: testConfig(indexA)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/", s.Handler())
+	mux.HandleFunc("/test-submit", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(submitPage))
+	})
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+
+	form := chromium(t, bin, "--dump-dom", ts.URL+"/")
+	for _, want := range []string{`<form id="search" method="get" action="/">`, `name="q"`, `<button type="submit">`} {
+		if !strings.Contains(form, want) {
+			t.Fatalf("search page DOM lacks %q:\n%s", want, form)
+		}
+	}
+
+	dom := chromium(t, bin, "--virtual-time-budget=3000", "--dump-dom", ts.URL+"/test-submit")
+	m := regexp.MustCompile(`data-url="([^"]+)"`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the form was not submitted, or its results did not load:\n%s", dom)
+	}
+	results := strings.ReplaceAll(m[1], "&amp;", "&")
+	if !strings.Contains(results, "q=alpha+bravo") {
+		t.Errorf("the form submitted %s, want q=alpha+bravo in it", results)
+	}
+	hits := hitItem.FindAllStringSubmatch(dom, -1)
+	if len(hits) != 10 {
+		t.Errorf("results page shows %d hits, want 10:\n%s", len(hits), dom)
+	}
+	for _, want := range []string{`id="summary"`, "Results 1 to 10", `id="next"`} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("results page lacks %q", want)
+		}
+	}
+
+	// The next page continues the ranking: its hits are new ones.
+	next := regexp.MustCompile(`<a id="next" href="([^"]+)"`).FindStringSubmatch(dom)
+	if next == nil {
+		t.Fatalf("results page has no next link:\n%s", dom)
+	}
+	page2 := chromium(t, bin, "--dump-dom", ts.URL+strings.ReplaceAll(next[1], "&amp;", "&"))
+	if !strings.Contains(page2, "Results 11 to") || !strings.Contains(page2, `id="prev"`) {
+		t.Errorf("next page lacks \"Results 11 to\" or a previous link:\n%s", page2)
+	}
+	for _, h := range hitItem.FindAllStringSubmatch(page2, -1) {
+		for _, h1 := range hits {
+			if h[1] == h1[1] {
+				t.Errorf("%s is on pages 1 and 2", h[1])
+			}
+		}
+	}
+
+	dir := os.Getenv("GPUSEARCH_ARTIFACTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, "search-page.png")
+	chromium(t, bin, "--window-size=1000,900", "--screenshot="+shot, results)
+	png, err := os.ReadFile(shot)
+	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Fatalf("screenshot %s: %v, %d bytes; want a PNG", shot, err, len(png))
+	}
+	t.Logf("screenshot of %s saved to %s", results, shot)
+}
