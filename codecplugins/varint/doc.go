@@ -43,18 +43,17 @@
 // encoder writes is needed to decode the block.
 //
 // Speed. Decoding is table-driven: a 256-entry table per descriptor family
-// gives each value's offset, end, and mask or shift, so the inner loops
-// have no branch per value and are unrolled per group. Where at least 16
-// bytes (G4B, streamvbyte; 32 for G8B) follow a group's first data byte,
-// each value is one 4-byte load at its offset, masked, from a fixed-size
-// window whose masked offsets let the compiler drop the bounds checks.
-// Near the end of the input, once a group is known to be whole, loads end
-// at each value's last byte and shift the earlier bytes out, so no read
-// passes the group. G8IU and G8CU load a unit's 8 data bytes as one
-// uint64 and write all 8 output slots unconditionally (the next group
-// overwrites the unused ones). Only the last partial group, blocks too
-// short for the window, and truncated input take a byte-at-a-time path.
-// Streamvbyte sums its control bytes' data sizes first and checks them
-// against the input once, so its loops need no per-group length check.
+// gives each value's offset, end and mask, so the inner loops have no
+// branch per value and are unrolled per group. G4B, G8B and streamvbyte
+// read each value with one 4-byte load at its offset, masked to its
+// length, from a fixed 19-byte window whose masked offsets let the compiler
+// drop the bounds checks. Where fewer than a window's bytes remain, the
+// rest of the block is copied into a zero-padded stack buffer and decoded
+// by the same loop, so no load passes src. G8IU and G8CU load a unit's 8
+// data bytes as one uint64 and write all 8 output slots unconditionally
+// (the next group overwrites the unused ones). Streamvbyte sums its
+// control bytes' data sizes first and checks them against the input once,
+// so its loop needs no per-group length check. Only the block's partial
+// last group and truncated input take a byte-at-a-time path.
 // No unsafe, no assembly.
 package varint

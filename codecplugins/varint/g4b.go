@@ -1,10 +1,6 @@
 package varint
 
-import (
-	"encoding/binary"
-
-	"github.com/gpusearch/gpusearch/codecplugins"
-)
+import "github.com/gpusearch/gpusearch/codecplugins"
 
 // G4B is varint-G4B (Dean's group varint, varint-GB): values go in groups of
 // four, each group one descriptor byte holding the four byte lengths (2 bits
@@ -42,34 +38,32 @@ func (G4B) AppendBlock(dst []byte, v []uint32) []byte {
 // DecodeBlock implements codecplugins.Codec.
 func (G4B) DecodeBlock(dst []uint32, src []byte, n int) error {
 	dst = dst[:n]
-	i, p := 0, 0
-	// Whole groups with 19 bytes of src from the descriptor on: loads start
-	// at each value, inside a fixed window the compiler can prove in bounds
-	// (offsets <= 13, masked to <= 15, plus 4 bytes).
-	for i+4 <= n && p+19 <= len(src) {
-		w := (*[19]byte)(src[p : p+19])
-		q := &quads[w[0]]
-		d := (*[4]uint32)(dst[i : i+4])
-		d[0] = binary.LittleEndian.Uint32(w[1:]) & q.mask[0]
-		d[1] = binary.LittleEndian.Uint32(w[(1+q.off[1])&15:]) & q.mask[1]
-		d[2] = binary.LittleEndian.Uint32(w[(1+q.off[2])&15:]) & q.mask[2]
-		d[3] = binary.LittleEndian.Uint32(w[(1+q.off[3])&15:]) & q.mask[3]
-		p += 1 + int(q.end[3])
-		i += 4
+	i, p := g4bGroups(dst, src, 0, 0, len(src))
+	if i+4 <= n {
+		// Fewer than 20 bytes are left: decode the whole groups among
+		// them from a zero-padded copy, with the same loads.
+		var buf [40]byte
+		m := copy(buf[:20], src[p:])
+		var b int
+		i, b = g4bGroups(dst, buf[:], i, 0, m)
+		p += b
 	}
-	// Near the end of src: whole groups, checked to be there, read with
-	// loads that end at each value, so none passes the group's last byte.
-	for i+4 <= n && p >= 3 && p < len(src) {
+	return decodeGroupsSafe(g4bName, dst, src, i, p, 1)
+}
+
+// g4bGroups decodes whole groups from src[p:] into dst[i:] while 4 values
+// are wanted, 20 bytes of src remain (a descriptor and a load window), and
+// the group ends by limit. It returns the positions reached.
+func g4bGroups(dst []uint32, src []byte, i, p, limit int) (int, int) {
+	for i+4 <= len(dst) && p+20 <= len(src) {
 		q := &quads[src[p]]
-		if p+1+int(q.end[3]) > len(src) {
-			break // truncated: the checked path reports where
+		e := p + 1 + int(q.end[3])
+		if e > limit {
+			break
 		}
-		decodeQuadEnding((*[4]uint32)(dst[i:i+4]), src, p+1, q)
-		p += 1 + int(q.end[3])
+		decodeQuad((*[4]uint32)(dst[i:i+4]), (*[19]byte)(src[p+1:p+20]), q)
+		p = e
 		i += 4
 	}
-	// The block's partial last group, a block too short for the loops above,
-	// and truncated input.
-	_, _, err := decodeGroupsSafe(g4bName, dst, src, i, p, 1, n)
-	return err
+	return i, p
 }

@@ -1,10 +1,6 @@
 package varint
 
-import (
-	"encoding/binary"
-
-	"github.com/gpusearch/gpusearch/codecplugins"
-)
+import "github.com/gpusearch/gpusearch/codecplugins"
 
 // G8B is varint-G8B: like varint-G4B but with groups of eight values, each
 // group two descriptor bytes (the first for values 0-3, the second for 4-7,
@@ -42,41 +38,35 @@ func (G8B) AppendBlock(dst []byte, v []uint32) []byte {
 // DecodeBlock implements codecplugins.Codec.
 func (G8B) DecodeBlock(dst []uint32, src []byte, n int) error {
 	dst = dst[:n]
-	i, p := 0, 0
-	// Whole groups with 35 bytes of src from the descriptors on: loads
-	// start at each value, inside a fixed window the compiler can prove in
-	// bounds (offsets <= 30, masked to <= 31, plus 4 bytes).
-	for i+8 <= n && p+35 <= len(src) {
-		w := (*[35]byte)(src[p : p+35])
-		q0, q1 := &quads[w[0]], &quads[w[1]]
-		b1 := 2 + q0.end[3]
-		d := (*[8]uint32)(dst[i : i+8])
-		d[0] = binary.LittleEndian.Uint32(w[2:]) & q0.mask[0]
-		d[1] = binary.LittleEndian.Uint32(w[(2+q0.off[1])&31:]) & q0.mask[1]
-		d[2] = binary.LittleEndian.Uint32(w[(2+q0.off[2])&31:]) & q0.mask[2]
-		d[3] = binary.LittleEndian.Uint32(w[(2+q0.off[3])&31:]) & q0.mask[3]
-		d[4] = binary.LittleEndian.Uint32(w[b1&31:]) & q1.mask[0]
-		d[5] = binary.LittleEndian.Uint32(w[(b1+q1.off[1])&31:]) & q1.mask[1]
-		d[6] = binary.LittleEndian.Uint32(w[(b1+q1.off[2])&31:]) & q1.mask[2]
-		d[7] = binary.LittleEndian.Uint32(w[(b1+q1.off[3])&31:]) & q1.mask[3]
-		p += int(b1) + int(q1.end[3])
-		i += 8
+	i, p := g8bGroups(dst, src, 0, 0, len(src))
+	if i+8 <= n {
+		// Fewer than 37 bytes are left: decode the whole groups among
+		// them from a zero-padded copy, with the same loads.
+		var buf [80]byte
+		m := copy(buf[:37], src[p:])
+		var b int
+		i, b = g8bGroups(dst, buf[:], i, 0, m)
+		p += b
 	}
-	// Near the end of src: whole groups, checked to be there, read with
-	// loads that end at each value, so none passes the group's last byte.
-	for i+8 <= n && p >= 3 && p+2 <= len(src) {
+	return decodeGroupsSafe(g8bName, dst, src, i, p, 2)
+}
+
+// g8bGroups decodes whole groups from src[p:] into dst[i:] while 8 values
+// are wanted, 37 bytes of src remain (two descriptors, up to 16 data bytes
+// of the first four values and a load window for the last four), and the
+// group ends by limit. It returns the positions reached.
+func g8bGroups(dst []uint32, src []byte, i, p, limit int) (int, int) {
+	for i+8 <= len(dst) && p+37 <= len(src) {
 		q0, q1 := &quads[src[p]], &quads[src[p+1]]
 		e1 := p + 2 + int(q0.end[3])
-		if e1+int(q1.end[3]) > len(src) {
-			break // truncated: the checked path reports where
+		e := e1 + int(q1.end[3])
+		if e > limit {
+			break
 		}
-		decodeQuadEnding((*[4]uint32)(dst[i:i+4]), src, p+2, q0)
-		decodeQuadEnding((*[4]uint32)(dst[i+4:i+8]), src, e1, q1)
-		p = e1 + int(q1.end[3])
+		decodeQuad((*[4]uint32)(dst[i:i+4]), (*[19]byte)(src[p+2:p+21]), q0)
+		decodeQuad((*[4]uint32)(dst[i+4:i+8]), (*[19]byte)(src[e1:e1+19]), q1)
+		p = e
 		i += 8
 	}
-	// The block's partial last group, a block too short for the loops above,
-	// and truncated input.
-	_, _, err := decodeGroupsSafe(g8bName, dst, src, i, p, 2, n)
-	return err
+	return i, p
 }

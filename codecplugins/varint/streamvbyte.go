@@ -1,10 +1,6 @@
 package varint
 
-import (
-	"encoding/binary"
-
-	"github.com/gpusearch/gpusearch/codecplugins"
-)
+import "github.com/gpusearch/gpusearch/codecplugins"
 
 // StreamVByte is Lemire's Stream VByte: the 2-bit byte lengths of all the
 // block's values come first, four to a control byte (value j of each four in
@@ -58,42 +54,31 @@ func (StreamVByte) DecodeBlock(dst []uint32, src []byte, n int) error {
 	if size > len(src) {
 		return codecplugins.Corrupt(svbName, len(src), "truncated data")
 	}
-	if nc < 3 {
-		// Fewer than 9 values: the first may end before byte 4, too early
-		// for loadEnding, so read them byte by byte.
-		e := nc
-		for j := range n {
-			k := int(ctrl[j/4]>>(2*(j%4))&3) + 1
-			dst[j] = loadLE(src[e:], k)
-			e += k
-		}
-		return nil
-	}
+	// Groups with a whole load window of src from their first data byte.
 	g, e := 0, nc
-	// Groups with 19 bytes of src from their first data byte on: loads
-	// start at each value, inside a fixed window the compiler can prove in
-	// bounds (offsets <= 12, masked to <= 15, plus 4 bytes).
 	for ; g < full && e+19 <= len(src); g++ {
-		w := (*[19]byte)(src[e : e+19])
 		q := &quads[ctrl[g]]
-		d := (*[4]uint32)(dst[4*g : 4*g+4])
-		d[0] = binary.LittleEndian.Uint32(w[:]) & q.mask[0]
-		d[1] = binary.LittleEndian.Uint32(w[q.off[1]&15:]) & q.mask[1]
-		d[2] = binary.LittleEndian.Uint32(w[q.off[2]&15:]) & q.mask[2]
-		d[3] = binary.LittleEndian.Uint32(w[q.off[3]&15:]) & q.mask[3]
+		decodeQuad((*[4]uint32)(dst[4*g:4*g+4]), (*[19]byte)(src[e:e+19]), q)
 		e += int(q.end[3])
 	}
-	// The rest lies inside the checked size: loads end at each value, so
-	// none passes the block's last byte.
-	for ; g < full; g++ {
-		q := &quads[ctrl[g]]
-		decodeQuadEnding((*[4]uint32)(dst[4*g:4*g+4]), src, e, q)
-		e += int(q.end[3])
+	if g < full {
+		// Fewer than 19 bytes are left, so the remaining groups start in
+		// the first 15: decode them from a zero-padded copy.
+		var buf [40]byte
+		copy(buf[:19], src[e:size])
+		b := 0
+		for ; g < full; g++ {
+			q := &quads[ctrl[g]]
+			decodeQuad((*[4]uint32)(dst[4*g:4*g+4]), (*[19]byte)(buf[b:b+19]), q)
+			b += int(q.end[3])
+		}
+		e += b
 	}
 	if r > 0 {
+		// The partial last group, whose size was checked above.
 		q := &quads[ctrl[full]]
 		for j := range r {
-			dst[4*full+j] = loadEnding(src, e+int(q.end[j]), q.shift[j])
+			dst[4*full+j] = loadLE(src[e+int(q.off[j]):], int(q.end[j]-q.off[j]))
 		}
 	}
 	return nil
