@@ -24,9 +24,7 @@ func TestSimple16Format(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := (Simple16{}).AppendBlock(nil, tt.v); string(got) != string(tt.want) {
-				t.Errorf("Encode(%v) = %x, want %x", tt.v, got, tt.want)
-			}
+			checkFormat(t, Simple16{}, tt.v, tt.want)
 		})
 	}
 }

@@ -21,9 +21,7 @@ func TestG4BFormat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := (G4B{}).AppendBlock(nil, tt.v); string(got) != string(tt.want) {
-				t.Errorf("Encode(%v) = %x, want %x", tt.v, got, tt.want)
-			}
+			checkFormat(t, G4B{}, tt.v, tt.want)
 		})
 	}
 }

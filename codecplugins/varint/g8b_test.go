@@ -22,9 +22,7 @@ func TestG8BFormat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := (G8B{}).AppendBlock(nil, tt.v); string(got) != string(tt.want) {
-				t.Errorf("Encode(%v) = %x, want %x", tt.v, got, tt.want)
-			}
+			checkFormat(t, G8B{}, tt.v, tt.want)
 		})
 	}
 }

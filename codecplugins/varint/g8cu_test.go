@@ -1,8 +1,10 @@
 package varint
 
 import (
+	"errors"
 	"testing"
 
+	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
@@ -21,8 +23,28 @@ func TestG8CUFormat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := (G8CU{}).AppendBlock(nil, tt.v); string(got) != string(tt.want) {
-				t.Errorf("Encode(%v) = %x, want %x", tt.v, got, tt.want)
+			checkFormat(t, G8CU{}, tt.v, tt.want)
+		})
+	}
+}
+
+func TestG8CUCorrupt(t *testing.T) {
+	tests := []struct {
+		name string
+		src  []byte
+		n    int
+	}{
+		{"unit ends no value", []byte{0xFF, 1, 2, 3, 4, 5, 6, 7, 8}, 1},
+		{"more values than the block", []byte{0x00, 1, 2, 3, 4, 5, 6, 7, 8}, 3},
+		{"value spans 8 bytes", []byte{0xFE, 1, 2, 3, 4, 5, 6, 7, 8, 0xFE, 9}, 2},
+		{"truncated last unit", []byte{0xFB, 1, 2}, 1},
+		{"carry never ends", []byte{0xFE, 1, 2, 3}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dst := make([]uint32, tt.n)
+			if err := (G8CU{}).DecodeBlock(dst, tt.src, tt.n); !errors.Is(err, codecplugins.ErrCorrupt) {
+				t.Errorf("Decode(%x, n=%d) error = %v, want ErrCorrupt", tt.src, tt.n, err)
 			}
 		})
 	}

@@ -1,8 +1,10 @@
 package varint
 
 import (
+	"errors"
 	"testing"
 
+	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
@@ -21,8 +23,28 @@ func TestG8IUFormat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := (G8IU{}).AppendBlock(nil, tt.v); string(got) != string(tt.want) {
-				t.Errorf("Encode(%v) = %x, want %x", tt.v, got, tt.want)
+			checkFormat(t, G8IU{}, tt.v, tt.want)
+		})
+	}
+}
+
+func TestG8IUCorrupt(t *testing.T) {
+	tests := []struct {
+		name string
+		src  []byte
+		n    int
+	}{
+		{"group ends no value", []byte{0xFF, 1, 2, 3, 4, 5, 6, 7, 8}, 1},
+		{"more values than the block", []byte{0x00, 1, 2, 3, 4, 5, 6, 7, 8}, 3},
+		{"value of 6 bytes", []byte{0xDF, 1, 2, 3, 4, 5, 6, 0, 0}, 1},
+		{"truncated last group", []byte{0xFB, 1, 2}, 1},
+		{"missing group", []byte{0x00, 1, 2, 3, 4, 5, 6, 7, 8}, 9},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dst := make([]uint32, tt.n)
+			if err := (G8IU{}).DecodeBlock(dst, tt.src, tt.n); !errors.Is(err, codecplugins.ErrCorrupt) {
+				t.Errorf("Decode(%x, n=%d) error = %v, want ErrCorrupt", tt.src, tt.n, err)
 			}
 		})
 	}

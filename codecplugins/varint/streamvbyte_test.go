@@ -21,9 +21,7 @@ func TestStreamVByteFormat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := (StreamVByte{}).AppendBlock(nil, tt.v); string(got) != string(tt.want) {
-				t.Errorf("Encode(%v) = %x, want %x", tt.v, got, tt.want)
-			}
+			checkFormat(t, StreamVByte{}, tt.v, tt.want)
 		})
 	}
 }
