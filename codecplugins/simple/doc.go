@@ -38,11 +38,17 @@
 //
 // Speed. internal/gen writes simple_gen.go: the layout tables, the escape
 // words and, per scheme, a decoder with one straight-line case per
-// selector (constant shifts and masks, one bounds check per word), so a
-// word costs one jump on its selector. It handles every word whose values
-// all fit in the block; escapes, the partly used last word and bad input
-// go to a short checked loop. A test compares every generated case with
-// the layout tables.
+// selector (constant shifts and masks, the output checked once per word
+// through an array conversion), so a word costs one jump on its selector.
+// It handles every word whose values all fit in the block; escapes, the
+// partly used last word and bad input go to a short checked loop. A test
+// compares every generated case with the layout tables.
+//
+// On a list of varied gaps that jump is mispredicted often, and it, not
+// the unpacking, bounds the speed. Writing a fixed number of slots per
+// word from a per-selector shift/mask table instead (8, then 16, then 28
+// as the count requires) measured only about 5% faster, so the simpler
+// switch stays.
 //
 //go:generate go run ./internal/gen -o simple_gen.go
 package simple
