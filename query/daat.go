@@ -1,0 +1,187 @@
+package query
+
+import (
+	"context"
+	"time"
+
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/index/bm25"
+)
+
+// DAAT is a document-at-a-time engine: one conjunctive algorithm answers
+// AND queries and one disjunctive algorithm answers OR queries; AND+OR
+// runs the first and falls back to the second.
+type DAAT struct {
+	ix  *index.Index
+	and daatAlgorithm
+	or  daatAlgorithm
+}
+
+// daatAlgorithm is one traversal over the cursors of a search.
+type daatAlgorithm struct {
+	name string
+	run  func(s *search) error
+}
+
+// Search implements Engine.
+func (e *DAAT) Search(ctx context.Context, q Query) (Result, error) {
+	start := time.Now()
+	var res Result
+	var err error
+	switch {
+	case q.K <= 0 || len(q.Terms) == 0:
+	case q.Mode == And:
+		res, err = e.run(ctx, q, And)
+	case q.Mode == Or:
+		res, err = e.run(ctx, q, Or)
+	default:
+		res, err = e.run(ctx, q, And)
+		if err == nil && len(res.Hits) < q.K {
+			and := res.Stats
+			res, err = e.run(ctx, q, Or)
+			res.Stats.Algorithm = and.Algorithm + "+" + res.Stats.Algorithm
+			res.Stats.PostingsScored += and.PostingsScored
+			res.Stats.BlocksDecoded += and.BlocksDecoded
+			res.Stats.BlocksSkipped += and.BlocksSkipped
+		}
+	}
+	res.Stats.Took = time.Since(start)
+	return res, err
+}
+
+func (e *DAAT) run(ctx context.Context, q Query, mode Mode) (Result, error) {
+	algo := e.or
+	if mode == And {
+		algo = e.and
+	}
+	var res Result
+	res.Stats.Algorithm = algo.name
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	terms, all := resolve(e.ix, q.Terms)
+	if len(terms) == 0 || (mode == And && !all) {
+		return res, nil
+	}
+	s := newSearch(ctx, e.ix, terms, q.K)
+	err := algo.run(s)
+	if err == nil {
+		err = s.cursorErr()
+	}
+	s.addCursorStats()
+	res.Hits = s.top.Hits()
+	s.stats.Algorithm = algo.name
+	res.Stats = s.stats
+	return res, err
+}
+
+// termList is one query term's cursor with what scoring it needs.
+type termList struct {
+	*index.Cursor
+	idf   float32
+	pos   int     // the term's place in the query: scores add in this order
+	bound float64 // MaxScore: no posting of the list scores more
+}
+
+// search is the state of one query under a DAAT algorithm.
+type search struct {
+	ctx    context.Context
+	params bm25.Params
+	norms  []float32
+	lists  []*termList // in query-term order
+	top    *TopK
+	stats  Stats
+	slack  float64   // multiplies every score bound before it is compared
+	score  []float32 // term score of the current document, by query position
+	steps  int
+}
+
+func newSearch(ctx context.Context, ix *index.Index, terms []term, k int) *search {
+	s := &search{
+		ctx:    ctx,
+		params: ix.BM25(),
+		norms:  ix.Norms(),
+		top:    NewTopK(k),
+		slack:  boundSlack(len(terms)),
+		score:  make([]float32, len(terms)),
+	}
+	for i, t := range terms {
+		c := ix.Cursor(t.info)
+		s.lists = append(s.lists, &termList{Cursor: c, idf: t.idf, pos: i, bound: float64(c.MaxScore())})
+	}
+	return s
+}
+
+// boundSlack is the factor a bound on a document's score, summed in
+// float64 from float32 term bounds in any order, is multiplied by before it
+// is compared with the heap's threshold. The document's real score is a
+// float32 sum of n terms in query order; each addition rounds by at most
+// 2^-24 relative, so the real score exceeds the exact sum by less than
+// (n-1)*2^-24 relative. n*2^-22 covers that four times over, plus the
+// float64 rounding of the bound itself (about n*2^-53).
+func boundSlack(n int) float64 { return 1 + float64(n)/(1<<22) }
+
+// threshold is what a document's score bound must exceed for the document
+// to be worth scoring: the heap's worst score once the heap is full, and
+// below every score before that.
+//
+// Ties: DAAT visits documents in increasing docid order, so every kept hit
+// has a smaller docid than the document under consideration, and TopK
+// refuses a document whose score equals the worst kept score (it would
+// rank below it). A document whose bound is <= threshold therefore cannot
+// enter, and pruning it never changes the result.
+func (s *search) threshold() float64 {
+	if !s.top.Full() {
+		return -1
+	}
+	return float64(s.top.Threshold())
+}
+
+// canEnter reports whether a document whose score is at most bound could
+// still enter the heap.
+func (s *search) canEnter(bound float64) bool { return bound*s.slack > s.threshold() }
+
+// termScore is the BM25 score of l's current posting.
+func (s *search) termScore(l *termList) float32 {
+	s.stats.PostingsScored++
+	return s.params.TermScore(l.idf, l.Freq(), s.norms[l.DocID()])
+}
+
+// scoreMatches scores doc d over every list standing on it, adding the
+// term scores in query order, and offers it to the heap.
+func (s *search) scoreMatches(d uint32) {
+	var sum float32
+	for _, l := range s.lists {
+		if l.DocID() == d {
+			sum += s.termScore(l)
+		}
+	}
+	s.top.Push(Hit{DocID: d, Score: sum})
+}
+
+// tick counts one step of an algorithm's main loop and, every checkEvery
+// steps, reports a cancelled context.
+func (s *search) tick() error {
+	s.steps++
+	if s.steps%checkEvery == 0 {
+		return s.ctx.Err()
+	}
+	return nil
+}
+
+// cursorErr is the first corrupt block any cursor met.
+func (s *search) cursorErr() error {
+	for _, l := range s.lists {
+		if err := l.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *search) addCursorStats() {
+	for _, l := range s.lists {
+		s.stats.BlocksDecoded += int64(l.BlocksDecoded())
+		s.stats.BlocksSkipped += int64(l.BlocksSkipped())
+	}
+}
