@@ -24,7 +24,7 @@ func maxScoreQuery(s *search) error {
 		upTo[i] = acc
 	}
 	have := make([]bool, len(ls)) // by query position: score holds a term score of d
-	first := 0                     // ls[:first] are non-essential
+	first := 0                    // ls[:first] are non-essential
 	for {
 		if err := s.tick(); err != nil {
 			return err
