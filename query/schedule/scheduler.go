@@ -1,0 +1,182 @@
+package schedule
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/query"
+)
+
+// Config sets up a Scheduler.
+type Config struct {
+	Policy     Policy
+	Deadline   time.Duration  // per-query deadline the queues aim at (default 500ms)
+	CPUWorkers int            // default: one per core
+	Model      *Model         // default: DefaultModel
+	Queues     Options        // thresholds
+	CPU        query.Engine   // the CPU engine (required)
+	GPUs       []query.Engine // one engine per GPU; none is fine
+}
+
+// Scheduler is a query.Engine that runs each query on a pool of CPU
+// workers and GPU workers, as Queues decides.
+type Scheduler struct {
+	ix       *index.Index
+	cfg      Config
+	mu       sync.Mutex
+	cond     *sync.Cond
+	q        *Queues
+	start    time.Time
+	nextID   uint64
+	closed   bool
+	wg       sync.WaitGroup
+	ranOnGPU uint64
+	ranOnCPU uint64
+}
+
+type pending struct {
+	ctx  context.Context
+	q    query.Query
+	done chan outcome
+}
+
+type outcome struct {
+	res  query.Result
+	err  error
+	proc Proc
+}
+
+// ErrNoGPUForPolicy is returned for policy "gpu" without a GPU engine.
+var ErrNoGPUForPolicy = errors.New("schedule: policy gpu needs a GPU")
+
+// New starts the workers. Close stops them.
+func New(ix *index.Index, cfg Config) (*Scheduler, error) {
+	if cfg.CPU == nil {
+		return nil, errors.New("schedule: no CPU engine")
+	}
+	if cfg.Policy == "" {
+		cfg.Policy = PolicyHybrid
+	}
+	if cfg.Policy == PolicyGPU && len(cfg.GPUs) == 0 {
+		return nil, ErrNoGPUForPolicy
+	}
+	if cfg.Deadline <= 0 {
+		cfg.Deadline = 500 * time.Millisecond
+	}
+	if cfg.CPUWorkers <= 0 {
+		cfg.CPUWorkers = runtime.GOMAXPROCS(0)
+	}
+	if cfg.Model == nil {
+		cfg.Model = DefaultModel()
+	}
+	if cfg.Policy == PolicyGPU {
+		cfg.CPUWorkers = 0
+	}
+	s := &Scheduler{ix: ix, cfg: cfg, q: NewQueues(cfg.Policy, len(cfg.GPUs) > 0, cfg.Queues), start: time.Now()}
+	s.cond = sync.NewCond(&s.mu)
+	for range cfg.CPUWorkers {
+		s.wg.Add(1)
+		go s.work(CPU, cfg.CPU)
+	}
+	if cfg.Policy != PolicyCPU {
+		for _, g := range cfg.GPUs {
+			s.wg.Add(1)
+			go s.work(GPU, g)
+		}
+	}
+	return s, nil
+}
+
+// Search queues the query and waits for its answer. Stats.Algorithm is
+// prefixed with the processor that ran it ("cpu:", "gpu:").
+func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, error) {
+	cpu, gpu := s.cfg.Model.Predict(FeaturesOf(s.ix, q))
+	p := &pending{ctx: ctx, q: q, done: make(chan outcome, 1)}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return query.Result{}, errors.New("schedule: scheduler closed")
+	}
+	now := time.Since(s.start)
+	s.nextID++
+	s.q.Add(&Job{ID: s.nextID, Arrival: now, Deadline: now + s.cfg.Deadline, Cost: [2]time.Duration{cpu, gpu}, Payload: p})
+	s.cond.Broadcast()
+	s.mu.Unlock()
+	select {
+	case o := <-p.done:
+		o.res.Stats.Algorithm = o.proc.String() + ":" + o.res.Stats.Algorithm
+		return o.res, o.err
+	case <-ctx.Done():
+		// The worker that takes it will see the cancelled context and drop it.
+		return query.Result{}, ctx.Err()
+	}
+}
+
+func (s *Scheduler) work(p Proc, e query.Engine) {
+	defer s.wg.Done()
+	for {
+		s.mu.Lock()
+		var j *Job
+		for {
+			if j = s.q.Next(p, time.Since(s.start)); j != nil || s.closed {
+				break
+			}
+			s.cond.Wait()
+		}
+		s.mu.Unlock()
+		if j == nil {
+			return
+		}
+		pd := j.Payload.(*pending)
+		var o outcome
+		if err := pd.ctx.Err(); err != nil {
+			o.err = err
+		} else {
+			o.res, o.err = e.Search(pd.ctx, pd.q)
+		}
+		o.proc = p
+		pd.done <- o
+		s.mu.Lock()
+		s.q.Done()
+		if p == GPU {
+			s.ranOnGPU++
+		} else {
+			s.ranOnCPU++
+		}
+		s.cond.Broadcast()
+		s.mu.Unlock()
+	}
+}
+
+// Counts reports how many queries each processor ran.
+func (s *Scheduler) Counts() (cpu, gpu uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ranOnCPU, s.ranOnGPU
+}
+
+// String describes the scheduler.
+func (s *Scheduler) String() string {
+	return fmt.Sprintf("schedule(%s, %d cpu workers, %d gpus)", s.cfg.Policy, s.cfg.CPUWorkers, len(s.cfg.GPUs))
+}
+
+// Close stops the workers once the queued jobs have run.
+func (s *Scheduler) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.cond.Broadcast()
+	s.mu.Unlock()
+	s.wg.Wait()
+	// Jobs no worker could take (a queue without its processor) fail.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, j := range s.q.drain() {
+		j.Payload.(*pending).done <- outcome{err: errors.New("schedule: scheduler closed")}
+	}
+	return nil
+}

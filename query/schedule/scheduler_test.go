@@ -1,0 +1,145 @@
+package schedule
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"sort"
+	"sync"
+	"testing"
+
+	_ "github.com/gpusearch/gpusearch/codecplugins/varint"
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/query"
+)
+
+// randomIndex writes an index of n documents over a Zipfian vocabulary.
+func randomIndex(t *testing.T, n int) *index.Index {
+	t.Helper()
+	r := rand.New(rand.NewPCG(9, 9))
+	z := rand.NewZipf(r, 1.1, 1, 499)
+	lists := map[string]map[uint32]uint32{}
+	lens := make([]uint32, n)
+	urls := make([]string, n)
+	for d := range n {
+		urls[d] = fmt.Sprintf("doc/%05d", d)
+		for range 5 + r.IntN(40) {
+			term := fmt.Sprintf("t%03d", z.Uint64())
+			if lists[term] == nil {
+				lists[term] = map[uint32]uint32{}
+			}
+			lists[term][uint32(d)]++
+			lens[d]++
+		}
+	}
+	dir := t.TempDir()
+	w, err := index.NewWriter(dir, index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU", Order: "url"}, lens, urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	terms := make([]string, 0, len(lists))
+	for term := range lists {
+		terms = append(terms, term)
+	}
+	sort.Strings(terms)
+	for _, term := range terms {
+		var docs, freqs []uint32
+		for d := range lists[term] {
+			docs = append(docs, d)
+		}
+		sort.Slice(docs, func(i, j int) bool { return docs[i] < docs[j] })
+		for _, d := range docs {
+			freqs = append(freqs, lists[term][d])
+		}
+		if err := w.AddTerm(term, docs, freqs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+func TestSchedulerMatchesCPU(t *testing.T) {
+	ix := randomIndex(t, 3000)
+	cpu, err := query.New(ix, "cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second engine stands in for the GPU so both worker kinds run.
+	fakeGPU := query.NewExhaustive(ix)
+	for _, p := range []Policy{PolicyCPU, PolicyGPU, PolicyBest, PolicyHybrid} {
+		t.Run(string(p), func(t *testing.T) {
+			s, err := New(ix, Config{Policy: p, CPU: cpu, GPUs: []query.Engine{fakeGPU}, CPUWorkers: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			r := rand.New(rand.NewPCG(5, 5))
+			var wg sync.WaitGroup
+			errs := make(chan error, 200)
+			for i := range 200 {
+				q := query.Query{Mode: []query.Mode{query.And, query.Or, query.AndOr}[i%3], K: 10}
+				for range 1 + r.IntN(4) {
+					q.Terms = append(q.Terms, fmt.Sprintf("t%03d", r.IntN(120)))
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					got, err := s.Search(context.Background(), q)
+					if err != nil {
+						errs <- err
+						return
+					}
+					want, _ := cpu.Search(context.Background(), q)
+					if !reflect.DeepEqual(got.Hits, want.Hits) {
+						errs <- fmt.Errorf("query %v: scheduler %v, cpu %v", q, got.Hits, want.Hits)
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+			c, g := s.Counts()
+			if c+g != 200 {
+				t.Errorf("ran %d queries, want 200", c+g)
+			}
+			if p == PolicyCPU && g != 0 || p == PolicyGPU && c != 0 {
+				t.Errorf("policy %s ran %d on CPU and %d on GPU", p, c, g)
+			}
+		})
+	}
+}
+
+func TestSchedulerWithoutGPU(t *testing.T) {
+	ix := randomIndex(t, 200)
+	cpu, _ := query.New(ix, "cpu")
+	if _, err := New(ix, Config{Policy: PolicyGPU, CPU: cpu}); err != ErrNoGPUForPolicy {
+		t.Fatalf("policy gpu without a GPU: err = %v, want ErrNoGPUForPolicy", err)
+	}
+	s, err := New(ix, Config{Policy: PolicyHybrid, CPU: cpu})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Search(context.Background(), query.Query{Terms: []string{"t001"}, Mode: query.Or, K: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if c, g := s.Counts(); c != 1 || g != 0 {
+		t.Errorf("without a GPU: ran %d on CPU, %d on GPU; want 1, 0", c, g)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Search(ctx, query.Query{Terms: []string{"t001"}, Mode: query.Or, K: 5}); err == nil {
+		t.Error("cancelled context: want an error")
+	}
+}
