@@ -1,0 +1,464 @@
+package gen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gpusearch/gpusearch/index"
+)
+
+// Options control Generate. The zero value of a field means its default.
+type Options struct {
+	Docs       int    // number of documents (required)
+	Seed       uint64 // the collection is a function of Seed, Docs, Order and Params
+	Order      string // docid order: "url" (default: sites contiguous) or "random"
+	Params     Params // model parameters (default DefaultParams)
+	DocIDCodec string // docid codec (default "bp128")
+	FreqCodec  string // frequency codec (default: DocIDCodec)
+	Workers    int    // generating goroutines (default: every core)
+	// AheadPostings bounds the postings generated ahead of the index
+	// writer (default 1<<26, about 512 MiB of lists).
+	AheadPostings int64
+	Progress      io.Writer // progress lines; nil for quiet
+}
+
+// Report describes a generated collection.
+type Report struct {
+	Docs          int     `json:"docs"`
+	Terms         int64   `json:"terms"`
+	Postings      uint64  `json:"postings"`
+	Tokens        uint64  `json:"tokens"`
+	Sites         int     `json:"sites"`
+	KneeRank      float64 `json:"knee_rank"`
+	RankedTerms   int64   `json:"ranked_term_ids"`
+	TailTerms     int64   `json:"tail_terms"`
+	LengthSeconds float64 `json:"length_pass_seconds"`
+	WriteSeconds  float64 `json:"write_pass_seconds"`
+	Seconds       float64 `json:"seconds"`
+}
+
+// Generate writes a synthetic collection's index to dir.
+//
+// It runs two passes over the terms. The first draws every posting list
+// in parallel, in any order, and only adds each posting's frequency to its
+// document's length (the writer needs every length before the first list,
+// for the block-max scores). The second draws the lists again, identically
+// (each term has its own random stream), in lexicon order: workers fill
+// batches of consecutive lexicon positions ahead of the single writer, at
+// most AheadPostings postings ahead of it.
+func Generate(ctx context.Context, dir string, opts Options) (Report, error) {
+	start := time.Now()
+	var rep Report
+	if opts.Params == (Params{}) {
+		opts.Params = DefaultParams()
+	}
+	if opts.Order == "" {
+		opts.Order = "url"
+	}
+	if opts.Order != "url" && opts.Order != "random" {
+		return rep, fmt.Errorf("gen: unknown docid order %q (want url or random)", opts.Order)
+	}
+	if opts.DocIDCodec == "" {
+		opts.DocIDCodec = "bp128"
+	}
+	if opts.FreqCodec == "" {
+		opts.FreqCodec = opts.DocIDCodec
+	}
+	if opts.AheadPostings <= 0 {
+		opts.AheadPostings = 1 << 26
+	}
+	workers := defaultWorkers(opts.Workers)
+	m, err := newModel(opts.Params, opts.Docs, opts.Seed, workers)
+	if err != nil {
+		return rep, err
+	}
+	rep.Docs, rep.Sites, rep.KneeRank = m.n, m.numSites(), m.sp.r0
+	rep.RankedTerms, rep.TailTerms = m.ranked, m.tail
+
+	var perm []uint32
+	if opts.Order == "random" {
+		perm = randomPerm(m.n, opts.Seed)
+	}
+	t1 := time.Now()
+	lens, present, err := m.lengths(ctx, opts.Seed, workers, opts.Progress)
+	if err != nil {
+		return rep, err
+	}
+	rep.LengthSeconds = time.Since(t1).Seconds()
+	urls := m.urls()
+	if perm != nil {
+		pl, pu := make([]uint32, m.n), make([]string, m.n)
+		for d, nd := range perm {
+			pl[nd], pu[nd] = lens[d], urls[d]
+		}
+		lens, urls = pl, pu
+	}
+	for _, l := range lens {
+		rep.Tokens += uint64(l)
+	}
+	w, err := index.NewWriter(dir, index.WriterOptions{
+		DocIDCodec: opts.DocIDCodec, FreqCodec: opts.FreqCodec, Order: opts.Order,
+	}, lens, urls)
+	if err != nil {
+		return rep, err
+	}
+	t2 := time.Now()
+	err = m.write(ctx, w, opts.Seed, perm, present, workers, opts.AheadPostings, opts.Progress, &rep)
+	if err != nil {
+		w.Abort()
+		return rep, err
+	}
+	if err := w.Close(); err != nil {
+		return rep, err
+	}
+	rep.WriteSeconds = time.Since(t2).Seconds()
+	rep.Seconds = time.Since(start).Seconds()
+	return rep, nil
+}
+
+// singleTermJobs is how many leading term ids are each a job of their own
+// in the first pass (they hold most postings); the rest go in chunks.
+const (
+	singleTermJobs = 1 << 16
+	chunkTerms     = 1 << 12
+)
+
+// lengths is the first pass: it returns every document's length (the sum
+// of its frequencies) and the bitmap of ranked term ids that occur.
+func (m *model) lengths(ctx context.Context, seed uint64, workers int, progress io.Writer) ([]uint32, []uint64, error) {
+	present := make([]uint64, (m.ranked+63)/64)
+	// Each worker adds into its own lengths, so that the adds (mostly
+	// cache misses) overlap instead of serialising as atomic adds would.
+	local := make([][]uint32, workers)
+	single := min(m.total, singleTermJobs)
+	jobs := single + (m.total-single+chunkTerms-1)/chunkTerms
+	var next atomic.Int64
+	var done atomic.Int64 // expected bursts of finished terms, rounded
+	stop := startProgress(progress, func() string {
+		return fmt.Sprintf("gen: pass 1 (lengths): %.0f%%", 100*float64(done.Load())/m.u)
+	})
+	defer stop()
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g := newTermGen(m, nil)
+			lens := make([]uint32, m.n)
+			local[w] = lens
+			for {
+				j := next.Add(1) - 1
+				if j >= jobs {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					errs[w] = err
+					return
+				}
+				lo, hi := j, j+1
+				if j >= single {
+					lo = single + (j-single)*chunkTerms
+					hi = min(m.total, lo+chunkTerms)
+				}
+				var exp float64
+				for t := lo; t < hi; t++ {
+					docs, tfs := g.list(seed, t)
+					if len(docs) > 0 && t < m.ranked {
+						atomic.OrUint64(&present[t>>6], 1<<(t&63))
+					}
+					for i, d := range docs {
+						lens[d] += tfs[i]
+					}
+					exp += g.expected
+				}
+				done.Add(int64(exp))
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, err
+	}
+	lens := local[0]
+	sumParallel(lens, local[1:], workers)
+	return lens, present, nil
+}
+
+// sumParallel adds every array of others into dst, element by element.
+func sumParallel(dst []uint32, others [][]uint32, workers int) {
+	var wg sync.WaitGroup
+	per := (len(dst) + workers - 1) / workers
+	for lo := 0; lo < len(dst); lo += per {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			for _, o := range others {
+				for i := lo; i < hi; i++ {
+					dst[i] += o[i]
+				}
+			}
+		}(lo, min(len(dst), lo+per))
+	}
+	wg.Wait()
+}
+
+// batch is the lists of one run of consecutive lexicon positions.
+type batch struct {
+	pos       []int64 // lexicon positions of the terms that occur
+	ends      []int   // end of each term's postings in docs/tfs
+	docs, tfs []uint32
+}
+
+// budget keeps workers at most limit postings ahead of the writer; the
+// batch the writer waits for is always let through.
+type budget struct {
+	mu       sync.Mutex
+	cond     *sync.Cond
+	used     int64
+	limit    int64
+	next     int64 // batch the writer needs next
+	canceled bool
+}
+
+func (b *budget) acquire(idx, n int64) {
+	b.mu.Lock()
+	for !b.canceled && idx != b.next && b.used+n > b.limit {
+		b.cond.Wait()
+	}
+	b.used += n
+	b.mu.Unlock()
+}
+
+func (b *budget) release(n int64) {
+	b.mu.Lock()
+	b.used -= n
+	b.next++
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+func (b *budget) cancel() {
+	b.mu.Lock()
+	b.canceled = true
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+// write is the second pass: lists in lexicon order to the writer.
+func (m *model) write(ctx context.Context, w *index.Writer, seed uint64, perm []uint32, present []uint64,
+	workers int, ahead int64, progress io.Writer, rep *Report) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	lex := newLexicon(m.total, seed)
+	nb := (m.total + chunkTerms - 1) / chunkTerms
+	ready := make([]chan *batch, nb)
+	for i := range ready {
+		ready[i] = make(chan *batch, 1)
+	}
+	bud := &budget{limit: ahead}
+	bud.cond = sync.NewCond(&bud.mu)
+	var wg sync.WaitGroup
+	defer func() { // unblock and wait for the workers, whatever happened
+		cancel()
+		bud.cancel()
+		wg.Wait()
+	}()
+	pool := sync.Pool{New: func() any { return new(batch) }}
+	var next atomic.Int64
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g := newTermGen(m, perm)
+			for {
+				j := next.Add(1) - 1
+				if j >= nb || ctx.Err() != nil {
+					return
+				}
+				b := pool.Get().(*batch)
+				b.pos, b.ends, b.docs, b.tfs = b.pos[:0], b.ends[:0], b.docs[:0], b.tfs[:0]
+				for p := j * chunkTerms; p < min(m.total, (j+1)*chunkTerms); p++ {
+					t := lex.termID(p)
+					if t < m.ranked && present[t>>6]&(1<<(t&63)) == 0 {
+						continue
+					}
+					docs, tfs := g.list(seed, t)
+					b.pos = append(b.pos, p)
+					b.docs = append(b.docs, docs...)
+					b.tfs = append(b.tfs, tfs...)
+					b.ends = append(b.ends, len(b.docs))
+				}
+				bud.acquire(j, int64(len(b.docs)))
+				ready[j] <- b
+			}
+		}()
+	}
+	var written atomic.Int64
+	stop := startProgress(progress, func() string {
+		return fmt.Sprintf("gen: pass 2 (write): %d/%d terms positions", written.Load(), m.total)
+	})
+	defer stop()
+	for j := range nb {
+		var b *batch
+		select {
+		case b = <-ready[j]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		start := 0
+		for i, p := range b.pos {
+			end := b.ends[i]
+			if err := w.AddTerm(lex.term(p), b.docs[start:end], b.tfs[start:end]); err != nil {
+				return err
+			}
+			rep.Postings += uint64(end - start)
+			start = end
+		}
+		rep.Terms += int64(len(b.pos))
+		written.Store(min(m.total, (j+1)*chunkTerms))
+		bud.release(int64(len(b.docs)))
+		pool.Put(b)
+	}
+	return nil
+}
+
+// lexicon maps lexicon positions to term ids (a keyed permutation, so that
+// frequent terms are spread through the lexicon as real words are) and to
+// term strings.
+type lexicon struct {
+	n     int64
+	bits  uint
+	mask  uint64
+	keys  [3]uint64
+	width int
+}
+
+// termAlphabet spells terms: consonants only, so that no term has a vowel
+// and Porter2 leaves every one unchanged (and "l", "s" and "y", which it
+// treats specially, are left out too).
+const termAlphabet = "bcdfghjkmnpqrtvwxz"
+
+func newLexicon(n int64, seed uint64) *lexicon {
+	l := &lexicon{n: n, bits: uint(max(2, bits.Len64(uint64(max(n-1, 1)))))}
+	l.mask = 1<<l.bits - 1
+	for i := range l.keys {
+		l.keys[i] = splitmix64(seed ^ splitmix64(saltPerm+uint64(i)))
+	}
+	l.width = 1
+	for c := int64(len(termAlphabet)); c < n; c *= int64(len(termAlphabet)) {
+		l.width++
+	}
+	return l
+}
+
+// termID is the term id at lexicon position p: a bijection of [0, n),
+// cycle-walking a bijection of [0, 2^bits).
+func (l *lexicon) termID(p int64) int64 {
+	x := uint64(p)
+	for {
+		for _, k := range l.keys {
+			x = (x*0x9e3779b97f4a7c15 + k) & l.mask
+			x ^= x >> (l.bits/2 + 1)
+		}
+		if x < uint64(l.n) {
+			return int64(x)
+		}
+	}
+}
+
+// term spells lexicon position p in fixed width, so that string order is
+// position order.
+func (l *lexicon) term(p int64) string {
+	b := make([]byte, l.width)
+	base := int64(len(termAlphabet))
+	for i := l.width - 1; i >= 0; i-- {
+		b[i] = termAlphabet[p%base]
+		p /= base
+	}
+	return string(b)
+}
+
+// urls names documents http://sSITE.gen.test/NUM with fixed-width
+// numbers, so that URL order is generation order.
+func (m *model) urls() []string {
+	sw := len(strconv.Itoa(m.numSites() - 1))
+	maxSite := 1
+	for s := range m.numSites() {
+		maxSite = max(maxSite, int(m.sites[s+1]-m.sites[s]))
+	}
+	pw := len(strconv.Itoa(maxSite - 1))
+	per := len("http://s") + sw + len(".gen.test/") + pw
+	buf := make([]byte, 0, per*m.n)
+	for s := range m.numSites() {
+		for i := range int(m.sites[s+1] - m.sites[s]) {
+			buf = append(buf, "http://s"...)
+			buf = appendPadded(buf, s, sw)
+			buf = append(buf, ".gen.test/"...)
+			buf = appendPadded(buf, i, pw)
+		}
+	}
+	all := string(buf)
+	urls := make([]string, m.n)
+	for d := range urls {
+		urls[d] = all[d*per : (d+1)*per]
+	}
+	return urls
+}
+
+func appendPadded(b []byte, v, width int) []byte {
+	var tmp [20]byte
+	s := strconv.AppendInt(tmp[:0], int64(v), 10)
+	for range width - len(s) {
+		b = append(b, '0')
+	}
+	return append(b, s...)
+}
+
+// randomPerm is a seeded random permutation: old docid -> new docid.
+func randomPerm(n int, seed uint64) []uint32 {
+	p := make([]uint32, n)
+	for i := range p {
+		p[i] = uint32(i)
+	}
+	r := rand.New(stream(seed, saltPerm, math.MaxUint64))
+	r.Shuffle(n, func(i, j int) { p[i], p[j] = p[j], p[i] })
+	return p
+}
+
+// startProgress prints line() every second until the returned stop is
+// called (nothing when w is nil).
+func startProgress(w io.Writer, line func() string) (stop func()) {
+	if w == nil {
+		return func() {}
+	}
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				fmt.Fprintln(w, line())
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		wg.Wait()
+	}
+}
