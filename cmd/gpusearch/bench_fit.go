@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/indexer/analysis"
+	"github.com/gpusearch/gpusearch/query"
+	"github.com/gpusearch/gpusearch/query/schedule"
+)
+
+func init() { benchSubcommands = append(benchSubcommands, newBenchFitCmd) }
+
+func newBenchFitCmd() *cobra.Command {
+	var dir, queries, mode string
+	var k, repeat, holdOut int
+	cmd := &cobra.Command{
+		Use:   "fit --index DIR --queries FILE",
+		Short: "Time every query on the CPU (and GPU), fit the scheduler's cost model, write it beside the index",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			m, err := query.ParseMode(mode)
+			if err != nil {
+				return usageError{err}
+			}
+			lines, err := readQueries(queries)
+			if err != nil {
+				return err
+			}
+			ix, err := index.Open(dir)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			cpu, err := query.New(ix, "cpu")
+			if err != nil {
+				return err
+			}
+			gpus, gerr := openGPUs(ix, cfg.GPU)
+			defer closeGPUs(gpus)
+			if len(gpus) == 0 {
+				fmt.Fprintf(os.Stderr, "bench fit: no GPU (%v); fitting the CPU model only\n", gerr)
+			}
+			a := analysis.New()
+			var samples []schedule.Sample
+			for _, l := range lines {
+				q := query.Parse(a, l.Text, m, k)
+				s := schedule.Sample{Features: schedule.FeaturesOf(ix, q)}
+				if s.CPU, err = medianTime(cmd.Context(), cpu, q, repeat); err != nil {
+					return err
+				}
+				if len(gpus) > 0 {
+					if s.GPU, err = medianTime(cmd.Context(), gpus[0], q, repeat); err != nil {
+						return err
+					}
+				}
+				samples = append(samples, s)
+			}
+			model, err := schedule.Fit(samples, holdOut)
+			if err != nil {
+				return err
+			}
+			if err := model.Save(dir); err != nil {
+				return err
+			}
+			return writeJSON(os.Stdout, map[string]any{
+				"index": dir, "queries": len(samples), "held_out_every": holdOut, "model": model,
+				"cpu_mean_relative_error": model.CPUError, "gpu_mean_relative_error": model.GPUError,
+			})
+		},
+	}
+	addConfigFlag(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&dir, "index", "index", "index directory (the model is written there)")
+	fl.StringVar(&queries, "queries", "", "queries file (qid<TAB>text or text per line)")
+	fl.StringVar(&mode, "mode", "or", "query mode to time")
+	fl.IntVar(&k, "k", 10, "results per query")
+	fl.IntVar(&repeat, "repeat", 3, "runs per query; the median is used")
+	fl.IntVar(&holdOut, "hold-out", 4, "every n-th query is held out to measure the model's error")
+	fl.Bool("json", true, "print JSON (always on)")
+	cmd.MarkFlagRequired("queries")
+	return cmd
+}
+
+// medianTime runs q repeat times on e and returns the median wall time.
+func medianTime(ctx context.Context, e query.Engine, q query.Query, repeat int) (time.Duration, error) {
+	ts := make([]time.Duration, max(repeat, 1))
+	for i := range ts {
+		start := time.Now()
+		if _, err := e.Search(ctx, q); err != nil {
+			return 0, err
+		}
+		ts[i] = time.Since(start)
+	}
+	slices.Sort(ts)
+	return ts[len(ts)/2], nil
+}

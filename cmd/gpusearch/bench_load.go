@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/indexer/analysis"
+	"github.com/gpusearch/gpusearch/query"
+	"github.com/gpusearch/gpusearch/query/schedule"
+)
+
+func init() { benchSubcommands = append(benchSubcommands, newBenchLoadCmd) }
+
+// loadRun is one (policy, rate) measurement.
+type loadRun struct {
+	Policy      string  `json:"policy"`
+	Rate        float64 `json:"rate"`
+	Queries     int     `json:"queries"`
+	MeanDelayUS float64 `json:"mean_delay_us"`
+	P99DelayUS  float64 `json:"p99_delay_us"`
+	Missed      int     `json:"missed"`
+	RanOnCPU    uint64  `json:"ran_on_cpu"`
+	RanOnGPU    uint64  `json:"ran_on_gpu"`
+}
+
+// loadFlags are bench load's options.
+type loadFlags struct {
+	dir, queries, mode, policies string
+	rate                         float64
+	deadline, duration           time.Duration
+	maxQueries, k, sweepSteps    int
+	sweep                        bool
+	seed                         uint64
+}
+
+func newBenchLoadCmd() *cobra.Command {
+	var f loadFlags
+	cmd := &cobra.Command{
+		Use:   "load --index DIR --queries FILE --rate R --policy cpu|gpu|best|hybrid",
+		Short: "Poisson arrivals through the CPU/GPU scheduler: delay, p99 and missed deadlines per policy; --sweep finds the highest sustainable rate",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			m, err := query.ParseMode(f.mode)
+			if err != nil {
+				return usageError{err}
+			}
+			var policies []schedule.Policy
+			for _, p := range splitList(f.policies) {
+				pol, err := schedule.ParsePolicy(p)
+				if err != nil {
+					return usageError{err}
+				}
+				policies = append(policies, pol)
+			}
+			lines, err := readQueries(f.queries)
+			if err != nil {
+				return err
+			}
+			ix, err := index.Open(f.dir)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			a := analysis.New()
+			qs := make([]query.Query, len(lines))
+			for i, l := range lines {
+				qs[i] = query.Parse(a, l.Text, m, f.k)
+			}
+			cpu, err := query.New(ix, "cpu")
+			if err != nil {
+				return err
+			}
+			gpus, gerr := openGPUs(ix, cfg.GPU)
+			defer closeGPUs(gpus)
+			if len(gpus) == 0 {
+				fmt.Fprintf(os.Stderr, "bench load: no GPU (%v)\n", gerr)
+			}
+			model, fitted, err := schedule.LoadModel(f.dir)
+			if err != nil {
+				return err
+			}
+			if !fitted {
+				fmt.Fprintln(os.Stderr, "bench load: no cost-model.json beside the index (run bench fit); using the default model")
+			}
+			var runs []loadRun
+			best := map[string]float64{}
+			for _, p := range policies {
+				sc := schedule.Config{Policy: p, Deadline: f.deadline, Model: model, CPU: cpu, GPUs: asEngines(gpus)}
+				if p == schedule.PolicyGPU && len(gpus) == 0 {
+					fmt.Fprintln(os.Stderr, "bench load: skipping policy gpu: no GPU")
+					continue
+				}
+				measure := func(rate float64) (loadRun, error) {
+					r, err := runLoad(cmd.Context(), ix, sc, qs, rate, f)
+					if err == nil {
+						fmt.Fprintf(os.Stderr, "policy %-6s rate %8.1f q/s: mean %8.0fus p99 %8.0fus missed %d\n", p, rate, r.MeanDelayUS, r.P99DelayUS, r.Missed)
+					}
+					return r, err
+				}
+				if !f.sweep {
+					r, err := measure(f.rate)
+					if err != nil {
+						return err
+					}
+					runs = append(runs, r)
+					continue
+				}
+				// Double the rate until deadlines are missed, then bisect.
+				lo, hi := 0.0, f.rate
+				for range 12 {
+					r, err := measure(hi)
+					if err != nil {
+						return err
+					}
+					runs = append(runs, r)
+					if r.Missed > 0 {
+						break
+					}
+					lo, hi = hi, hi*2
+				}
+				for range f.sweepSteps {
+					if lo == 0 {
+						break
+					}
+					mid := (lo + hi) / 2
+					r, err := measure(mid)
+					if err != nil {
+						return err
+					}
+					runs = append(runs, r)
+					if r.Missed > 0 {
+						hi = mid
+					} else {
+						lo = mid
+					}
+				}
+				best[string(p)] = lo
+			}
+			out := map[string]any{"index": f.dir, "deadline_ms": f.deadline.Milliseconds(), "gpus": len(gpus), "model_fitted": fitted, "runs": runs}
+			if f.sweep {
+				out["max_rate_without_misses"] = best
+			}
+			return writeJSON(os.Stdout, out)
+		},
+	}
+	addConfigFlag(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.dir, "index", "index", "index directory")
+	fl.StringVar(&f.queries, "queries", "", "queries file")
+	fl.StringVar(&f.mode, "mode", "or", "query mode")
+	fl.IntVar(&f.k, "k", 10, "results per query")
+	fl.Float64Var(&f.rate, "rate", 50, "mean arrival rate, queries per second (the sweep's start)")
+	fl.DurationVar(&f.deadline, "deadline", 500*time.Millisecond, "per-query deadline")
+	fl.StringVar(&f.policies, "policy", "hybrid", "comma-separated policies: cpu, gpu, best, hybrid")
+	fl.DurationVar(&f.duration, "duration", 10*time.Second, "arrivals stop after this long")
+	fl.IntVar(&f.maxQueries, "max-queries", 2000, "arrivals stop after this many")
+	fl.BoolVar(&f.sweep, "sweep", false, "find the highest rate with no missed deadline")
+	fl.IntVar(&f.sweepSteps, "sweep-steps", 4, "bisection steps after the doubling phase")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the arrival process")
+	fl.Bool("json", true, "print JSON (always on)")
+	cmd.MarkFlagRequired("queries")
+	return cmd
+}
+
+// runLoad sends queries at Poisson arrival times through a fresh
+// scheduler and measures each one's delay from its arrival to its answer.
+func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []query.Query, rate float64, f loadFlags) (loadRun, error) {
+	s, err := schedule.New(ix, sc)
+	if err != nil {
+		return loadRun{}, err
+	}
+	defer s.Close()
+	r := rand.New(rand.NewPCG(f.seed, uint64(rate)))
+	var (
+		mu     sync.Mutex
+		delays []time.Duration
+		wg     sync.WaitGroup
+		first  error
+	)
+	start := time.Now()
+	var at time.Duration
+	for i := 0; i < f.maxQueries && at < f.duration; i++ {
+		at += time.Duration(r.ExpFloat64() / rate * float64(time.Second))
+		if d := time.Until(start.Add(at)); d > 0 {
+			select {
+			case <-time.After(d):
+			case <-ctx.Done():
+				wg.Wait()
+				return loadRun{}, ctx.Err()
+			}
+		}
+		arrival := start.Add(at)
+		q := qs[i%len(qs)]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := s.Search(ctx, q)
+			d := time.Since(arrival)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && first == nil {
+				first = err
+			}
+			delays = append(delays, d)
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return loadRun{}, first
+	}
+	if len(delays) == 0 {
+		return loadRun{}, errors.New("bench load: no query arrived; raise --duration or --rate")
+	}
+	slices.Sort(delays)
+	run := loadRun{Policy: string(sc.Policy), Rate: rate, Queries: len(delays)}
+	var sum time.Duration
+	for _, d := range delays {
+		sum += d
+		if d > sc.Deadline {
+			run.Missed++
+		}
+	}
+	run.MeanDelayUS = float64(sum.Microseconds()) / float64(len(delays))
+	run.P99DelayUS = float64(delays[(len(delays)*99)/100].Microseconds())
+	run.RanOnCPU, run.RanOnGPU = s.Counts()
+	return run, nil
+}
