@@ -1,0 +1,48 @@
+package index
+
+import (
+	"context"
+	"fmt"
+)
+
+// Convert rewrites ix into dir with other codecs: same documents, terms,
+// postings, order and BM25 parameters, so every query answers the same.
+func Convert(ctx context.Context, ix *Index, dir, docIDCodec, freqCodec string) error {
+	if dir == ix.dir {
+		return fmt.Errorf("index: convert: output directory is the input index")
+	}
+	urls := make([]string, ix.NumDocs())
+	for d := range urls {
+		urls[d] = ix.URL(uint32(d))
+	}
+	lens := append([]uint32(nil), ix.docLens...)
+	w, err := NewWriter(dir, WriterOptions{
+		DocIDCodec: docIDCodec, FreqCodec: freqCodec, Order: ix.meta.Order, BM25: ix.params,
+	}, lens, urls)
+	if err != nil {
+		return err
+	}
+	var docids, freqs []uint32
+	for i := range ix.NumTerms() {
+		if err := ctx.Err(); err != nil {
+			w.Abort()
+			return err
+		}
+		t := ix.Term(i)
+		c := ix.Cursor(t)
+		docids, freqs = docids[:0], freqs[:0]
+		for d := c.DocID(); d != NoMoreDocs; d = c.Next() {
+			docids = append(docids, d)
+			freqs = append(freqs, c.Freq())
+		}
+		if err := c.Err(); err != nil {
+			w.Abort()
+			return err
+		}
+		if err := w.AddTerm(t.Term, docids, freqs); err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	return w.Close()
+}

@@ -1,0 +1,69 @@
+package index_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/gpusearch/gpusearch/codecplugins"
+	_ "github.com/gpusearch/gpusearch/codecplugins/all"
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/indexer"
+	"github.com/gpusearch/gpusearch/indexer/analysis"
+	"github.com/gpusearch/gpusearch/query"
+)
+
+// TestConvertKeepsAnswers re-encodes the sample crawl's index with every
+// registered codec and checks that every sample query answers the same.
+func TestConvertKeepsAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes the sample crawl")
+	}
+	src := t.TempDir()
+	if _, err := indexer.Build(context.Background(), "../examples/crawl", src, indexer.Options{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	queries := []string{"parse json", "http server timeout", "read file line by line", "sort slice", "mutex lock", "base64 encode string", "the"}
+	answers := func(ix *index.Index) [][]query.Hit {
+		e, err := query.New(ix, "exhaustive")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out [][]query.Hit
+		for _, text := range queries {
+			for _, m := range []query.Mode{query.And, query.Or} {
+				res, err := e.Search(context.Background(), query.Parse(analysis.New(), text, m, 20))
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, res.Hits)
+			}
+		}
+		return out
+	}
+	want := answers(ix)
+	for _, codec := range codecplugins.Names() {
+		t.Run(codec, func(t *testing.T) {
+			dst := t.TempDir()
+			if err := index.Convert(context.Background(), ix, dst, codec, codec); err != nil {
+				t.Fatal(err)
+			}
+			cx, err := index.Open(dst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cx.Close()
+			if m := cx.Meta(); m.DocIDCodec != codec || m.Postings != ix.Meta().Postings || m.Terms != ix.Meta().Terms {
+				t.Fatalf("converted meta %+v", m)
+			}
+			if got := answers(cx); !reflect.DeepEqual(got, want) {
+				t.Errorf("answers changed after converting to %s", codec)
+			}
+		})
+	}
+}
