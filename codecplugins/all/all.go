@@ -5,6 +5,7 @@ package all
 import (
 	_ "github.com/gpusearch/gpusearch/codecplugins/bp"
 	_ "github.com/gpusearch/gpusearch/codecplugins/ef"
+	_ "github.com/gpusearch/gpusearch/codecplugins/gpuformat"
 	_ "github.com/gpusearch/gpusearch/codecplugins/pfor"
 	_ "github.com/gpusearch/gpusearch/codecplugins/rice"
 	_ "github.com/gpusearch/gpusearch/codecplugins/simple"
