@@ -63,7 +63,7 @@ func genCorpus(seed uint64, nDocs int) corpus {
 		case 3:
 			w = "日本語"
 		case 4:
-			w = strings.Repeat(w, 300) // longer than analysis.MaxTokenLen
+			w = strings.Repeat(w, analysis.MaxTokenLen/len(w)+1) // too long to index
 		}
 		vocab[i] = w
 	}
