@@ -7,3 +7,14 @@ var ErrNoCUDA = errors.New("gpu: built without CUDA support (build with -tags cu
 
 // ErrNoDevice is returned when the CUDA driver finds no usable device.
 var ErrNoDevice = errors.New("gpu: no CUDA device")
+
+// ErrOutOfMemory is returned when an allocation would pass the device's
+// memory budget or the device has no memory left.
+var ErrOutOfMemory = errors.New("gpu: out of device memory")
+
+// ErrBadPTX is returned when the kernels cannot be loaded: no PTX, PTX the
+// driver rejects, or a kernel missing from it.
+var ErrBadPTX = errors.New("gpu: cannot load kernels")
+
+// ErrClosed is returned by a Device after Close.
+var ErrClosed = errors.New("gpu: device closed")

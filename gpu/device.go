@@ -1,0 +1,53 @@
+package gpu
+
+// DeviceOptions choose a GPU and bound its memory use.
+type DeviceOptions struct {
+	Ordinal        int   // CUDA device ordinal
+	MemoryBudgetMB int64 // device memory the process may allocate; 0 = the free memory at open
+}
+
+// DeviceInfo describes an open device.
+type DeviceInfo struct {
+	Ordinal           int    `json:"ordinal"`
+	Name              string `json:"name"`
+	ComputeCapability string `json:"compute_capability"`
+	SMs               int    `json:"sms"`
+	L2Bytes           int64  `json:"l2_bytes"`
+	TotalBytes        int64  `json:"total_bytes"`
+	BudgetBytes       int64  `json:"budget_bytes"`
+	// PeakGBs is the theoretical memory bandwidth from the memory clock and
+	// bus width, in GB/s; measured copy bandwidth is the useful bound.
+	PeakGBs float64 `json:"peak_gbs"`
+	Driver  int     `json:"driver_version"`
+}
+
+// DecodeJob is one decode launch: Count blocks of Col, either the range
+// starting at First or, when Sel is not nil, the block ids in Sel (Count
+// uint32s), written to Out as rows of Col's block size.
+type DecodeJob struct {
+	Col    *Column
+	First  int
+	Count  int
+	Sel    *Buffer
+	Out    *Buffer
+	Output Output
+}
+
+// Resident is an index uploaded to a device: its docid and frequency
+// columns, and the skip table's last-docid and block-max columns.
+type Resident struct {
+	DocIDs, Freqs *Column
+	LastDocIDs    *Buffer // uint32 per block
+	BlockMax      *Buffer // float32 per block
+}
+
+// Free releases the resident index's device memory.
+func (r *Resident) Free() error {
+	var first error
+	for _, f := range []func() error{r.DocIDs.Free, r.Freqs.Free, r.LastDocIDs.Free, r.BlockMax.Free} {
+		if err := f(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

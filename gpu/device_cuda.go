@@ -1,0 +1,421 @@
+//go:build cuda
+
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"gorgonia.org/cu"
+)
+
+// warpsPerCTA must match WARPS in kernels/decode.cu: each warp decodes one
+// block, so a launch of n blocks has ceil(n/warpsPerCTA) CTAs.
+const warpsPerCTA = 4
+
+// Device is one GPU with its own CUDA context. The context is bound to one
+// locked OS thread, and every CUDA call runs on that thread's goroutine,
+// fed through a channel: a Device is safe for concurrent use, and its calls
+// are serialized.
+type Device struct {
+	info DeviceInfo
+	work chan func()
+	done chan struct{}
+
+	gate   sync.RWMutex // held for reading by calls in flight, for writing by Close
+	closed bool
+
+	mu   sync.Mutex
+	used int64 // bytes allocated
+	lost error // set when a kernel fault left the context unusable
+
+	// Touched only on the device goroutine.
+	fns        map[string]cu.Function
+	start, end cu.Event
+	ptxFrom    string
+}
+
+// OpenDevice creates a context on the chosen GPU, loads the kernels (see
+// PTXDirEnv) and returns the device. Errors wrap ErrNoDevice or ErrBadPTX.
+func OpenDevice(opts DeviceOptions) (*Device, error) {
+	d := &Device{work: make(chan func()), done: make(chan struct{}), fns: map[string]cu.Function{}}
+	ready := make(chan error, 1)
+	go d.run(opts, ready)
+	if err := <-ready; err != nil {
+		return nil, err
+	}
+	if err := d.do(d.loadKernels); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// run is the device goroutine: it locks its OS thread (for good: the thread
+// ends with the goroutine), creates the context there, and runs the work
+// sent to it until Close.
+func (d *Device) run(opts DeviceOptions, ready chan<- error) {
+	runtime.LockOSThread()
+	ctx, err := d.open(opts)
+	ready <- err
+	if err != nil {
+		close(d.done)
+		return
+	}
+	for f := range d.work {
+		f()
+	}
+	ctx.Destroy()
+	close(d.done)
+}
+
+func (d *Device) open(opts DeviceOptions) (cu.CUContext, error) {
+	var ctx cu.CUContext
+	n, err := cu.NumDevices()
+	if err != nil {
+		return ctx, fmt.Errorf("%w: %v", ErrNoDevice, err)
+	}
+	if opts.Ordinal < 0 || opts.Ordinal >= n {
+		return ctx, fmt.Errorf("%w: device %d requested, %d present", ErrNoDevice, opts.Ordinal, n)
+	}
+	dev, err := cu.GetDevice(opts.Ordinal)
+	if err != nil {
+		return ctx, fmt.Errorf("%w: device %d: %v", ErrNoDevice, opts.Ordinal, err)
+	}
+	if ctx, err = dev.MakeContext(cu.SchedAuto); err != nil {
+		return ctx, fmt.Errorf("%w: device %d: create context: %v", ErrNoDevice, opts.Ordinal, err)
+	}
+	if err = d.describe(dev, opts); err == nil {
+		if d.start, err = cu.MakeEvent(cu.DefaultEvent); err == nil {
+			d.end, err = cu.MakeEvent(cu.DefaultEvent)
+		}
+	}
+	if err != nil {
+		ctx.Destroy()
+		return ctx, fmt.Errorf("gpu: device %d: %w", opts.Ordinal, err)
+	}
+	return ctx, nil
+}
+
+// describe fills d.info from the device's attributes and sets the budget.
+func (d *Device) describe(dev cu.Device, opts DeviceOptions) error {
+	name, err := dev.Name()
+	if err != nil {
+		return err
+	}
+	attr := map[cu.DeviceAttribute]int{
+		cu.ComputeCapabilityMajor: 0, cu.ComputeCapabilityMinor: 0, cu.MultiprocessorCount: 0,
+		cu.L2CacheSize: 0, cu.MemoryClockRate: 0, cu.GlobalMemoryBusWidth: 0,
+	}
+	for a := range attr {
+		if attr[a], err = dev.Attribute(a); err != nil {
+			return err
+		}
+	}
+	total, err := dev.TotalMem()
+	if err != nil {
+		return err
+	}
+	free, _, err := cu.MemInfo()
+	if err != nil {
+		return err
+	}
+	budget := opts.MemoryBudgetMB << 20
+	if budget <= 0 {
+		budget = free
+	}
+	d.info = DeviceInfo{
+		Ordinal:           opts.Ordinal,
+		Name:              name,
+		ComputeCapability: fmt.Sprintf("%d.%d", attr[cu.ComputeCapabilityMajor], attr[cu.ComputeCapabilityMinor]),
+		SMs:               attr[cu.MultiprocessorCount],
+		L2Bytes:           int64(attr[cu.L2CacheSize]),
+		TotalBytes:        total,
+		BudgetBytes:       budget,
+		// Double data rate: two transfers per memory clock (kHz).
+		PeakGBs: 2 * float64(attr[cu.MemoryClockRate]) * 1e3 * float64(attr[cu.GlobalMemoryBusWidth]) / 8 / 1e9,
+		Driver:  cu.Version(),
+	}
+	return nil
+}
+
+// loadKernels loads the decode module and looks up every kernel.
+func (d *Device) loadKernels() error {
+	ptx, from, err := loadPTX("decode")
+	if err != nil {
+		return err
+	}
+	mod, err := cu.LoadData(string(ptx))
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrBadPTX, from, err)
+	}
+	names := []string{"copy_u4"}
+	for _, stem := range kernels {
+		names = append(names, "decode_"+stem+"_gaps", "decode_"+stem+"_docids")
+	}
+	for _, name := range names {
+		fn, err := mod.Function(name)
+		if err != nil {
+			return fmt.Errorf("%w: %s has no kernel %s: %v", ErrBadPTX, from, name, err)
+		}
+		d.fns[name] = fn
+	}
+	d.ptxFrom = from
+	return nil
+}
+
+// do runs f on the device goroutine and returns its error.
+func (d *Device) do(f func() error) error {
+	d.gate.RLock()
+	defer d.gate.RUnlock()
+	if d.closed {
+		return ErrClosed
+	}
+	d.mu.Lock()
+	lost := d.lost
+	d.mu.Unlock()
+	if lost != nil {
+		return lost
+	}
+	errc := make(chan error, 1)
+	d.work <- func() { errc <- f() }
+	return <-errc
+}
+
+// sync waits for the device's work; an error there is a kernel fault,
+// which leaves the context unusable, so every later call returns it.
+func (d *Device) sync() error {
+	if err := cu.Synchronize(); err != nil {
+		err = fmt.Errorf("gpu: kernel failed, device unusable until reopened: %w", err)
+		d.mu.Lock()
+		d.lost = err
+		d.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// Close destroys the context, which frees all of the device's memory. It
+// waits for calls in flight.
+func (d *Device) Close() error {
+	d.gate.Lock()
+	if d.closed {
+		d.gate.Unlock()
+		return nil
+	}
+	d.closed = true
+	close(d.work)
+	d.gate.Unlock()
+	<-d.done
+	return nil
+}
+
+// Info describes the device.
+func (d *Device) Info() DeviceInfo { return d.info }
+
+// PTXSource says where the kernels were loaded from.
+func (d *Device) PTXSource() string { return d.ptxFrom }
+
+// Used is the number of bytes allocated on the device.
+func (d *Device) Used() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.used
+}
+
+// Buffer is a block of device memory.
+type Buffer struct {
+	d    *Device
+	ptr  cu.DevicePtr
+	size int64
+}
+
+// Alloc allocates size bytes (rounded up to a multiple of 16) of device
+// memory. It fails with an error wrapping ErrOutOfMemory past the budget or
+// when the device is full.
+func (d *Device) Alloc(size int64) (*Buffer, error) {
+	size = max(16, (size+15)&^15)
+	d.mu.Lock()
+	if d.used+size > d.info.BudgetBytes {
+		used := d.used
+		d.mu.Unlock()
+		return nil, fmt.Errorf("%w: %d bytes requested, %d of the %d-byte budget in use", ErrOutOfMemory, size, used, d.info.BudgetBytes)
+	}
+	d.used += size
+	d.mu.Unlock()
+	var p cu.DevicePtr
+	err := d.do(func() (err error) {
+		p, err = cu.MemAlloc(size)
+		return err
+	})
+	if err != nil {
+		d.release(size)
+		if errors.Is(err, cu.OutOfMemory) {
+			return nil, fmt.Errorf("%w: %d bytes requested: %v", ErrOutOfMemory, size, err)
+		}
+		return nil, fmt.Errorf("gpu: alloc %d bytes: %w", size, err)
+	}
+	return &Buffer{d: d, ptr: p, size: size}, nil
+}
+
+func (d *Device) release(size int64) {
+	d.mu.Lock()
+	d.used -= size
+	d.mu.Unlock()
+}
+
+// Size is the buffer's size in bytes.
+func (b *Buffer) Size() int64 { return b.size }
+
+// Free releases the buffer; freeing a nil or freed buffer does nothing.
+func (b *Buffer) Free() error {
+	if b == nil || b.ptr == 0 {
+		return nil
+	}
+	err := b.d.do(func() error { return cu.MemFree(b.ptr) })
+	b.d.release(b.size)
+	b.ptr = 0
+	if errors.Is(err, ErrClosed) {
+		return nil // the context is gone and its memory with it
+	}
+	return err
+}
+
+func (b *Buffer) write(p unsafe.Pointer, n int64) error {
+	if n > b.size {
+		return fmt.Errorf("gpu: write of %d bytes into a %d-byte buffer", n, b.size)
+	}
+	if n == 0 {
+		return nil
+	}
+	return b.d.do(func() error { return cu.MemcpyHtoD(b.ptr, p, n) })
+}
+
+// WriteBytes copies src to the start of the buffer.
+func (b *Buffer) WriteBytes(src []byte) error {
+	if len(src) == 0 {
+		return nil
+	}
+	return b.write(unsafe.Pointer(&src[0]), int64(len(src)))
+}
+
+// WriteUint32s copies src to the start of the buffer.
+func (b *Buffer) WriteUint32s(src []uint32) error {
+	if len(src) == 0 {
+		return nil
+	}
+	return b.write(unsafe.Pointer(&src[0]), 4*int64(len(src)))
+}
+
+// WriteUint64s copies src to the start of the buffer.
+func (b *Buffer) WriteUint64s(src []uint64) error {
+	if len(src) == 0 {
+		return nil
+	}
+	return b.write(unsafe.Pointer(&src[0]), 8*int64(len(src)))
+}
+
+// ReadUint32s copies the start of the buffer into dst.
+func (b *Buffer) ReadUint32s(dst []uint32) error {
+	n := 4 * int64(len(dst))
+	if n > b.size {
+		return fmt.Errorf("gpu: read of %d bytes from a %d-byte buffer", n, b.size)
+	}
+	if n == 0 {
+		return nil
+	}
+	return b.d.do(func() error { return cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), b.ptr, n) })
+}
+
+// Fill32 sets every 32-bit word of the buffer to v (to poison an output
+// before a decode, so that an unwritten value shows).
+func (b *Buffer) Fill32(v uint32) error {
+	return b.d.do(func() error { return cu.MemsetD32(b.ptr, v, b.size/4) })
+}
+
+// Column is an encoded column resident on a device.
+type Column struct {
+	codec                     string
+	stem                      string
+	blockSize, blocks, values int
+	dataLen                   uint64
+	data, offs, counts, bases *Buffer
+}
+
+// UploadColumn validates h and copies it to the device.
+func (d *Device) UploadColumn(h *HostColumn) (*Column, error) {
+	if err := h.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Column{codec: h.Codec, stem: kernels[h.Codec], blockSize: h.BlockSize, blocks: h.NumBlocks(),
+		values: h.Values(), dataLen: uint64(len(h.Data))}
+	err := c.upload(d, h)
+	if err != nil {
+		c.Free()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Column) upload(d *Device, h *HostColumn) error {
+	var err error
+	// Slack past the data: the kernels stage whole 16-byte chunks, and one
+	// more, around each block.
+	if c.data, err = d.Alloc(int64(len(h.Data)) + 64); err != nil {
+		return err
+	}
+	if err = c.data.WriteBytes(h.Data); err != nil {
+		return err
+	}
+	if c.offs, err = d.Alloc(8 * int64(len(h.Offsets))); err != nil {
+		return err
+	}
+	if err = c.offs.WriteUint64s(h.Offsets); err != nil {
+		return err
+	}
+	if c.counts, err = d.Alloc(4 * int64(len(h.Counts))); err != nil {
+		return err
+	}
+	if err = c.counts.WriteUint32s(h.Counts); err != nil {
+		return err
+	}
+	if h.Bases != nil {
+		if c.bases, err = d.Alloc(4 * int64(len(h.Bases))); err != nil {
+			return err
+		}
+		err = c.bases.WriteUint32s(h.Bases)
+	}
+	return err
+}
+
+// Free releases the column's device memory; a nil column does nothing.
+func (c *Column) Free() error {
+	if c == nil {
+		return nil
+	}
+	var first error
+	for _, b := range []*Buffer{c.data, c.offs, c.counts, c.bases} {
+		if err := b.Free(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Codec is the column's codec name.
+func (c *Column) Codec() string { return c.codec }
+
+// BlockSize is the column's block size, the row stride of decode output.
+func (c *Column) BlockSize() int { return c.blockSize }
+
+// NumBlocks is the number of blocks in the column.
+func (c *Column) NumBlocks() int { return c.blocks }
+
+// Values is the number of values in the column.
+func (c *Column) Values() int { return c.values }
+
+// DataBytes is the size of the column's encoded blocks.
+func (c *Column) DataBytes() int64 { return int64(c.dataLen) }
