@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpusearch/gpusearch/api"
+	"github.com/gpusearch/gpusearch/eval"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer/analysis"
 	"github.com/gpusearch/gpusearch/query"
@@ -20,11 +23,22 @@ func newSearchCmd() *cobra.Command {
 	var dir, mode, engine string
 	var k int
 	var asJSON bool
+	var trec bool
+	var qid, queriesFile, tag string
 	cmd := &cobra.Command{
-		Use:   "search --index DIR [flags] QUERY...",
-		Short: "Answer one query from the command line",
-		Args:  cobra.MinimumNArgs(1),
+		Use:   "search --index DIR [flags] QUERY... | --queries FILE",
+		Short: "Answer one query from the command line, or a queries file as a TREC run",
+		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			trec = trec || queriesFile != ""
+			switch {
+			case queriesFile == "" && len(args) == 0:
+				return usagef("search needs a QUERY or --queries FILE")
+			case queriesFile != "" && len(args) > 0:
+				return usagef("search takes either a QUERY or --queries FILE, not both")
+			case trec && asJSON:
+				return usagef("--json and TREC output (--trec, --queries) exclude each other")
+			}
 			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
@@ -34,7 +48,11 @@ func newSearchCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			k = pick(fl.Changed("k"), k, cfg.Search.K)
+			defaultK := cfg.Search.K
+			if trec {
+				defaultK = eval.MaxRunDepth
+			}
+			k = pick(fl.Changed("k"), k, defaultK)
 			if k <= 0 {
 				return usagef("--k must be positive")
 			}
@@ -47,6 +65,9 @@ func newSearchCmd() *cobra.Command {
 			eng, err := cpuEngine(ix, name)
 			if err != nil {
 				return err
+			}
+			if trec {
+				return searchTREC(cmd.Context(), ix, eng, m, k, tag, queriesFile, eval.Query{ID: qid, Text: strings.Join(args, " ")})
 			}
 			text := strings.Join(args, " ")
 			q := query.Parse(analysis.New(), text, m, k)
@@ -75,7 +96,41 @@ func newSearchCmd() *cobra.Command {
 	fl.IntVar(&k, "k", 0, "number of results (default from config: 10)")
 	fl.StringVar(&engine, "engine", "", "cpu, gpu, auto, bitmap, or a CPU algorithm (default from config: auto)")
 	fl.BoolVar(&asJSON, "json", false, "print JSON")
+	fl.BoolVar(&trec, "trec", false, "print a TREC run (qid Q0 docno rank score tag); k defaults to 1000")
+	fl.StringVar(&qid, "qid", "1", "query id of the command-line query in TREC output")
+	fl.StringVar(&queriesFile, "queries", "", "answer every query of FILE (qid<TAB>text lines) and print one TREC run")
+	fl.StringVar(&tag, "tag", "gpusearch", "run tag of TREC output")
 	return cmd
+}
+
+// searchTREC answers the command-line query, or every query of
+// queriesFile when one is given, and prints the hits as a TREC run whose
+// docnos are the documents' file names without extension (eval.DocNo).
+func searchTREC(ctx context.Context, ix *index.Index, eng query.Engine, m query.Mode, k int, tag, queriesFile string, cmdline eval.Query) error {
+	qs := []eval.Query{cmdline}
+	if queriesFile != "" {
+		f, err := os.Open(queriesFile)
+		if err != nil {
+			return err
+		}
+		qs, err = eval.ReadQueries(f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	a := analysis.New()
+	search := func(ctx context.Context, text string) ([]query.Hit, error) {
+		res, err := eng.Search(ctx, query.Parse(a, text, m, k))
+		return res.Hits, err
+	}
+	docno := func(docid uint32) string { return eval.DocNo(ix.URL(docid)) }
+	start := time.Now()
+	if err := eval.RunQueries(ctx, os.Stdout, qs, search, docno, tag); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "%d queries, mode %s, k %d, in %v\n", len(qs), m, k, time.Since(start).Round(time.Millisecond))
+	return nil
 }
 
 // errNoGPU is what a GPU request gets from this build.
