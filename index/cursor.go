@@ -107,7 +107,7 @@ func (c *Cursor) NextGEQ(target uint32) uint32 {
 	return c.cur
 }
 
-// Freq is the current posting's term frequency.
+// Freq is the current posting's term frequency (0 past the end).
 func (c *Cursor) Freq() uint32 {
 	if !c.freqsReady {
 		c.decodeFreqs()
@@ -218,4 +218,8 @@ func (c *Cursor) finish(err error) {
 	c.n, c.pos = 0, 0
 	c.blk = c.end
 	c.shallow = c.end
+	// Freq past the end reads this 0 (stored as freq-1) instead of decoding
+	// block c.end, which may lie past the skip table.
+	c.freqs[0] = ^uint32(0)
+	c.freqsReady = true
 }

@@ -85,6 +85,9 @@ func TestCursorNextGEQ(t *testing.T) {
 					if got := cur.Next(); got != index.NoMoreDocs || cur.DocID() != index.NoMoreDocs {
 						t.Fatalf("Next() past the end = %d (DocID %d), want NoMoreDocs", got, cur.DocID())
 					}
+					if got := cur.Freq(); got != 0 {
+						t.Fatalf("Freq() past the end = %d, want 0", got)
+					}
 					if cur.Err() != nil {
 						t.Fatalf("Err() = %v, want nil", cur.Err())
 					}
