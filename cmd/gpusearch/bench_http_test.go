@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestSummarizeLatencies(t *testing.T) {
+	us := func(xs ...int) []time.Duration {
+		d := make([]time.Duration, len(xs))
+		for i, x := range xs {
+			d[i] = time.Duration(x) * time.Microsecond
+		}
+		return d
+	}
+	hundred := make([]int, 100)
+	for i := range hundred {
+		hundred[i] = 100 - i // 100 down to 1
+	}
+	tests := []struct {
+		name string
+		in   []time.Duration
+		want latencySummary
+	}{
+		{"empty", nil, latencySummary{}},
+		{"one", us(7), latencySummary{Requests: 1, MeanUS: 7, P50US: 7, P90US: 7, P99US: 7, MaxUS: 7}},
+		{"two", us(30, 10), latencySummary{Requests: 2, MeanUS: 20, P50US: 10, P90US: 30, P99US: 30, MaxUS: 30}},
+		{"hundred", us(hundred...), latencySummary{Requests: 100, MeanUS: 50.5, P50US: 50, P90US: 90, P99US: 99, MaxUS: 100}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := summarizeLatencies(tt.in); got != tt.want {
+				t.Errorf("summarizeLatencies(%v) = %+v, want %+v", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadBenchHTTPQueries(t *testing.T) {
+	tests := []struct {
+		name    string
+		file    string
+		want    []string
+		wantErr string
+	}{
+		{"plain", "a b\nc\n", []string{"a b", "c"}, ""},
+		{"qid and tab", "1\tparse json\n2\thttp  server\n", []string{"parse json", "http  server"}, ""},
+		{"blank lines", "\n  \nx\n\n", []string{"x"}, ""},
+		{"no newline at end", "x\ty", []string{"y"}, ""},
+		{"empty", "\n\n", nil, "no queries"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "q.txt")
+			if err := os.WriteFile(path, []byte(tt.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := readBenchHTTPQueries(path)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("readBenchHTTPQueries(%q) error = %v, want %q", tt.file, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("readBenchHTTPQueries(%q) = %q, %v, want %q", tt.file, got, err, tt.want)
+			}
+		})
+	}
+	if _, err := readBenchHTTPQueries(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Errorf("readBenchHTTPQueries(missing file) = nil error")
+	}
+}
+
+// TestHTTPLoad checks the load loop's bounds and error counting against a
+// server that fails every third request.
+func TestHTTPLoad(t *testing.T) {
+	var served atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if served.Add(1)%3 == 0 {
+			http.Error(w, `{"error":"no"}`, http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte(`{"hits":[]}`))
+	}))
+	defer ts.Close()
+	urls := []string{ts.URL + "/search?q=a", ts.URL + "/search?q=b"}
+	tests := []struct {
+		name       string
+		conc       int
+		d          time.Duration
+		max        int64
+		wantServed int64 // 0: bounded by time, not count
+	}{
+		{"count, one worker", 1, 0, 30, 30},
+		{"count, many workers", 8, 0, 90, 90},
+		{"time", 4, 100 * time.Millisecond, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			served.Store(0)
+			start := time.Now()
+			run := httpLoad(context.Background(), urls, tt.conc, tt.d, tt.max)
+			n := served.Load()
+			if tt.wantServed > 0 && n != tt.wantServed {
+				t.Errorf("httpLoad sent %d requests, want %d", n, tt.wantServed)
+			}
+			if tt.d > 0 && time.Since(start) > tt.d+2*time.Second {
+				t.Errorf("httpLoad ran %v, want about %v", time.Since(start), tt.d)
+			}
+			if run.Concurrency != tt.conc || run.Requests+run.Errors < n-int64(tt.conc) || run.Errors < n/3-int64(tt.conc) {
+				t.Errorf("httpLoad = %+v with %d served, want about %d errors", run, n, n/3)
+			}
+			if tt.wantServed > 0 && (run.Requests+run.Errors != n || run.Errors != n/3) {
+				t.Errorf("httpLoad = %d ok + %d errors, want %d + %d", run.Requests, run.Errors, n-n/3, n/3)
+			}
+			if run.Errors > 0 && !strings.Contains(run.FirstError, "503") {
+				t.Errorf("first error = %q, want the 503", run.FirstError)
+			}
+			if run.QPS <= 0 || run.P50US <= 0 {
+				t.Errorf("httpLoad = %+v, want positive qps and p50", run)
+			}
+		})
+	}
+}
