@@ -3,8 +3,10 @@ package pfor
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/codecplugins/bp/bitpack"
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
@@ -73,4 +75,24 @@ const optPForGoldenSize = 499
 
 func FuzzDecodeOptPFor(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(OptPFor{}, data, n) })
+}
+
+// TestCrossDecode checks that the two codecs share one format: each decodes
+// the other's blocks.
+func TestCrossDecode(t *testing.T) {
+	v := clusteredGaps(blockLen, 9)
+	for _, tt := range []struct {
+		name     string
+		enc, dec codecplugins.Codec
+	}{
+		{"newpfor->optpfor", NewPFor{}, OptPFor{}},
+		{"optpfor->newpfor", OptPFor{}, NewPFor{}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := make([]uint32, len(v))
+			if err := tt.dec.DecodeBlock(got, tt.enc.AppendBlock(nil, v), len(v)); err != nil || !slices.Equal(got, v) {
+				t.Errorf("Decode(Encode(v)) = %v, %v; want %v", got, err, v)
+			}
+		})
+	}
 }
