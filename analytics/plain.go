@@ -1,0 +1,135 @@
+package analytics
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// RunPlain computes task on uncompressed documents, each a run of word
+// ids below numWords (Corpus.Decompress gives them): the baseline that
+// analytics on the compressed form is measured against. It returns what
+// Run returns for the same corpus, with Traversal Auto.
+func RunPlain(ctx context.Context, docs [][]uint32, numWords int, task Task, opts Options) (*Result, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ParseTask(string(task)); err != nil {
+		return nil, err
+	}
+	for d, doc := range docs {
+		for _, w := range doc {
+			if int(w) >= numWords {
+				return nil, fmt.Errorf("analytics: document %d has word %d, the dictionary %d", d, w, numWords)
+			}
+		}
+	}
+	start := time.Now()
+	res := &Result{Task: task, SeqLen: opts.SeqLen}
+	switch task {
+	case WordCount, Sort:
+		res.Counts = make([]uint64, numWords)
+		for _, doc := range docs {
+			for _, w := range doc {
+				res.Counts[w]++
+			}
+		}
+	case InvertedIndex, RankedInvertedIndex:
+		if res.Vectors, err = plainVectors(ctx, docs, numWords); err != nil {
+			return nil, err
+		}
+		res.Postings, res.Vectors = res.Vectors.Transpose(numWords), nil
+		if task == RankedInvertedIndex {
+			rank(res.Postings)
+		}
+	case TermVector:
+		if res.Vectors, err = plainVectors(ctx, docs, numWords); err != nil {
+			return nil, err
+		}
+	case SeqCount:
+		if res.Vectors, res.Seqs, err = plainSeqs(ctx, docs, opts.SeqLen); err != nil {
+			return nil, err
+		}
+	}
+	res.Traverse = time.Since(start)
+	return res, nil
+}
+
+// plainVectors counts each document's words.
+func plainVectors(ctx context.Context, docs [][]uint32, numWords int) (*Matrix, error) {
+	m := &Matrix{Start: make([]int, 1, len(docs)+1)}
+	acc := newAccumulator(numWords)
+	for d, doc := range docs {
+		if d%ctxEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		for _, w := range doc {
+			acc.add(w, 1)
+		}
+		for _, e := range acc.take(true) {
+			m.Col = append(m.Col, uint32(e>>32))
+			m.Val = append(m.Val, uint32(e))
+		}
+		m.Start = append(m.Start, len(m.Col))
+	}
+	return m, nil
+}
+
+// plainSeqs counts each document's l-word windows.
+func plainSeqs(ctx context.Context, docs [][]uint32, l int) (*Matrix, []uint32, error) {
+	si := newSeqInterner(l)
+	m := &Matrix{Start: make([]int, 1, len(docs)+1)}
+	var counts []uint32
+	var touched []uint32
+	for d, doc := range docs {
+		if d%ctxEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
+		for p := 0; p+l <= len(doc); p++ {
+			id := si.id(doc[p : p+l])
+			for int(id) >= len(counts) {
+				counts = append(counts, 0)
+			}
+			if counts[id] == 0 {
+				touched = append(touched, id)
+			}
+			counts[id]++
+		}
+		for _, id := range touched {
+			m.Col = append(m.Col, id)
+			m.Val = append(m.Val, counts[id])
+			counts[id] = 0
+		}
+		touched = touched[:0]
+		m.Start = append(m.Start, len(m.Col))
+	}
+	remap, seqs := si.canonical()
+	for i, c := range m.Col {
+		m.Col[i] = remap[c]
+	}
+	sortRows(m)
+	return m, seqs, nil
+}
+
+// sortRows sorts each row by column.
+func sortRows(m *Matrix) {
+	type pair struct{ col, val uint32 }
+	var buf []pair
+	for r := range m.Rows() {
+		cs, vs := m.Row(r)
+		buf = buf[:0]
+		for i, c := range cs {
+			buf = append(buf, pair{c, vs[i]})
+		}
+		slices.SortFunc(buf, func(a, b pair) int { return int(int64(a.col) - int64(b.col)) })
+		for i, p := range buf {
+			cs[i], vs[i] = p.col, p.val
+		}
+	}
+}
