@@ -174,13 +174,29 @@ func checkTasks(t *testing.T, c *Corpus, docs [][]string, seqLens []int) {
 			return Run(ctx, c, task, o)
 		}})
 	}
-	for _, r := range runs {
-		for _, task := range Tasks() {
-			lens := []int{0}
-			if task == SeqCount {
-				lens = seqLens
+	for _, task := range Tasks() {
+		lens := []int{0}
+		if task == SeqCount {
+			lens = seqLens
+		}
+		for _, l := range lens {
+			var want any
+			read := func(*Result) any { return nil }
+			switch task {
+			case WordCount:
+				want, read = plainWordCount(docs), func(r *Result) any { return resWordCount(c, r) }
+			case Sort:
+				want, read = plainSort(docs), func(r *Result) any { return resSort(c, r) }
+			case InvertedIndex:
+				want, read = plainInvIndex(docs), func(r *Result) any { return resPostings(c, r) }
+			case RankedInvertedIndex:
+				want, read = plainRankedInvIndex(docs), func(r *Result) any { return resPostings(c, r) }
+			case TermVector:
+				want, read = plainTermVectors(docs), func(r *Result) any { return resTermVectors(c, r) }
+			case SeqCount:
+				want, read = plainSeqCount(docs, l), func(r *Result) any { return resSeqCount(c, r) }
 			}
-			for _, l := range lens {
+			for _, r := range runs {
 				name := fmt.Sprintf("%s/%s", r.name, task)
 				if task == SeqCount {
 					name += fmt.Sprintf("/l=%d", l)
@@ -189,22 +205,7 @@ func checkTasks(t *testing.T, c *Corpus, docs [][]string, seqLens []int) {
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				var got, want any
-				switch task {
-				case WordCount:
-					got, want = resWordCount(c, res), plainWordCount(docs)
-				case Sort:
-					got, want = resSort(c, res), plainSort(docs)
-				case InvertedIndex:
-					got, want = resPostings(c, res), plainInvIndex(docs)
-				case RankedInvertedIndex:
-					got, want = resPostings(c, res), plainRankedInvIndex(docs)
-				case TermVector:
-					got, want = resTermVectors(c, res), plainTermVectors(docs)
-				case SeqCount:
-					got, want = resSeqCount(c, res), plainSeqCount(docs, l)
-				}
-				if !reflect.DeepEqual(got, want) {
+				if got := read(res); !reflect.DeepEqual(got, want) {
 					t.Errorf("%s = %s, want %s", name, abbrev(got), abbrev(want))
 				}
 			}
