@@ -14,7 +14,10 @@ type TopK struct {
 }
 
 // NewTopK makes an empty top-k of capacity k (k >= 1).
-func NewTopK(k int) *TopK { return &TopK{k: k, h: make(hitHeap, 0, k)} }
+func NewTopK(k int) *TopK {
+	// k may be huge (a TREC run, a careless flag): let the heap grow.
+	return &TopK{k: k, h: make(hitHeap, 0, min(k, 1024))}
+}
 
 // better reports whether a ranks above b.
 func better(a, b Hit) bool {
