@@ -54,15 +54,12 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 			GPU:           "ok",
 			Cache: CacheStats{
 				Capacity: g.cache.Cap(), Entries: g.cache.Len(),
-				Hits: s.hits.Load(), Misses: s.misses.Load(),
+				Hits: s.hits.Load(), Misses: s.misses.Load(), HitRate: s.hitRatio(),
 			},
 		},
 	}
 	if g.gpuErr != nil {
 		resp.Server.GPU = g.gpuErr.Error()
-	}
-	if c := &resp.Server.Cache; c.Hits+c.Misses > 0 {
-		c.HitRate = float64(c.Hits) / float64(c.Hits+c.Misses)
 	}
 	writeJSON(w, http.StatusOK, resp)
 }

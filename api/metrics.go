@@ -23,7 +23,9 @@ type metrics struct {
 // latencyBuckets span 10us to about 5s, the server's default timeout.
 var latencyBuckets = prometheus.ExponentialBuckets(10e-6, 2.5, 15)
 
-func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+// newMetrics registers the server's collectors on reg; hitRatio and
+// entries are read at each scrape.
+func newMetrics(reg prometheus.Registerer, hitRatio, entries func() float64) (*metrics, error) {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "gpusearch_http_requests_total", Help: "HTTP requests answered, by route and status code.",
@@ -47,8 +49,14 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		indexPostings: prometheus.NewGauge(prometheus.GaugeOpts{Name: "gpusearch_index_postings", Help: "Postings in the served index."}),
 		indexBytes:    prometheus.NewGauge(prometheus.GaugeOpts{Name: "gpusearch_index_bytes", Help: "Size of the served index's files in bytes."}),
 	}
+	ratio := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "gpusearch_cache_hit_ratio", Help: "Result cache hits / lookups since the server started (0 before the first).",
+	}, hitRatio)
+	held := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "gpusearch_cache_entries", Help: "Results held in the cache of the served index.",
+	}, entries)
 	for _, c := range []prometheus.Collector{m.requests, m.requestTime, m.searchTime, m.cache, m.reloads,
-		m.indexDocs, m.indexTerms, m.indexPostings, m.indexBytes} {
+		m.indexDocs, m.indexTerms, m.indexPostings, m.indexBytes, ratio, held} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

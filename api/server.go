@@ -72,7 +72,8 @@ func New(opts Options) (*Server, error) {
 		s.reg = prometheus.NewRegistry()
 	}
 	var err error
-	if s.m, err = newMetrics(s.reg); err != nil {
+	entries := func() float64 { return float64(s.cur.Load().cache.Len()) }
+	if s.m, err = newMetrics(s.reg, s.hitRatio, entries); err != nil {
 		return nil, fmt.Errorf("api: metrics: %w", err)
 	}
 	if s.page, err = parsePage(); err != nil {
@@ -204,6 +205,15 @@ func (s *Server) Reload(dir string) (ReloadResponse, error) {
 	resp := ReloadResponse{Index: dir, Previous: old.ix.Dir(), Docs: g.ix.Meta().Docs, TookMS: time.Since(start).Milliseconds()}
 	s.log.Info("reloaded", "dir", dir, "previous", resp.Previous, "docs", resp.Docs, "took_ms", resp.TookMS)
 	return resp, nil
+}
+
+// hitRatio is the result cache's hits over lookups, 0 before the first.
+func (s *Server) hitRatio() float64 {
+	h, m := s.hits.Load(), s.misses.Load()
+	if h+m == 0 {
+		return 0
+	}
+	return float64(h) / float64(h+m)
 }
 
 // reloadAllowed reports whether POST /admin/reload is served: when the

@@ -283,6 +283,8 @@ func TestCache(t *testing.T) {
 			for _, line := range []string{
 				`gpusearch_cache_requests_total{result="hit"} ` + itoa(int(hits)),
 				`gpusearch_cache_requests_total{result="miss"} ` + itoa(int(misses)),
+				`gpusearch_cache_hit_ratio ` + strconv.FormatFloat(c.HitRate, 'g', -1, 64),
+				`gpusearch_cache_entries ` + itoa(c.Entries),
 			} {
 				if !strings.Contains(metrics, line+"\n") {
 					t.Errorf("/metrics lacks %q", line)
