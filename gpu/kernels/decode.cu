@@ -183,9 +183,11 @@ __device__ __forceinline__ void vbyte_block(const u32* s, u32 shift, u32 capw, u
 
 // ---- GPU-PForDelta --------------------------------------------------------
 
-// unpack_seq decodes c values of b bits from the word stream at s into out.
-__device__ __forceinline__ void unpack_seq(const u32* s, u32 capw, u32 c, u32 b, u32* out, int lane) {
-  for (u32 i = lane; i < c; i += 32) out[i] = sbits(s, capw, i * b, b);
+// unpack_seq decodes c values of b bits from the word stream that starts
+// at word off of s into out. Indices stay absolute so that the clamp in
+// sword bounds them, whatever off a corrupt header gives.
+__device__ __forceinline__ void unpack_seq(const u32* s, u32 capw, u32 off, u32 c, u32 b, u32* out, int lane) {
+  for (u32 i = lane; i < c; i += 32) out[i] = sbits(s, capw, 32 * off + i * b, b);
 }
 
 // patch adds the e exceptions given by position gaps g and overflows h
@@ -239,23 +241,23 @@ __device__ __forceinline__ void pfor_block(const u32* s, u32 capw, u32 n, u32 ca
   }
   // Slots, in preorder after the padded headers.
   u32 off = (2 * cnt + 3) / 4;
-  unpack_seq(s + off, capw - off, n, b0, vals, lane);
+  unpack_seq(s, capw, off, n, b0, vals, lane);
   off += (n * b0 + 31) / 32;
   if (e0 > 0) {
-    unpack_seq(s + off, capw - off, e0, b1, vals + 128, lane);
+    unpack_seq(s, capw, off, e0, b1, vals + 128, lane);
     off += (e0 * b1 + 31) / 32;
     if (e1 > 0) {
-      unpack_seq(s + off, capw - off, e1, b2, vals + 2 * 128, lane);
+      unpack_seq(s, capw, off, e1, b2, vals + 2 * 128, lane);
       off += (e1 * b2 + 31) / 32;
-      unpack_seq(s + off, capw - off, e1, b3, vals + 3 * 128, lane);
+      unpack_seq(s, capw, off, e1, b3, vals + 3 * 128, lane);
       off += (e1 * b3 + 31) / 32;
     }
-    unpack_seq(s + off, capw - off, e0, b4, vals + 4 * 128, lane);
+    unpack_seq(s, capw, off, e0, b4, vals + 4 * 128, lane);
     off += (e0 * b4 + 31) / 32;
     if (e4 > 0) {
-      unpack_seq(s + off, capw - off, e4, b5, vals + 5 * 128, lane);
+      unpack_seq(s, capw, off, e4, b5, vals + 5 * 128, lane);
       off += (e4 * b5 + 31) / 32;
-      unpack_seq(s + off, capw - off, e4, b6, vals + 6 * 128, lane);
+      unpack_seq(s, capw, off, e4, b6, vals + 6 * 128, lane);
     }
   }
   __syncwarp();
