@@ -165,26 +165,35 @@ func Run(ctx context.Context, c *Corpus, task Task, opts Options) (*Result, erro
 		return nil, err
 	}
 	start := time.Now()
-	res := &Result{Task: task, SeqLen: opts.SeqLen}
+	res := &Result{Task: task, SeqLen: opts.SeqLen, Traversal: opts.Traversal}
 	g := c.Grammar
+	if !task.perFile() && res.Traversal != BottomUp {
+		// Corpus-wide counts top-down need no preparation: one pass over
+		// the rules, parents first, carries each rule's weight to its
+		// symbols. Bottom-up is never cheaper: every rule's table holds
+		// at least its own words.
+		res.Traversal = TopDown
+		if res.Counts, err = wordTotalsTopDown(ctx, g, len(c.Dict)); err != nil {
+			return nil, err
+		}
+		res.Traverse = time.Since(start)
+		return res, nil
+	}
 	d := newDAG(g)
 	var it *items
 	if task == SeqCount {
-		if it, res.Seqs, err = seqItems(ctx, g, c.RuleLengths(), opts.SeqLen); err != nil {
+		if it, res.Seqs, err = seqItems(ctx, g, len(c.Dict), c.RuleLengths(), opts.SeqLen); err != nil {
 			return nil, err
 		}
 	} else {
 		rules, files := wordItems(g, len(c.Dict))
 		it = &items{numKeys: len(c.Dict), rules: rules, files: files}
 	}
-	res.Traversal = opts.Traversal
 	if res.Traversal == Auto {
 		res.Traversal = TopDown
-		if task.perFile() {
-			res.Estimate = estimate(d, it)
-			if res.Estimate.BottomUp < res.Estimate.TopDown {
-				res.Traversal = BottomUp
-			}
+		res.Estimate = estimate(d, it)
+		if res.Estimate.BottomUp < res.Estimate.TopDown {
+			res.Traversal = BottomUp
 		}
 	}
 	res.Init = time.Since(start)
@@ -192,11 +201,7 @@ func Run(ctx context.Context, c *Corpus, task Task, opts Options) (*Result, erro
 	td := res.Traversal == TopDown
 	switch task {
 	case WordCount, Sort:
-		if td {
-			res.Counts, err = totalsTopDown(ctx, d, it)
-		} else {
-			res.Counts, err = totalsBottomUp(ctx, d, it)
-		}
+		res.Counts, err = totalsBottomUp(ctx, d, it)
 	case InvertedIndex, RankedInvertedIndex:
 		if td {
 			res.Postings, err = perFileTopDown(ctx, d, it)

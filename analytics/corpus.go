@@ -187,6 +187,9 @@ func writeAtomic(dir, name string, data []byte) error {
 	}
 	_, err = f.Write(data)
 	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

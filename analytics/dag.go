@@ -108,24 +108,36 @@ func (d *dag) weights() []uint64 {
 	return w
 }
 
-// totalsTopDown counts every key over the corpus: each rule's own keys
-// times the rule's weight, plus the root's.
-func totalsTopDown(ctx context.Context, d *dag, it *items) ([]uint64, error) {
-	w := d.weights()
-	out := make([]uint64, it.numKeys)
-	for r := range d.rules {
+// wordTotalsTopDown counts every word over the corpus: the root's
+// symbols give each rule its first weights, then each rule, parents first,
+// adds its weight to its child rules and to its words.
+func wordTotalsTopDown(ctx context.Context, g *sequitur.Grammar, numWords int) ([]uint64, error) {
+	w := make([]uint64, g.NumRules())
+	out := make([]uint64, numWords)
+	for _, s := range g.Root {
+		if s&sequitur.RuleFlag != 0 {
+			w[s&^sequitur.RuleFlag]++
+		} else {
+			out[s]++
+		}
+	}
+	for r := g.NumRules() - 1; r >= 0; r-- {
 		if r%ctxEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		ks, ms := it.rules.row(r)
-		for i, k := range ks {
-			out[k] += w[r] * uint64(ms[i])
+		wr := w[r]
+		if wr == 0 {
+			continue
 		}
-	}
-	for i, k := range it.files.key {
-		out[k] += uint64(it.files.mult[i])
+		for _, s := range g.Rule(r) {
+			if s&sequitur.RuleFlag != 0 {
+				w[s&^sequitur.RuleFlag] += wr
+			} else {
+				out[s] += wr
+			}
+		}
 	}
 	return out, nil
 }

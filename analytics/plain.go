@@ -1,6 +1,7 @@
 package analytics
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -49,7 +50,7 @@ func RunPlain(ctx context.Context, docs [][]uint32, numWords int, task Task, opt
 			return nil, err
 		}
 	case SeqCount:
-		if res.Vectors, res.Seqs, err = plainSeqs(ctx, docs, opts.SeqLen); err != nil {
+		if res.Vectors, res.Seqs, err = plainSeqs(ctx, docs, numWords, opts.SeqLen); err != nil {
 			return nil, err
 		}
 	}
@@ -80,8 +81,8 @@ func plainVectors(ctx context.Context, docs [][]uint32, numWords int) (*Matrix, 
 }
 
 // plainSeqs counts each document's l-word windows.
-func plainSeqs(ctx context.Context, docs [][]uint32, l int) (*Matrix, []uint32, error) {
-	si := newSeqInterner(l)
+func plainSeqs(ctx context.Context, docs [][]uint32, numWords, l int) (*Matrix, []uint32, error) {
+	si := newSeqInterner(l, numWords)
 	m := &Matrix{Start: make([]int, 1, len(docs)+1)}
 	var counts []uint32
 	var touched []uint32
@@ -127,7 +128,7 @@ func sortRows(m *Matrix) {
 		for i, c := range cs {
 			buf = append(buf, pair{c, vs[i]})
 		}
-		slices.SortFunc(buf, func(a, b pair) int { return int(int64(a.col) - int64(b.col)) })
+		slices.SortFunc(buf, func(a, b pair) int { return cmp.Compare(a.col, b.col) })
 		for i, p := range buf {
 			cs[i], vs[i] = p.col, p.val
 		}

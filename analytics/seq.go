@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 
 	"github.com/gpusearch/gpusearch/analytics/sequitur"
@@ -75,19 +76,41 @@ func (ht *headTail) tailOf(r uint32) []uint32 {
 	return ht.tail[int(r)*ht.w : int(r)*ht.w+int(ht.tlen[r])]
 }
 
-// seqInterner numbers distinct l-word sequences.
+// seqInterner numbers distinct l-word sequences. When l word ids fit in
+// 64 bits the key is the ids packed into a uint64, else their bytes.
 type seqInterner struct {
-	l    int
-	ids  map[string]uint32
-	seqs []uint32 // l words per id
-	key  []byte
+	l      int
+	bits   int // bits per word id in a packed key; 0: keys are strings
+	packed map[uint64]uint32
+	ids    map[string]uint32
+	seqs   []uint32 // l words per id
+	key    []byte
 }
 
-func newSeqInterner(l int) *seqInterner {
-	return &seqInterner{l: l, ids: map[string]uint32{}, key: make([]byte, 4*l)}
+func newSeqInterner(l, numWords int) *seqInterner {
+	si := &seqInterner{l: l}
+	if b := max(1, bits.Len(uint(numWords))); b*l <= 64 {
+		si.bits, si.packed = b, map[uint64]uint32{}
+	} else {
+		si.ids, si.key = map[string]uint32{}, make([]byte, 4*l)
+	}
+	return si
 }
 
 func (si *seqInterner) id(words []uint32) uint32 {
+	if si.packed != nil {
+		var k uint64
+		for _, w := range words {
+			k = k<<si.bits | uint64(w)
+		}
+		if id, ok := si.packed[k]; ok {
+			return id
+		}
+		id := uint32(len(si.packed))
+		si.packed[k] = id
+		si.seqs = append(si.seqs, words...)
+		return id
+	}
 	for i, w := range words {
 		binary.LittleEndian.PutUint32(si.key[4*i:], w)
 	}
@@ -100,7 +123,7 @@ func (si *seqInterner) id(words []uint32) uint32 {
 	return id
 }
 
-func (si *seqInterner) len() int { return len(si.ids) }
+func (si *seqInterner) len() int { return len(si.seqs) / si.l }
 
 // canonical renumbers the sequences in lexicographic order of their words
 // (which is the order of their text, the dictionary being sorted) and
@@ -183,8 +206,8 @@ func (o *ownSeqs) each(syms []uint32, fn func(id uint32)) {
 
 // seqItems returns the sequences each rule and each file owns, keyed by
 // canonical sequence ids, and the sequences (l words per id).
-func seqItems(ctx context.Context, g *sequitur.Grammar, lens []uint64, l int) (*items, []uint32, error) {
-	o := &ownSeqs{l: l, lens: lens, ht: newHeadTail(g, l), si: newSeqInterner(l)}
+func seqItems(ctx context.Context, g *sequitur.Grammar, numWords int, lens []uint64, l int) (*items, []uint32, error) {
+	o := &ownSeqs{l: l, lens: lens, ht: newHeadTail(g, l), si: newSeqInterner(l, numWords)}
 	var stamp []uint32
 	build := func(n int, rowSyms func(int) []uint32) (*sparse, error) {
 		s := &sparse{start: make([]uint32, 1, n+1)}

@@ -17,6 +17,7 @@ func init() { subcommands = append(subcommands, newIndexCmd) }
 // indexFlags are the flags that override the config's index section.
 type indexFlags struct {
 	codec, freqCodec, out, order string
+	fromCompressed               string
 	seed                         uint64
 	workers                      int
 	memoryMB, maxDocBytes        int64
@@ -26,9 +27,9 @@ type indexFlags struct {
 func newIndexCmd() *cobra.Command {
 	var f indexFlags
 	cmd := &cobra.Command{
-		Use:   "index [flags] CRAWL_DIR",
+		Use:   "index [flags] CRAWL_DIR | index --from-compressed DIR [flags]",
 		Short: "Index a crawl directory (HTML, text, markdown) into a compressed inverted index",
-		Args:  cobra.ExactArgs(1),
+		Args:  cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := loadConfig(cmd)
 			if err != nil {
@@ -48,6 +49,15 @@ func newIndexCmd() *cobra.Command {
 				TempDir:      ic.TempDir,
 				BM25:         cfg.BM25,
 				Progress:     stderrUnlessQuiet(f.quiet),
+			}
+			if f.fromCompressed != "" {
+				if len(args) != 0 || fl.Changed("order") {
+					return usagef("index: --from-compressed takes no CRAWL_DIR and keeps the corpus's docid order")
+				}
+				return indexFromCompressed(cmd, f, opts)
+			}
+			if len(args) != 1 {
+				return usagef("index: CRAWL_DIR is required")
 			}
 			rep, err := indexer.Build(cmd.Context(), args[0], f.out, opts)
 			if err != nil {
@@ -73,6 +83,7 @@ func newIndexCmd() *cobra.Command {
 	fl.StringVar(&f.codec, "codec", "", "codec for docids (and frequencies unless --freq-codec)")
 	fl.StringVar(&f.freqCodec, "freq-codec", "", "codec for frequencies")
 	fl.StringVar(&f.order, "order", "", "docid order: url, crawl or random")
+	fl.StringVar(&f.fromCompressed, "from-compressed", "", "build from a corpus written by gpusearch compress instead of a crawl")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the random order")
 	fl.IntVar(&f.workers, "workers", 0, "parsing goroutines (0 = every core)")
 	fl.Int64Var(&f.memoryMB, "memory-mb", 0, "postings memory budget in MiB before spilling runs")

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpusearch/gpusearch/analytics"
+)
+
+func init() { subcommands = append(subcommands, newAnalyzeCmd) }
+
+type analyzeFlags struct {
+	task, engine, traversal string
+	seqLen, repeat          int
+	json, plain, discard    bool
+	quiet                   bool
+}
+
+func newAnalyzeCmd() *cobra.Command {
+	var f analyzeFlags
+	cmd := &cobra.Command{
+		Use:   "analyze --task TASK [flags] DIR",
+		Short: "Run a text analytics task directly on a compressed corpus (see gpusearch compress)",
+		Long: `Run a text analytics task directly on a corpus written by gpusearch compress,
+without decompressing it. Tasks: wordcount, sort, invindex, termvector,
+seqcount, rankedinv (the analytics package documents each and its JSON).
+--plain decompresses first and runs the plain computation instead, the
+baseline the compressed form is measured against. Timings go to stderr as
+one key=value line per run.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			task, err := analytics.ParseTask(f.task)
+			if err != nil {
+				return usageError{err}
+			}
+			trav, err := analytics.ParseTraversal(f.traversal)
+			if err != nil {
+				return usageError{err}
+			}
+			if f.engine != "cpu" {
+				return usagef("analyze: unknown engine %q (want cpu)", f.engine)
+			}
+			if f.repeat < 1 {
+				return usagef("analyze: --repeat must be at least 1")
+			}
+			opts := analytics.Options{Traversal: trav, SeqLen: f.seqLen}
+			if f.seqLen < 1 || f.seqLen > analytics.MaxSeqLen {
+				return usagef("analyze: --seq-len must be in 1..%d", analytics.MaxSeqLen)
+			}
+			start := time.Now()
+			c, err := analytics.Open(args[0])
+			if err != nil {
+				return err
+			}
+			load := time.Since(start)
+			var docs [][]uint32
+			var decompress time.Duration
+			if f.plain {
+				start = time.Now()
+				docs = c.Decompress()
+				decompress = time.Since(start)
+			}
+			mode := "compressed"
+			if f.plain {
+				mode = "plain"
+			}
+			var res *analytics.Result
+			for range f.repeat {
+				if f.plain {
+					res, err = analytics.RunPlain(cmd.Context(), docs, len(c.Dict), task, opts)
+				} else {
+					res, err = analytics.Run(cmd.Context(), c, task, opts)
+				}
+				if err != nil {
+					return err
+				}
+				if !f.quiet {
+					fmt.Fprintf(os.Stderr, "analyze: task=%s engine=%s form=%s traversal=%s est_topdown=%.0f est_bottomup=%.0f docs=%d words=%d rules=%d load_ms=%.1f decompress_ms=%.1f init_ms=%.2f traverse_ms=%.2f total_ms=%.2f\n",
+						task, f.engine, mode, res.Traversal, res.Estimate.TopDown, res.Estimate.BottomUp,
+						c.Meta.Documents, c.Meta.Tokens, c.Meta.Rules, ms(load), ms(decompress), ms(res.Init), ms(res.Traverse), ms(res.Init+res.Traverse))
+				}
+			}
+			if f.discard {
+				return nil
+			}
+			if f.json {
+				return res.WriteJSON(os.Stdout, c.Dict, c.URLs)
+			}
+			return res.WriteText(os.Stdout, c.Dict, c.URLs)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.task, "task", "", "wordcount, sort, invindex, termvector, seqcount or rankedinv (required)")
+	fl.StringVar(&f.engine, "engine", "cpu", "engine: cpu")
+	fl.StringVar(&f.traversal, "traversal", "auto", "DAG traversal: auto (cost estimate), topdown or bottomup")
+	fl.IntVar(&f.seqLen, "seq-len", 3, "words per sequence for seqcount")
+	fl.IntVar(&f.repeat, "repeat", 1, "run the task this many times (timings for each on stderr)")
+	fl.BoolVar(&f.json, "json", false, "print the result as one JSON document")
+	fl.BoolVar(&f.plain, "plain", false, "decompress, then run the plain computation (the baseline)")
+	fl.BoolVar(&f.discard, "discard", false, "print no result, only timings (for measurements)")
+	fl.BoolVar(&f.quiet, "quiet", false, "no timings on stderr")
+	return cmd
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
