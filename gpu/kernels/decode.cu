@@ -38,6 +38,13 @@ typedef unsigned char u8;
 #define WARPS 4
 #define FULL_MASK 0xffffffffu
 
+// MIN_CTAS is the CTAs per multiprocessor that __launch_bounds__ asks the
+// compiler to fit, which caps registers at 65536 / (MIN_CTAS * WARPS * 32)
+// per thread: 12 gives 42 registers and 48 of 64 warps resident.
+#ifndef MIN_CTAS
+#define MIN_CTAS 12
+#endif
+
 // Staging capacity per warp in 16-byte chunks: the largest block of the
 // format plus one chunk for the start's misalignment and one for reads of
 // the word after the last.
@@ -357,13 +364,14 @@ __device__ __forceinline__ void decode_body(const u8* data, u64 dataLen, const u
   int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   u64 k = (u64)blockIdx.x * WARPS + warp;
   if (k >= nblocks) return;
-  u64 b = sel != 0 ? (u64)sel[k] : first + k;
+  u64 b = sel != 0 ? (u64)__ldg(sel + k) : first + k;
   if (b >= totalBlocks) return;
-  u64 start = offs[b], end = offs[b + 1];
-  u32 n = counts[b];
+  // The block's metadata: four independent loads, one round trip.
+  u64 start = __ldg(offs + b), end = __ldg(offs + b + 1);
+  u32 n = __ldg(counts + b);
+  u32 base = DOCIDS ? __ldg(bases + b) : 0;
   if (end < start || end > dataLen || n > (u32)T::B || n > stride) return;
   if (T::WORDS && (start & 3) != 0) return;
-  u32 base = DOCIDS ? bases[b] : 0;
   u32 shift = stage(stg[warp], T::CAP16, data, start, end - start, lane);
   const u32* s = reinterpret_cast<const u32*>(stg[warp]);
   u32 capw = 4 * T::CAP16;
@@ -386,10 +394,10 @@ __device__ __forceinline__ void decode_body(const u8* data, u64 dataLen, const u
 #define DECODE_ARGS data, dataLen, offs, counts, bases, sel, first, nblocks, totalBlocks, out, stride
 
 #define DEFINE_DECODE(name, F)                                                                            \
-  extern "C" __global__ void __launch_bounds__(WARPS * 32) decode_##name##_gaps(DECODE_PARAMS) {         \
+  extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_CTAS) decode_##name##_gaps(DECODE_PARAMS) {         \
     decode_body<F, false>(DECODE_ARGS);                                                                   \
   }                                                                                                       \
-  extern "C" __global__ void __launch_bounds__(WARPS * 32) decode_##name##_docids(DECODE_PARAMS) {       \
+  extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_CTAS) decode_##name##_docids(DECODE_PARAMS) {       \
     decode_body<F, true>(DECODE_ARGS);                                                                    \
   }
 

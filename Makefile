@@ -1,0 +1,22 @@
+# Build helpers. Plain `go build ./...` and `go test ./...` need none of this.
+#
+#   make ptx      compile gpu/kernels/*.cu to the committed, embedded .ptx
+#                 (needs nvcc; each .ptx records its source's sha256)
+#   make device   build the cuda binaries the GPU machine runs into .device/
+#                 (CUDA 11.8 headers via ../shared/scripts/cuda-dev.sh)
+
+NVCC ?= nvcc
+CUDA_DEV ?= ../shared/scripts/cuda-dev.sh
+KERNELS := $(wildcard gpu/kernels/*.cu)
+
+.PHONY: ptx device
+
+ptx: $(KERNELS:.cu=.ptx)
+
+gpu/kernels/%.ptx: gpu/kernels/%.cu gpu/kernels/mkptx.sh
+	NVCC=$(NVCC) sh gpu/kernels/mkptx.sh $< $@
+
+device:
+	eval "$$($(CUDA_DEV))" && \
+	go test -c -tags cuda -o .device/gpu.test ./gpu/ && \
+	go build -tags cuda -o .device/gpusearch ./cmd/gpusearch
