@@ -105,7 +105,7 @@ func (m *Matrix) Row(i int) ([]uint32, []uint32) {
 }
 
 // Transpose returns the transpose, with cols rows; each of its rows is
-// sorted by column when m's row order is.
+// sorted by column, whatever the order within m's rows.
 func (m *Matrix) Transpose(cols int) *Matrix {
 	t := &Matrix{Start: make([]int, cols+1), Col: make([]uint32, len(m.Col)), Val: make([]uint32, len(m.Val))}
 	for _, c := range m.Col {
@@ -205,7 +205,7 @@ func Run(ctx context.Context, c *Corpus, task Task, opts Options) (*Result, erro
 	case InvertedIndex, RankedInvertedIndex:
 		if td {
 			res.Postings, err = perFileTopDown(ctx, d, it)
-		} else if res.Vectors, err = perFileBottomUp(ctx, d, it); err == nil {
+		} else if res.Vectors, err = perFileBottomUp(ctx, d, it, false); err == nil {
 			res.Postings, res.Vectors = res.Vectors.Transpose(it.numKeys), nil
 		}
 		if err == nil && task == RankedInvertedIndex {
@@ -213,7 +213,7 @@ func Run(ctx context.Context, c *Corpus, task Task, opts Options) (*Result, erro
 		}
 	case TermVector, SeqCount:
 		if !td {
-			res.Vectors, err = perFileBottomUp(ctx, d, it)
+			res.Vectors, err = perFileBottomUp(ctx, d, it, true)
 		} else if res.Postings, err = perFileTopDown(ctx, d, it); err == nil {
 			res.Vectors, res.Postings = res.Postings.Transpose(d.files), nil
 		}

@@ -241,8 +241,8 @@ func totalsBottomUp(ctx context.Context, d *dag, it *items) ([]uint64, error) {
 }
 
 // perFileBottomUp returns, per file, every key in it with its count (rows
-// are files, sorted by key).
-func perFileBottomUp(ctx context.Context, d *dag, it *items) (*Matrix, error) {
+// are files, sorted by key when sorted is set).
+func perFileBottomUp(ctx context.Context, d *dag, it *items, sorted bool) (*Matrix, error) {
 	tables, err := ruleTables(ctx, d, it)
 	if err != nil {
 		return nil, err
@@ -263,7 +263,7 @@ func perFileBottomUp(ctx context.Context, d *dag, it *items) (*Matrix, error) {
 		for i, k := range ks {
 			acc.add(k, ms[i])
 		}
-		for _, e := range acc.take(true) {
+		for _, e := range acc.take(sorted) {
 			m.Col = append(m.Col, uint32(e>>32))
 			m.Val = append(m.Val, uint32(e))
 		}
@@ -275,7 +275,9 @@ func perFileBottomUp(ctx context.Context, d *dag, it *items) (*Matrix, error) {
 // combine sorts packed (file<<32 | weight) pairs and merges those of one
 // file, in place.
 func combine(l []uint64) []uint64 {
-	slices.Sort(l)
+	if !slices.IsSorted(l) {
+		slices.Sort(l)
+	}
 	out := l[:0]
 	for _, e := range l {
 		if n := len(out); n > 0 && out[n-1]>>32 == e>>32 {

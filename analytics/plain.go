@@ -38,7 +38,7 @@ func RunPlain(ctx context.Context, docs [][]uint32, numWords int, task Task, opt
 			}
 		}
 	case InvertedIndex, RankedInvertedIndex:
-		if res.Vectors, err = plainVectors(ctx, docs, numWords); err != nil {
+		if res.Vectors, err = plainVectors(ctx, docs, numWords, false); err != nil {
 			return nil, err
 		}
 		res.Postings, res.Vectors = res.Vectors.Transpose(numWords), nil
@@ -46,7 +46,7 @@ func RunPlain(ctx context.Context, docs [][]uint32, numWords int, task Task, opt
 			rank(res.Postings)
 		}
 	case TermVector:
-		if res.Vectors, err = plainVectors(ctx, docs, numWords); err != nil {
+		if res.Vectors, err = plainVectors(ctx, docs, numWords, true); err != nil {
 			return nil, err
 		}
 	case SeqCount:
@@ -58,8 +58,9 @@ func RunPlain(ctx context.Context, docs [][]uint32, numWords int, task Task, opt
 	return res, nil
 }
 
-// plainVectors counts each document's words.
-func plainVectors(ctx context.Context, docs [][]uint32, numWords int) (*Matrix, error) {
+// plainVectors counts each document's words, each row sorted by word when
+// sorted is set.
+func plainVectors(ctx context.Context, docs [][]uint32, numWords int, sorted bool) (*Matrix, error) {
 	m := &Matrix{Start: make([]int, 1, len(docs)+1)}
 	acc := newAccumulator(numWords)
 	for d, doc := range docs {
@@ -71,7 +72,7 @@ func plainVectors(ctx context.Context, docs [][]uint32, numWords int) (*Matrix, 
 		for _, w := range doc {
 			acc.add(w, 1)
 		}
-		for _, e := range acc.take(true) {
+		for _, e := range acc.take(sorted) {
 			m.Col = append(m.Col, uint32(e>>32))
 			m.Val = append(m.Val, uint32(e))
 		}
