@@ -4,9 +4,11 @@
 // by `gpusearch bench intersect` on lists of the shapes in
 // ../shared/papers/gpu-list-intersection-report-zh.txt.
 //
-//	Merge      linear merge of two lists, O(m+n)
+//	Merge      linear merge of two lists, O(m+n); MergeAll folds it over
+//	           more lists, shortest first
 //	Galloping  the shorter list drives; each element is found in the longer
-//	           list by exponential then binary search, O(m log(n/m))
+//	           list by exponential then binary search, O(m log(n/m));
+//	           GallopingAll folds it over more lists, shortest first
 //	SVS        set-versus-set: the shortest list gives the candidates, and
 //	           each longer list, in order of length, filters them by binary
 //	           search from the last position found

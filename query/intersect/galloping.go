@@ -50,3 +50,8 @@ func lowerBound(list []uint32, lo, hi int, x uint32) int {
 	}
 	return lo
 }
+
+// GallopingAll appends the intersection of lists to dst, galloping the
+// shortest list into the next shortest, the result into the next, and so
+// on.
+func GallopingAll(dst []uint32, lists ...[]uint32) []uint32 { return fold(dst, Galloping, lists) }

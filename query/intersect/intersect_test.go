@@ -55,16 +55,9 @@ func algorithms(lists [][]uint32) map[string][]uint32 {
 			sets = append(sets, NewBitset(l))
 		}
 	}
-	fold := func(pair func(dst, a, b []uint32) []uint32) []uint32 {
-		acc := append([]uint32{}, ls[0]...)
-		for _, l := range ls[1:] {
-			acc = pair(nil, acc, l)
-		}
-		return acc
-	}
 	out := map[string][]uint32{
-		"merge":     fold(Merge),
-		"galloping": fold(Galloping),
+		"merge":     MergeAll([]uint32{}, lists...),
+		"galloping": GallopingAll([]uint32{}, lists...),
 		"svs":       SVS([]uint32{}, lists...),
 		"adp":       ADP([]uint32{}, lists...),
 		"hash":      Hash([]uint32{}, ls[0], tables...),
