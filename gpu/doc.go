@@ -1,10 +1,50 @@
 // Package gpu is gpusearch's CUDA back end, built on gorgonia.org/cu: it
 // owns the device, keeps an index's compressed lists resident in device
-// memory, decodes them with the kernels in gpu/kernels, and answers queries
-// term-at-a-time on the GPU.
+// memory, decodes them with the kernels in gpu/kernels, and (in a later
+// step) answers queries term-at-a-time on the GPU.
 //
-// Files that import gorgonia.org/cu carry the cuda build tag (cu's init
-// exits the process on a machine without a GPU). Each has a _nocuda twin
+// Builds. Files that import gorgonia.org/cu carry the cuda build tag (cu's
+// init exits the process on a machine without a CUDA driver, and a binary
+// that imports it needs libcuda.so.1 to start). Each has a _nocuda twin
 // with the same API that returns ErrNoCUDA, so the default build compiles
-// everywhere and says why a GPU request cannot be served.
+// everywhere and says why a GPU request cannot be served. The pure-Go parts
+// (host columns, the CPU reference decode, PTX embedding) build in both.
+//
+// Device. OpenDevice creates one CUDA context on one GPU, on a goroutine
+// locked to its OS thread; every CUDA call is a closure sent to that
+// goroutine over a channel, so a Device is safe for concurrent use and its
+// calls are serialized. Allocations are counted against a budget
+// (DeviceOptions.MemoryBudgetMB, default the free memory at open) and fail
+// with ErrOutOfMemory past it. A kernel fault (which leaves a CUDA context
+// unusable) is reported as an error and makes every later call on that
+// Device return it: the process does not crash. Timing uses CUDA events
+// around back-to-back launches on the default stream.
+//
+// Columns. A HostColumn is an encoded column as the index stores it: the
+// blocks of one GPU codec, the skip table's byte offsets (the GPU formats'
+// endpoint arrays), each block's value count (from the document
+// frequencies) and, for docids, each block's base (the previous block's
+// last docid, 0 for a list's first block). Upload copies an index's two
+// columns and its skip columns to the device once; UploadColumn takes any
+// HostColumn, such as the synthetic lists of the benchmark. A DecodeJob
+// decodes a range of blocks or a device array of block ids; the k-th block
+// goes to row k of the output (stride: the index's block size), as d-gaps
+// or as docids with the block-local prefix sum fused into the decode.
+// HostColumn.Decode is the CPU reference with the same output layout.
+//
+// Kernels. kernels/decode.cu holds the decoders (its header comment
+// describes the work split); make ptx compiles it to kernels/decode.ptx
+// for sm_90 with nvcc, recording the source's sha256 on the first line, and
+// the .ptx is embedded. TestPTXFresh fails when the embedded PTX was not
+// built from the current source. A cuda build loads the PTX from
+// $GPUSEARCH_PTX_DIR when set, so a GPU machine can test freshly compiled
+// PTX before it is committed. Without a GPU, TestKernelsOnCPU compiles
+// decode.cu as C++ against testdata/emu (threads as CUDA threads, barriers
+// as warp synchronization) and checks every kernel against the CPU
+// reference, garbage input included.
+//
+// Decisions. Kernel parameters are 8-byte values (cu copies 8 bytes per
+// argument). Host-to-device copies read Go memory (or the index's mapped
+// files) directly: the index is uploaded once, so pinned staging buffers
+// are left to the query path that will need them.
 package gpu
