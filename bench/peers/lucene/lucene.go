@@ -1,0 +1,107 @@
+// Package lucene runs Lucene 8 (Debian's liblucene8-java) as a bench/peers
+// engine through Harness.java, which it embeds, compiles with the machine's
+// javac into a temporary directory against the jars in /usr/share/java, and
+// runs with java (see Harness.java for the protocol, the analyzers and the
+// index settings).
+//
+// Analyzer "porter2" (the default) is the one to compare speed and relevance
+// with gpusearch: StandardTokenizer (UAX #29, as gpusearch's
+// blevesearch/segment), LowerCaseFilter and the Snowball English stemmer
+// (Porter2, as gpusearch's kljensen/snowball), no stop words, so that
+// differences come from the engines rather than from analysis. "english"
+// (EnglishAnalyzer: possessive "'s" removed, 33 English stop words dropped,
+// Porter1 stemming) is what a Lucene user would reach for in English; dropping
+// stop words makes AND queries of question-like text match far more
+// documents and shortens every document, and Porter1 conflates slightly
+// differently ("generalization" -> "gener" rather than "general"); it is
+// there to show what analysis alone changes. "standard" is StandardAnalyzer
+// (no stemming, no stop words in Lucene 8).
+package lucene
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/gpusearch/gpusearch/bench/peers/peer"
+)
+
+//go:embed Harness.java
+var source []byte
+
+// JarDir is where Debian installs the Lucene jars.
+const JarDir = "/usr/share/java"
+
+// jars are the jar name patterns the harness needs.
+var jars = []string{"lucene-core-8*.jar", "lucene-analyzers-common-8*.jar"}
+
+var analyses = map[string]string{
+	"porter2":  "StandardTokenizer (UAX #29), LowerCaseFilter, Snowball English (Porter2), no stop words",
+	"english":  "EnglishAnalyzer: StandardTokenizer, possessives, lowercase, 33 stop words, Porter1",
+	"standard": "StandardAnalyzer: StandardTokenizer, lowercase, no stemming, no stop words",
+}
+
+// Engine is the Lucene harness; Close removes its compiled classes.
+type Engine struct {
+	*peer.Harness
+	classes string
+}
+
+// New compiles the harness for analyzer ("porter2", "english" or
+// "standard"). Without java, javac or the jars it returns an error wrapping
+// peer.ErrNotInstalled.
+func New(ctx context.Context, analyzer string) (*Engine, error) {
+	desc, ok := analyses[analyzer]
+	if !ok {
+		return nil, fmt.Errorf("lucene: unknown analyzer %q (want porter2, english or standard)", analyzer)
+	}
+	javac, err := exec.LookPath("javac")
+	if err != nil {
+		return nil, fmt.Errorf("lucene: javac: %w (bench/peers/install.sh installs it)", peer.ErrNotInstalled)
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		return nil, fmt.Errorf("lucene: java: %w (bench/peers/install.sh installs it)", peer.ErrNotInstalled)
+	}
+	var cp []string
+	for _, pat := range jars {
+		m, _ := filepath.Glob(filepath.Join(JarDir, pat))
+		if len(m) == 0 {
+			return nil, fmt.Errorf("lucene: no %s in %s: %w (bench/peers/install.sh installs liblucene8-java)", pat, JarDir, peer.ErrNotInstalled)
+		}
+		cp = append(cp, m[len(m)-1])
+	}
+	classes, err := os.MkdirTemp("", "peer-lucene-")
+	if err != nil {
+		return nil, err
+	}
+	src := filepath.Join(classes, "Harness.java")
+	if err := os.WriteFile(src, source, 0o644); err != nil {
+		os.RemoveAll(classes)
+		return nil, err
+	}
+	out, err := exec.CommandContext(ctx, javac, "-d", classes, "-cp", strings.Join(cp, ":"), src).CombinedOutput()
+	if err != nil {
+		os.RemoveAll(classes)
+		return nil, fmt.Errorf("lucene: javac: %w: %s", err, out)
+	}
+	h := &peer.Harness{
+		EngineName: "lucene",
+		Command:    []string{java, "-cp", strings.Join(append([]string{classes}, cp...), ":"), "Harness", "--analyzer", analyzer},
+		Desc: peer.Info{
+			Analysis: desc,
+			Scoring:  "BM25Similarity(0.9, 0.4): idf ln(1+(N-df+0.5)/(df+0.5)), lengths as 1-byte norms, float32",
+		},
+	}
+	if analyzer != "porter2" {
+		h.EngineName = "lucene-" + analyzer
+	}
+	return &Engine{Harness: h, classes: classes}, nil
+}
+
+// Close removes the compiled harness.
+func (e *Engine) Close() error { return os.RemoveAll(e.classes) }

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/gpusearch/gpusearch/bench/peers/bleve"
+	"github.com/gpusearch/gpusearch/bench/peers/lucene"
+	"github.com/gpusearch/gpusearch/bench/peers/peer"
+	"github.com/gpusearch/gpusearch/bench/peers/xapian"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	var ue usageError
+	switch {
+	case err == nil:
+	case errors.As(err, &ue):
+		fmt.Fprintln(os.Stderr, "peers:", err)
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "peers:", err)
+		os.Exit(1)
+	}
+}
+
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// options are the flags of a measurement.
+type options struct {
+	crawl, queries string
+	ks, modes      string
+	engines        string
+	luceneAnalyzer string
+	warmupQueries  int
+	repeat, limit  int
+	work           string
+	keepIndexes    bool
+	trec           string
+	asJSON         bool
+	plot           string
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "plot" {
+		return runPlot(args[1:], stderr)
+	}
+	var o options
+	fs := flag.NewFlagSet("peers", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.crawl, "crawl", "", "crawl directory (required)")
+	fs.StringVar(&o.queries, "queries", "", "queries file, qid<TAB>text lines (required)")
+	fs.StringVar(&o.ks, "k", "10,1000", "comma-separated result depths")
+	fs.StringVar(&o.modes, "modes", "and,or", "comma-separated modes")
+	fs.StringVar(&o.engines, "engines", "gpusearch,lucene,xapian,bleve", "comma-separated engines; gpusearch always runs first")
+	fs.StringVar(&o.luceneAnalyzer, "lucene-analyzer", "porter2", "Lucene analyzer: porter2, english or standard")
+	fs.IntVar(&o.warmupQueries, "warmup-queries", 20000, "untimed queries before each run's timed passes (whole passes over the queries, at least one)")
+	fs.IntVar(&o.repeat, "repeat", 1, "timed passes over the queries in each run")
+	fs.IntVar(&o.limit, "limit", 0, "use only the first N queries (0: all)")
+	fs.StringVar(&o.work, "work", "", "work directory for the corpus and the indexes (default: a temporary one, removed)")
+	fs.BoolVar(&o.keepIndexes, "keep-indexes", false, "leave the indexes in the work directory")
+	fs.StringVar(&o.trec, "trec", "", "also write every run as a TREC run into this directory (hits kept k deep)")
+	fs.BoolVar(&o.asJSON, "json", false, "print the report as JSON")
+	fs.StringVar(&o.plot, "plot", "", "write a PNG of the latencies to this file")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if o.crawl == "" || o.queries == "" || fs.NArg() > 0 {
+		return usagef("usage: peers --crawl DIR --queries FILE [flags] (or: peers plot --out FILE REPORT.json...)")
+	}
+	specs, err := parseSpecs(o.modes, o.ks)
+	if err != nil {
+		return err
+	}
+	qs, err := peer.ReadQueries(o.queries, o.limit)
+	if err != nil {
+		return err
+	}
+	work := o.work
+	if work == "" {
+		if work, err = os.MkdirTemp("", "peers-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(work)
+	} else if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	if o.trec != "" {
+		if err := os.MkdirAll(o.trec, 0o755); err != nil {
+			return err
+		}
+	}
+	engines, skipped, err := newEngines(ctx, o, stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "extracting %s\n", o.crawl)
+	corpus, err := peer.WriteCorpus(o.crawl, work)
+	if err != nil {
+		closeAll(engines)
+		return err
+	}
+	fmt.Fprintf(stderr, "%d documents, %d bytes of text, in %.1fs\n", corpus.Len(), corpus.Bytes, corpus.Extract.Seconds())
+	rep, err := peer.Bench(ctx, peer.Config{
+		Crawl: o.crawl, QueriesFile: o.queries, Corpus: corpus, Queries: qs, Specs: specs,
+		Warmup: max(1, (o.warmupQueries+len(qs)-1)/len(qs)), Repeat: max(o.repeat, 1), WorkDir: work, KeepIndexes: o.keepIndexes, TRECDir: o.trec, Progress: stderr,
+	}, engines)
+	if err != nil {
+		return err
+	}
+	if len(skipped) > 0 {
+		rep.Skipped = skipped
+	}
+	if o.plot != "" {
+		if err := peer.Plot(o.plot, []*peer.Report{rep}); err != nil {
+			return err
+		}
+	}
+	if o.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return printReport(stdout, rep)
+}
+
+// parseSpecs makes one Spec for each mode and k.
+func parseSpecs(modes, ks string) ([]peer.Spec, error) {
+	var specs []peer.Spec
+	for _, m := range strings.Split(modes, ",") {
+		if m != "and" && m != "or" {
+			return nil, usagef("--modes: %q is not and or or", m)
+		}
+		for _, s := range strings.Split(ks, ",") {
+			k, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || k <= 0 {
+				return nil, usagef("--k: %q is not a positive number", s)
+			}
+			specs = append(specs, peer.Spec{Mode: m, K: k})
+		}
+	}
+	return specs, nil
+}
+
+// newEngines builds the engines named in o, gpusearch first; a peer that is
+// not installed is skipped, with the reason.
+func newEngines(ctx context.Context, o options, stderr io.Writer) ([]peer.Engine, map[string]string, error) {
+	engines := []peer.Engine{&peer.GPUSearch{Engine: "cpu"}}
+	skipped := map[string]string{}
+	for _, name := range strings.Split(o.engines, ",") {
+		var e peer.Engine
+		var err error
+		switch name {
+		case "gpusearch":
+			continue
+		case "lucene":
+			e, err = lucene.New(ctx, o.luceneAnalyzer)
+		case "xapian":
+			e, err = xapian.New(ctx)
+		case "bleve":
+			e = bleve.New()
+		default:
+			closeAll(engines)
+			return nil, nil, usagef("--engines: unknown engine %q (want gpusearch, lucene, xapian or bleve)", name)
+		}
+		switch {
+		case errors.Is(err, peer.ErrNotInstalled):
+			fmt.Fprintf(stderr, "skipping %s: %v\n", name, err)
+			skipped[name] = err.Error()
+		case err != nil:
+			closeAll(engines)
+			return nil, nil, err
+		default:
+			engines = append(engines, e)
+		}
+	}
+	return engines, skipped, nil
+}
+
+func closeAll(engines []peer.Engine) {
+	for _, e := range engines {
+		e.Close()
+	}
+}
+
+// printReport prints the report as a table.
+func printReport(w io.Writer, rep *peer.Report) error {
+	fmt.Fprintf(w, "%s: %d documents (%d bytes of text), %d queries; %s, %d cores; times in us\n",
+		rep.Crawl, rep.Documents, rep.TextBytes, rep.Queries, rep.Machine.CPU, rep.Machine.Cores)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "engine\tindex s\tindex MB\tmode\tk\tcpu mean\tcpu p50\tcpu p99\twall mean\twall p50\tcpu x gpusearch\toverlap@10\t")
+	for _, e := range rep.Engines {
+		for _, r := range e.Runs {
+			fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.2f\t%.3f\t\n",
+				e.Name, e.IndexSeconds, float64(e.IndexBytes)/1e6, r.Mode, r.K,
+				r.CPUMeanUS, r.CPUP50US, r.CPUP99US, r.WallMeanUS, r.WallP50US, r.CPUVsGPUSearch, r.Overlap10)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(rep.Skipped)) {
+		fmt.Fprintf(w, "%s skipped: %s\n", name, rep.Skipped[name])
+	}
+	return nil
+}
+
+// runPlot draws saved reports.
+func runPlot(args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("peers plot", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "", "PNG file to write (required)")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if *out == "" || fs.NArg() == 0 {
+		return usagef("usage: peers plot --out FILE REPORT.json...")
+	}
+	var reps []*peer.Report
+	for _, path := range fs.Args() {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rep := new(peer.Report)
+		if err := json.Unmarshal(data, rep); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		reps = append(reps, rep)
+	}
+	return peer.Plot(*out, reps)
+}

@@ -1,0 +1,108 @@
+package peer
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	_ "github.com/gpusearch/gpusearch/codecplugins/all" // the codecs an index may name
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/indexer"
+	"github.com/gpusearch/gpusearch/indexer/analysis"
+	"github.com/gpusearch/gpusearch/query"
+)
+
+// GPUSearch is gpusearch itself, in-process: indexer.Build with one parsing
+// worker and the default codecs, and query.New(ix, Engine) for both modes.
+type GPUSearch struct {
+	Engine string // query engine name for query.New; "cpu" when empty
+
+	ix  *index.Index
+	eng query.Engine
+}
+
+// Name returns "gpusearch".
+func (g *GPUSearch) Name() string { return "gpusearch" }
+
+// Info describes the engine.
+func (g *GPUSearch) Info() Info {
+	return Info{
+		Version:  "engine " + g.engine(),
+		Analysis: "UAX #29 words (blevesearch/segment), lowercase, Porter2 (kljensen/snowball), no stop words",
+		Scoring:  "BM25 k1=0.9 b=0.4, idf ln(1+(N-df+0.5)/(df+0.5)), exact lengths, float32",
+	}
+}
+
+func (g *GPUSearch) engine() string {
+	if g.Engine == "" {
+		return "cpu"
+	}
+	return g.Engine
+}
+
+// Index builds the index of c.TextDir in dir and checks that docid i is
+// corpus line i.
+func (g *GPUSearch) Index(ctx context.Context, c *Corpus, dir string) (time.Duration, error) {
+	start := time.Now()
+	if _, err := indexer.Build(ctx, c.TextDir, dir, indexer.Options{Workers: 1}); err != nil {
+		return 0, err
+	}
+	took := time.Since(start)
+	ix, err := index.Open(dir)
+	if err != nil {
+		return 0, err
+	}
+	if ix.NumDocs() != c.Len() {
+		ix.Close()
+		return 0, fmt.Errorf("peer: gpusearch indexed %d documents, want %d", ix.NumDocs(), c.Len())
+	}
+	for i, name := range c.Names {
+		if got := ix.URL(uint32(i)); got != name {
+			ix.Close()
+			return 0, fmt.Errorf("peer: gpusearch docid %d is %s, want %s", i, got, name)
+		}
+	}
+	eng, err := query.New(ix, g.engine())
+	if err != nil {
+		ix.Close()
+		return 0, err
+	}
+	g.ix, g.eng = ix, eng
+	return took, nil
+}
+
+// Search answers the queries with the engine; a query's time covers
+// query.Parse and Engine.Search.
+func (g *GPUSearch) Search(ctx context.Context, queries []string, specs []Spec, opts SearchOptions) ([]Run, error) {
+	if g.eng == nil {
+		return nil, fmt.Errorf("peer: gpusearch: Search before Index")
+	}
+	for _, s := range specs {
+		if _, err := query.ParseMode(s.Mode); err != nil {
+			return nil, err
+		}
+	}
+	a := analysis.New()
+	answer := func(text string, s Spec) (query.Result, error) {
+		return g.eng.Search(ctx, query.Parse(a, text, query.Mode(s.Mode), s.K))
+	}
+	hits := func(res query.Result, keep int) ([]Hit, error) {
+		n := min(len(res.Hits), keep)
+		hs := make([]Hit, n)
+		for i, h := range res.Hits[:n] {
+			hs[i] = Hit{Doc: int(h.DocID), Score: float64(h.Score)}
+		}
+		return hs, nil
+	}
+	return Measure(queries, specs, opts, answer, hits)
+}
+
+// Close closes the index.
+func (g *GPUSearch) Close() error {
+	if g.ix == nil {
+		return nil
+	}
+	err := g.ix.Close()
+	g.ix, g.eng = nil, nil
+	return err
+}

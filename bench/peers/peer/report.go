@@ -1,0 +1,144 @@
+package peer
+
+import (
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Report is the outcome of one Bench: the collection, the machine and, per
+// engine, its index and its runs.
+type Report struct {
+	Crawl          string            `json:"crawl"`
+	QueriesFile    string            `json:"queries_file"`
+	Queries        int               `json:"queries"`
+	Documents      int               `json:"documents"`
+	TextBytes      int64             `json:"text_bytes"`
+	ExtractSeconds float64           `json:"extract_seconds"`
+	Warmup         int               `json:"warmup_passes"`
+	Repeat         int               `json:"timed_passes"`
+	Machine        Machine           `json:"machine"`
+	Engines        []EngineReport    `json:"engines"`
+	Skipped        map[string]string `json:"skipped,omitempty"`
+}
+
+// Machine names where a report was measured.
+type Machine struct {
+	CPU   string `json:"cpu"`
+	Cores int    `json:"cores"`
+	Go    string `json:"go"`
+	OS    string `json:"os"`
+}
+
+// EngineReport is one engine's figures.
+type EngineReport struct {
+	Name         string      `json:"name"`
+	Info         Info        `json:"info"`
+	IndexSeconds float64     `json:"index_seconds"`
+	IndexBytes   int64       `json:"index_bytes"`
+	Runs         []RunReport `json:"runs"`
+}
+
+// RunReport summarises one engine's Run. Times are in microseconds: CPU is
+// the searching thread's CPU time, Wall the elapsed time; on a busy machine
+// the CPU figures are the ones to compare, since waiting for a core inflates
+// only the wall ones. Overlap10 is the mean overlap@10 with gpusearch's run
+// of the same Spec over OverlapQueries queries (those on which gpusearch has
+// a hit); CPUVsGPUSearch and WallVsGPUSearch are this run's mean times over
+// gpusearch's.
+type RunReport struct {
+	Spec
+	Samples         int     `json:"samples"`
+	CPUMeanUS       float64 `json:"cpu_mean_us"`
+	CPUP50US        float64 `json:"cpu_p50_us"`
+	CPUP99US        float64 `json:"cpu_p99_us"`
+	WallMeanUS      float64 `json:"wall_mean_us"`
+	WallP50US       float64 `json:"wall_p50_us"`
+	WallP99US       float64 `json:"wall_p99_us"`
+	NoHits          int     `json:"no_hits"`
+	Overlap10       float64 `json:"overlap10"`
+	OverlapQueries  int     `json:"overlap_queries"`
+	CPUVsGPUSearch  float64 `json:"cpu_vs_gpusearch"`
+	WallVsGPUSearch float64 `json:"wall_vs_gpusearch"`
+}
+
+// summarize fills the time figures of a run.
+func summarize(r Run) RunReport {
+	rep := RunReport{Spec: r.Spec, Samples: len(r.Wall)}
+	rep.CPUMeanUS, rep.CPUP50US, rep.CPUP99US = stats(r.CPU)
+	rep.WallMeanUS, rep.WallP50US, rep.WallP99US = stats(r.Wall)
+	for _, h := range r.Hits {
+		if len(h) == 0 {
+			rep.NoHits++
+		}
+	}
+	return rep
+}
+
+// stats returns the mean, median and 99th percentile of ds in microseconds.
+func stats(ds []time.Duration) (mean, p50, p99 float64) {
+	if len(ds) == 0 {
+		return 0, 0, 0
+	}
+	sorted := slices.Clone(ds)
+	slices.Sort(sorted)
+	var sum time.Duration
+	for _, d := range sorted {
+		sum += d
+	}
+	return us(sum) / float64(len(sorted)), us(percentile(sorted, 50)), us(percentile(sorted, 99))
+}
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// percentile returns the nearest-rank p-th percentile of sorted, which is
+// not empty: the smallest value with at least p% of the values at or below it.
+func percentile(sorted []time.Duration, p int) time.Duration {
+	rank := (p*len(sorted) + 99) / 100 // ceil(p/100 * n)
+	return sorted[max(rank, 1)-1]
+}
+
+// overlap10 returns the mean over queries of |top10(got) ∩ top10(ref)| /
+// |top10(ref)|, over the queries on which ref has a hit, and their number.
+func overlap10(got, ref [][]Hit) (mean float64, n int) {
+	var sum float64
+	for qi, r := range ref {
+		r = r[:min(len(r), 10)]
+		if len(r) == 0 {
+			continue
+		}
+		want := make(map[int]bool, len(r))
+		for _, h := range r {
+			want[h.Doc] = true
+		}
+		common := 0
+		for _, h := range got[qi][:min(len(got[qi]), 10)] {
+			if want[h.Doc] {
+				common++
+			}
+		}
+		sum += float64(common) / float64(len(r))
+		n++
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return sum / float64(n), n
+}
+
+// ThisMachine describes the machine the process runs on: the CPU model from
+// /proc/cpuinfo where there is one.
+func ThisMachine() Machine {
+	m := Machine{Cores: runtime.NumCPU(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH}
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for line := range strings.Lines(string(data)) {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return m
+}
