@@ -85,7 +85,7 @@ func (e *Bitmap) run(ctx context.Context, q Query, mode Mode) (Result, error) {
 				sum += s.termScore(l)
 			}
 		}
-		s.top.Push(Hit{DocID: d, Score: sum})
+		s.push(Hit{DocID: d, Score: sum})
 		return true
 	})
 	if err == nil {

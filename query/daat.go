@@ -90,9 +90,11 @@ type search struct {
 	norms  []float32
 	lists  []*termList // in query-term order
 	top    *TopK
+	thr    float64 // see push
 	stats  Stats
 	slack  float64   // multiplies every score bound before it is compared
-	score  []float32 // term score of the current document, by query position
+	score  []float32 // by query position: the term score of document scored[pos]
+	scored []uint32  // by query position: whose term score score holds
 	steps  int
 }
 
@@ -102,8 +104,13 @@ func newSearch(ctx context.Context, ix *index.Index, terms []term, k int) *searc
 		params: ix.BM25(),
 		norms:  ix.Norms(),
 		top:    NewTopK(k),
+		thr:    -1,
 		slack:  boundSlack(len(terms)),
 		score:  make([]float32, len(terms)),
+		scored: make([]uint32, len(terms)),
+	}
+	for i := range s.scored {
+		s.scored[i] = index.NoMoreDocs
 	}
 	for i, t := range terms {
 		c := ix.Cursor(t.info)
@@ -121,30 +128,37 @@ func newSearch(ctx context.Context, ix *index.Index, terms []term, k int) *searc
 // float64 rounding of the bound itself (about n*2^-53).
 func boundSlack(n int) float64 { return 1 + float64(n)/(1<<22) }
 
-// threshold is what a document's score bound must exceed for the document
-// to be worth scoring: the heap's worst score once the heap is full, and
-// below every score before that.
+// push offers a scored document to the heap and keeps thr, what a
+// document's score bound must exceed for the document to be worth scoring:
+// the heap's worst score once the heap is full, and below every score
+// before that.
 //
 // Ties: DAAT visits documents in increasing docid order, so every kept hit
 // has a smaller docid than the document under consideration, and TopK
 // refuses a document whose score equals the worst kept score (it would
-// rank below it). A document whose bound is <= threshold therefore cannot
-// enter, and pruning it never changes the result.
-func (s *search) threshold() float64 {
-	if !s.top.Full() {
-		return -1
+// rank below it). A document whose bound is <= thr therefore cannot enter,
+// and pruning it never changes the result.
+func (s *search) push(h Hit) {
+	if s.top.Push(h) && s.top.Full() {
+		s.thr = float64(s.top.Threshold())
 	}
-	return float64(s.top.Threshold())
 }
 
 // canEnter reports whether a document whose score is at most bound could
 // still enter the heap.
-func (s *search) canEnter(bound float64) bool { return bound*s.slack > s.threshold() }
+func (s *search) canEnter(bound float64) bool { return bound*s.slack > s.thr }
 
-// termScore is the BM25 score of l's current posting.
+// termScore is the BM25 score of l's current posting, computed once per
+// posting even when an algorithm asks again.
 func (s *search) termScore(l *termList) float32 {
+	d := l.DocID()
+	if s.scored[l.pos] == d {
+		return s.score[l.pos]
+	}
 	s.stats.PostingsScored++
-	return s.params.TermScore(l.idf, l.Freq(), s.norms[l.DocID()])
+	sc := s.params.TermScore(l.idf, l.Freq(), s.norms[d])
+	s.score[l.pos], s.scored[l.pos] = sc, d
+	return sc
 }
 
 // scoreMatches scores doc d over every list standing on it, adding the
@@ -156,7 +170,7 @@ func (s *search) scoreMatches(d uint32) {
 			sum += s.termScore(l)
 		}
 	}
-	s.top.Push(Hit{DocID: d, Score: sum})
+	s.push(Hit{DocID: d, Score: sum})
 }
 
 // tick counts one step of an algorithm's main loop and, every checkEvery

@@ -23,7 +23,7 @@ func maxScoreQuery(s *search) error {
 		acc += l.bound
 		upTo[i] = acc
 	}
-	have := make([]bool, len(ls)) // by query position: score holds a term score of d
+	have := make([]bool, len(ls)) // by query position: the list holds d
 	first := 0                    // ls[:first] are non-essential
 	for {
 		if err := s.tick(); err != nil {
@@ -45,9 +45,8 @@ func maxScoreQuery(s *search) error {
 		var partial float64
 		for _, l := range ls[first:] {
 			if l.DocID() == d {
-				sc := s.termScore(l)
-				s.score[l.pos], have[l.pos] = sc, true
-				partial += float64(sc)
+				have[l.pos] = true
+				partial += float64(s.termScore(l))
 			}
 		}
 		complete := true
@@ -57,9 +56,8 @@ func maxScoreQuery(s *search) error {
 				break
 			}
 			if l := ls[i]; l.NextGEQ(d) == d {
-				sc := s.termScore(l)
-				s.score[l.pos], have[l.pos] = sc, true
-				partial += float64(sc)
+				have[l.pos] = true
+				partial += float64(s.termScore(l))
 			}
 		}
 		if complete {
@@ -69,7 +67,7 @@ func maxScoreQuery(s *search) error {
 					sum += s.score[pos]
 				}
 			}
-			s.top.Push(Hit{DocID: d, Score: sum})
+			s.push(Hit{DocID: d, Score: sum})
 		}
 		clear(have)
 		for _, l := range ls[first:] {

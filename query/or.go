@@ -24,6 +24,6 @@ func orQuery(s *search) error {
 				l.Next()
 			}
 		}
-		s.top.Push(Hit{DocID: d, Score: sum})
+		s.push(Hit{DocID: d, Score: sum})
 	}
 }

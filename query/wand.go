@@ -12,13 +12,12 @@ import "github.com/gpusearch/gpusearch/index"
 // pivot stands on its docid, the document is scored.
 func wandQuery(s *search) error {
 	ls := append([]*termList(nil), s.lists...)
-	at := (*termList).DocID
-	sortByAt(ls, at)
+	sortFrom(ls, 0)
 	for {
 		if err := s.tick(); err != nil {
 			return err
 		}
-		p, pd := pivotAt(s, ls, at)
+		p, pd := pivotFrom(s, ls, 0)
 		if p < 0 {
 			return nil
 		}
@@ -39,18 +38,19 @@ func wandQuery(s *search) error {
 				l.Next()
 			}
 		}
-		sortByAt(ls, at)
+		sortFrom(ls, 0)
 	}
 }
 
-// pivotAt finds, in cursors ordered by at (a lower bound on each list's
-// next docid), the first one at which the bounds of it and the cursors
-// before it could beat the threshold. It returns its index and docid, or -1
-// when no document left can enter the heap.
-func pivotAt(s *search, ls []*termList, at func(*termList) uint32) (int, uint32) {
+// pivotFrom finds, in cursors ordered by max(DocID, floor) (a lower bound
+// on each list's next docid: the documents below floor are settled), the
+// first one at which the bounds of it and the cursors before it could beat
+// the threshold. It returns its index and docid, or -1 when no document
+// left can enter the heap.
+func pivotFrom(s *search, ls []*termList, floor uint32) (int, uint32) {
 	var acc float64
 	for i, l := range ls {
-		d := at(l)
+		d := max(l.DocID(), floor)
 		if d == index.NoMoreDocs {
 			break
 		}
@@ -62,14 +62,14 @@ func pivotAt(s *search, ls []*termList, at func(*termList) uint32) (int, uint32)
 	return -1, index.NoMoreDocs
 }
 
-// sortByAt restores the order by at after some cursors moved forward
-// (insertion sort: the slice is short and nearly sorted).
-func sortByAt(ls []*termList, at func(*termList) uint32) {
+// sortFrom restores the order by max(DocID, floor) after some cursors moved
+// forward (insertion sort: the slice is short and nearly sorted).
+func sortFrom(ls []*termList, floor uint32) {
 	for i := 1; i < len(ls); i++ {
 		x := ls[i]
-		d := at(x)
+		d := max(x.DocID(), floor)
 		j := i
-		for j > 0 && at(ls[j-1]) > d {
+		for j > 0 && max(ls[j-1].DocID(), floor) > d {
 			ls[j] = ls[j-1]
 			j--
 		}
