@@ -341,7 +341,7 @@ func TestDecodeJobErrors(t *testing.T) {
 		{"past-last-block", DecodeJob{Col: col, First: 2, Count: 2, Out: out}},
 		{"negative-first", DecodeJob{Col: col, First: -1, Count: 1, Out: out}},
 		{"output-too-small", DecodeJob{Col: col, Count: 3, Out: small}},
-		{"selection-too-small", DecodeJob{Col: col, Count: 3, Sel: small, Out: out}},
+		{"selection-too-small", DecodeJob{Col: col, Count: 5, Sel: small, Out: out}}, // 16 bytes hold 4 block ids
 		{"docids-without-bases", DecodeJob{Col: vcol, Count: 1, Out: out, Output: DocIDs}},
 	}
 	for _, tt := range tests {
