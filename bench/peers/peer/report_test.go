@@ -1,0 +1,147 @@
+package peer
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"testing"
+	"time"
+)
+
+func TestPercentile(t *testing.T) {
+	ms := func(vs ...int) []time.Duration {
+		d := make([]time.Duration, len(vs))
+		for i, v := range vs {
+			d[i] = time.Duration(v) * time.Millisecond
+		}
+		return d
+	}
+	hundred := make([]int, 100)
+	for i := range hundred {
+		hundred[i] = i + 1
+	}
+	tests := []struct {
+		name   string
+		sorted []time.Duration
+		p      int
+		want   time.Duration
+	}{
+		{"one value p50", ms(7), 50, 7 * time.Millisecond},
+		{"one value p99", ms(7), 99, 7 * time.Millisecond},
+		{"two values p50", ms(1, 2), 50, 1 * time.Millisecond},
+		{"four values p50", ms(1, 2, 3, 4), 50, 2 * time.Millisecond},
+		{"four values p99", ms(1, 2, 3, 4), 99, 4 * time.Millisecond},
+		{"hundred p99", ms(hundred...), 99, 99 * time.Millisecond},
+		{"hundred p50", ms(hundred...), 50, 50 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := percentile(tt.sorted, tt.p); got != tt.want {
+				t.Errorf("percentile(%v, %d) = %v, want %v", tt.sorted, tt.p, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestStats(t *testing.T) {
+	mean, p50, p99 := stats([]time.Duration{4 * time.Microsecond, 1 * time.Microsecond, 3 * time.Microsecond, 2 * time.Microsecond})
+	if mean != 2.5 || p50 != 2 || p99 != 4 {
+		t.Errorf("stats(4,1,3,2 us) = %v, %v, %v; want 2.5, 2, 4", mean, p50, p99)
+	}
+	if mean, p50, p99 := stats(nil); mean != 0 || p50 != 0 || p99 != 0 {
+		t.Errorf("stats(nil) = %v, %v, %v; want zeros", mean, p50, p99)
+	}
+}
+
+func hits(docs ...int) []Hit {
+	h := make([]Hit, len(docs))
+	for i, d := range docs {
+		h[i] = Hit{Doc: d, Score: float64(len(docs) - i)}
+	}
+	return h
+}
+
+func TestOverlap10(t *testing.T) {
+	tests := []struct {
+		name     string
+		got, ref [][]Hit
+		want     float64
+		wantN    int
+	}{
+		{"same", [][]Hit{hits(1, 2, 3)}, [][]Hit{hits(1, 2, 3)}, 1, 1},
+		{"order ignored", [][]Hit{hits(3, 1, 2)}, [][]Hit{hits(1, 2, 3)}, 1, 1},
+		{"half", [][]Hit{hits(1, 9)}, [][]Hit{hits(1, 2)}, 0.5, 1},
+		{"engine empty", [][]Hit{nil}, [][]Hit{hits(1, 2)}, 0, 1},
+		{"reference empty skipped", [][]Hit{hits(5), hits(1)}, [][]Hit{nil, hits(1)}, 1, 1},
+		{"all references empty", [][]Hit{hits(5)}, [][]Hit{nil}, 0, 0},
+		{"only the first ten count",
+			[][]Hit{hits(11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 1)},
+			[][]Hit{hits(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)}, 0, 1},
+		{"mean over queries", [][]Hit{hits(1), hits(9)}, [][]Hit{hits(1), hits(2)}, 0.5, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, n := overlap10(tt.got, tt.ref)
+			if math.Abs(got-tt.want) > 1e-12 || n != tt.wantN {
+				t.Errorf("overlap10(%v, %v) = %v, %d; want %v, %d", tt.got, tt.ref, got, n, tt.want, tt.wantN)
+			}
+		})
+	}
+}
+
+func TestReadHits(t *testing.T) {
+	tests := []struct {
+		name    string
+		data    string
+		n, docs int
+		want    [][]Hit
+		wantErr bool
+	}{
+		{"two queries", "3 1.5 0 0.25\n\n", 2, 4, [][]Hit{{{3, 1.5}, {0, 0.25}}, {}}, false},
+		{"too few lines", "3 1.5\n", 2, 4, nil, true},
+		{"too many lines", "\n\n\n", 2, 4, nil, true},
+		{"odd fields", "3 1.5 2\n", 1, 4, nil, true},
+		{"id out of range", "4 1.5\n", 1, 4, nil, true},
+		{"negative id", "-1 1.5\n", 1, 4, nil, true},
+		{"bad score", "1 x\n", 1, 4, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "and-10.hits")
+			if err := os.WriteFile(path, []byte(tt.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := readHits(path, tt.n, tt.docs)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("readHits(%q) error = %v, want error %v", tt.data, err, tt.wantErr)
+			}
+			if !tt.wantErr && !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("readHits(%q) = %v, want %v", tt.data, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	if got := string(oneLine([]byte("a\tb\r\nc d"))); got != "a b  c d" {
+		t.Errorf("oneLine(%q) = %q, want %q", "a\tb\r\nc d", got, "a b  c d")
+	}
+}
+
+func TestThreadCPU(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the thread CPU clock is read on Linux only")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0 := ThreadCPU()
+	x := 0
+	for i := range 10_000_000 {
+		x += i % 7
+	}
+	if c1 := ThreadCPU(); c1 <= c0 && x >= 0 {
+		t.Errorf("ThreadCPU() went from %v to %v across a busy loop, want it to grow", c0, c1)
+	}
+}
