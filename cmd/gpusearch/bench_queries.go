@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -280,7 +281,7 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	if len(sorted) == 0 {
 		return 0
 	}
-	i := int(p*float64(len(sorted)) + 0.5)
+	i := int(math.Ceil(p * float64(len(sorted))))
 	return sorted[min(max(i-1, 0), len(sorted)-1)]
 }
 
