@@ -23,6 +23,7 @@ type parsed struct {
 	slot      uint32
 	length    uint32
 	tfs       map[string]uint32
+	passages  []passage // passage mode: the document's passages (tfs is nil)
 	bytes     int64
 	truncated bool
 	err       error
@@ -42,6 +43,9 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 	case "truncate", "skip":
 	default:
 		return rep, fmt.Errorf("indexer: unknown oversize policy %q (want truncate or skip)", opts.Oversize)
+	}
+	if opts.Passages < 0 {
+		return rep, fmt.Errorf("indexer: passage size %d is negative", opts.Passages)
 	}
 	// Fail on a bad codec name before spending the parse on it.
 	for _, name := range []string{opts.DocIDCodec, opts.FreqCodec} {
@@ -73,6 +77,10 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 	for _, f := range files {
 		total += min(f.size, opts.MaxDocBytes)
 	}
+	var pt *passageTable
+	if opts.Passages > 0 {
+		pt = newPassageTable(len(files))
+	}
 	prog := newProgress(opts.Progress, len(files), total)
 	err = parseAll(ctx, files, opts, func(p parsed) error {
 		prog.done(p.bytes)
@@ -85,6 +93,9 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 		if p.truncated {
 			rep.Oversize.add(files[p.slot].url, nil)
 		}
+		if pt != nil {
+			return pt.add(p.slot, p.passages, inv)
+		}
 		lengths[p.slot] = p.length
 		return inv.add(p.slot, p.tfs)
 	})
@@ -94,15 +105,20 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 	}
 	rep.Runs = len(inv.runs)
 
-	// Close the gaps left by failed files: slot -> docid.
-	remap := make([]uint32, len(files))
-	var docLens []uint32
+	// Close the gaps left by failed files: slot (or, in passage mode,
+	// temporary passage id) -> docid.
+	var remap, docLens []uint32
 	var urls []string
-	for slot, f := range files {
-		remap[slot] = uint32(len(urls))
-		if !failed[slot] {
-			docLens = append(docLens, lengths[slot])
-			urls = append(urls, f.url)
+	if pt != nil {
+		remap, docLens, urls = pt.docs(files, failed)
+	} else {
+		remap = make([]uint32, len(files))
+		for slot, f := range files {
+			remap[slot] = uint32(len(urls))
+			if !failed[slot] {
+				docLens = append(docLens, lengths[slot])
+				urls = append(urls, f.url)
+			}
 		}
 	}
 	rep.Documents = len(urls)
@@ -114,6 +130,7 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 		return rep, err
 	}
 	var docids, freqs []uint32
+	var scratch []uint64
 	err = inv.merge(func(term string, list []posting) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -122,6 +139,9 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 		for _, p := range list {
 			docids = append(docids, remap[p>>32])
 			freqs = append(freqs, uint32(p))
+		}
+		if pt != nil {
+			scratch = sortByDocID(docids, freqs, scratch)
 		}
 		rep.Terms++
 		rep.Postings += uint64(len(list))
@@ -168,7 +188,7 @@ func parseAll(ctx context.Context, files []docFile, opts Options, collect func(p
 			a := analysis.New()
 			for slot := range jobs {
 				select {
-				case results <- parseFile(a, files[slot], slot, opts.MaxDocBytes):
+				case results <- parseFile(a, files[slot], slot, opts.MaxDocBytes, opts.Passages):
 				case <-ctx.Done():
 					return
 				}
@@ -210,8 +230,9 @@ func parseAll(ctx context.Context, files []docFile, opts Options, collect func(p
 	return first
 }
 
-// parseFile reads, extracts and analyzes one document.
-func parseFile(a *analysis.Analyzer, f docFile, slot uint32, maxBytes int64) parsed {
+// parseFile reads, extracts and analyzes one document (into passages of
+// about passages terms when that is positive).
+func parseFile(a *analysis.Analyzer, f docFile, slot uint32, maxBytes int64, passages int) parsed {
 	p := parsed{slot: slot}
 	fh, err := os.Open(f.path)
 	if err != nil {
@@ -234,6 +255,13 @@ func parseFile(a *analysis.Analyzer, f docFile, slot uint32, maxBytes int64) par
 		text = extract.HTMLText(data)
 	} else {
 		text = extract.PlainText(data)
+	}
+	if passages > 0 {
+		p.passages = splitPassages(a, text, passages)
+		for _, ps := range p.passages {
+			p.length += ps.length
+		}
+		return p
 	}
 	p.tfs = make(map[string]uint32)
 	a.Analyze(text, func(term string) {

@@ -22,6 +22,17 @@
 // byte-for-byte the same for one worker or many. Files that fail while
 // being read give up their slot and later docids close the gap.
 //
+// Passages. With Options.Passages = N, each document is cut into
+// max(1, round(L/N)) consecutive passages of nearly equal length (L terms
+// in all), each indexed as a document with URL <url>#p<i>, i from 1. How
+// many passages a slot yields is known only once it is parsed, so a
+// passage's postings carry a temporary id, given in the order documents
+// are collected; when every document is in, docids are assigned slot by
+// slot, a slot's passages consecutively in text order (so document order
+// is kept, and #p10 follows #p9 although it sorts before #p2), and each
+// list is re-sorted after the remap. The index is still the same for one
+// worker or many.
+//
 // Inversion. Workers send each document's term frequencies to one
 // collector, which appends postings per term. When the estimated memory of
 // what it holds passes the budget, it writes a sorted run to a scratch

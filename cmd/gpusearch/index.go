@@ -19,7 +19,7 @@ type indexFlags struct {
 	codec, freqCodec, out, order string
 	fromCompressed               string
 	seed                         uint64
-	workers                      int
+	workers, passages            int
 	memoryMB, maxDocBytes        int64
 	quiet, json                  bool
 }
@@ -47,6 +47,7 @@ func newIndexCmd() *cobra.Command {
 				MaxDocBytes:  pick(fl.Changed("max-doc-bytes"), f.maxDocBytes, ic.MaxDocBytes),
 				Oversize:     ic.Oversize,
 				TempDir:      ic.TempDir,
+				Passages:     f.passages,
 				BM25:         cfg.BM25,
 				Progress:     stderrUnlessQuiet(f.quiet),
 			}
@@ -88,6 +89,7 @@ func newIndexCmd() *cobra.Command {
 	fl.IntVar(&f.workers, "workers", 0, "parsing goroutines (0 = every core)")
 	fl.Int64Var(&f.memoryMB, "memory-mb", 0, "postings memory budget in MiB before spilling runs")
 	fl.Int64Var(&f.maxDocBytes, "max-doc-bytes", 0, "largest document read, in bytes")
+	fl.IntVar(&f.passages, "passages", 0, "split each document into passages of about N terms, each a document with URL ...#p<i> (0 = whole documents)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
 	fl.BoolVar(&f.json, "json", false, "print the build report as JSON on stdout")
 	return cmd
