@@ -13,4 +13,55 @@
 // sum of its term scores, added in query-term order starting from zero, on
 // every engine, so engines agree bit for bit. Results are ordered by score
 // descending, then docid ascending.
+//
+// Engines (New; docs/queries.md has their measured speed):
+//
+//	exhaustive  term-at-a-time over whole lists into dense accumulators:
+//	            the reference every other engine is tested against
+//	daat        DAAT AND (and.go): the shortest list drives, the others
+//	            follow with NextGEQ, decoding only the blocks landed in,
+//	            frequencies decoded only for matches; exhaustive DAAT OR
+//	            (or.go)
+//	maxscore    DAAT AND; MaxScore OR (maxscore.go)
+//	wand        DAAT AND; WAND OR (wand.go)
+//	bmw         block-max DAAT AND (and.go); Block-Max WAND OR (bmw.go)
+//	bitmap      roaring bitmaps per term, built lazily and kept in an LRU
+//	            cache bounded in bytes, intersected or unioned, then the
+//	            survivors scored through cursors (bitmap.go)
+//	cpu         DAAT AND and Block-Max WAND OR, the fastest measured
+//
+// Stats.Algorithm names what answered; for AND+OR that fell back to OR it
+// is "and+bmw" and the like, and the statistics add up over both passes.
+//
+// Safe pruning. The DAAT engines add a document's term scores in query
+// order (not cursor order) and break ties as TopK does, so they return the
+// exhaustive scorer's top k bit for bit. A bound on a document's score is
+// summed in float64 from the float32 bounds the index stores (list maxima,
+// block maxima, real term scores) and multiplied by 1 + n*2^-22 for n terms
+// before it is compared, which covers the rounding of the float32 sum that
+// makes the real score (less than (n-1)*2^-24 relative). A document is
+// skipped only when that bound is at most the threshold, the worst score in
+// a full heap: documents are visited in docid order, so every kept hit has
+// a smaller docid, and a document that only ties the worst score ranks
+// below it and would not enter. Until the heap is full nothing is pruned.
+//
+// Decisions:
+//   - The engines take *index.Cursor, not an interface: the cursor's
+//     accessors are small and inlined, which an interface call would
+//     prevent in the innermost loops. The cursor already has the layered
+//     shape of STYLE.md (Cursor methods plus MaxScore, BlockMaxScore,
+//     BlockLastDocID and ShallowNextGEQ).
+//   - Block-Max WAND is lazy: lists that a pruning step passes over are not
+//     moved (and their blocks not decoded) until a candidate needs them; a
+//     floor docid below which everything is settled stands in for their
+//     position. A candidate is settled by moving its lagging lists to it
+//     shortest first, stopping as soon as the real scores found and the
+//     block maxima left rule it out.
+//   - The bitmap baseline builds a term's bitmap by decoding its whole
+//     list; two queries that miss the same term at once both build it.
+//     Its cache bound counts roaring's own size estimate.
+//   - Engines check the context when a search starts and then every
+//     checkEvery (16384) steps of their main loop (a step is a candidate
+//     document or a skip), so a cancelled search returns ctx.Err() after
+//     at most that much more work.
 package query
