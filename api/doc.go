@@ -42,7 +42,9 @@
 // never serve the old index's hits), keyed by the analyzed terms in query
 // order (scores are summed in that order), the mode, the engine that
 // answers and the depth start+k. server.cache_entries = 0 turns it off.
-// Hits and misses are counted on /stats and /metrics.
+// Hits and misses are counted on /stats and /metrics (with the hit ratio).
+// A cached answer keeps the stats of the search that produced it; its
+// took_us is the time of the request that read it.
 //
 // Limits (configs/default.yaml): max_query_bytes on q, max_terms on the
 // distinct analyzed terms, max_k on k and on start+k, max_body_bytes on

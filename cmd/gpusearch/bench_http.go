@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,8 +45,8 @@ type httpBenchReport struct {
 	Engine      string          `json:"engine"`
 	K           int             `json:"k"`
 	Runs        []httpBenchRun  `json:"runs"`
-	InProcess   *latencySummary `json:"in_process,omitempty"` // same queries, same engine, no HTTP, one at a time
-	OverheadP50 float64         `json:"overhead_p50_us,omitempty"`
+	InProcess   *latencySummary `json:"in_process,omitempty"`                    // same queries, same engine, no HTTP, one at a time
+	OverheadP50 float64         `json:"overhead_vs_in_process_p50_us,omitempty"` // concurrency-1 p50 - in-process p50
 }
 
 // httpBenchRun is one closed-loop run at a fixed concurrency.
@@ -55,6 +57,12 @@ type httpBenchRun struct {
 	FirstError  string  `json:"first_error,omitempty"`
 	QPS         float64 `json:"qps"` // successful requests per second
 	latencySummary
+	// ServerP50US is the p50 of the answers' took_us, the time the server
+	// spent inside the search (analysis, cache, engine, URLs), and
+	// OverheadP50US the p50 of each request's latency minus its took_us:
+	// HTTP, routing, parameters, JSON, logs and metrics, on both sides.
+	ServerP50US   float64 `json:"server_p50_us"`
+	OverheadP50US float64 `json:"overhead_p50_us"`
 }
 
 // latencySummary describes a set of successful request latencies.
@@ -77,9 +85,12 @@ one query per line, optionally "qid<TAB>text") and waits for the answer
 before sending the next, for --duration or until --max-requests answers.
 A run per --concurrency value, each after a --warmup at that concurrency.
 With --index, the same queries also run in this process on the same engine
-over that index (analysis, search, URLs; one at a time), and the report
+over that index (analysis, search, URLs; one at a time, after the same
+warm-up), and the report
 gives the HTTP overhead at p50 (the concurrency-1 run's p50 minus the
-in-process p50). Serve with server.cache_entries: 0 to measure the engine
+in-process p50). Each run also reports the p50 of latency minus the
+took_us the server put in the answer, the overhead measured request by
+request. Serve with server.cache_entries: 0 to measure the engine
 rather than the result cache.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -120,12 +131,12 @@ rather than the result cache.`,
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				fmt.Fprintf(os.Stderr, "concurrency %3d: %8.0f q/s  p50 %7.0fus  p99 %7.0fus  (%d requests, %d errors)\n",
-					c, run.QPS, run.P50US, run.P99US, run.Requests, run.Errors)
+				fmt.Fprintf(os.Stderr, "concurrency %3d: %8.0f q/s  p50 %7.0fus  p99 %7.0fus  server p50 %6.0fus  overhead p50 %5.0fus  (%d requests, %d errors)\n",
+					c, run.QPS, run.P50US, run.P99US, run.ServerP50US, run.OverheadP50US, run.Requests, run.Errors)
 				rep.Runs = append(rep.Runs, run)
 			}
 			if f.index != "" {
-				in, err := inProcessLatency(ctx, f.index, f.engine, queries, mode, f.k, f.duration, f.maxRequests)
+				in, err := inProcessLatency(ctx, f.index, f.engine, queries, mode, f.k, f.warmup, f.duration, f.maxRequests)
 				if err != nil {
 					return err
 				}
@@ -202,6 +213,8 @@ func httpLoad(ctx context.Context, urls []string, conc int, d time.Duration, max
 	var firstErr sync.Once
 	run := httpBenchRun{Concurrency: conc}
 	lat := make([][]time.Duration, conc)
+	took := make([][]time.Duration, conc) // the server's took_us
+	over := make([][]time.Duration, conc) // latency - took_us
 	var wg sync.WaitGroup
 	start := time.Now()
 	for w := range conc {
@@ -214,7 +227,7 @@ func httpLoad(ctx context.Context, urls []string, conc int, d time.Duration, max
 					return
 				}
 				t0 := time.Now()
-				err := httpGet(ctx, client, urls[(n-1)%int64(len(urls))])
+				t, err := httpGet(ctx, client, urls[(n-1)%int64(len(urls))])
 				if err != nil {
 					if ctx.Err() != nil { // cut off by the end of the run
 						return
@@ -223,49 +236,66 @@ func httpLoad(ctx context.Context, urls []string, conc int, d time.Duration, max
 					firstErr.Do(func() { run.FirstError = err.Error() })
 					continue
 				}
-				lat[w] = append(lat[w], time.Since(t0))
+				d := time.Since(t0)
+				lat[w] = append(lat[w], d)
+				took[w] = append(took[w], t)
+				over[w] = append(over[w], d-t)
 			}
 		}()
 	}
 	wg.Wait()
 	run.Seconds = time.Since(start).Seconds()
 	run.Errors = errs.Load()
-	var all []time.Duration
-	for _, l := range lat {
-		all = append(all, l...)
-	}
-	run.latencySummary = summarizeLatencies(all)
+	run.latencySummary = summarizeLatencies(slices.Concat(lat...))
+	run.ServerP50US = summarizeLatencies(slices.Concat(took...)).P50US
+	run.OverheadP50US = summarizeLatencies(slices.Concat(over...)).P50US
 	if run.Seconds > 0 {
 		run.QPS = float64(run.Requests) / run.Seconds
 	}
 	return run
 }
 
-// httpGet fetches u and reads the whole answer; anything but 200 is an error.
-func httpGet(ctx context.Context, c *http.Client, u string) error {
+// tookField precedes the server's time in a /search answer.
+var tookField = []byte(`"took_us":`)
+
+// httpGet fetches u, reads the whole answer, and returns the took_us it
+// reports (0 when absent); anything but 200 is an error.
+func httpGet(ctx context.Context, c *http.Client, u string) (time.Duration, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	resp, err := c.Do(req)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s: %s", u, resp.Status, strings.TrimSpace(string(body)))
+		return 0, fmt.Errorf("GET %s: %s: %s", u, resp.Status, strings.TrimSpace(string(body)))
 	}
-	return nil
+	var took int64
+	if i := bytes.Index(body, tookField); i >= 0 {
+		rest := body[i+len(tookField):]
+		for _, c := range rest {
+			if c < '0' || c > '9' {
+				break
+			}
+			took = took*10 + int64(c-'0')
+		}
+	}
+	return time.Duration(took) * time.Microsecond, nil
 }
 
 // inProcessLatency times the work a search request does inside the server
 // (analysis, the engine, the URLs of the hits) with no HTTP, one query at
-// a time over the same queries, bounded like a run.
-func inProcessLatency(ctx context.Context, dir, engine string, queries []string, mode query.Mode, k int, d time.Duration, max int64) (latencySummary, error) {
+// a time over the same queries: unmeasured for warmup (which also faults
+// this process's mapping of the index in, as the server's already is),
+// then bounded like a run.
+func inProcessLatency(ctx context.Context, dir, engine string, queries []string, mode query.Mode, k int, warmup, d time.Duration, max int64) (latencySummary, error) {
 	ix, err := index.Open(dir)
 	if err != nil {
 		return latencySummary{}, err
@@ -276,22 +306,34 @@ func inProcessLatency(ctx context.Context, dir, engine string, queries []string,
 		return latencySummary{}, err
 	}
 	a := analysis.New()
-	var lat []time.Duration
-	end := time.Now().Add(d)
-	for i := 0; (d <= 0 || time.Now().Before(end)) && (max <= 0 || int64(i) < max); i++ {
-		if err := ctx.Err(); err != nil {
+	loop := func(d time.Duration, max int64) ([]time.Duration, error) {
+		var lat []time.Duration
+		end := time.Now().Add(d)
+		for i := 0; (d <= 0 || time.Now().Before(end)) && (max <= 0 || int64(i) < max); i++ {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			t0 := time.Now()
+			res, err := eng.Search(ctx, query.Parse(a, queries[i%len(queries)], mode, k))
+			if err != nil {
+				return nil, err
+			}
+			urls := make([]string, len(res.Hits)) // the server looks the URLs up too
+			for j, h := range res.Hits {
+				urls[j] = ix.URL(h.DocID)
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		return lat, nil
+	}
+	if warmup > 0 {
+		if _, err := loop(warmup, 0); err != nil {
 			return latencySummary{}, err
 		}
-		t0 := time.Now()
-		res, err := eng.Search(ctx, query.Parse(a, queries[i%len(queries)], mode, k))
-		if err != nil {
-			return latencySummary{}, err
-		}
-		urls := make([]string, len(res.Hits))
-		for j, h := range res.Hits {
-			urls[j] = ix.URL(h.DocID)
-		}
-		lat = append(lat, time.Since(t0))
+	}
+	lat, err := loop(d, max)
+	if err != nil {
+		return latencySummary{}, err
 	}
 	return summarizeLatencies(lat), nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -89,7 +90,7 @@ func TestHTTPLoad(t *testing.T) {
 			http.Error(w, `{"error":"no"}`, http.StatusServiceUnavailable)
 			return
 		}
-		w.Write([]byte(`{"hits":[]}`))
+		w.Write([]byte(`{"query":"a","took_us":5,"hits":[]}`))
 	}))
 	defer ts.Close()
 	urls := []string{ts.URL + "/search?q=a", ts.URL + "/search?q=b"}
@@ -127,6 +128,9 @@ func TestHTTPLoad(t *testing.T) {
 			}
 			if run.QPS <= 0 || run.P50US <= 0 {
 				t.Errorf("httpLoad = %+v, want positive qps and p50", run)
+			}
+			if run.ServerP50US != 5 || math.Abs(run.OverheadP50US-(run.P50US-5)) > 1e-6 {
+				t.Errorf("httpLoad server p50 = %v, overhead p50 = %v, want 5 and p50-5 = %v", run.ServerP50US, run.OverheadP50US, run.P50US-5)
 			}
 		})
 	}
