@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	_ "github.com/gpusearch/gpusearch/codecplugins/all"
-	_ "github.com/gpusearch/gpusearch/codecplugins/bp"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/index"
