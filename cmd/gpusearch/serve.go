@@ -32,6 +32,9 @@ The URL it listens on is logged to stderr.`,
 			fl := cmd.Flags()
 			cfg.Server.Index = pick(fl.Changed("index"), dir, cfg.Server.Index)
 			cfg.Server.Addr = pick(fl.Changed("addr"), addr, cfg.Server.Addr)
+			if cfg.Server.Addr == "" {
+				return usagef("empty listen address: give --addr HOST:PORT or server.addr")
+			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 			reg := prometheus.NewRegistry()
 			reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
