@@ -112,9 +112,12 @@ func newSearch(ctx context.Context, ix *index.Index, terms []term, k int) *searc
 	for i := range s.scored {
 		s.scored[i] = index.NoMoreDocs
 	}
+	lists := make([]termList, len(terms))
+	s.lists = make([]*termList, len(terms))
 	for i, t := range terms {
 		c := ix.Cursor(t.info)
-		s.lists = append(s.lists, &termList{Cursor: c, idf: t.idf, pos: i, bound: float64(c.MaxScore())})
+		lists[i] = termList{Cursor: c, idf: t.idf, pos: i, bound: float64(c.MaxScore())}
+		s.lists[i] = &lists[i]
 	}
 	return s
 }
