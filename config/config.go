@@ -59,6 +59,8 @@ type Server struct {
 	CacheEntries    int           `yaml:"cache_entries"`
 	AdminReload     bool          `yaml:"admin_reload"`
 	BitmapCacheMB   int64         `yaml:"bitmap_cache_mb"`
+	Policy          string        `yaml:"policy"`
+	Deadline        time.Duration `yaml:"deadline"`
 }
 
 // GPU configures the CUDA back end.
@@ -93,6 +95,8 @@ func Default() Config {
 			ShutdownTimeout: 10 * time.Second,
 			CacheEntries:    10000,
 			BitmapCacheMB:   256,
+			Policy:          "hybrid",
+			Deadline:        500 * time.Millisecond,
 		},
 		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0},
 	}
@@ -145,6 +149,8 @@ func (c Config) Validate() error {
 	check(c.Server.MaxQueryBytes > 0 && c.Server.MaxTerms > 0 && c.Server.MaxK > 0 && c.Server.MaxBodyBytes > 0,
 		"server limits must be positive")
 	check(c.Server.Timeout > 0, "server.timeout must be positive")
+	check(oneOf(c.Server.Policy, "cpu", "gpu", "best", "hybrid"), "server.policy %q: want cpu, gpu, best or hybrid", c.Server.Policy)
+	check(c.Server.Deadline > 0, "server.deadline must be positive")
 	return errors.Join(errs...)
 }
 

@@ -9,6 +9,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpusearch/gpusearch/api"
+	"github.com/gpusearch/gpusearch/config"
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/query"
+	"github.com/gpusearch/gpusearch/query/schedule"
 )
 
 func init() { subcommands = append(subcommands, newServeCmd) }
@@ -38,7 +42,7 @@ The URL it listens on is logged to stderr.`,
 			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 			reg := prometheus.NewRegistry()
 			reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-			srv, err := api.New(api.Options{Config: cfg, Logger: log, Registry: reg})
+			srv, err := api.New(api.Options{Config: cfg, Logger: log, Registry: reg, Auto: scheduler(cfg, log)})
 			if err != nil {
 				return err
 			}
@@ -50,4 +54,31 @@ The URL it listens on is logged to stderr.`,
 	cmd.Flags().StringVar(&dir, "index", "", "index directory (default from config: server.index)")
 	cmd.Flags().StringVar(&addr, "addr", "", "listen address HOST:PORT (default from config: server.addr, 127.0.0.1:8080)")
 	return cmd
+}
+
+// scheduler makes engine=auto the CPU/GPU scheduler over each loaded
+// index, with the cost model found beside it.
+func scheduler(cfg config.Config, log *slog.Logger) api.AutoFunc {
+	return func(ix *index.Index, cpu, gpu query.Engine) query.Engine {
+		model, fitted, err := schedule.LoadModel(ix.Dir())
+		if err != nil {
+			log.Warn("cost model unreadable; using the default", "err", err)
+			model = schedule.DefaultModel()
+		}
+		var gpus []query.Engine
+		if gpu != nil {
+			gpus = append(gpus, gpu)
+		}
+		policy := schedule.Policy(cfg.Server.Policy)
+		if policy == schedule.PolicyGPU && gpu == nil {
+			policy = schedule.PolicyCPU
+		}
+		s, err := schedule.New(ix, schedule.Config{Policy: policy, Deadline: cfg.Server.Deadline, Model: model, CPU: cpu, GPUs: gpus})
+		if err != nil {
+			log.Warn("scheduler not started; engine=auto is the CPU", "err", err)
+			return cpu
+		}
+		log.Info("engine=auto scheduler", "policy", policy, "gpus", len(gpus), "fitted_model", fitted)
+		return s
+	}
 }
