@@ -120,12 +120,23 @@ func Fit(ctx context.Context, ix *index.Index, opts FitOptions) (FitResult, erro
 	p.HeapsK = math.Exp(t.LnVocab - t.HeapsBeta*lnT)
 	p.ZipfS = t.ZipfSlope
 	p = clampParams(p)
+	// Small collections are noisy (a few sites, a few hundred weight
+	// groups): their moments are averaged over several seeds.
+	replicas := min(4, max(1, (replicaDocs+n-1)/n))
 	sim := func(p Params) (Moments, error) {
-		r, err := simulate(ctx, p, n, opts.Seed, workers)
-		if err != nil {
-			return Moments{}, err
+		var avg Moments
+		for i := range replicas {
+			r, err := simulate(ctx, p, n, opts.Seed+uint64(i), workers)
+			if err != nil {
+				return Moments{}, err
+			}
+			m, err := r.moments(n)
+			if err != nil {
+				return Moments{}, err
+			}
+			avg = avg.plus(m, 1/float64(replicas))
 		}
-		return r.moments(n)
+		return avg, nil
 	}
 	// The slope of the gap in the locality, measured once.
 	lo, hi := p, p
@@ -161,6 +172,19 @@ func Fit(ctx context.Context, ix *index.Index, opts FitOptions) (FitResult, erro
 	}
 	res.Params = p
 	return res, p.Validate()
+}
+
+// replicaDocs is the collection size below which simulations are
+// repeated with other seeds (up to 4 in all) and averaged.
+const replicaDocs = 50000
+
+// plus returns m + w*o, moment by moment.
+func (m Moments) plus(o Moments, w float64) Moments {
+	return Moments{
+		LenMu: m.LenMu + w*o.LenMu, LenSigma: m.LenSigma + w*o.LenSigma, LnVocab: m.LnVocab + w*o.LnVocab,
+		HeapsBeta: m.HeapsBeta + w*o.HeapsBeta, ZipfSlope: m.ZipfSlope + w*o.ZipfSlope, TFTail: m.TFTail + w*o.TFTail,
+		Log2Gap: m.Log2Gap + w*o.Log2Gap,
+	}
 }
 
 // clampParams keeps a fit's parameters inside the ranges the model is

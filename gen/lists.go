@@ -55,10 +55,11 @@ func (g *termGen) list(seed uint64, t int64) (docs, tfs []uint32) {
 		g.process(0, m.n, rate, &g.docs, &g.tfs)
 		return g.reorder()
 	}
-	// Home sites: enough for the home bursts at the home density, or all.
-	k := int(math.Ceil(home / (m.p.HomeDensity * float64(m.n) / float64(m.numSites()))))
+	// Home sites: enough documents for the home bursts at the home
+	// density, or all.
+	need := home / m.p.HomeDensity
 	var homeDocs float64
-	if k >= m.numSites() {
+	if need >= float64(m.n)/2 {
 		g.chosen = g.chosen[:0]
 		for s := range m.numSites() {
 			g.chosen = append(g.chosen, uint32(s))
@@ -66,7 +67,7 @@ func (g *termGen) list(seed uint64, t int64) (docs, tfs []uint32) {
 		g.hgN, g.hgU = m.allN, m.allU
 		homeDocs = float64(m.n)
 	} else {
-		g.chooseSites(k)
+		g.chooseSites(need)
 		homeDocs = g.homeGroups()
 	}
 	// In its home sites the term is present in a document with
@@ -211,35 +212,27 @@ func (g *termGen) burst(d int) uint32 {
 	return min(k, m.caps[d/groupSize])
 }
 
-// chooseSites picks k distinct sites uniformly (Floyd's algorithm, or its
-// complement when k is more than half of them) into g.chosen, sorted.
-func (g *termGen) chooseSites(k int) {
-	s := g.m.numSites()
-	pick := k
-	if 2*k > s {
-		pick = s - k
-	}
+// chooseSites picks distinct sites, each with probability proportional
+// to its size (the site of a uniformly drawn document), until they hold at
+// least need documents (need is below half the collection), into
+// g.chosen, sorted.
+func (g *termGen) chooseSites(need float64) {
+	m := g.m
 	g.chosen = g.chosen[:0]
-	for j := s - pick; j < s; j++ {
-		t := g.r.IntN(j + 1)
-		if g.chosenBits[t>>6]&(1<<(t&63)) != 0 {
-			t = j
+	docs := 0.0
+	for docs < need {
+		d := uint32(g.r.IntN(m.n))
+		s, _ := slices.BinarySearch(m.sites, d+1) // sites[s-1] <= d < sites[s]
+		s--
+		if g.chosenBits[s>>6]&(1<<(s&63)) != 0 {
+			continue
 		}
-		g.chosenBits[t>>6] |= 1 << (t & 63)
-		g.chosen = append(g.chosen, uint32(t))
+		g.chosenBits[s>>6] |= 1 << (s & 63)
+		g.chosen = append(g.chosen, uint32(s))
+		docs += float64(m.sites[s+1] - m.sites[s])
 	}
-	if pick != k {
-		g.chosen = g.chosen[:0]
-		for i := range s {
-			if g.chosenBits[i>>6]&(1<<(i&63)) == 0 {
-				g.chosen = append(g.chosen, uint32(i))
-			}
-		}
-		clear(g.chosenBits)
-		return
-	}
-	for _, t := range g.chosen {
-		g.chosenBits[t>>6] = 0
+	for _, s := range g.chosen {
+		g.chosenBits[s>>6] = 0
 	}
 	slices.Sort(g.chosen)
 }

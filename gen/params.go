@@ -53,7 +53,7 @@ func DefaultParams() Params {
 		LenMu:       math.Log(500),
 		LenSigma:    1.08,
 		TFTail:      1.47,
-		Locality:    0.5,
+		Locality:    0.8,
 		HomeDensity: 0.5,
 		SiteMu:      math.Log(32),
 		SiteSigma:   1.5,
