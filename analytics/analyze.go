@@ -152,6 +152,24 @@ type Result struct {
 	Traverse  time.Duration // the traversal and the result's assembly
 }
 
+// Entries returns the size of the result: words with a count, postings,
+// or (document, key) pairs.
+func (r *Result) Entries() int {
+	switch {
+	case r.Postings != nil:
+		return len(r.Postings.Col)
+	case r.Vectors != nil:
+		return len(r.Vectors.Col)
+	}
+	n := 0
+	for _, c := range r.Counts {
+		if c > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // Run computes task on the compressed corpus without decompressing it.
 func Run(ctx context.Context, c *Corpus, task Task, opts Options) (*Result, error) {
 	opts, err := opts.withDefaults()

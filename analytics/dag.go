@@ -292,18 +292,13 @@ func combine(l []uint64) []uint64 {
 // perFileTopDown returns, per key, every file it occurs in with its count
 // (rows are keys, sorted by file). File weights flow from the root down:
 // each rule learns in which files, and how many times, it is expanded,
-// and hands that to its children and its own keys.
+// and hands that to its children and its own keys. Keys collect their
+// (file, count) pairs in one flat list, grouped by key at the end with a
+// counting sort.
 func perFileTopDown(ctx context.Context, d *dag, it *items) (*Matrix, error) {
-	pending := make([][]uint64, d.rules)    // per rule: (file, weight) from its parents
-	keyPend := make([][]uint64, it.numKeys) // per key: (file, count), combined now and then
-	merged := make([]int, it.numKeys)       // length of keyPend[k] after its last combine
-	push := func(k uint32, e uint64) {
-		keyPend[k] = append(keyPend[k], e)
-		if n := len(keyPend[k]); n > 64 && n > 2*merged[k] {
-			keyPend[k] = combine(keyPend[k])
-			merged[k] = len(keyPend[k])
-		}
-	}
+	pending := make([][]uint64, d.rules) // per rule: (file, weight) pairs from its parents
+	var keys []uint32                    // key of each pair below
+	var pairs []uint64                   // (file, count) for keys[i]
 	for f := range d.files {
 		cs, ms := d.fileChildren.row(f)
 		for i, c := range cs {
@@ -311,7 +306,8 @@ func perFileTopDown(ctx context.Context, d *dag, it *items) (*Matrix, error) {
 		}
 		ks, ms := it.files.row(f)
 		for i, k := range ks {
-			push(k, uint64(f)<<32|uint64(ms[i]))
+			keys = append(keys, k)
+			pairs = append(pairs, uint64(f)<<32|uint64(ms[i]))
 		}
 	}
 	for r := d.rules - 1; r >= 0; r-- {
@@ -331,17 +327,31 @@ func perFileTopDown(ctx context.Context, d *dag, it *items) (*Matrix, error) {
 		ks, ms := it.rules.row(r)
 		for i, k := range ks {
 			for _, e := range l {
-				push(k, e&^0xffffffff|uint64(uint32(e)*ms[i]))
+				keys = append(keys, k)
+				pairs = append(pairs, e&^0xffffffff|uint64(uint32(e)*ms[i]))
 			}
 		}
 	}
+	start := make([]int, it.numKeys+1)
+	for _, k := range keys {
+		start[k+1]++
+	}
+	for k := range it.numKeys {
+		start[k+1] += start[k]
+	}
+	grouped := make([]uint64, len(pairs))
+	at := slices.Clone(start[:it.numKeys])
+	for i, k := range keys {
+		grouped[at[k]] = pairs[i]
+		at[k]++
+	}
+	keys, pairs = nil, nil
 	m := &Matrix{Start: make([]int, 1, it.numKeys+1)}
-	for k := range keyPend {
-		for _, e := range combine(keyPend[k]) {
+	for k := range it.numKeys {
+		for _, e := range combine(grouped[start[k]:start[k+1]]) {
 			m.Col = append(m.Col, uint32(e>>32))
 			m.Val = append(m.Val, uint32(e))
 		}
-		keyPend[k] = nil
 		m.Start = append(m.Start, len(m.Col))
 	}
 	return m, nil

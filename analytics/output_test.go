@@ -109,3 +109,18 @@ func TestWriteText(t *testing.T) {
 		})
 	}
 }
+
+func TestEntries(t *testing.T) {
+	c := corpusOf(t, outputDocs)
+	tests := []struct {
+		task Task
+		want int
+	}{
+		{WordCount, 3}, {Sort, 3}, {InvertedIndex, 5}, {RankedInvertedIndex, 5}, {TermVector, 5}, {SeqCount, 5},
+	}
+	for _, tt := range tests {
+		if got := runTask(t, c, tt.task).Entries(); got != tt.want {
+			t.Errorf("Run(%s).Entries() = %d, want %d", tt.task, got, tt.want)
+		}
+	}
+}

@@ -78,9 +78,9 @@ one key=value line per run.`,
 					return err
 				}
 				if !f.quiet {
-					fmt.Fprintf(os.Stderr, "analyze: task=%s engine=%s form=%s traversal=%s est_topdown=%.0f est_bottomup=%.0f docs=%d words=%d rules=%d load_ms=%.1f decompress_ms=%.1f init_ms=%.2f traverse_ms=%.2f total_ms=%.2f\n",
+					fmt.Fprintf(os.Stderr, "analyze: task=%s engine=%s form=%s traversal=%s est_topdown=%.0f est_bottomup=%.0f docs=%d words=%d rules=%d load_ms=%.1f decompress_ms=%.1f init_ms=%.2f traverse_ms=%.2f total_ms=%.2f entries=%d\n",
 						task, f.engine, mode, res.Traversal, res.Estimate.TopDown, res.Estimate.BottomUp,
-						c.Meta.Documents, c.Meta.Tokens, c.Meta.Rules, ms(load), ms(decompress), ms(res.Init), ms(res.Traverse), ms(res.Init+res.Traverse))
+						c.Meta.Documents, c.Meta.Tokens, c.Meta.Rules, ms(load), ms(decompress), ms(res.Init), ms(res.Traverse), ms(res.Init+res.Traverse), res.Entries())
 				}
 			}
 			if f.discard {
