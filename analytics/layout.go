@@ -1,0 +1,104 @@
+package analytics
+
+import (
+	"math/bits"
+
+	"github.com/gpusearch/gpusearch/analytics/sequitur"
+)
+
+// ThreadWork is the most work (body symbols plus the table slots of the
+// children merged) a data-parallel engine gives one thread; a rule with
+// more gets a group of threads.
+const ThreadWork = 64
+
+// Layout prepares a corpus for a data-parallel engine such as the GPU's:
+// the rules grouped by level, so that one launch per level handles rules
+// whose dependencies are all done, and a memory pool of hash tables, one
+// per rule and one per document, each sized from a bound on its distinct
+// words.
+//
+// A rule's level is 0 when it refers to no rule, else one more than its
+// children's highest; parents are always on higher levels than their
+// children. Bottom-up walks the levels upwards, top-down downwards: these
+// level lists stand for G-TADOC's per-rule ready masks, computed once.
+type Layout struct {
+	Levels int
+	// Rules holds every rule, level by level from 0; within a level first
+	// the rules one thread handles (work at most ThreadWork), then those a
+	// group of threads handles. Level l's thread rules are
+	// Rules[LevelStart[2l]:LevelStart[2l+1]], its group rules
+	// Rules[LevelStart[2l+1]:LevelStart[2l+2]].
+	Rules      []uint32
+	LevelStart []uint32
+	// TableOff[r]..TableOff[r+1] are rule r's slots in the rule pool: a
+	// power of two at least twice a bound on the distinct words of the
+	// rule's expansion (0 slots for none). FileOff does the same for each
+	// document in the file pool.
+	TableOff []uint64
+	FileOff  []uint64
+}
+
+// tableSlots returns the slots of a table for at most bound keys.
+func tableSlots(bound uint64) uint64 {
+	if bound == 0 {
+		return 0
+	}
+	return 1 << bits.Len64(2*bound-1)
+}
+
+// NewLayout computes the layout of g over a dictionary of numWords words
+// in one pass over the rules in increasing order (children first).
+func NewLayout(g *sequitur.Grammar, numWords int) *Layout {
+	nr := g.NumRules()
+	level := make([]uint32, nr)
+	bound := make([]uint64, nr)
+	work := make([]uint64, nr)
+	l := &Layout{TableOff: make([]uint64, nr+1), FileOff: make([]uint64, g.NumFiles()+1)}
+	slots := func(syms []uint32) (lv uint32, b, w uint64) {
+		w = uint64(len(syms))
+		for _, s := range syms {
+			if s&sequitur.RuleFlag == 0 {
+				b++
+				continue
+			}
+			c := s &^ sequitur.RuleFlag
+			lv = max(lv, level[c]+1)
+			b += bound[c]
+			w += l.TableOff[c+1] - l.TableOff[c]
+		}
+		return lv, min(b, uint64(numWords)), w
+	}
+	for r := range nr {
+		level[r], bound[r], work[r] = slots(g.Rule(r))
+		l.Levels = max(l.Levels, int(level[r])+1)
+		l.TableOff[r+1] = l.TableOff[r] + tableSlots(bound[r])
+	}
+	for f := range g.NumFiles() {
+		_, b, _ := slots(g.File(f))
+		l.FileOff[f+1] = l.FileOff[f] + tableSlots(b)
+	}
+	// Counting sort by (level, group).
+	l.LevelStart = make([]uint32, 2*l.Levels+1)
+	bucket := func(r int) int {
+		b := 2 * int(level[r])
+		if work[r] > ThreadWork {
+			b++
+		}
+		return b
+	}
+	for r := range nr {
+		l.LevelStart[bucket(r)+1]++
+	}
+	for i := range 2 * l.Levels {
+		l.LevelStart[i+1] += l.LevelStart[i]
+	}
+	at := make([]uint32, 2*l.Levels)
+	copy(at, l.LevelStart)
+	l.Rules = make([]uint32, nr)
+	for r := range nr {
+		b := bucket(r)
+		l.Rules[at[b]] = uint32(r)
+		at[b]++
+	}
+	return l
+}

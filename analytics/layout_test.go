@@ -1,0 +1,76 @@
+package analytics
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gpusearch/gpusearch/analytics/sequitur"
+)
+
+func distinctWords(words []uint32) uint64 {
+	seen := map[uint32]bool{}
+	for _, w := range words {
+		seen[w] = true
+	}
+	return uint64(len(seen))
+}
+
+func TestLayout(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for i, docs := range [][][]string{
+		nil,
+		{{}, {"a"}},
+		randomDocs(r, 30, 400, 50, 0.9),
+		randomDocs(r, 5, 3000, 8, 0.95),
+	} {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			c := corpusOf(t, docs)
+			g := c.Grammar
+			l := NewLayout(g, len(c.Dict))
+			if len(l.LevelStart) != 2*l.Levels+1 || int(l.LevelStart[2*l.Levels]) != g.NumRules() || len(l.Rules) != g.NumRules() {
+				t.Fatalf("layout of %d rules: %d levels, LevelStart %v", g.NumRules(), l.Levels, l.LevelStart)
+			}
+			level := make([]int, g.NumRules())
+			seen := make([]bool, g.NumRules())
+			for b := range 2 * l.Levels {
+				for _, rule := range l.Rules[l.LevelStart[b]:l.LevelStart[b+1]] {
+					if seen[rule] {
+						t.Fatalf("rule %d listed twice", rule)
+					}
+					seen[rule] = true
+					level[rule] = b / 2
+					work := uint64(len(g.Rule(int(rule))))
+					for _, s := range g.Rule(int(rule)) {
+						if s&sequitur.RuleFlag != 0 {
+							c := s &^ sequitur.RuleFlag
+							work += l.TableOff[c+1] - l.TableOff[c]
+						}
+					}
+					if group := b%2 == 1; group != (work > ThreadWork) {
+						t.Errorf("rule %d with work %d listed in group %v", rule, work, group)
+					}
+				}
+			}
+			for rule := range g.NumRules() {
+				for _, s := range g.Rule(rule) {
+					if s&sequitur.RuleFlag != 0 && level[s&^sequitur.RuleFlag] >= level[rule] {
+						t.Errorf("rule %d (level %d) refers to rule %d (level %d)", rule, level[rule], s&^sequitur.RuleFlag, level[s&^sequitur.RuleFlag])
+					}
+				}
+				slots := l.TableOff[rule+1] - l.TableOff[rule]
+				want := distinctWords(g.Expand(nil, g.Rule(rule)))
+				if slots&(slots-1) != 0 || slots < 2*want {
+					t.Errorf("rule %d: %d slots for %d distinct words", rule, slots, want)
+				}
+			}
+			for f := range g.NumFiles() {
+				slots := l.FileOff[f+1] - l.FileOff[f]
+				want := distinctWords(c.Doc(nil, f))
+				if slots&(slots-1) != 0 || slots < 2*want || (want == 0) != (slots == 0) {
+					t.Errorf("file %d: %d slots for %d distinct words", f, slots, want)
+				}
+			}
+		})
+	}
+}
