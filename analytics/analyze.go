@@ -150,6 +150,7 @@ type Result struct {
 	Seqs      []uint32
 	Init      time.Duration // preparing the rules' items (and head/tail buffers)
 	Traverse  time.Duration // the traversal and the result's assembly
+	Kernels   time.Duration // of Traverse, the device time of the kernels (GPU engine)
 }
 
 // Entries returns the size of the result: words with a count, postings,
@@ -227,7 +228,7 @@ func Run(ctx context.Context, c *Corpus, task Task, opts Options) (*Result, erro
 			res.Postings, res.Vectors = res.Vectors.Transpose(it.numKeys), nil
 		}
 		if err == nil && task == RankedInvertedIndex {
-			rank(res.Postings)
+			res.Postings.Rank()
 		}
 	case TermVector, SeqCount:
 		if !td {
@@ -243,8 +244,8 @@ func Run(ctx context.Context, c *Corpus, task Task, opts Options) (*Result, erro
 	return res, nil
 }
 
-// rank orders each row by value descending, then column ascending.
-func rank(m *Matrix) {
+// Rank orders each row by value descending, then column ascending.
+func (m *Matrix) Rank() {
 	type pair struct{ col, val uint32 }
 	var buf []pair
 	for r := range m.Rows() {

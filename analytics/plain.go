@@ -43,7 +43,7 @@ func RunPlain(ctx context.Context, docs [][]uint32, numWords int, task Task, opt
 		}
 		res.Postings, res.Vectors = res.Vectors.Transpose(numWords), nil
 		if task == RankedInvertedIndex {
-			rank(res.Postings)
+			res.Postings.Rank()
 		}
 	case TermVector:
 		if res.Vectors, err = plainVectors(ctx, docs, numWords, true); err != nil {
@@ -115,12 +115,12 @@ func plainSeqs(ctx context.Context, docs [][]uint32, numWords, l int) (*Matrix, 
 	for i, c := range m.Col {
 		m.Col[i] = remap[c]
 	}
-	sortRows(m)
+	m.SortRows()
 	return m, seqs, nil
 }
 
-// sortRows sorts each row by column.
-func sortRows(m *Matrix) {
+// SortRows sorts each row by column.
+func (m *Matrix) SortRows() {
 	type pair struct{ col, val uint32 }
 	var buf []pair
 	for r := range m.Rows() {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpusearch/gpusearch/analytics"
+	"github.com/gpusearch/gpusearch/gpu"
 )
 
 func init() { subcommands = append(subcommands, newAnalyzeCmd) }
@@ -41,8 +42,11 @@ one key=value line per run.`,
 			if err != nil {
 				return usageError{err}
 			}
-			if f.engine != "cpu" {
-				return usagef("analyze: unknown engine %q (want cpu)", f.engine)
+			switch {
+			case f.engine != "cpu" && f.engine != "gpu":
+				return usagef("analyze: unknown engine %q (want cpu or gpu)", f.engine)
+			case f.engine == "gpu" && f.plain:
+				return usagef("analyze: --plain runs on the cpu engine only")
 			}
 			if f.repeat < 1 {
 				return usagef("analyze: --repeat must be at least 1")
@@ -68,22 +72,41 @@ one key=value line per run.`,
 			if f.plain {
 				mode = "plain"
 			}
+			run := func() (*analytics.Result, error) { return analytics.Run(cmd.Context(), c, task, opts) }
+			var upload time.Duration
+			if f.engine == "gpu" {
+				dev, err := gpu.OpenDevice(gpu.DeviceOptions{})
+				if err != nil {
+					return err
+				}
+				defer dev.Close()
+				start = time.Now()
+				a, err := dev.UploadCorpus(c)
+				if err != nil {
+					return err
+				}
+				defer a.Free()
+				upload = time.Since(start)
+				run = func() (*analytics.Result, error) { return a.Run(cmd.Context(), task, opts) }
+			}
+			if f.plain {
+				run = func() (*analytics.Result, error) {
+					return analytics.RunPlain(cmd.Context(), docs, len(c.Dict), task, opts)
+				}
+			}
 			var res *analytics.Result
 			for range f.repeat {
 				cpu0 := cpuTime()
-				if f.plain {
-					res, err = analytics.RunPlain(cmd.Context(), docs, len(c.Dict), task, opts)
-				} else {
-					res, err = analytics.Run(cmd.Context(), c, task, opts)
-				}
+				res, err = run()
 				if err != nil {
 					return err
 				}
 				cpu := cpuTime() - cpu0
 				if !f.quiet {
-					fmt.Fprintf(os.Stderr, "analyze: task=%s engine=%s form=%s traversal=%s est_topdown=%.0f est_bottomup=%.0f docs=%d words=%d rules=%d load_ms=%.1f decompress_ms=%.1f init_ms=%.2f traverse_ms=%.2f total_ms=%.2f cpu_ms=%.2f entries=%d\n",
+					fmt.Fprintf(os.Stderr, "analyze: task=%s engine=%s form=%s traversal=%s est_topdown=%.0f est_bottomup=%.0f docs=%d words=%d rules=%d load_ms=%.1f decompress_ms=%.1f upload_ms=%.1f init_ms=%.2f traverse_ms=%.2f kernels_ms=%.3f total_ms=%.2f cpu_ms=%.2f entries=%d\n",
 						task, f.engine, mode, res.Traversal, res.Estimate.TopDown, res.Estimate.BottomUp,
-						c.Meta.Documents, c.Meta.Tokens, c.Meta.Rules, ms(load), ms(decompress), ms(res.Init), ms(res.Traverse), ms(res.Init+res.Traverse), ms(cpu), res.Entries())
+						c.Meta.Documents, c.Meta.Tokens, c.Meta.Rules, ms(load), ms(decompress), ms(upload), ms(res.Init), ms(res.Traverse),
+						ms(res.Kernels), ms(res.Init+res.Traverse), ms(cpu), res.Entries())
 				}
 			}
 			if f.discard {
@@ -97,7 +120,7 @@ one key=value line per run.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.task, "task", "", "wordcount, sort, invindex, termvector, seqcount or rankedinv (required)")
-	fl.StringVar(&f.engine, "engine", "cpu", "engine: cpu")
+	fl.StringVar(&f.engine, "engine", "cpu", "engine: cpu, or gpu (wordcount and sort top-down; invindex, termvector, rankedinv bottom-up)")
 	fl.StringVar(&f.traversal, "traversal", "auto", "DAG traversal: auto (cost estimate), topdown or bottomup")
 	fl.IntVar(&f.seqLen, "seq-len", 3, "words per sequence for seqcount")
 	fl.IntVar(&f.repeat, "repeat", 1, "run the task this many times (timings for each on stderr)")

@@ -1,0 +1,333 @@
+//go:build cuda
+
+package gpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+	"unsafe"
+
+	"gorgonia.org/cu"
+
+	"github.com/gpusearch/gpusearch/analytics"
+)
+
+// ErrAnalyticsTask is returned for a task or traversal the GPU analytics
+// engine does not run: it runs wordcount and sort top-down, invindex,
+// termvector and rankedinv bottom-up, and not seqcount.
+var ErrAnalyticsTask = errors.New("gpu: not supported by the GPU analytics engine")
+
+const (
+	analyticsCTA = 256 // threads per CTA of the analytics kernels
+	chunkSymbols = 32  // root symbols per CTA of tadoc_files
+	emptySlot    = ^uint32(0)
+)
+
+var analyticsKernels = []string{
+	"tadoc_root_weights", "tadoc_topdown_threads", "tadoc_topdown_groups",
+	"tadoc_tables_threads", "tadoc_tables_groups", "tadoc_files",
+}
+
+// AnalyticsCorpus is a compressed corpus resident on a device with its
+// layout (rules by level) and its pools of hash tables, for analytics
+// without decompression (kernels/analytics.cu).
+type AnalyticsCorpus struct {
+	d       *Device
+	c       *analytics.Corpus
+	layout  *analytics.Layout
+	fns     map[string]cu.Function
+	nchunks int
+
+	ruleStart, body, root, rules, tableOff, fileOff, chunks *Buffer
+	weight, counts, keys, vals, fkeys, fvals, errFlag       *Buffer
+}
+
+// UploadCorpus computes c's layout, copies its grammar to the device and
+// allocates the pools the tasks need; they stay resident until Free.
+func (d *Device) UploadCorpus(c *analytics.Corpus) (*AnalyticsCorpus, error) {
+	a := &AnalyticsCorpus{d: d, c: c, layout: analytics.NewLayout(c.Grammar, len(c.Dict)), fns: map[string]cu.Function{}}
+	if err := d.do(a.loadKernels); err != nil {
+		return nil, err
+	}
+	g, l := c.Grammar, a.layout
+	var chunks []uint32
+	for f := range g.NumFiles() {
+		for s := g.FileStart[f]; s < g.FileStart[f+1]; s += chunkSymbols {
+			chunks = append(chunks, uint32(f), s, min(s+chunkSymbols, g.FileStart[f+1]))
+		}
+	}
+	a.nchunks = len(chunks) / 3
+	err := func() error {
+		for _, u := range []struct {
+			dst **Buffer
+			src []uint32
+		}{
+			{&a.ruleStart, g.RuleStart}, {&a.body, g.Body}, {&a.root, g.Root},
+			{&a.rules, l.Rules}, {&a.chunks, chunks},
+		} {
+			b, err := d.Alloc(4 * int64(len(u.src)))
+			if err != nil {
+				return err
+			}
+			*u.dst = b
+			if err := b.WriteUint32s(u.src); err != nil {
+				return err
+			}
+		}
+		for _, u := range []struct {
+			dst **Buffer
+			src []uint64
+		}{{&a.tableOff, l.TableOff}, {&a.fileOff, l.FileOff}} {
+			b, err := d.Alloc(8 * int64(len(u.src)))
+			if err != nil {
+				return err
+			}
+			*u.dst = b
+			if err := b.WriteUint64s(u.src); err != nil {
+				return err
+			}
+		}
+		ruleSlots, fileSlots := int64(l.TableOff[len(l.TableOff)-1]), int64(l.FileOff[len(l.FileOff)-1])
+		for _, u := range []struct {
+			dst  **Buffer
+			size int64
+		}{
+			{&a.weight, 8 * int64(g.NumRules())}, {&a.counts, 8 * int64(len(c.Dict))},
+			{&a.keys, 4 * ruleSlots}, {&a.vals, 4 * ruleSlots},
+			{&a.fkeys, 4 * fileSlots}, {&a.fvals, 4 * fileSlots}, {&a.errFlag, 4},
+		} {
+			b, err := d.Alloc(u.size)
+			if err != nil {
+				return err
+			}
+			*u.dst = b
+		}
+		return nil
+	}()
+	if err != nil {
+		a.Free()
+		return nil, fmt.Errorf("gpu: upload corpus: %w", err)
+	}
+	return a, nil
+}
+
+// loadKernels loads kernels/analytics.ptx; it runs on the device goroutine.
+func (a *AnalyticsCorpus) loadKernels() error {
+	ptx, from, err := loadPTX("analytics")
+	if err != nil {
+		return err
+	}
+	mod, err := cu.LoadData(string(ptx))
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrBadPTX, from, err)
+	}
+	for _, name := range analyticsKernels {
+		fn, err := mod.Function(name)
+		if err != nil {
+			return fmt.Errorf("%w: %s has no kernel %s: %v", ErrBadPTX, from, name, err)
+		}
+		a.fns[name] = fn
+	}
+	return nil
+}
+
+// Free releases the corpus's device memory.
+func (a *AnalyticsCorpus) Free() error {
+	var first error
+	for _, b := range []*Buffer{a.ruleStart, a.body, a.root, a.rules, a.tableOff, a.fileOff, a.chunks,
+		a.weight, a.counts, a.keys, a.vals, a.fkeys, a.fvals, a.errFlag} {
+		if err := b.Free(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Run computes task on the device. Init is the time to clear the buffers,
+// Kernels the device time of the launches, Traverse that plus copying the
+// result back and assembling it.
+func (a *AnalyticsCorpus) Run(ctx context.Context, task analytics.Task, opts analytics.Options) (*analytics.Result, error) {
+	if _, err := analytics.ParseTask(string(task)); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res := &analytics.Result{Task: task, SeqLen: opts.SeqLen}
+	var err error
+	switch task {
+	case analytics.WordCount, analytics.Sort:
+		if opts.Traversal == analytics.BottomUp {
+			return nil, fmt.Errorf("%w: %s bottom-up", ErrAnalyticsTask, task)
+		}
+		res.Traversal = analytics.TopDown
+		err = a.wordCounts(res)
+	case analytics.InvertedIndex, analytics.TermVector, analytics.RankedInvertedIndex:
+		if opts.Traversal == analytics.TopDown {
+			return nil, fmt.Errorf("%w: %s top-down", ErrAnalyticsTask, task)
+		}
+		res.Traversal = analytics.BottomUp
+		err = a.tables(res)
+	default:
+		return nil, fmt.Errorf("%w: %s", ErrAnalyticsTask, task)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// launch starts kernel name with n work items of per threads each (1: a
+// thread, 32: a warp); args are device pointers and integers. It runs on
+// the device goroutine.
+func (a *AnalyticsCorpus) launch(name string, n, per int, args ...uint64) error {
+	if n == 0 {
+		return nil
+	}
+	ptrs := make([]unsafe.Pointer, len(args))
+	for i := range args {
+		ptrs[i] = unsafe.Pointer(&args[i])
+	}
+	grid := (n*per + analyticsCTA - 1) / analyticsCTA
+	if err := a.fns[name].Launch(grid, 1, 1, analyticsCTA, 1, 1, 0, cu.Stream{}, ptrs); err != nil {
+		return fmt.Errorf("gpu: launch %s: %w", name, err)
+	}
+	return nil
+}
+
+// levelRules returns the device pointer and count of level l's thread
+// rules (group false) or group rules (group true).
+func (a *AnalyticsCorpus) levelRules(l int, group bool) (uint64, int) {
+	i := 2 * l
+	if group {
+		i++
+	}
+	from, to := a.layout.LevelStart[i], a.layout.LevelStart[i+1]
+	return uint64(a.rules.ptr) + 4*uint64(from), int(to - from)
+}
+
+// wordCounts runs the top-down word count.
+func (a *AnalyticsCorpus) wordCounts(res *analytics.Result) error {
+	start := time.Now()
+	for _, b := range []*Buffer{a.weight, a.counts} {
+		if err := b.Fill32(0); err != nil {
+			return err
+		}
+	}
+	res.Init = time.Since(start)
+	start = time.Now()
+	ruleStart, body, weight, counts := uint64(a.ruleStart.ptr), uint64(a.body.ptr), uint64(a.weight.ptr), uint64(a.counts.ptr)
+	var err error
+	res.Kernels, err = a.d.timed(func() error {
+		g := a.c.Grammar
+		if err := a.launch("tadoc_root_weights", len(g.Root), 1, uint64(a.root.ptr), uint64(len(g.Root)), weight, counts); err != nil {
+			return err
+		}
+		for l := a.layout.Levels - 1; l >= 0; l-- {
+			rules, n := a.levelRules(l, false)
+			if err := a.launch("tadoc_topdown_threads", n, 1, rules, uint64(n), ruleStart, body, weight, counts); err != nil {
+				return err
+			}
+			rules, n = a.levelRules(l, true)
+			if err := a.launch("tadoc_topdown_groups", n, 32, rules, uint64(n), ruleStart, body, weight, counts); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	res.Counts = make([]uint64, len(a.c.Dict))
+	if err := a.counts.readUint64s(res.Counts); err != nil {
+		return err
+	}
+	res.Traverse = time.Since(start)
+	return nil
+}
+
+// tables runs the bottom-up per-document word tables.
+func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
+	start := time.Now()
+	for _, f := range []struct {
+		b *Buffer
+		v uint32
+	}{{a.keys, emptySlot}, {a.vals, 0}, {a.fkeys, emptySlot}, {a.fvals, 0}, {a.errFlag, 0}} {
+		if err := f.b.Fill32(f.v); err != nil {
+			return err
+		}
+	}
+	res.Init = time.Since(start)
+	start = time.Now()
+	ruleStart, body, tableOff := uint64(a.ruleStart.ptr), uint64(a.body.ptr), uint64(a.tableOff.ptr)
+	keys, vals, errFlag := uint64(a.keys.ptr), uint64(a.vals.ptr), uint64(a.errFlag.ptr)
+	var err error
+	res.Kernels, err = a.d.timed(func() error {
+		for l := range a.layout.Levels {
+			rules, n := a.levelRules(l, false)
+			if err := a.launch("tadoc_tables_threads", n, 1, rules, uint64(n), ruleStart, body, tableOff, keys, vals, errFlag); err != nil {
+				return err
+			}
+			rules, n = a.levelRules(l, true)
+			if err := a.launch("tadoc_tables_groups", n, 32, rules, uint64(n), ruleStart, body, tableOff, keys, vals, errFlag); err != nil {
+				return err
+			}
+		}
+		return a.launch("tadoc_files", a.nchunks, analyticsCTA, uint64(a.chunks.ptr), uint64(a.nchunks), uint64(a.root.ptr),
+			tableOff, keys, vals, uint64(a.fileOff.ptr), uint64(a.fkeys.ptr), uint64(a.fvals.ptr), errFlag)
+	})
+	if err != nil {
+		return err
+	}
+	flag := make([]uint32, 1)
+	if err := a.errFlag.ReadUint32s(flag); err != nil {
+		return err
+	}
+	if flag[0] != 0 {
+		return errors.New("gpu: a hash table ran out of slots (its bound is wrong)")
+	}
+	off := a.layout.FileOff
+	fkeys, fvals := make([]uint32, off[len(off)-1]), make([]uint32, off[len(off)-1])
+	if err := a.fkeys.ReadUint32s(fkeys); err != nil {
+		return err
+	}
+	if err := a.fvals.ReadUint32s(fvals); err != nil {
+		return err
+	}
+	m := &analytics.Matrix{Start: make([]int, 1, len(off))}
+	for f := range len(off) - 1 {
+		for q := off[f]; q < off[f+1]; q++ {
+			if fkeys[q] != emptySlot {
+				m.Col = append(m.Col, fkeys[q])
+				m.Val = append(m.Val, fvals[q])
+			}
+		}
+		m.Start = append(m.Start, len(m.Col))
+	}
+	switch res.Task {
+	case analytics.TermVector:
+		m.SortRows()
+		res.Vectors = m
+	default:
+		res.Postings = m.Transpose(len(a.c.Dict))
+		if res.Task == analytics.RankedInvertedIndex {
+			res.Postings.Rank()
+		}
+	}
+	res.Traverse = time.Since(start)
+	return nil
+}
+
+// readUint64s copies the start of the buffer into dst.
+func (b *Buffer) readUint64s(dst []uint64) error {
+	n := 8 * int64(len(dst))
+	if n > b.size {
+		return fmt.Errorf("gpu: read of %d bytes from a %d-byte buffer", n, b.size)
+	}
+	if n == 0 {
+		return nil
+	}
+	return b.d.do(func() error { return cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), b.ptr, n) })
+}

@@ -1,0 +1,151 @@
+//go:build cuda
+
+package gpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/gpusearch/gpusearch/analytics"
+)
+
+// analyticsCorpora returns random corpora with many repeats (deep rules,
+// long rules, big tables) and the sample crawl.
+func analyticsCorpora(t *testing.T) map[string]*analytics.Corpus {
+	t.Helper()
+	r := rand.New(rand.NewPCG(21, 22))
+	out := map[string]*analytics.Corpus{}
+	for _, tc := range []struct {
+		name           string
+		docs, n, vocab int
+		repeat         float64
+	}{
+		{"empty docs", 4, 0, 1, 0},
+		{"small vocab", 20, 300, 4, 0.5},
+		{"repetitive", 40, 2000, 300, 0.9},
+		{"few long docs", 3, 60000, 2000, 0.95},
+		{"many short docs", 3000, 20, 500, 0.8},
+	} {
+		b := analytics.NewBuilder()
+		var all []string
+		for d := range tc.docs {
+			l := r.IntN(tc.n + 1)
+			var words []string
+			for len(words) < l {
+				if len(all) > 4 && r.Float64() < tc.repeat {
+					s := r.IntN(len(all))
+					words = append(words, all[s:min(len(all), s+1+r.IntN(60))]...)
+					continue
+				}
+				words = append(words, fmt.Sprintf("w%d", r.IntN(tc.vocab)))
+			}
+			words = words[:l]
+			all = append(all, words...)
+			if err := b.AddDoc(fmt.Sprintf("doc%d", d), words); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out[tc.name] = b.Corpus(analytics.Meta{})
+	}
+	c, _, err := analytics.Compress(context.Background(), filepath.Join("..", "examples", "crawl"), analytics.CompressOptions{NoGzip: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out["sample crawl"] = c
+	return out
+}
+
+func equalMatrix(a, b *analytics.Matrix) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return slices.Equal(a.Start, b.Start) && slices.Equal(a.Col, b.Col) && slices.Equal(a.Val, b.Val)
+}
+
+// TestAnalyticsMatchesCPU runs every task the GPU engine supports on the
+// device and on the CPU engine (itself tested against plain computations
+// in package analytics) and compares the results.
+func TestAnalyticsMatchesCPU(t *testing.T) {
+	d := testDevice(t)
+	ctx := context.Background()
+	for name, c := range analyticsCorpora(t) {
+		t.Run(name, func(t *testing.T) {
+			a, err := d.UploadCorpus(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Free()
+			for _, task := range []analytics.Task{analytics.WordCount, analytics.Sort, analytics.InvertedIndex,
+				analytics.TermVector, analytics.RankedInvertedIndex} {
+				for run := range 2 { // a second run must find its buffers cleared
+					got, err := a.Run(ctx, task, analytics.Options{})
+					if err != nil {
+						t.Fatalf("%s: %v", task, err)
+					}
+					want, err := analytics.Run(ctx, c, task, analytics.Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(got.Counts, want.Counts) || !equalMatrix(got.Postings, want.Postings) || !equalMatrix(got.Vectors, want.Vectors) {
+						t.Errorf("%s (run %d): GPU result differs from the CPU's", task, run)
+					}
+					t.Logf("%s: %d entries, kernels %v, total %v", task, got.Entries(), got.Kernels, got.Init+got.Traverse)
+				}
+			}
+			for _, tc := range []struct {
+				task analytics.Task
+				trav analytics.Traversal
+			}{
+				{analytics.SeqCount, analytics.Auto},
+				{analytics.WordCount, analytics.BottomUp},
+				{analytics.InvertedIndex, analytics.TopDown},
+			} {
+				if _, err := a.Run(ctx, tc.task, analytics.Options{Traversal: tc.trav}); !errors.Is(err, ErrAnalyticsTask) {
+					t.Errorf("Run(%s, %v) error = %v, want ErrAnalyticsTask", tc.task, tc.trav, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkAnalytics runs the GPU tasks on the compressed corpus named by
+// $GPUSEARCH_ANALYTICS_CORPUS, reporting kernel time beside the wall time.
+func BenchmarkAnalytics(b *testing.B) {
+	dir := os.Getenv("GPUSEARCH_ANALYTICS_CORPUS")
+	if dir == "" {
+		b.Skip("set GPUSEARCH_ANALYTICS_CORPUS to a compressed corpus directory")
+	}
+	c, err := analytics.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	devOnce.Do(func() { dev, devErr = OpenDevice(DeviceOptions{}) })
+	if devErr != nil {
+		b.Fatal(devErr)
+	}
+	a, err := dev.UploadCorpus(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Free()
+	for _, task := range []analytics.Task{analytics.WordCount, analytics.Sort, analytics.InvertedIndex,
+		analytics.TermVector, analytics.RankedInvertedIndex} {
+		b.Run(string(task), func(b *testing.B) {
+			var kernels float64
+			for b.Loop() {
+				res, err := a.Run(context.Background(), task, analytics.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				kernels += float64(res.Kernels.Nanoseconds())
+			}
+			b.ReportMetric(kernels/float64(b.N)/1e6, "kernel-ms/op")
+		})
+	}
+}
