@@ -63,8 +63,9 @@ type Moments struct {
 type FitResult struct {
 	Params   Params   `json:"params"`
 	Observed Observed `json:"observed"`
-	// Target are the real index's moments, Model those of a synthetic
-	// collection of the same size drawn with Params.
+	// Target are the index's moments; Model those of synthetic
+	// collections of the same size drawn with Params (the mean over seeds
+	// Seed to Seed+3 below 50,000 documents, else seed Seed).
 	Target     Moments `json:"target_moments"`
 	Model      Moments `json:"model_moments"`
 	Iterations int     `json:"iterations"`
@@ -150,13 +151,17 @@ func Fit(ctx context.Context, ix *index.Index, opts FitOptions) (FitResult, erro
 		return res, err
 	}
 	gapSlope := min((mhi.Log2Gap-mlo.Log2Gap)/0.5, -1e-3)
-	for res.Iterations < iters {
+	for {
 		m, err := sim(p)
 		if err != nil {
 			return res, err
 		}
-		res.Model = m
+		// The result is always a simulated point: Params produced Model.
+		res.Params, res.Model = p, m
 		res.Iterations++
+		if res.Iterations == iters {
+			break
+		}
 		q := p
 		q.LenMu += t.LenMu - m.LenMu
 		q.LenSigma += t.LenSigma - m.LenSigma
@@ -170,8 +175,7 @@ func Fit(ctx context.Context, ix *index.Index, opts FitOptions) (FitResult, erro
 		}
 		p = q
 	}
-	res.Params = p
-	return res, p.Validate()
+	return res, res.Params.Validate()
 }
 
 // replicaDocs is the collection size below which simulations are

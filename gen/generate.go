@@ -26,7 +26,7 @@ type Options struct {
 	FreqCodec  string // frequency codec (default: DocIDCodec)
 	Workers    int    // generating goroutines (default: every core)
 	// AheadPostings bounds the postings generated ahead of the index
-	// writer (default 1<<26, about 512 MiB of lists).
+	// writer (default 1<<24, about 128 MiB of lists).
 	AheadPostings int64
 	Progress      io.Writer // progress lines; nil for quiet
 }
@@ -74,7 +74,7 @@ func Generate(ctx context.Context, dir string, opts Options) (Report, error) {
 		opts.FreqCodec = opts.DocIDCodec
 	}
 	if opts.AheadPostings <= 0 {
-		opts.AheadPostings = 1 << 26
+		opts.AheadPostings = 1 << 24
 	}
 	workers := defaultWorkers(opts.Workers)
 	m, err := newModel(opts.Params, opts.Docs, opts.Seed, workers)

@@ -35,7 +35,7 @@ func newTermGen(m *model, perm []uint32) *termGen {
 // permutation, if any). The list is empty when the term does not occur.
 func (g *termGen) list(seed uint64, t int64) (docs, tfs []uint32) {
 	m := g.m
-	g.pcg = *stream(seed, saltTerm, uint64(t))
+	g.pcg.Seed(streamSeeds(seed, saltTerm, uint64(t)))
 	g.docs, g.tfs = g.docs[:0], g.tfs[:0]
 	if t >= m.ranked {
 		// A tail term: one burst in a document drawn by weight.
@@ -118,11 +118,15 @@ func (g *termGen) solvePresence(target float64) float64 {
 	for range 50 {
 		var d, dd float64
 		for i, n := range g.hgN {
-			e := math.Exp(-fg * g.hgU[i])
+			x := fg * g.hgU[i]
+			e := 1 - x // exp(-x) to within 5e-9
+			if x > 1e-4 {
+				e = math.Exp(-x)
+			}
 			d += n * (1 - e)
 			dd += n * g.hgU[i] * e
 		}
-		if dd == 0 || target-d <= 1e-6*target {
+		if dd == 0 || target-d <= 1e-4*target {
 			break
 		}
 		fg += (target - d) / dd
@@ -197,17 +201,17 @@ func (g *termGen) locate(x float64) int {
 }
 
 // burst draws one burst size for document d: P(X >= k) = k^-a, capped.
-// X >= k exactly when an Exp(1) variate E >= a ln k; small sizes come
-// from the table of a ln k, large ones from exp(E/a).
+// X >= k exactly when a uniform variate V <= k^-a: small sizes come from
+// the table of k^-a, large ones (V below the table) from V^(-1/a).
 func (g *termGen) burst(d int) uint32 {
 	m := g.m
-	e := g.r.ExpFloat64()
+	v := 1 - g.r.Float64() // (0, 1]
 	k := uint32(1)
-	for k+1 < burstTable && e >= m.burstTh[k+1] {
+	for k+1 < burstTable && v <= m.burstTh[k+1] {
 		k++
 	}
 	if k == burstTable-1 {
-		k = uint32(min(math.Floor(math.Exp(e/m.p.TFTail)), 1<<30))
+		k = uint32(min(math.Floor(math.Pow(v, -1/m.p.TFTail)), 1<<30))
 	}
 	return min(k, m.caps[d/groupSize])
 }

@@ -28,9 +28,14 @@ func splitmix64(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
+// streamSeeds are the PCG seeds of the random stream (seed, salt, i).
+func streamSeeds(seed, salt, i uint64) (uint64, uint64) {
+	return splitmix64(seed ^ splitmix64(salt)), splitmix64(i + splitmix64(salt^seed))
+}
+
 // stream returns the random source for (seed, salt, i).
 func stream(seed, salt, i uint64) *rand.PCG {
-	return rand.NewPCG(splitmix64(seed^splitmix64(salt)), splitmix64(i+splitmix64(salt^seed)))
+	return rand.NewPCG(streamSeeds(seed, salt, i))
 }
 
 // capDivisor bounds a burst: no single burst in a document of expected
@@ -70,7 +75,7 @@ type model struct {
 }
 
 // burstTable is how many burst sizes are drawn by table lookup; larger
-// ones (about 2% of bursts with a = 1.47) by an exponential.
+// ones (about 2% of bursts with a = 1.47) by a power.
 const burstTable = 32
 
 // tailEps is the expected number of bursts below which a rank is no longer
@@ -88,8 +93,7 @@ func newModel(p Params, n int, seed uint64, workers int) (*model, error) {
 	}
 	m := &model{p: p, n: n}
 	for k := range m.burstTh {
-		// X >= k exactly when an Exp(1) variate E >= a ln k.
-		m.burstTh[k] = p.TFTail * math.Log(float64(max(k, 1)))
+		m.burstTh[k] = math.Pow(float64(max(k, 1)), -p.TFTail) // P(X >= k)
 	}
 	m.weigh(seed, workers)
 	m.histogram()

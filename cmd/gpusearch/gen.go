@@ -86,7 +86,7 @@ func newGenIndexCmd() *cobra.Command {
 	fl.StringVar(&f.freqCodec, "freq-codec", "", "codec for frequencies")
 	fl.StringVar(&f.fit, "fit", "", "parameters from `gen fit` (JSON file); default: the built-in Gov2-like parameters")
 	fl.IntVar(&f.workers, "workers", 0, "generating goroutines (0 = every core)")
-	fl.Int64Var(&f.aheadMB, "ahead-mb", 512, "MiB of posting lists generated ahead of the index writer")
+	fl.Int64Var(&f.aheadMB, "ahead-mb", 128, "MiB of posting lists generated ahead of the index writer")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
 	fl.BoolVar(&f.json, "json", false, "print the report as JSON on stdout")
 	return cmd
