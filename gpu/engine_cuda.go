@@ -12,21 +12,80 @@ import (
 // Options configure the GPU engine.
 type Options struct {
 	Device         int   // CUDA device ordinal
-	MemoryBudgetMB int64 // device memory the index may use; 0 = all free memory
+	MemoryBudgetMB int64 // device memory the engine may use; 0 = all free memory
 }
 
-// Engine answers queries on a GPU. Query processing on the GPU is not
-// built yet: this twin of engine_nocuda.go keeps the cuda build compiling,
-// and NewEngine fails with ErrNoEngine.
-type Engine struct{}
+// Engine answers queries on a GPU: the index stays resident in device
+// memory, and each query runs as one sequence of kernel launches (see the
+// package documentation). It implements query.Engine and
+// query.BatchEngine; calls are serialized.
+type Engine struct {
+	dev *Device
+	q   *qengine
+}
 
-// NewEngine fails with ErrNoEngine until the GPU query engine exists.
-func NewEngine(ix *index.Index, opts Options) (*Engine, error) { return nil, ErrNoEngine }
+// NewEngine opens the GPU, loads the kernels and uploads ix. A column
+// whose codec has no GPU decoder is re-encoded at upload with the GPU codec
+// of the same block size (gpu-bp128 for every CPU codec). Errors wrap
+// ErrNoDevice, ErrBadPTX, ErrOutOfMemory or ErrFormat.
+func NewEngine(ix *index.Index, opts Options) (*Engine, error) {
+	d, err := OpenDevice(DeviceOptions{Ordinal: opts.Device, MemoryBudgetMB: opts.MemoryBudgetMB})
+	if err != nil {
+		return nil, err
+	}
+	be, err := newCudaBackend(d)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	q, err := newQEngine(ix, be)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	return &Engine{dev: d, q: q}, nil
+}
 
 // Search implements query.Engine.
 func (e *Engine) Search(ctx context.Context, q query.Query) (query.Result, error) {
-	return query.Result{}, ErrNoEngine
+	rs, _, err := e.q.search(ctx, []query.Query{q}, false)
+	if err != nil {
+		return query.Result{}, err
+	}
+	return rs[0], nil
 }
 
-// Close releases the device.
-func (e *Engine) Close() error { return nil }
+// SearchBatch implements query.BatchEngine: the queries' launch sequences
+// go back to back, with one synchronization and one copy of the results
+// per wave (AND and OR passes, then the OR passes of AND+OR queries that
+// found fewer than k hits). Stats.Took is the whole batch's time.
+func (e *Engine) SearchBatch(ctx context.Context, qs []query.Query) ([]query.Result, error) {
+	rs, _, err := e.q.search(ctx, qs, false)
+	return rs, err
+}
+
+// Profile answers q like Search and measures the device time of each
+// phase with CUDA events.
+func (e *Engine) Profile(ctx context.Context, q query.Query) (query.Result, Phases, error) {
+	rs, ph, err := e.q.search(ctx, []query.Query{q}, true)
+	if err != nil {
+		return query.Result{}, ph, err
+	}
+	return rs[0], ph, nil
+}
+
+// Device describes the engine's GPU.
+func (e *Engine) Device() DeviceInfo { return e.dev.Info() }
+
+// Reencoded reports whether the index's columns were re-encoded at upload
+// because their codec has no GPU decoder.
+func (e *Engine) Reencoded() bool { return e.q.reencoded }
+
+// Close frees the device memory and the device.
+func (e *Engine) Close() error {
+	err := e.q.release()
+	if cerr := e.dev.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -12,7 +12,7 @@ import (
 // Options configure the GPU engine.
 type Options struct {
 	Device         int   // CUDA device ordinal
-	MemoryBudgetMB int64 // device memory the index may use; 0 = all free memory
+	MemoryBudgetMB int64 // device memory the engine may use; 0 = all free memory
 }
 
 // Engine answers queries on a GPU. This build has no CUDA support.
@@ -27,5 +27,21 @@ func (e *Engine) Search(ctx context.Context, q query.Query) (query.Result, error
 	return query.Result{}, ErrNoCUDA
 }
 
-// Close releases the device.
+// SearchBatch implements query.BatchEngine.
+func (e *Engine) SearchBatch(ctx context.Context, qs []query.Query) ([]query.Result, error) {
+	return nil, ErrNoCUDA
+}
+
+// Profile answers q like Search and measures the device time of each phase.
+func (e *Engine) Profile(ctx context.Context, q query.Query) (query.Result, Phases, error) {
+	return query.Result{}, Phases{}, ErrNoCUDA
+}
+
+// Device describes the engine's GPU.
+func (e *Engine) Device() DeviceInfo { return DeviceInfo{} }
+
+// Reencoded reports whether the index's columns were re-encoded at upload.
+func (e *Engine) Reencoded() bool { return false }
+
+// Close frees the device memory and the device.
 func (e *Engine) Close() error { return nil }

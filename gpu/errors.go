@@ -18,8 +18,3 @@ var ErrBadPTX = errors.New("gpu: cannot load kernels")
 
 // ErrClosed is returned by a Device after Close.
 var ErrClosed = errors.New("gpu: device closed")
-
-// ErrNoEngine is returned by NewEngine in a cuda build until the GPU query
-// engine exists: the device layer and the decoders are there, query
-// processing on the GPU is not yet.
-var ErrNoEngine = errors.New("gpu: the GPU query engine is not implemented yet")

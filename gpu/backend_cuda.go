@@ -1,0 +1,195 @@
+//go:build cuda
+
+package gpu
+
+import (
+	"fmt"
+	"sync"
+	"time"
+	"unsafe"
+
+	"gorgonia.org/cu"
+)
+
+// queryKernels are the kernels of kernels/query.cu.
+var queryKernels = []string{
+	"and_select", "tile_scan", "and_scatter_blocks", "and_intersect", "and_scatter_survivors", "and_score",
+	"or_score", "q_init", "topk_hist_keys", "topk_hist_dense", "topk_pick", "topk_compact_keys",
+	"topk_compact_dense", "topk_finish",
+}
+
+// cudaBackend is the query engine's backend on a Device: allocations go
+// through the device's budget, and a run is one closure on the device's
+// goroutine, so the launches of a query pass never wait for a channel.
+type cudaBackend struct {
+	d   *Device
+	fns map[string]cu.Function // query and decode kernels; read-only after construction
+
+	mu   sync.Mutex
+	bufs map[devPtr]*Buffer
+
+	// Touched only on the device goroutine.
+	events []cu.Event
+	marks  int
+}
+
+// newCudaBackend loads the query kernels (kernels/query.ptx, or from
+// PTXDirEnv) next to the device's decoders.
+func newCudaBackend(d *Device) (*cudaBackend, error) {
+	b := &cudaBackend{d: d, fns: map[string]cu.Function{}, bufs: map[devPtr]*Buffer{}}
+	err := d.do(func() error {
+		ptx, from, err := loadPTX("query")
+		if err != nil {
+			return err
+		}
+		mod, err := cu.LoadData(string(ptx))
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrBadPTX, from, err)
+		}
+		for _, name := range queryKernels {
+			fn, err := mod.Function(name)
+			if err != nil {
+				return fmt.Errorf("%w: %s has no kernel %s: %v", ErrBadPTX, from, name, err)
+			}
+			b.fns[name] = fn
+		}
+		for name, fn := range d.fns {
+			b.fns[name] = fn
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *cudaBackend) alloc(size int64) (devPtr, error) {
+	buf, err := b.d.Alloc(size)
+	if err != nil {
+		return 0, err
+	}
+	p := devPtr(buf.ptr)
+	b.mu.Lock()
+	b.bufs[p] = buf
+	b.mu.Unlock()
+	return p, nil
+}
+
+func (b *cudaBackend) buffer(p devPtr) (*Buffer, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	buf, ok := b.bufs[p]
+	if !ok {
+		return nil, fmt.Errorf("gpu: %#x is not an allocation of this engine", uint64(p))
+	}
+	return buf, nil
+}
+
+func (b *cudaBackend) free(p devPtr) error {
+	buf, err := b.buffer(p)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	delete(b.bufs, p)
+	b.mu.Unlock()
+	return buf.Free()
+}
+
+func (b *cudaBackend) upload(p devPtr, src []byte) error {
+	buf, err := b.buffer(p)
+	if err != nil {
+		return err
+	}
+	return buf.WriteBytes(src)
+}
+
+func (b *cudaBackend) multiprocessors() int { return b.d.Info().SMs }
+
+func (b *cudaBackend) run(f func(s stream) error) error {
+	return b.d.do(func() error {
+		b.marks = 0
+		err := f(cudaStream{b})
+		if err != nil {
+			// A failed launch or copy may be a kernel fault: find out, so
+			// that a lost context is reported as such from now on.
+			if serr := b.d.sync(); serr != nil {
+				return serr
+			}
+		}
+		return err
+	})
+}
+
+// cudaStream queues on the legacy default stream. Its methods run on the
+// device goroutine, inside cudaBackend.run.
+type cudaStream struct{ b *cudaBackend }
+
+func (s cudaStream) memset32(p devPtr, v uint32, n int64) error {
+	if n == 0 {
+		return nil
+	}
+	if err := cu.MemsetD32Async(cu.DevicePtr(p), uint(v), n, cu.Stream{}); err != nil {
+		return fmt.Errorf("gpu: memset %d words: %w", n, err)
+	}
+	return nil
+}
+
+func (s cudaStream) launch(kernel string, grid, block int, args ...uint64) error {
+	fn, ok := s.b.fns[kernel]
+	if !ok {
+		return fmt.Errorf("%w: no kernel %s", ErrBadPTX, kernel)
+	}
+	vals := append([]uint64(nil), args...)
+	ptrs := make([]unsafe.Pointer, len(vals))
+	for i := range vals {
+		ptrs[i] = unsafe.Pointer(&vals[i])
+	}
+	if err := fn.Launch(grid, 1, 1, block, 1, 1, 0, cu.Stream{}, ptrs); err != nil {
+		return fmt.Errorf("gpu: launch %s (%d x %d): %w", kernel, grid, block, err)
+	}
+	return nil
+}
+
+func (s cudaStream) download(dst []byte, p devPtr) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	if err := cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), cu.DevicePtr(p), int64(len(dst))); err != nil {
+		if serr := s.b.d.sync(); serr != nil {
+			return serr
+		}
+		return fmt.Errorf("gpu: read %d bytes: %w", len(dst), err)
+	}
+	return nil
+}
+
+func (s cudaStream) mark() error {
+	b := s.b
+	if b.marks == len(b.events) {
+		ev, err := cu.MakeEvent(cu.DefaultEvent)
+		if err != nil {
+			return fmt.Errorf("gpu: make event: %w", err)
+		}
+		b.events = append(b.events, ev)
+	}
+	if err := b.events[b.marks].Record(cu.Stream{}); err != nil {
+		return fmt.Errorf("gpu: record event: %w", err)
+	}
+	b.marks++
+	return nil
+}
+
+func (s cudaStream) elapsed() ([]time.Duration, error) {
+	b := s.b
+	var out []time.Duration
+	for i := 0; i+1 < b.marks; i++ {
+		ms, err := b.events[i].Elapsed(b.events[i+1])
+		if err != nil {
+			return nil, fmt.Errorf("gpu: event time: %w", err)
+		}
+		out = append(out, time.Duration(ms*float64(time.Millisecond)))
+	}
+	return out, nil
+}

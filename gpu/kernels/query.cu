@@ -1,0 +1,526 @@
+// query.cu: the kernels of the GPU query engine (gpu/qengine.go drives
+// them; the decoders are in decode.cu). Conjunctive queries follow Ding,
+// He, Yan and Suel (WWW 2009), sections 7 and 8; disjunctive queries use
+// dense accumulators; the top-k is a radix select.
+//
+// AND, one step per list after the shortest (lists shortest first):
+//   and_select        Parallel Merge Find of every candidate in the list's
+//                     skip column (last docid per block), two levels: each
+//                     warp's first and last candidates are splitters whose
+//                     blocks bound the search of every lane. A candidate
+//                     lands in the first block whose last docid is >= it;
+//                     past the list's end it drops out. The first
+//                     candidate of each landing block flags that block.
+//   tile_scan         exclusive sum of the per-tile flag counts.
+//   and_scatter_blocks  the flagged blocks, in order, become the selection
+//                     that the decoders take; every candidate learns the
+//                     row its block decodes to.
+//   (decode_*         docids and frequencies of the selected blocks)
+//   and_intersect     each candidate searches its row: the block bounds are
+//                     the splitters of the second level, so the search
+//                     covers one block.
+//   tile_scan, and_scatter_survivors  stable compaction of the matches,
+//                     carrying each survivor's frequencies (as freq-1) in
+//                     every list so far.
+// Candidates stay sorted, so a tile's flags and ranks need no sort.
+// and_score then sums each survivor's term scores in query-term order.
+//
+// OR: the accumulators (one float per document) are zeroed, then one
+// or_score pass per query term in query order adds each posting's score to
+// its document: a document appears once in a list, so no atomics.
+//
+// Top-k: a radix select over 64-bit keys (score bits made unsigned-
+// ordered, then the complement of the docid), so that a larger key ranks
+// higher and ties on score go to the lower docid: keys are distinct and
+// the k largest are exactly the top-k. Round 0 histograms key bits 52..63
+// of every candidate (topk_hist_*), topk_pick finds the bin B holding the
+// k-th key, topk_compact_* moves keys above B to the result and keys in B
+// to a boundary array, and topk_finish sorts a boundary of up to FIN_CAP
+// keys in shared memory and takes what is still needed. A larger boundary
+// goes through further rounds of 13 bits each (bits 39..51, 26..38,
+// 13..25, 0..12) that the host launches; after the last the boundary is
+// one key. Every top-k kernel returns at once when the state says done.
+//
+// Arithmetic: term_score is bm25.TermScore with each float operation
+// rounded on its own (__fmul_rn, __fadd_rn, __fdiv_rn, in the Go order),
+// and scores add up from 0 in query-term order, so scores are bitwise the
+// CPU engines'.
+//
+// Counts live in device memory (the state words): kernels take a pointer to
+// the count of their input and grids sized by a host-side upper bound;
+// threads past the count return. A query runs without a host round trip
+// until its results are read.
+//
+// Safety: every index comes from the engine's own arrays, and writes into
+// the result and boundary arrays are bounded by their capacities.
+//
+// Kernel parameters are 8 bytes each (pointers and unsigned long long):
+// gorgonia.org/cu copies 8 bytes per argument. Floats travel as their bits.
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+#define NONE 0xffffffffu
+#define FULL 0xffffffffu
+// Threads of the element-wise kernels, and elements per tile.
+#define TILE 256
+// Threads of the single-CTA kernels (tile_scan, topk_pick, topk_finish).
+#define BIG 1024
+// Widest radix digit, in bits.
+#define HIST_BITS 13
+// Largest boundary topk_finish sorts in shared memory.
+#define FIN_CAP 4096
+
+// Top-k state words.
+#define S_NEED 0    // keys still to select from the current round's input
+#define S_SURE 1    // bins >= S_SURE go to the result
+#define S_BND 2     // the boundary bin (NONE: none)
+#define S_FINAL 3   // the round's compaction completes the result
+#define S_DONE 4    // the result holds the top-k
+#define S_RESULT 5  // keys in the result
+#define S_BC0 6     // boundary sizes: round r writes S_BC0 + (r & 1)
+// Words from S_STEPS on are the conjunctive steps' counters.
+#define S_STEPS 8
+
+static __device__ __forceinline__ u32 umin(u32 a, u32 b) { return a < b ? a : b; }
+
+static __device__ __forceinline__ u32 warp_scan_incl(u32 x) {
+  int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    u32 y = __shfl_up_sync(FULL, x, d);
+    if (lane >= d) x += y;
+  }
+  return x;
+}
+
+// block_scan returns the exclusive prefix sum of x over the CTA's threads
+// and sets *total to the sum of all. Every thread of the CTA calls it.
+static __device__ u32 block_scan(u32 x, u32* total) {
+  __shared__ u32 sums[32];
+  __shared__ u32 all;
+  int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  u32 incl = warp_scan_incl(x);
+  if (lane == 31) sums[w] = incl;
+  __syncthreads();
+  if (w == 0) {
+    u32 v = lane < nw ? sums[lane] : 0;
+    u32 vi = warp_scan_incl(v);
+    if (lane < nw) sums[lane] = vi - v;
+    if (lane == 31) all = vi;
+  }
+  __syncthreads();
+  u32 r = sums[w] + incl - x;
+  *total = all;
+  __syncthreads();  // the next call reuses sums and all
+  return r;
+}
+
+// lower_bound is the first index in [lo, hi) whose value is >= x, or hi.
+static __device__ __forceinline__ u32 lower_bound(const u32* a, u32 lo, u32 hi, u32 x) {
+  while (lo < hi) {
+    u32 mid = lo + ((hi - lo) >> 1);
+    if (a[mid] < x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// term_score is bm25.Params.TermScore: idf * ((tf * (k1+1)) / (tf + norm)).
+static __device__ __forceinline__ float term_score(float idf, u32 tf, float norm, float k1p1) {
+  float f = __uint2float_rn(tf);
+  float num = __fmul_rn(f, k1p1);
+  float den = __fadd_rn(f, norm);
+  return __fmul_rn(idf, __fdiv_rn(num, den));
+}
+
+// make_key orders by score, then by lower docid.
+static __device__ __forceinline__ u64 make_key(float score, u32 doc) {
+  u32 b = __float_as_uint(score);
+  b = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+  return ((u64)b << 32) | (u64)(NONE - doc);
+}
+
+// ---- Conjunctive steps ----------------------------------------------------
+
+// starts_block reports whether candidate i, which lands in block b, is the
+// first candidate of that block: it is the first candidate, or its
+// predecessor lies at or before the end of block b-1 (candidates are
+// sorted, so the predecessor of a candidate in the list's first block is
+// in that block too).
+static __device__ __forceinline__ bool starts_block(const u32* cand, u64 i, const u32* lastDoc, u64 first, u32 b) {
+  return b != NONE && (i == 0 || (b != first && cand[i - 1] <= lastDoc[b - 1]));
+}
+
+// and_select finds each candidate's block in the list of blocks
+// [first, first+nb): blk[i] is the block or NONE, and tileCounts[t] counts
+// the blocks first landed on in tile t.
+extern "C" __global__ void __launch_bounds__(TILE)
+    and_select(const u32* cand, const u32* countp, const u32* lastDoc, u64 first, u64 nb, u32* blk, u32* tileCounts) {
+  u32 n = *countp;
+  u64 t0 = (u64)blockIdx.x * TILE;
+  if (t0 >= n) return;
+  u64 i = t0 + threadIdx.x;
+  bool active = i < n;
+  u32 c = active ? cand[i] : NONE;
+  u32 lo = (u32)first, end = (u32)(first + nb);
+  // Splitters: the warp's first and last candidates (active lanes are a
+  // prefix of the warp), searched over the whole list by lanes 0 and 1.
+  u32 act = __ballot_sync(FULL, active);
+  int lastLane = act != 0 ? 31 - __clz(act) : 0;
+  u32 cLo = __shfl_sync(FULL, c, 0), cHi = __shfl_sync(FULL, c, lastLane);
+  u32 s = lower_bound(lastDoc, lo, end, (threadIdx.x & 1) ? cHi : cLo);
+  u32 bLo = __shfl_sync(FULL, s, 0), bHi = __shfl_sync(FULL, s, 1);
+  u32 b = lower_bound(lastDoc, bLo, bHi < end ? bHi + 1 : end, c);
+  if (!active || b >= end) b = NONE;
+  if (active) blk[i] = b;
+  u32 cnt = __syncthreads_count(starts_block(cand, i, lastDoc, first, b));
+  if (threadIdx.x == 0) tileCounts[blockIdx.x] = cnt;
+}
+
+// tile_scan writes the exclusive prefix sums of the tile counts of the
+// *countp elements' tiles, and their total to *totalp. One CTA.
+extern "C" __global__ void __launch_bounds__(BIG)
+    tile_scan(const u32* countp, const u32* tileCounts, u32* tileOffsets, u32* totalp) {
+  u32 n = *countp;
+  u32 tiles = (n + TILE - 1) / TILE;
+  u32 per = (tiles + blockDim.x - 1) / blockDim.x;
+  u32 lo = umin(tiles, threadIdx.x * per), hi = umin(tiles, lo + per);
+  u32 sum = 0;
+  for (u32 t = lo; t < hi; t++) sum += tileCounts[t];
+  u32 total;
+  u32 off = block_scan(sum, &total);
+  for (u32 t = lo; t < hi; t++) {
+    tileOffsets[t] = off;
+    off += tileCounts[t];
+  }
+  if (threadIdx.x == 0) *totalp = total;
+}
+
+// and_scatter_blocks writes the landed blocks in order to sel and, for
+// every candidate, the index of its block in sel to row (NONE if it
+// dropped out).
+extern "C" __global__ void __launch_bounds__(TILE)
+    and_scatter_blocks(const u32* cand, const u32* countp, const u32* lastDoc, u64 first, const u32* blk,
+                       const u32* tileOffsets, u32* sel, u32* row) {
+  u32 n = *countp;
+  u64 t0 = (u64)blockIdx.x * TILE;
+  if (t0 >= n) return;
+  u64 i = t0 + threadIdx.x;
+  bool active = i < n;
+  u32 b = active ? blk[i] : NONE;
+  bool start = starts_block(cand, i, lastDoc, first, b);
+  u32 total;
+  u32 r = tileOffsets[blockIdx.x] + block_scan(start ? 1 : 0, &total);
+  if (start) sel[r] = b;
+  if (active) row[i] = b == NONE ? NONE : (start ? r : r - 1);
+}
+
+// and_intersect looks each candidate up in the decoded row of its block
+// (docs: rows of stride values; counts: values per block): slot[i] is its
+// position in the block, or NONE.
+extern "C" __global__ void __launch_bounds__(TILE)
+    and_intersect(const u32* cand, const u32* countp, const u32* blk, const u32* row, const u32* docs,
+                  const u32* counts, u64 stride, u32* slot, u32* tileCounts) {
+  u32 n = *countp;
+  u64 t0 = (u64)blockIdx.x * TILE;
+  if (t0 >= n) return;
+  u64 i = t0 + threadIdx.x;
+  u32 s = NONE;
+  if (i < n) {
+    u32 r = row[i];
+    if (r != NONE) {
+      u32 c = cand[i];
+      u32 len = umin(counts[blk[i]], (u32)stride);
+      const u32* d = docs + (u64)r * stride;
+      u32 p = lower_bound(d, 0, len, c);
+      if (p < len && d[p] == c) s = p;
+    }
+    slot[i] = s;
+  }
+  u32 cnt = __syncthreads_count(s != NONE);
+  if (threadIdx.x == 0) tileCounts[blockIdx.x] = cnt;
+}
+
+// and_scatter_survivors compacts the matched candidates into candOut and
+// their frequencies (freq-1, cap apart per list) into fm1Out: the nprev
+// earlier lists' from fm1In, this list's from its decoded rows.
+extern "C" __global__ void __launch_bounds__(TILE)
+    and_scatter_survivors(const u32* cand, const u32* countp, const u32* slot, const u32* row,
+                          const u32* tileOffsets, const u32* freqs, u64 stride, const u32* fm1In, u32* fm1Out,
+                          u64 cap, u64 nprev, u32* candOut) {
+  u32 n = *countp;
+  u64 t0 = (u64)blockIdx.x * TILE;
+  if (t0 >= n) return;
+  u64 i = t0 + threadIdx.x;
+  u32 s = i < n ? slot[i] : NONE;
+  bool keep = s != NONE;
+  u32 total;
+  u64 o = tileOffsets[blockIdx.x] + block_scan(keep ? 1 : 0, &total);
+  if (keep) {
+    candOut[o] = cand[i];
+    for (u64 l = 0; l < nprev; l++) fm1Out[l * cap + o] = fm1In[l * cap + i];
+    fm1Out[nprev * cap + o] = freqs[(u64)row[i] * stride + s];
+  }
+}
+
+// and_score adds up to 8 query positions' term scores to each survivor's
+// score, in order: position q's list is p_q >> 32 and its idf the low 32
+// bits. start begins from 0; otherwise from scores. With keys, the sums
+// become top-k keys; without, they go back to scores for the next call.
+extern "C" __global__ void __launch_bounds__(TILE)
+    and_score(const u32* cand, const u32* countp, const u32* fm1, u64 cap, const float* norms, u64 k1p1, u64 start,
+              u64 npos, u64 p0, u64 p1, u64 p2, u64 p3, u64 p4, u64 p5, u64 p6, u64 p7, float* scores, u64* keys) {
+  u32 n = *countp;
+  float k = __uint_as_float((u32)k1p1);
+  u64 p[8] = {p0, p1, p2, p3, p4, p5, p6, p7};
+  for (u64 i = (u64)blockIdx.x * TILE + threadIdx.x; i < n; i += (u64)gridDim.x * TILE) {
+    u32 d = cand[i];
+    float norm = norms[d];
+    float s = start ? 0.0f : scores[i];
+#pragma unroll
+    for (int q = 0; q < 8; q++) {
+      if ((u64)q < npos) {
+        u64 l = p[q] >> 32;
+        float idf = __uint_as_float((u32)p[q]);
+        s = __fadd_rn(s, term_score(idf, fm1[l * cap + i] + 1, norm, k));
+      }
+    }
+    if (keys != 0)
+      keys[i] = make_key(s, d);
+    else
+      scores[i] = s;
+  }
+}
+
+// ---- Disjunctive pass -----------------------------------------------------
+
+// or_score adds the term scores of n postings (docids and freq-1) to their
+// documents' accumulators.
+extern "C" __global__ void __launch_bounds__(TILE)
+    or_score(const u32* docs, const u32* fm1, u64 n, u64 idf, u64 k1p1, const float* norms, float* acc) {
+  float w = __uint_as_float((u32)idf), k = __uint_as_float((u32)k1p1);
+  for (u64 i = (u64)blockIdx.x * TILE + threadIdx.x; i < n; i += (u64)gridDim.x * TILE) {
+    u32 d = docs[i];
+    acc[d] = __fadd_rn(acc[d], term_score(w, fm1[i] + 1, norms[d], k));
+  }
+}
+
+// ---- Top-k ----------------------------------------------------------------
+
+// q_init zeroes words state words, then sets the top-k's need and, at
+// countWord (when not NONE), a count.
+extern "C" __global__ void __launch_bounds__(TILE)
+    q_init(u32* state, u64 words, u64 need, u64 countWord, u64 count) {
+  for (u64 j = threadIdx.x; j < words; j += blockDim.x) state[j] = 0;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    state[S_NEED] = (u32)need;
+    if (countWord != NONE) state[countWord] = (u32)count;
+  }
+}
+
+// For the dense form, element j of the input is document j's accumulator
+// (0: not matched); acc holds a multiple of 4 floats, zeros past n.
+template <bool DENSE>
+static __device__ __forceinline__ void hist_body(const u64* keys, const float* acc, u64 n, u64 shift, u64 bits,
+                                                 const u32* state, u32* hist) {
+  __shared__ u32 h[1 << HIST_BITS];
+  if (state[S_DONE]) return;
+  u32 nbins = 1u << bits, mask = nbins - 1;
+  for (u32 j = threadIdx.x; j < nbins; j += blockDim.x) h[j] = 0;
+  __syncthreads();
+  u64 step = (u64)gridDim.x * blockDim.x;
+  if (DENSE) {
+    const float4* a4 = reinterpret_cast<const float4*>(acc);
+    for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < (n + 3) / 4; j += step) {
+      float4 v = a4[j];
+      float f[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int t = 0; t < 4; t++)
+        if (f[t] != 0.0f) atomicAdd(&h[(make_key(f[t], (u32)(4 * j + t)) >> shift) & mask], 1u);
+    }
+  } else {
+    for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += step) atomicAdd(&h[(keys[j] >> shift) & mask], 1u);
+  }
+  __syncthreads();
+  for (u32 j = threadIdx.x; j < nbins; j += blockDim.x)
+    if (h[j] != 0) atomicAdd(&hist[j], h[j]);
+}
+
+// topk_hist_keys histograms digit [shift, shift+bits) of *countp keys.
+extern "C" __global__ void __launch_bounds__(TILE)
+    topk_hist_keys(const u64* keys, const u32* countp, u64 shift, u64 bits, const u32* state, u32* hist) {
+  hist_body<false>(keys, 0, *countp, shift, bits, state, hist);
+}
+
+// topk_hist_dense histograms the digit of n documents' accumulators.
+extern "C" __global__ void __launch_bounds__(TILE)
+    topk_hist_dense(const float* acc, u64 n, u64 shift, u64 bits, const u32* state, u32* hist) {
+  hist_body<true>(0, acc, n, shift, bits, state, hist);
+}
+
+// topk_pick finds, from the top, the bin where the count reaches S_NEED,
+// and sets what the compaction does: bins >= S_SURE go to the result, bin
+// S_BND (if any) to the boundary, from which S_NEED keys are still needed.
+// One CTA.
+extern "C" __global__ void __launch_bounds__(BIG) topk_pick(const u32* hist, u64 bits, u64 round, u32* state) {
+  __shared__ u32 sure, bnd, fin, need2;
+  u32 done = state[S_DONE], need = state[S_NEED];
+  if (done) return;
+  int nbins = 1 << bits;
+  int per = (nbins + blockDim.x - 1) / blockDim.x;
+  // Thread t sums the t-th chunk of bins from the top.
+  int top = nbins - (int)threadIdx.x * per;
+  int bot = top - per;
+  top = top < 0 ? 0 : top;
+  bot = bot < 0 ? 0 : bot;
+  u32 sum = 0;
+  for (int j = bot; j < top; j++) sum += hist[j];
+  if (threadIdx.x == 0) {
+    // Fewer keys than needed: all of them.
+    sure = 0;
+    bnd = NONE;
+    fin = 1;
+    need2 = need;
+  }
+  u32 total;
+  u32 above = block_scan(sum, &total);  // keys in the bins above the chunk
+  if (above < need && above + sum >= need) {
+    u32 acc = above;
+    for (int j = top - 1; j >= bot; j--) {
+      u32 h = hist[j];
+      if (acc + h >= need) {
+        if (acc + h == need) {
+          sure = j;
+        } else {
+          sure = j + 1;
+          bnd = j;
+          fin = 0;
+          need2 = need - acc;
+        }
+        break;
+      }
+      acc += h;
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    state[S_SURE] = sure;
+    state[S_BND] = bnd;
+    state[S_FINAL] = fin;
+    state[S_NEED] = need2;
+    state[S_BC0 + (round & 1)] = 0;
+  }
+}
+
+// append writes the keys of the warp's lanes whose pred holds at
+// consecutive places of out from *count on (up to cap). The whole warp
+// calls it.
+static __device__ __forceinline__ void append(u64 key, bool pred, u64* out, u32* count, u64 cap) {
+  u32 m = __ballot_sync(FULL, pred);
+  if (m == 0) return;
+  int lane = threadIdx.x & 31;
+  int leader = __ffs(m) - 1;
+  u32 base = 0;
+  if (lane == leader) base = atomicAdd(count, (u32)__popc(m));
+  base = __shfl_sync(FULL, base, leader);
+  u64 at = (u64)base + __popc(m & ((1u << lane) - 1));
+  if (pred && at < cap) out[at] = key;
+}
+
+template <bool DENSE>
+static __device__ __forceinline__ void compact_body(const u64* keys, const float* acc, u64 n, u64 shift, u64 bits,
+                                                    u64 round, u32* state, u64* result, u64 resultCap, u64* bnd,
+                                                    u64 bndCap) {
+  if (state[S_DONE]) return;
+  u32 sure = state[S_SURE], b = state[S_BND], mask = (1u << bits) - 1;
+  u32* rc = state + S_RESULT;
+  u32* bc = state + S_BC0 + (round & 1);
+  u64 step = (u64)gridDim.x * blockDim.x;
+  u64 limit = DENSE ? (n + 3) / 4 : n;
+  // The loop bound is uniform over a warp, so every lane reaches append.
+  for (u64 base = (u64)blockIdx.x * blockDim.x; base < limit; base += step) {
+    u64 j = base + threadIdx.x;
+    if (DENSE) {
+      float4 v = j < limit ? reinterpret_cast<const float4*>(acc)[j] : make_float4(0, 0, 0, 0);
+      float f[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int t = 0; t < 4; t++) {
+        u64 key = make_key(f[t], (u32)(4 * j + t));
+        u32 bin = (u32)(key >> shift) & mask;
+        bool ok = f[t] != 0.0f;
+        append(key, ok && bin >= sure, result, rc, resultCap);
+        append(key, ok && bin == b, bnd, bc, bndCap);
+      }
+    } else {
+      bool ok = j < n;
+      u64 key = ok ? keys[j] : 0;
+      u32 bin = (u32)(key >> shift) & mask;
+      append(key, ok && bin >= sure, result, rc, resultCap);
+      append(key, ok && bin == b, bnd, bc, bndCap);
+    }
+  }
+}
+
+// topk_compact_keys moves the *countp keys of the round's input above the
+// boundary bin to the result and those in it to bnd.
+extern "C" __global__ void __launch_bounds__(TILE)
+    topk_compact_keys(const u64* keys, const u32* countp, u64 shift, u64 bits, u64 round, u32* state, u64* result,
+                      u64 resultCap, u64* bnd, u64 bndCap) {
+  compact_body<false>(keys, 0, *countp, shift, bits, round, state, result, resultCap, bnd, bndCap);
+}
+
+// topk_compact_dense is topk_compact_keys over n documents' accumulators.
+extern "C" __global__ void __launch_bounds__(TILE)
+    topk_compact_dense(const float* acc, u64 n, u64 shift, u64 bits, u64 round, u32* state, u64* result,
+                       u64 resultCap, u64* bnd, u64 bndCap) {
+  compact_body<true>(0, acc, n, shift, bits, round, state, result, resultCap, bnd, bndCap);
+}
+
+// topk_finish ends the select: when the round's compaction completed the
+// result, or when the boundary holds at most FIN_CAP keys, which it sorts
+// (bitonic, descending) to append the S_NEED largest. Otherwise it leaves
+// S_DONE clear and the host runs the next round on the boundary. One CTA.
+extern "C" __global__ void __launch_bounds__(BIG)
+    topk_finish(u64 round, const u64* bnd, u32* state, u64* result, u64 resultCap) {
+  __shared__ u64 sk[FIN_CAP];
+  u32 done = state[S_DONE], fin = state[S_FINAL], m = state[S_BC0 + (round & 1)];
+  u32 need = state[S_NEED], rc = state[S_RESULT];
+  __syncthreads();  // every thread has read the state before thread 0 writes it
+  if (done) return;
+  if (fin) {
+    if (threadIdx.x == 0) state[S_DONE] = 1;
+    return;
+  }
+  if (m > FIN_CAP) return;
+  u32 p = 32;
+  while (p < m) p <<= 1;
+  for (u32 j = threadIdx.x; j < p; j += blockDim.x) sk[j] = j < m ? bnd[j] : 0;
+  __syncthreads();
+  for (u32 size = 2; size <= p; size <<= 1) {
+    for (u32 half = size >> 1; half > 0; half >>= 1) {
+      for (u32 j = threadIdx.x; j < p; j += blockDim.x) {
+        u32 q = j ^ half;
+        if (q > j) {
+          u64 a = sk[j], b = sk[q];
+          bool desc = (j & size) == 0;
+          if (desc ? a < b : a > b) {
+            sk[j] = b;
+            sk[q] = a;
+          }
+        }
+      }
+      __syncthreads();
+    }
+  }
+  u32 take = umin(need, m);
+  for (u32 j = threadIdx.x; j < take; j += blockDim.x)
+    if ((u64)rc + j < resultCap) result[rc + j] = sk[j];
+  if (threadIdx.x == 0) {
+    state[S_RESULT] = rc + take;
+    state[S_DONE] = 1;
+  }
+}

@@ -1,0 +1,233 @@
+//go:build !cuda
+
+package gpu
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gpusearch/gpusearch/query"
+)
+
+// emuBackend is a backend whose device is testdata/qemu/server.cpp: the
+// kernels of decode.cu and query.cu compiled for the CPU under an
+// emulation of CUDA, in a child process. Device pointers are that
+// process's addresses, so a kernel that strays out of its buffers
+// corrupts or crashes the child (or, with GPUSEARCH_EMU_ASAN=1, is
+// reported by AddressSanitizer), and the test fails.
+type emuBackend struct {
+	mu  sync.Mutex
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	w   *bufio.Writer
+	r   *bufio.Reader
+}
+
+// buildEmu compiles the device server into dir; it skips the test without
+// a C++20 compiler.
+func buildEmu(t *testing.T, dir string) string {
+	t.Helper()
+	cxx := os.Getenv("CXX")
+	if cxx == "" {
+		cxx = "c++"
+	}
+	bin := filepath.Join(dir, "qserver")
+	args := []string{"-std=c++20", "-O1", "-pthread", "-ffp-contract=off", "-w", "-I", "testdata/qemu", "-I", "kernels",
+		"-o", bin, "testdata/qemu/server.cpp"}
+	if os.Getenv("GPUSEARCH_EMU_ASAN") != "" {
+		args = append(args, "-g", "-fsanitize=address")
+	}
+	if _, err := exec.LookPath(cxx); err != nil {
+		t.Skipf("no C++ compiler as %s: %v", cxx, err)
+	}
+	if out, err := exec.Command(cxx, args...).CombinedOutput(); err != nil {
+		t.Fatalf("compiling the kernels for the emulation: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func startEmu(t *testing.T, bin string) *emuBackend {
+	t.Helper()
+	cmd := exec.Command(bin)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	b := &emuBackend{cmd: cmd, in: in, w: bufio.NewWriter(in), r: bufio.NewReader(out)}
+	t.Cleanup(func() {
+		b.in.Close()
+		b.cmd.Wait()
+	})
+	return b
+}
+
+// call sends one request and reads its status and n reply bytes.
+func (b *emuBackend) call(n int, req ...any) ([]byte, error) {
+	for _, v := range req {
+		var err error
+		if s, ok := v.([]byte); ok {
+			_, err = b.w.Write(s)
+		} else {
+			err = binary.Write(b.w, binary.LittleEndian, v)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := b.w.Flush(); err != nil {
+		return nil, fmt.Errorf("emulator: %w", err)
+	}
+	status, err := b.r.ReadByte()
+	if err != nil {
+		return nil, fmt.Errorf("emulator died: %w", err)
+	}
+	if status != 0 {
+		return nil, fmt.Errorf("emulator: request %c failed with status %d", req[0], status)
+	}
+	out := make([]byte, n)
+	if _, err := io.ReadFull(b.r, out); err != nil {
+		return nil, fmt.Errorf("emulator died: %w", err)
+	}
+	return out, nil
+}
+
+func (b *emuBackend) alloc(size int64) (devPtr, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out, err := b.call(8, byte('A'), uint64(size))
+	if err != nil {
+		return 0, err
+	}
+	return devPtr(binary.LittleEndian.Uint64(out)), nil
+}
+
+func (b *emuBackend) free(p devPtr) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, err := b.call(0, byte('F'), uint64(p))
+	return err
+}
+
+func (b *emuBackend) upload(p devPtr, src []byte) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, err := b.call(0, byte('W'), uint64(p), uint64(len(src)), src)
+	return err
+}
+
+func (b *emuBackend) run(f func(s stream) error) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return f(emuStream{b})
+}
+
+func (b *emuBackend) multiprocessors() int { return 1 }
+
+type emuStream struct{ b *emuBackend }
+
+func (s emuStream) memset32(p devPtr, v uint32, n int64) error {
+	_, err := s.b.call(0, byte('M'), uint64(p), v, uint64(n))
+	return err
+}
+
+func (s emuStream) launch(kernel string, grid, block int, args ...uint64) error {
+	_, err := s.b.call(0, byte('L'), uint32(len(kernel)), []byte(kernel), uint32(grid), uint32(block), uint32(len(args)), args)
+	if err != nil {
+		return fmt.Errorf("launch %s: %w", kernel, err)
+	}
+	return nil
+}
+
+func (s emuStream) download(dst []byte, p devPtr) error {
+	out, err := s.b.call(len(dst), byte('R'), uint64(p), uint64(len(dst)))
+	copy(dst, out)
+	return err
+}
+
+func (s emuStream) mark() error { return nil }
+
+func (s emuStream) elapsed() ([]time.Duration, error) { return nil, nil }
+
+func TestQueryEngineEmulated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the kernels under a C++ emulation")
+	}
+	bin := buildEmu(t, t.TempDir())
+	specs := []corpusSpec{
+		{Docs: 3000, Vocab: 200, Zipf: 1.1, Density: 0.6, Codec: "gpu-bp256", Seed: 1},
+		{Docs: 2500, Vocab: 150, Zipf: 0.9, Density: 0.5, Codec: "gpu-vbyte1024", Seed: 2},
+		{Docs: 2000, Vocab: 150, Zipf: 1.0, Density: 0.5, Codec: "bp128", Seed: 3},
+		{Docs: 1500, Vocab: 100, Zipf: 1.0, Density: 0.5, Codec: "gpu-pfordelta", Seed: 4},
+	}
+	for _, spec := range specs {
+		t.Run(spec.Codec, func(t *testing.T) {
+			ix := openCorpus(t, spec)
+			e, err := newQEngine(ix, startEmu(t, bin))
+			if err != nil {
+				t.Fatalf("newQEngine: %v", err)
+			}
+			defer e.release()
+			if want := spec.Codec == "bp128"; e.reencoded != want {
+				t.Errorf("reencoded = %v, want %v", e.reencoded, want)
+			}
+			checkEngine(t, e, ix, randomQueries(rand.New(rand.NewPCG(spec.Seed, 5)), 15, spec.Vocab))
+		})
+	}
+}
+
+// TestTopKRefineEmulated: over 4096 documents tie on the top score, so the
+// top-k needs the radix rounds past the first, in place (one query) and
+// by running the query again alone (in a batch).
+func TestTopKRefineEmulated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the kernels under a C++ emulation")
+	}
+	bin := buildEmu(t, t.TempDir())
+	ix := openCorpus(t, corpusSpec{Docs: 9000, Vocab: 20, Zipf: 1, Density: 0.2, Codec: "gpu-bp256", Seed: 9, Ties: true})
+	e, err := newQEngine(ix, startEmu(t, bin))
+	if err != nil {
+		t.Fatalf("newQEngine: %v", err)
+	}
+	defer e.release()
+	checkEngine(t, e, ix, []query.Query{
+		{Terms: []string{termName(1)}, Mode: query.Or, K: 10},
+		{Terms: []string{termName(2), termName(1)}, Mode: query.And, K: 5000},
+		{Terms: []string{termName(2)}, Mode: query.AndOr, K: 7},
+	})
+}
+
+func TestEmuBackendRejects(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the kernels under a C++ emulation")
+	}
+	b := startEmu(t, buildEmu(t, t.TempDir()))
+	p, err := b.alloc(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.upload(p+32, make([]byte, 512)); err == nil {
+		t.Errorf("upload past an allocation succeeded")
+	}
+	err = b.run(func(s stream) error { return s.launch("no_such_kernel", 1, 32) })
+	if err == nil || errors.Is(err, io.EOF) {
+		t.Errorf("launch of an unknown kernel = %v, want a status error", err)
+	}
+}

@@ -1,0 +1,724 @@
+package gpu
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/query"
+)
+
+// Launch geometry and state layout shared with kernels/query.cu (TILE,
+// BIG, FIN_CAP, HIST_BITS, S_*) and decode.cu (WARPS); TestQueryKernelConstants
+// checks them against the sources.
+const (
+	qTile       = 256
+	qBig        = 1024
+	qFinCap     = 4096
+	qHistBits   = 13
+	decodeWarps = 4
+	none32      = math.MaxUint32
+)
+
+// State words of a query pass (S_* in query.cu). From sSteps on: for AND,
+// the candidates left after each list (m words), then the blocks selected
+// in each list (m words).
+const (
+	sNeed = iota
+	sSure
+	sBnd
+	sFinal
+	sDone
+	sResult
+	sBC0
+	sBC1
+	sSteps
+)
+
+// The radix select's digits: round r histograms key bits
+// [digitShift[r], digitShift[r]+digitBits[r]).
+var (
+	digitShift = [...]uint64{52, 39, 26, 13, 0}
+	digitBits  = [...]uint64{12, 13, 13, 13, 13}
+)
+
+// qengine answers queries on a backend: the index's columns, skip column
+// and norms stay resident; each query pass runs as one launch sequence over
+// a scratch arena; a batch of passes shares one synchronization.
+type qengine struct {
+	ix        *index.Index
+	be        backend
+	bs        int
+	docs      int
+	k1p1      uint32 // float32 bits of k1+1
+	docCol    devColumn
+	freqCol   devColumn
+	lastDoc   devPtr
+	norms     devPtr
+	gridCap   int
+	reencoded bool
+
+	mu       sync.Mutex // one search at a time owns the scratch
+	owned    []devPtr
+	scratch  devPtr
+	scrSize  int64
+	out      devPtr
+	outSize  int64
+	slotBuf  []byte
+	released bool
+}
+
+// newQEngine uploads ix to the backend. A column whose codec has no GPU
+// decoder is re-encoded first (see gpuColumn).
+func newQEngine(ix *index.Index, be backend) (*qengine, error) {
+	e := &qengine{ix: ix, be: be, bs: ix.BlockSize(), docs: ix.NumDocs(), gridCap: 8 * max(1, be.multiprocessors())}
+	p := ix.BM25()
+	e.k1p1 = math.Float32bits(p.K1 + 1)
+	if err := e.upload(ix); err != nil {
+		e.release()
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *qengine) alloc(size int64) (devPtr, error) {
+	p, err := e.be.alloc(max(size, 16))
+	if err != nil {
+		return 0, err
+	}
+	e.owned = append(e.owned, p)
+	return p, nil
+}
+
+func (e *qengine) upload(ix *index.Index) error {
+	dh, fh := IndexColumns(ix)
+	var err error
+	var re [2]bool
+	if dh, re[0], err = gpuColumn(dh); err != nil {
+		return fmt.Errorf("gpu: docid column: %w", err)
+	}
+	if fh, re[1], err = gpuColumn(fh); err != nil {
+		return fmt.Errorf("gpu: frequency column: %w", err)
+	}
+	e.reencoded = re[0] || re[1]
+	if e.docCol, err = uploadColumn(e.be, &dh, e.alloc); err != nil {
+		return fmt.Errorf("gpu: upload docids: %w", err)
+	}
+	if e.freqCol, err = uploadColumn(e.be, &fh, e.alloc); err != nil {
+		return fmt.Errorf("gpu: upload frequencies: %w", err)
+	}
+	sk := ix.Skips()
+	if e.lastDoc, err = e.alloc(4 * int64(len(sk.LastDocIDs))); err != nil {
+		return err
+	}
+	if err = e.be.upload(e.lastDoc, bytesOf(sk.LastDocIDs)); err != nil {
+		return err
+	}
+	if e.norms, err = e.alloc(4 * int64(len(ix.Norms()))); err != nil {
+		return err
+	}
+	return e.be.upload(e.norms, bytesOf(ix.Norms()))
+}
+
+// release frees every device allocation; it is safe to call twice.
+func (e *qengine) release() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.released {
+		return nil
+	}
+	e.released = true
+	var first error
+	for _, p := range append(e.owned, e.scratch, e.out) {
+		if p == 0 {
+			continue
+		}
+		if err := e.be.free(p); err != nil && first == nil {
+			first = err
+		}
+	}
+	e.owned, e.scratch, e.out = nil, 0, 0
+	return first
+}
+
+// grow makes *p at least size bytes (with headroom), freeing the old block.
+func (e *qengine) grow(p *devPtr, have *int64, size int64) error {
+	if size <= *have {
+		return nil
+	}
+	size += size / 4
+	if *p != 0 {
+		if err := e.be.free(*p); err != nil {
+			return err
+		}
+		*p, *have = 0, 0
+	}
+	np, err := e.be.alloc(size)
+	if err != nil {
+		return err
+	}
+	*p, *have = np, size
+	return nil
+}
+
+// carve lays regions out one after another, 256-byte aligned.
+type carve struct {
+	base devPtr
+	off  int64
+}
+
+func (c *carve) take(size int64) devPtr {
+	p := c.base + devPtr(c.off)
+	c.off += (max(size, 16) + 255) &^ 255
+	return p
+}
+
+// qjob is one query pass on the device and, after the run, what came back.
+type qjob struct {
+	plan   qplan
+	state  []uint32
+	keys   []uint64
+	phases Phases
+}
+
+// Scratch of a pass. AND: candidates and their freq-1 in every list so far
+// (ping-pong), each candidate's block, row and slot, tile sums, the
+// selected blocks and their decoded docids and frequencies, scores and
+// keys. OR: the accumulators and one list's decoded docids and
+// frequencies. Both: the boundary keys (ping-pong) and one histogram per
+// radix round.
+type scratch struct {
+	cand, fm1                  [2]devPtr
+	blk, row, slot, scores     devPtr
+	tileCounts, tileOffsets    devPtr
+	sel, docs, freqs           devPtr
+	keys, acc, hist            devPtr
+	bnd                        [2]devPtr
+	cap, selCap, bndCap, accN  int64
+	tiles                      int64
+	resultCap, hdrWords, lists int
+}
+
+// layout places p's scratch from base; the carve's offset is then its size.
+func (e *qengine) layout(p *qplan, base devPtr) (scratch, int64) {
+	c := carve{base: base}
+	var s scratch
+	bs := int64(e.bs)
+	m := int64(len(p.lists))
+	s.lists = len(p.lists)
+	s.hdrWords = sSteps
+	var candidates int64 // upper bound of the top-k's input
+	if p.and {
+		l0 := p.lists[0]
+		s.cap = int64(l0.nb) * bs
+		for _, l := range p.lists[1:] {
+			s.selCap = max(s.selCap, int64(min(l.nb, l0.df)))
+		}
+		s.tiles = (s.cap + qTile - 1) / qTile
+		for i := range 2 {
+			s.cand[i] = c.take(4 * s.cap)
+			s.fm1[i] = c.take(4 * m * s.cap)
+		}
+		s.blk, s.row, s.slot = c.take(4*s.cap), c.take(4*s.cap), c.take(4*s.cap)
+		s.tileCounts, s.tileOffsets = c.take(4*s.tiles), c.take(4*s.tiles)
+		s.sel = c.take(4 * s.selCap)
+		s.docs, s.freqs = c.take(4*s.selCap*bs), c.take(4*s.selCap*bs)
+		s.scores, s.keys = c.take(4*s.cap), c.take(8*s.cap)
+		candidates = int64(l0.df)
+		s.hdrWords += 2 * s.lists
+	} else {
+		s.accN = (int64(e.docs) + 3) &^ 3
+		s.acc = c.take(4 * s.accN)
+		var longest int64
+		for _, l := range p.lists {
+			longest = max(longest, int64(l.nb))
+		}
+		s.docs, s.freqs = c.take(4*longest*bs), c.take(4*longest*bs)
+		candidates = min(int64(e.docs), int64(p.postings()))
+	}
+	s.bndCap = max(candidates, 1)
+	s.bnd[0], s.bnd[1] = c.take(8*s.bndCap), c.take(8*s.bndCap)
+	s.hist = c.take(4 * int64(len(digitBits)) << qHistBits)
+	s.resultCap = int(min(int64(p.k), candidates))
+	return s, c.off
+}
+
+// slotBytes is the size of a pass's slot in the results buffer: its state
+// words, then its result keys.
+func (s *scratch) slotBytes() int64 {
+	return s.hdrBytes() + 8*int64(max(s.resultCap, 1))
+}
+
+func (s *scratch) hdrBytes() int64 { return (4*int64(s.hdrWords) + 255) &^ 255 }
+
+// qtimer labels the intervals between timing marks with phases.
+type qtimer struct {
+	on     bool
+	labels []Phase // label of the interval that starts at each mark; -1: not counted
+}
+
+func (t *qtimer) begin(s stream, p Phase) error {
+	if !t.on {
+		return nil
+	}
+	t.labels = append(t.labels, p)
+	return s.mark()
+}
+
+func (t *qtimer) phases(s stream) (Phases, error) {
+	var ph Phases
+	if !t.on {
+		return ph, nil
+	}
+	d, err := s.elapsed()
+	if err != nil {
+		return ph, err
+	}
+	for i, dt := range d {
+		if i < len(t.labels) && t.labels[i] >= 0 {
+			ph[t.labels[i]] += dt
+		}
+	}
+	return ph, nil
+}
+
+// gridFor is the grid of a grid-stride launch over n elements.
+func (e *qengine) gridFor(n int64) int {
+	return int(max(1, min(int64(e.gridCap), (n+qTile-1)/qTile)))
+}
+
+// decode launches a decode kernel over nblocks blocks of col: the range
+// from first, or the ids at sel (entries past the real selection hold
+// NONE, which the kernel skips).
+func (e *qengine) decode(s stream, col *devColumn, docids bool, first uint32, sel devPtr, nblocks int64, out devPtr) error {
+	if nblocks == 0 {
+		return nil
+	}
+	name := "decode_" + col.stem + "_gaps"
+	if docids {
+		name = "decode_" + col.stem + "_docids"
+	}
+	grid := int((nblocks + decodeWarps - 1) / decodeWarps)
+	return s.launch(name, grid, 32*decodeWarps, uint64(col.data), col.dataLen, uint64(col.offs), uint64(col.counts),
+		uint64(col.bases), uint64(sel), uint64(first), uint64(nblocks), uint64(col.blocks), uint64(out), uint64(e.bs))
+}
+
+// enqueue queues a pass whose state and keys go to slot.
+func (e *qengine) enqueue(s stream, j *qjob, sc *scratch, slot devPtr, tm *qtimer) error {
+	if err := tm.begin(s, PhaseInit); err != nil {
+		return err
+	}
+	if j.plan.and {
+		return e.enqueueAnd(s, &j.plan, sc, slot, tm)
+	}
+	return e.enqueueOr(s, &j.plan, sc, slot, tm)
+}
+
+func (e *qengine) enqueueAnd(s stream, p *qplan, sc *scratch, slot devPtr, tm *qtimer) error {
+	m := len(p.lists)
+	l0 := p.lists[0]
+	n1 := int64(l0.df)
+	word := func(w int) uint64 { return uint64(slot) + 4*uint64(w) }
+	if err := s.launch("q_init", 1, qTile, uint64(slot), uint64(sc.hdrWords), uint64(sc.resultCap), uint64(sSteps), uint64(n1)); err != nil {
+		return err
+	}
+	if err := s.memset32(sc.hist, 0, int64(len(digitBits))<<qHistBits); err != nil {
+		return err
+	}
+	if err := tm.begin(s, PhaseDecode); err != nil {
+		return err
+	}
+	a, b := 0, 1
+	if err := e.decode(s, &e.docCol, true, l0.first, 0, int64(l0.nb), sc.cand[a]); err != nil {
+		return err
+	}
+	if err := e.decode(s, &e.freqCol, false, l0.first, 0, int64(l0.nb), sc.fm1[a]); err != nil {
+		return err
+	}
+	tiles := int((n1 + qTile - 1) / qTile)
+	for li := 1; li < m; li++ {
+		l := p.lists[li]
+		cnt := word(sSteps + li - 1)
+		ub := min(int64(l.nb), n1)
+		steps := []struct {
+			phase Phase
+			run   func() error
+		}{
+			{PhaseSelection, func() error {
+				return s.launch("and_select", tiles, qTile, uint64(sc.cand[a]), cnt, uint64(e.lastDoc), uint64(l.first),
+					uint64(l.nb), uint64(sc.blk), uint64(sc.tileCounts))
+			}},
+			{PhaseSelection, func() error {
+				return s.launch("tile_scan", 1, qBig, cnt, uint64(sc.tileCounts), uint64(sc.tileOffsets), word(sSteps+m+li))
+			}},
+			{PhaseSelection, func() error { return s.memset32(sc.sel, none32, ub) }},
+			{PhaseSelection, func() error {
+				return s.launch("and_scatter_blocks", tiles, qTile, uint64(sc.cand[a]), cnt, uint64(e.lastDoc), uint64(l.first),
+					uint64(sc.blk), uint64(sc.tileOffsets), uint64(sc.sel), uint64(sc.row))
+			}},
+			{PhaseDecode, func() error { return e.decode(s, &e.docCol, true, 0, sc.sel, ub, sc.docs) }},
+			{PhaseDecode, func() error { return e.decode(s, &e.freqCol, false, 0, sc.sel, ub, sc.freqs) }},
+			{PhaseIntersect, func() error {
+				return s.launch("and_intersect", tiles, qTile, uint64(sc.cand[a]), cnt, uint64(sc.blk), uint64(sc.row),
+					uint64(sc.docs), uint64(e.docCol.counts), uint64(e.bs), uint64(sc.slot), uint64(sc.tileCounts))
+			}},
+			{PhaseIntersect, func() error {
+				return s.launch("tile_scan", 1, qBig, cnt, uint64(sc.tileCounts), uint64(sc.tileOffsets), word(sSteps+li))
+			}},
+			{PhaseIntersect, func() error {
+				return s.launch("and_scatter_survivors", tiles, qTile, uint64(sc.cand[a]), cnt, uint64(sc.slot), uint64(sc.row),
+					uint64(sc.tileOffsets), uint64(sc.freqs), uint64(e.bs), uint64(sc.fm1[a]), uint64(sc.fm1[b]),
+					uint64(sc.cap), uint64(li), uint64(sc.cand[b]))
+			}},
+		}
+		for i, st := range steps {
+			if i == 0 || st.phase != steps[i-1].phase {
+				if err := tm.begin(s, st.phase); err != nil {
+					return err
+				}
+			}
+			if err := st.run(); err != nil {
+				return err
+			}
+		}
+		a, b = b, a
+	}
+	final := word(sSteps + m - 1)
+	if err := tm.begin(s, PhaseScore); err != nil {
+		return err
+	}
+	grid := e.gridFor(n1)
+	for q0 := 0; q0 < len(p.pos); q0 += 8 {
+		chunk := p.pos[q0:min(q0+8, len(p.pos))]
+		var start, keys uint64
+		if q0 == 0 {
+			start = 1
+		}
+		if q0+8 >= len(p.pos) {
+			keys = uint64(sc.keys)
+		}
+		args := []uint64{uint64(sc.cand[a]), final, uint64(sc.fm1[a]), uint64(sc.cap), uint64(e.norms), uint64(e.k1p1), start, uint64(len(chunk))}
+		for q := range 8 {
+			var v uint64
+			if q < len(chunk) {
+				v = uint64(chunk[q].list)<<32 | uint64(math.Float32bits(chunk[q].idf))
+			}
+			args = append(args, v)
+		}
+		args = append(args, uint64(sc.scores), keys)
+		if err := s.launch("and_score", grid, qTile, args...); err != nil {
+			return err
+		}
+	}
+	if err := tm.begin(s, PhaseTopK); err != nil {
+		return err
+	}
+	return e.topK(s, sc, slot, topkInput{keys: sc.keys, count: final, bound: n1})
+}
+
+func (e *qengine) enqueueOr(s stream, p *qplan, sc *scratch, slot devPtr, tm *qtimer) error {
+	if err := s.launch("q_init", 1, qTile, uint64(slot), uint64(sc.hdrWords), uint64(sc.resultCap), none32, 0); err != nil {
+		return err
+	}
+	if err := s.memset32(sc.hist, 0, int64(len(digitBits))<<qHistBits); err != nil {
+		return err
+	}
+	if err := s.memset32(sc.acc, 0, sc.accN); err != nil {
+		return err
+	}
+	for _, q := range p.pos {
+		l := p.lists[q.list]
+		if err := tm.begin(s, PhaseDecode); err != nil {
+			return err
+		}
+		if err := e.decode(s, &e.docCol, true, l.first, 0, int64(l.nb), sc.docs); err != nil {
+			return err
+		}
+		if err := e.decode(s, &e.freqCol, false, l.first, 0, int64(l.nb), sc.freqs); err != nil {
+			return err
+		}
+		if err := tm.begin(s, PhaseScore); err != nil {
+			return err
+		}
+		if err := s.launch("or_score", e.gridFor(int64(l.df)), qTile, uint64(sc.docs), uint64(sc.freqs), uint64(l.df),
+			uint64(math.Float32bits(q.idf)), uint64(e.k1p1), uint64(e.norms), uint64(sc.acc)); err != nil {
+			return err
+		}
+	}
+	if err := tm.begin(s, PhaseTopK); err != nil {
+		return err
+	}
+	return e.topK(s, sc, slot, topkInput{dense: true, acc: sc.acc, n: int64(e.docs)})
+}
+
+// topkInput is round 0's input: n accumulators, or keys with their count
+// in device memory (at most bound).
+type topkInput struct {
+	dense bool
+	acc   devPtr
+	n     int64
+	keys  devPtr
+	count uint64
+	bound int64
+}
+
+// topK queues round 0 of the radix select.
+func (e *qengine) topK(s stream, sc *scratch, slot devPtr, in topkInput) error {
+	state, result := uint64(slot), uint64(slot)+uint64(sc.hdrBytes())
+	shift, bits := digitShift[0], digitBits[0]
+	var err error
+	if in.dense {
+		err = s.launch("topk_hist_dense", e.gridFor((in.n+3)/4), qTile, uint64(in.acc), uint64(in.n), shift, bits, state, uint64(sc.hist))
+	} else {
+		err = s.launch("topk_hist_keys", e.gridFor(in.bound), qTile, uint64(in.keys), in.count, shift, bits, state, uint64(sc.hist))
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.launch("topk_pick", 1, qBig, uint64(sc.hist), bits, 0, state); err != nil {
+		return err
+	}
+	if in.dense {
+		err = s.launch("topk_compact_dense", e.gridFor((in.n+3)/4), qTile, uint64(in.acc), uint64(in.n), shift, bits, 0, state,
+			result, uint64(sc.resultCap), uint64(sc.bnd[0]), uint64(sc.bndCap))
+	} else {
+		err = s.launch("topk_compact_keys", e.gridFor(in.bound), qTile, uint64(in.keys), in.count, shift, bits, 0, state,
+			result, uint64(sc.resultCap), uint64(sc.bnd[0]), uint64(sc.bndCap))
+	}
+	if err != nil {
+		return err
+	}
+	return s.launch("topk_finish", 1, qBig, 0, uint64(sc.bnd[0]), state, result, uint64(sc.resultCap))
+}
+
+// refine queues round r of the radix select over the previous round's
+// boundary.
+func (e *qengine) refine(s stream, sc *scratch, slot devPtr, r int) error {
+	state, result := uint64(slot), uint64(slot)+uint64(sc.hdrBytes())
+	shift, bits := digitShift[r], digitBits[r]
+	src, dst := uint64(sc.bnd[(r-1)&1]), uint64(sc.bnd[r&1])
+	count := state + 4*uint64(sBC0+(r-1)&1)
+	hist := uint64(sc.hist) + uint64(r)*4<<qHistBits
+	grid := e.gridFor(sc.bndCap)
+	if err := s.launch("topk_hist_keys", grid, qTile, src, count, shift, bits, state, hist); err != nil {
+		return err
+	}
+	if err := s.launch("topk_pick", 1, qBig, hist, bits, uint64(r), state); err != nil {
+		return err
+	}
+	if err := s.launch("topk_compact_keys", grid, qTile, src, count, shift, bits, uint64(r), state, result,
+		uint64(sc.resultCap), dst, uint64(sc.bndCap)); err != nil {
+		return err
+	}
+	return s.launch("topk_finish", 1, qBig, uint64(r), dst, state, result, uint64(sc.resultCap))
+}
+
+// run executes the passes: one launch sequence each, back to back, and
+// one download of every slot. A single pass whose top-k needs more radix
+// rounds gets them in place; in a batch, such a pass (rare: a boundary of
+// over FIN_CAP keys) is run again alone, since later passes reused its
+// scratch. With timing, a single pass's phases are measured.
+func (e *qengine) run(jobs []*qjob, timing bool) error {
+	var scrSize, slotSize int64
+	scs := make([]scratch, len(jobs))
+	for i, j := range jobs {
+		var size int64
+		scs[i], size = e.layout(&j.plan, 0)
+		scrSize = max(scrSize, size)
+		slotSize = max(slotSize, scs[i].slotBytes())
+	}
+	if err := e.grow(&e.scratch, &e.scrSize, scrSize); err != nil {
+		return err
+	}
+	if err := e.grow(&e.out, &e.outSize, slotSize*int64(len(jobs))); err != nil {
+		return err
+	}
+	for i, j := range jobs {
+		scs[i], _ = e.layout(&j.plan, e.scratch)
+	}
+	total := int(slotSize) * len(jobs)
+	if cap(e.slotBuf) < total {
+		e.slotBuf = make([]byte, total)
+	}
+	buf := e.slotBuf[:total]
+	single := len(jobs) == 1
+	var redo []*qjob
+	err := e.be.run(func(s stream) error {
+		tm := qtimer{on: timing && single}
+		for i, j := range jobs {
+			if err := e.enqueue(s, j, &scs[i], e.out+devPtr(int64(i)*slotSize), &tm); err != nil {
+				return err
+			}
+		}
+		if err := tm.begin(s, -1); err != nil {
+			return err
+		}
+		if err := s.download(buf, e.out); err != nil {
+			return err
+		}
+		for i, j := range jobs {
+			slot := buf[int64(i)*slotSize : int64(i+1)*slotSize]
+			j.readSlot(slot, &scs[i])
+			if j.state[sDone] != 0 {
+				continue
+			}
+			if !single {
+				redo = append(redo, j)
+				continue
+			}
+			for r := 1; j.state[sDone] == 0; r++ {
+				if r >= len(digitBits) {
+					return fmt.Errorf("gpu: top-k select did not converge after %d rounds", r)
+				}
+				if err := tm.begin(s, PhaseTopK); err != nil {
+					return err
+				}
+				if err := e.refine(s, &scs[i], e.out, r); err != nil {
+					return err
+				}
+				if err := tm.begin(s, -1); err != nil {
+					return err
+				}
+				if err := s.download(slot, e.out); err != nil {
+					return err
+				}
+				j.readSlot(slot, &scs[i])
+			}
+		}
+		var err error
+		if single {
+			jobs[0].phases, err = tm.phases(s)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, j := range redo {
+		if err := e.run([]*qjob{j}, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readSlot decodes a downloaded slot into the job's state and keys.
+func (j *qjob) readSlot(slot []byte, sc *scratch) {
+	j.state = make([]uint32, sc.hdrWords)
+	for w := range j.state {
+		j.state[w] = binary.LittleEndian.Uint32(slot[4*w:])
+	}
+	n := min(int(j.state[sResult]), sc.resultCap)
+	j.keys = make([]uint64, n)
+	off := sc.hdrBytes()
+	for i := range j.keys {
+		j.keys[i] = binary.LittleEndian.Uint64(slot[off+8*int64(i):])
+	}
+}
+
+// result turns a finished pass into hits and statistics.
+func (j *qjob) result() query.Result {
+	var res query.Result
+	res.Hits = hitsFromKeys(j.keys)
+	p := &j.plan
+	if !p.and {
+		res.Stats.Algorithm = "gpu-or"
+		for _, l := range p.lists {
+			res.Stats.BlocksDecoded += int64(l.nb)
+			res.Stats.PostingsScored += int64(l.df)
+		}
+		return res
+	}
+	res.Stats.Algorithm = "gpu-and"
+	m := len(p.lists)
+	res.Stats.BlocksDecoded = int64(p.lists[0].nb)
+	for li := 1; li < m; li++ {
+		sel := int64(j.state[sSteps+m+li])
+		res.Stats.BlocksDecoded += sel
+		res.Stats.BlocksSkipped += int64(p.lists[li].nb) - sel
+	}
+	res.Stats.PostingsScored = int64(j.state[sSteps+m-1]) * int64(len(p.pos))
+	return res
+}
+
+// search answers queries: a first wave of passes (AND for and and andor,
+// OR for or), then OR passes for the andor queries whose AND found fewer
+// than k hits. With timing, each single-pass run is timed by phase and
+// phases holds their sum (meaningful for one query).
+func (e *qengine) search(ctx context.Context, qs []query.Query, timing bool) ([]query.Result, Phases, error) {
+	start := time.Now()
+	var phases Phases
+	if err := ctx.Err(); err != nil {
+		return nil, phases, err
+	}
+	for _, q := range qs {
+		if _, err := query.ParseMode(string(q.Mode)); err != nil {
+			return nil, phases, fmt.Errorf("gpu: %w", err)
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.released {
+		return nil, phases, ErrClosed
+	}
+	res := make([]query.Result, len(qs))
+	waves := [2][]*qjob{make([]*qjob, len(qs)), make([]*qjob, len(qs))}
+	for w, modeOf := range []func(query.Mode) query.Mode{
+		func(m query.Mode) query.Mode {
+			if m == query.AndOr {
+				return query.And
+			}
+			return m
+		},
+		func(query.Mode) query.Mode { return query.Or },
+	} {
+		var todo []*qjob
+		for i, q := range qs {
+			if w == 1 && (q.Mode != query.AndOr || len(res[i].Hits) >= q.K) {
+				continue
+			}
+			if p, ok := planQuery(e.ix, q, modeOf(q.Mode)); ok {
+				waves[w][i] = &qjob{plan: p}
+				todo = append(todo, waves[w][i])
+			}
+		}
+		if len(todo) == 0 {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, phases, err
+		}
+		if err := e.run(todo, timing); err != nil {
+			return nil, phases, err
+		}
+		for i, j := range waves[w] {
+			if j == nil {
+				continue
+			}
+			for p, d := range j.phases {
+				phases[p] += d
+			}
+			r := j.result()
+			if w == 1 {
+				and := res[i].Stats
+				r.Stats.Algorithm = "gpu-and+or"
+				r.Stats.PostingsScored += and.PostingsScored
+				r.Stats.BlocksDecoded += and.BlocksDecoded
+				r.Stats.BlocksSkipped += and.BlocksSkipped
+			}
+			res[i] = r
+		}
+	}
+	took := time.Since(start)
+	for i, q := range qs {
+		if res[i].Stats.Algorithm == "" {
+			res[i].Stats.Algorithm = "gpu-" + string(q.Mode)
+		}
+		res[i].Stats.Took = took
+	}
+	return res, phases, nil
+}

@@ -1,0 +1,206 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"testing"
+
+	_ "github.com/gpusearch/gpusearch/codecplugins/bp"
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/query"
+)
+
+// This file holds the query engine's test harness, shared by the CPU
+// tests (kernels emulated) and the cuda tests (kernels on the GPU).
+
+// corpusSpec describes a random collection: term r (1-based) is in a
+// document with probability about Density * r^-Zipf, so a few terms are
+// in most documents and most terms in few.
+type corpusSpec struct {
+	Docs    int
+	Vocab   int
+	Zipf    float64
+	Density float64
+	Codec   string
+	Seed    uint64
+	// Ties: every document has the same length, and the first terms' in
+	// every document with frequency 1, so many scores tie exactly.
+	Ties bool
+}
+
+func termName(r int) string { return fmt.Sprintf("t%04d", r) }
+
+// openCorpus writes spec's collection with index.NewWriter and opens it.
+func openCorpus(t testing.TB, spec corpusSpec) *index.Index {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(spec.Seed, 77))
+	dir := t.TempDir()
+	lens := make([]uint32, spec.Docs)
+	urls := make([]string, spec.Docs)
+	for d := range lens {
+		lens[d] = uint32(1 + rng.IntN(400))
+		if spec.Ties {
+			lens[d] = 100
+		}
+		urls[d] = fmt.Sprintf("doc/%06d", d)
+	}
+	w, err := index.NewWriter(dir, index.WriterOptions{DocIDCodec: spec.Codec, FreqCodec: spec.Codec, Order: "crawl"}, lens, urls)
+	if err != nil {
+		t.Fatalf("NewWriter: %v", err)
+	}
+	var docs, freqs []uint32
+	for r := 1; r <= spec.Vocab; r++ {
+		p := min(1, spec.Density*math.Pow(float64(r), -spec.Zipf))
+		docs, freqs = docs[:0], freqs[:0]
+		for d := range spec.Docs {
+			switch {
+			case spec.Ties && r <= 2:
+				if r == 1 || d%3 != 0 {
+					docs, freqs = append(docs, uint32(d)), append(freqs, 1)
+				}
+			case rng.Float64() < p:
+				f := uint32(1)
+				for f < 60 && rng.Float64() < 0.4 {
+					f++
+				}
+				docs, freqs = append(docs, uint32(d)), append(freqs, f)
+			}
+		}
+		if len(docs) == 0 {
+			docs, freqs = append(docs, uint32(rng.IntN(spec.Docs))), append(freqs, 1)
+		}
+		if err := w.AddTerm(termName(r), docs, freqs); err != nil {
+			t.Fatalf("AddTerm: %v", err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// randomQueries draws n queries of 1 to 6 terms (frequent ranks likelier,
+// sometimes a missing term or a duplicate) in every mode, k from 1 to 100.
+func randomQueries(rng *rand.Rand, n, vocab int) []query.Query {
+	modes := []query.Mode{query.And, query.Or, query.AndOr}
+	var qs []query.Query
+	for i := range n {
+		q := query.Query{Mode: modes[i%3], K: []int{1, 3, 10, 10, 37, 100}[rng.IntN(6)]}
+		for range 1 + rng.IntN(6) {
+			switch x := rng.Float64(); {
+			case x < 0.05:
+				q.Terms = append(q.Terms, "missing")
+			case x < 0.1 && len(q.Terms) > 0:
+				q.Terms = append(q.Terms, q.Terms[rng.IntN(len(q.Terms))])
+			default:
+				r := int(math.Exp(rng.Float64() * math.Log(float64(vocab+1))))
+				q.Terms = append(q.Terms, termName(max(1, min(vocab, r))))
+			}
+		}
+		qs = append(qs, q)
+	}
+	return qs
+}
+
+// daatBlocks is the number of docid blocks a DAAT AND traversal decodes in
+// every list but the shortest: the shortest list drives, and each other
+// list, in order of length, seeks with NextGEQ to the driver's document,
+// which decodes only the block it lands in. No pruning.
+func daatBlocks(ix *index.Index, terms []string) (blocks int, ok bool) {
+	seen := map[string]bool{}
+	var ls []*index.Cursor
+	for _, t := range terms {
+		info, found := ix.Lookup(t)
+		if !found {
+			return 0, false
+		}
+		if !seen[t] {
+			seen[t] = true
+			ls = append(ls, ix.Cursor(info))
+		}
+	}
+	sort.SliceStable(ls, func(a, b int) bool { return ls[a].Len() < ls[b].Len() })
+	d := ls[0].DocID()
+	for d != index.NoMoreDocs {
+		next := uint32(0)
+		for _, c := range ls[1:] {
+			if x := c.NextGEQ(d); x != d {
+				next = x
+				break
+			}
+		}
+		if next == 0 {
+			d = ls[0].Next()
+		} else {
+			d = ls[0].NextGEQ(next)
+		}
+	}
+	for _, c := range ls[1:] {
+		blocks += c.BlocksDecoded()
+	}
+	return blocks, true
+}
+
+// shortestBlocks is the block count of the query's shortest list.
+func shortestBlocks(ix *index.Index, terms []string) int {
+	n := math.MaxInt
+	for _, t := range terms {
+		if info, ok := ix.Lookup(t); ok && int(info.DF) < n {
+			n = int(info.DF)
+		}
+	}
+	return (n + ix.BlockSize() - 1) / ix.BlockSize()
+}
+
+// checkEngine runs qs one by one and as one batch on e and checks every
+// answer against the exhaustive scorer, bit for bit, and the blocks AND
+// decodes against a DAAT traversal's.
+func checkEngine(t *testing.T, e *qengine, ix *index.Index, qs []query.Query) {
+	t.Helper()
+	ctx := context.Background()
+	ref := query.NewExhaustive(ix)
+	var single []query.Result
+	for _, q := range qs {
+		want, err := ref.Search(ctx, q)
+		if err != nil {
+			t.Fatalf("exhaustive %v: %v", q, err)
+		}
+		rs, _, err := e.search(ctx, []query.Query{q}, true)
+		if err != nil {
+			t.Fatalf("search(%v): %v", q, err)
+		}
+		got := rs[0]
+		single = append(single, got)
+		if !slices.Equal(got.Hits, want.Hits) {
+			t.Errorf("search(%v) = %v, want %v", q, got.Hits, want.Hits)
+		}
+		if got.Stats.Algorithm == "" {
+			t.Errorf("search(%v): empty Stats.Algorithm", q)
+		}
+		if q.Mode != query.And || got.Stats.BlocksDecoded == 0 {
+			continue
+		}
+		daat, ok := daatBlocks(ix, q.Terms)
+		if gpu := int(got.Stats.BlocksDecoded) - shortestBlocks(ix, q.Terms); ok && gpu > daat {
+			t.Errorf("search(%v) decoded %d blocks outside the shortest list, DAAT %d", q, gpu, daat)
+		}
+	}
+	batch, _, err := e.search(ctx, qs, false)
+	if err != nil {
+		t.Fatalf("search of a batch of %d: %v", len(qs), err)
+	}
+	for i := range qs {
+		if !slices.Equal(batch[i].Hits, single[i].Hits) {
+			t.Errorf("batch answer to %v = %v, alone %v", qs[i], batch[i].Hits, single[i].Hits)
+		}
+	}
+}
