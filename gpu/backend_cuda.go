@@ -11,13 +11,6 @@ import (
 	"gorgonia.org/cu"
 )
 
-// queryKernels are the kernels of kernels/query.cu.
-var queryKernels = []string{
-	"and_select", "tile_scan", "and_scatter_blocks", "and_intersect", "and_scatter_survivors", "and_score",
-	"or_score", "q_init", "topk_hist_keys", "topk_hist_dense", "topk_pick", "topk_compact_keys",
-	"topk_compact_dense", "topk_finish",
-}
-
 // cudaBackend is the query engine's backend on a Device: allocations go
 // through the device's budget, and a run is one closure on the device's
 // goroutine, so the launches of a query pass never wait for a channel.

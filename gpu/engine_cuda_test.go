@@ -1,0 +1,184 @@
+//go:build cuda
+
+package gpu
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/indexer"
+	"github.com/gpusearch/gpusearch/indexer/analysis"
+	"github.com/gpusearch/gpusearch/query"
+)
+
+// testEngine opens a GPU engine over ix for the test.
+func testEngine(t *testing.T, ix *index.Index) *Engine {
+	t.Helper()
+	e, err := NewEngine(ix, Options{})
+	if err != nil {
+		t.Fatalf("NewEngine: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return e
+}
+
+// TestEngineMatchesExhaustive: random corpora in every GPU codec and in a
+// CPU codec (re-encoded at upload), random queries in every mode.
+func TestEngineMatchesExhaustive(t *testing.T) {
+	codecs := append(append([]string(nil), gpuCodecs...), "bp128")
+	for i, codec := range codecs {
+		t.Run(codec, func(t *testing.T) {
+			spec := corpusSpec{Docs: 30000 + 7000*i, Vocab: 800, Zipf: 1.0, Density: 0.7, Codec: codec, Seed: uint64(10 + i)}
+			ix := openCorpus(t, spec)
+			e := testEngine(t, ix)
+			if want := codec == "bp128"; e.Reencoded() != want {
+				t.Errorf("Reencoded() = %v, want %v", e.Reencoded(), want)
+			}
+			checkEngine(t, e.q, ix, randomQueries(rand.New(rand.NewPCG(spec.Seed, 1)), 300, spec.Vocab))
+		})
+	}
+}
+
+// TestEngineLongLists: lists of hundreds of thousands of postings, so that
+// candidate arrays span more tiles than tile_scan has threads and the
+// top-k's dense passes run many CTAs.
+func TestEngineLongLists(t *testing.T) {
+	spec := corpusSpec{Docs: 600000, Vocab: 60, Zipf: 1.2, Density: 0.9, Codec: "gpu-bp256", Seed: 3}
+	ix := openCorpus(t, spec)
+	e := testEngine(t, ix)
+	qs := randomQueries(rand.New(rand.NewPCG(3, 3)), 60, spec.Vocab)
+	for _, k := range []int{10, 1000} {
+		for _, m := range []query.Mode{query.And, query.Or} {
+			qs = append(qs, query.Query{Terms: []string{termName(1), termName(2)}, Mode: m, K: k})
+		}
+	}
+	checkEngine(t, e.q, ix, qs)
+}
+
+// TestEngineTies: many documents share the top score, so the top-k needs
+// radix rounds past the first (one query alone, and in a batch).
+func TestEngineTies(t *testing.T) {
+	ix := openCorpus(t, corpusSpec{Docs: 50000, Vocab: 30, Zipf: 1, Density: 0.2, Codec: "gpu-bp256", Seed: 9, Ties: true})
+	e := testEngine(t, ix)
+	var qs []query.Query
+	for _, k := range []int{1, 10, 4095, 4097, 20000, 60000} {
+		qs = append(qs,
+			query.Query{Terms: []string{termName(1)}, Mode: query.Or, K: k},
+			query.Query{Terms: []string{termName(2), termName(1)}, Mode: query.And, K: k},
+			query.Query{Terms: []string{termName(2), termName(7)}, Mode: query.AndOr, K: k})
+	}
+	checkEngine(t, e.q, ix, qs)
+}
+
+// TestEngineSampleCrawl: the sample crawl indexed with gpu-bp256, its
+// queries in every mode.
+func TestEngineSampleCrawl(t *testing.T) {
+	dir := t.TempDir()
+	opts := indexer.Options{DocIDCodec: "gpu-bp256", FreqCodec: "gpu-bp256", Workers: 2}
+	if _, err := indexer.Build(context.Background(), "../examples/crawl", dir, opts); err != nil {
+		t.Fatalf("indexer.Build: %v", err)
+	}
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	e := testEngine(t, ix)
+	f, err := os.Open("../examples/queries.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var texts []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if _, text, ok := strings.Cut(sc.Text(), "\t"); ok {
+			texts = append(texts, text)
+		}
+	}
+	if len(texts) < 100 {
+		t.Fatalf("read %d queries from examples/queries.txt, want 200", len(texts))
+	}
+	a := analysis.New()
+	for _, mode := range []query.Mode{query.And, query.Or, query.AndOr} {
+		for _, k := range []int{10, 100} {
+			t.Run(fmt.Sprintf("%s/k=%d", mode, k), func(t *testing.T) {
+				var qs []query.Query
+				for _, text := range texts {
+					qs = append(qs, query.Parse(a, text, mode, k))
+				}
+				checkEngine(t, e.q, ix, qs)
+			})
+		}
+	}
+}
+
+// TestEngineProfile: every phase a pass goes through is timed.
+func TestEngineProfile(t *testing.T) {
+	ix := openCorpus(t, corpusSpec{Docs: 100000, Vocab: 100, Zipf: 1, Density: 0.8, Codec: "gpu-bp256", Seed: 5})
+	e := testEngine(t, ix)
+	tests := []struct {
+		mode   query.Mode
+		phases []Phase
+	}{
+		{query.And, []Phase{PhaseInit, PhaseSelection, PhaseDecode, PhaseIntersect, PhaseScore, PhaseTopK}},
+		{query.Or, []Phase{PhaseInit, PhaseDecode, PhaseScore, PhaseTopK}},
+	}
+	for _, tt := range tests {
+		q := query.Query{Terms: []string{termName(2), termName(1), termName(9)}, Mode: tt.mode, K: 10}
+		res, ph, err := e.Profile(context.Background(), q)
+		if err != nil {
+			t.Fatalf("Profile(%v): %v", q, err)
+		}
+		t.Logf("%s: %v, total %v, took %v", tt.mode, ph.Map(), ph.Total(), res.Stats.Took)
+		for _, p := range tt.phases {
+			if ph[p] <= 0 {
+				t.Errorf("Profile(%v): phase %s took %v, want > 0", q, p, ph[p])
+			}
+		}
+		if ph.Total() > res.Stats.Took {
+			t.Errorf("Profile(%v): phases total %v, more than the query's %v", q, ph.Total(), res.Stats.Took)
+		}
+	}
+}
+
+func TestEngineErrors(t *testing.T) {
+	// 300,000 documents: the norms alone pass a 1 MB budget.
+	ix := openCorpus(t, corpusSpec{Docs: 300000, Vocab: 10, Zipf: 1, Density: 0.1, Codec: "gpu-bp256", Seed: 6})
+	ctx := context.Background()
+	if _, err := NewEngine(ix, Options{MemoryBudgetMB: 1}); !errors.Is(err, ErrOutOfMemory) {
+		t.Errorf("NewEngine with a 1 MB budget: %v, want ErrOutOfMemory", err)
+	}
+	if _, err := NewEngine(ix, Options{Device: 99}); !errors.Is(err, ErrNoDevice) {
+		t.Errorf("NewEngine on device 99: %v, want ErrNoDevice", err)
+	}
+	e, err := NewEngine(ix, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Search(ctx, query.Query{Terms: []string{termName(1)}, Mode: "xor", K: 10}); err == nil {
+		t.Errorf("Search with mode xor succeeded")
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := e.Search(cancelled, query.Query{Terms: []string{termName(1)}, Mode: query.Or, K: 10}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Search with a cancelled context: %v, want context.Canceled", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := e.Search(ctx, query.Query{Terms: []string{termName(1)}, Mode: query.Or, K: 10}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Search after Close: %v, want ErrClosed", err)
+	}
+}

@@ -1,0 +1,229 @@
+package gpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/gpusearch/gpusearch/codecplugins"
+	"github.com/gpusearch/gpusearch/query"
+)
+
+// TestQueryKernelConstants checks the constants the engine shares with the
+// kernel sources, and that it knows every kernel of query.cu.
+func TestQueryKernelConstants(t *testing.T) {
+	defines := map[string]int64{}
+	define := regexp.MustCompile(`(?m)^#define (\w+) (0x[0-9a-f]+u?|\d+)\b`)
+	for _, f := range []string{"kernels/query.cu", "kernels/decode.cu"} {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range define.FindAllSubmatch(src, -1) {
+			v, err := strconv.ParseInt(string(m[2]), 0, 64)
+			if err != nil {
+				v, _ = strconv.ParseInt(string(m[2][:len(m[2])-1]), 0, 64)
+			}
+			defines[string(m[1])] = v
+		}
+	}
+	want := map[string]int64{
+		"TILE": qTile, "BIG": qBig, "FIN_CAP": qFinCap, "HIST_BITS": qHistBits, "WARPS": decodeWarps, "NONE": none32,
+		"S_NEED": sNeed, "S_SURE": sSure, "S_BND": sBnd, "S_FINAL": sFinal, "S_DONE": sDone, "S_RESULT": sResult,
+		"S_BC0": sBC0, "S_STEPS": sSteps,
+	}
+	for name, v := range want {
+		if got, ok := defines[name]; !ok || got != v {
+			t.Errorf("#define %s = %d (found %v), the engine uses %d", name, got, ok, v)
+		}
+	}
+	src, err := os.ReadFile("kernels/query.cu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range regexp.MustCompile(`extern "C" __global__ void(?: __launch_bounds__\([^)]*\))?\s+(\w+)\(`).FindAllSubmatch(src, -1) {
+		names = append(names, string(m[1]))
+	}
+	slices.Sort(names)
+	known := slices.Sorted(slices.Values(queryKernels))
+	if !slices.Equal(names, known) {
+		t.Errorf("query.cu defines kernels %v, queryKernels lists %v", names, known)
+	}
+	var bits uint64
+	for r := range digitBits {
+		if digitBits[r] > qHistBits || digitShift[r]+digitBits[r] != 64-bits {
+			t.Errorf("radix round %d covers bits %d+%d after %d bits", r, digitShift[r], digitBits[r], bits)
+		}
+		bits += digitBits[r]
+	}
+	if bits != 64 {
+		t.Errorf("radix rounds cover %d bits, want 64", bits)
+	}
+}
+
+func TestKeyOrder(t *testing.T) {
+	hits := []query.Hit{
+		{DocID: 0, Score: 3}, {DocID: 7, Score: 3}, {DocID: 1, Score: 2.5}, {DocID: 2, Score: 1e-30},
+		{DocID: math.MaxUint32 - 1, Score: 1e-30}, {DocID: 3, Score: 0}, {DocID: 4, Score: -1}, {DocID: 5, Score: -1e9},
+		{DocID: 6, Score: math.MaxFloat32},
+	}
+	for _, a := range hits {
+		if got := keyHit(makeKey(a.Score, a.DocID)); got != a {
+			t.Errorf("keyHit(makeKey(%v)) = %v", a, got)
+		}
+		for _, b := range hits {
+			ranksAbove := a.Score > b.Score || (a.Score == b.Score && a.DocID < b.DocID)
+			if got := makeKey(a.Score, a.DocID) > makeKey(b.Score, b.DocID); got != ranksAbove {
+				t.Errorf("makeKey(%v) > makeKey(%v) = %v, want %v", a, b, got, ranksAbove)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	var keys []uint64
+	ref := query.NewTopK(len(hits))
+	for _, i := range rng.Perm(len(hits)) {
+		keys = append(keys, makeKey(hits[i].Score, hits[i].DocID))
+		ref.Push(hits[i])
+	}
+	if got, want := hitsFromKeys(keys), ref.Hits(); !slices.Equal(got, want) {
+		t.Errorf("hitsFromKeys = %v, want %v", got, want)
+	}
+}
+
+func TestPlanQuery(t *testing.T) {
+	ix := openCorpus(t, corpusSpec{Docs: 2000, Vocab: 40, Zipf: 1, Density: 0.8, Codec: "gpu-bp256", Seed: 1})
+	df := func(r int) int {
+		info, _ := ix.Lookup(termName(r))
+		return int(info.DF)
+	}
+	t1, t5, t30 := termName(1), termName(5), termName(30)
+	tests := []struct {
+		name  string
+		q     query.Query
+		mode  query.Mode
+		ok    bool
+		lists []int // df of each list, in plan order
+		pos   []int // list of each query position
+	}{
+		{"and-shortest-first", query.Query{Terms: []string{t1, t30, t5}, K: 10}, query.And, true, []int{df(30), df(5), df(1)}, []int{2, 0, 1}},
+		{"and-duplicate", query.Query{Terms: []string{t5, t1, t5}, K: 10}, query.And, true, []int{df(5), df(1)}, []int{0, 1, 0}},
+		{"and-missing", query.Query{Terms: []string{t5, "nope"}, K: 10}, query.And, false, nil, nil},
+		{"or-query-order", query.Query{Terms: []string{t1, "nope", t30, t1}, K: 10}, query.Or, true, []int{df(1), df(30), df(1)}, []int{0, 1, 2}},
+		{"or-nothing-found", query.Query{Terms: []string{"nope"}, K: 10}, query.Or, false, nil, nil},
+		{"k-zero", query.Query{Terms: []string{t1}, K: 0}, query.Or, false, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, ok := planQuery(ix, tt.q, tt.mode)
+			if ok != tt.ok {
+				t.Fatalf("planQuery(%v, %s) ok = %v, want %v", tt.q, tt.mode, ok, tt.ok)
+			}
+			var lists, pos []int
+			for _, l := range p.lists {
+				lists = append(lists, l.df)
+			}
+			for _, q := range p.pos {
+				pos = append(pos, q.list)
+			}
+			if !slices.Equal(lists, tt.lists) || !slices.Equal(pos, tt.pos) {
+				t.Errorf("planQuery(%v, %s) lists %v, positions %v, want %v, %v", tt.q, tt.mode, lists, pos, tt.lists, tt.pos)
+			}
+			for i, q := range p.pos {
+				if info, _ := ix.Lookup(tt.q.Terms[i]); ok && tt.mode == query.And && q.idf != ix.IDF(info) {
+					t.Errorf("position %d: idf %v, want %v", i, q.idf, ix.IDF(info))
+				}
+			}
+		})
+	}
+}
+
+func TestGPUColumnReencode(t *testing.T) {
+	ix := openCorpus(t, corpusSpec{Docs: 5000, Vocab: 60, Zipf: 1, Density: 0.8, Codec: "bp128", Seed: 2})
+	dh, fh := IndexColumns(ix)
+	for _, h := range []HostColumn{dh, fh} {
+		got, re, err := gpuColumn(h)
+		if err != nil || !re || got.Codec != "gpu-bp128" {
+			t.Fatalf("gpuColumn(%s column) = codec %s, re-encoded %v, %v; want gpu-bp128, true, nil", h.Codec, got.Codec, re, err)
+		}
+		if err := got.Validate(); err != nil {
+			t.Fatalf("re-encoded column: Validate() = %v", err)
+		}
+		out := DocIDs
+		if h.Bases == nil {
+			out = Gaps
+		}
+		want := make([]uint32, h.NumBlocks()*h.BlockSize)
+		have := make([]uint32, len(want))
+		if err := h.Decode(want, nil, out); err != nil {
+			t.Fatal(err)
+		}
+		if err := got.Decode(have, nil, out); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(have, want) {
+			t.Errorf("re-encoded %s column decodes differently", out)
+		}
+	}
+	gpuIx := openCorpus(t, corpusSpec{Docs: 500, Vocab: 10, Zipf: 1, Density: 0.8, Codec: "gpu-vbyte1024", Seed: 3})
+	dh, _ = IndexColumns(gpuIx)
+	if got, re, err := gpuColumn(dh); err != nil || re || got.Codec != "gpu-vbyte1024" {
+		t.Errorf("gpuColumn(gpu-vbyte1024) = %s, %v, %v; want it unchanged", got.Codec, re, err)
+	}
+	c, err := codecplugins.Lookup("varint-SU")
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd := EncodeValues(c, []uint32{1, 2, 3})
+	odd.BlockSize = 64
+	if _, _, err := gpuColumn(odd); err == nil {
+		t.Errorf("gpuColumn of a 64-value-block column succeeded")
+	}
+}
+
+func TestLayout(t *testing.T) {
+	e := &qengine{bs: 256, docs: 100000}
+	plans := []qplan{
+		{and: true, k: 10, lists: []qlist{{nb: 3, df: 700}, {nb: 40, df: 10000}, {nb: 300, df: 76000}}, pos: make([]qpos, 4)},
+		{k: 1000, lists: []qlist{{nb: 400, df: 100000}, {nb: 2, df: 300}}, pos: make([]qpos, 2)},
+		{k: 5, lists: []qlist{{nb: 1, df: 1}}, pos: make([]qpos, 1)},
+	}
+	for _, p := range plans {
+		s, size := e.layout(&p, 1<<20)
+		regions := []devPtr{s.cand[0], s.cand[1], s.fm1[0], s.fm1[1], s.blk, s.row, s.slot, s.scores, s.tileCounts,
+			s.tileOffsets, s.sel, s.docs, s.freqs, s.keys, s.acc, s.hist, s.bnd[0], s.bnd[1]}
+		seen := map[devPtr]bool{}
+		for _, r := range regions {
+			if r == 0 {
+				continue
+			}
+			if r%256 != 0 || r < 1<<20 || r >= 1<<20+devPtr(size) || seen[r] {
+				t.Errorf("plan %+v: region at %#x (base 0x100000, size %d) misplaced or shared", p, r, size)
+			}
+			seen[r] = true
+		}
+		if s.resultCap < 1 || s.resultCap > p.k || s.slotBytes()%8 != 0 {
+			t.Errorf("plan %+v: result capacity %d, slot %d bytes", p, s.resultCap, s.slotBytes())
+		}
+	}
+}
+
+func TestPhases(t *testing.T) {
+	var ph Phases
+	ph[PhaseDecode] = 3000
+	ph[PhaseTopK] = 1500
+	if ph.Total() != 4500 {
+		t.Errorf("Total() = %v, want 4.5µs", ph.Total())
+	}
+	m := ph.Map()
+	if len(m) != int(numPhases) || m["decode"] != 3 || m["topk"] != 1.5 || m["init"] != 0 {
+		t.Errorf("Map() = %v", m)
+	}
+	if Phase(99).String() != "phase?" || PhaseSelection.String() != "selection" {
+		t.Errorf("Phase names: %q, %q", Phase(99), PhaseSelection)
+	}
+}
