@@ -392,3 +392,46 @@ func TestStatsAlgorithm(t *testing.T) {
 		})
 	}
 }
+
+// TestEnginesConcurrent runs every engine from several goroutines at once
+// (run it with -race): answers must not depend on what runs beside them.
+func TestEnginesConcurrent(t *testing.T) {
+	ix := openCorpus(t, corpusSpec{Docs: 3000, Vocab: 300, Zipf: 1, AvgLen: 60, Seed: 21, Codec: "varint-SU"})
+	rng := rand.New(rand.NewPCG(22, 23))
+	var qs []Query
+	for range 30 {
+		qs = append(qs, Query{Terms: randomQuery(rng, 300), Mode: []Mode{And, Or, AndOr}[rng.IntN(3)], K: 10})
+	}
+	for name, e := range testEngines(t, ix) {
+		want := make([][]Hit, len(qs))
+		for i, q := range qs {
+			res, err := e.Search(context.Background(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[i] = res.Hits
+		}
+		errs := make(chan error, 4)
+		for w := range 4 {
+			go func() {
+				for i := range qs {
+					i = (i + w*7) % len(qs)
+					res, err := e.Search(context.Background(), qs[i])
+					if err == nil && !slices.Equal(res.Hits, want[i]) {
+						err = fmt.Errorf("Search(%v) = %v, want %v", qs[i], res.Hits, want[i])
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+				errs <- nil
+			}()
+		}
+		for range 4 {
+			if err := <-errs; err != nil {
+				t.Errorf("%s, concurrently: %v", name, err)
+			}
+		}
+	}
+}
