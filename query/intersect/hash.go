@@ -38,9 +38,6 @@ func NewHashTable(list []uint32) *HashTable {
 	return t
 }
 
-// Len is the length of the table's list.
-func (t *HashTable) Len() int { return len(t.list) }
-
 // Contains reports whether the table's list holds x.
 func (t *HashTable) Contains(x uint32) bool {
 	b := int(x >> t.shift)
