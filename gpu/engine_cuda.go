@@ -89,3 +89,5 @@ func (e *Engine) Close() error {
 	}
 	return err
 }
+
+var _ query.BatchEngine = (*Engine)(nil)

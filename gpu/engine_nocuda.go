@@ -45,3 +45,5 @@ func (e *Engine) Reencoded() bool { return false }
 
 // Close frees the device memory and the device.
 func (e *Engine) Close() error { return nil }
+
+var _ query.BatchEngine = (*Engine)(nil)

@@ -75,6 +75,15 @@ type Engine interface {
 	Search(ctx context.Context, q Query) (Result, error)
 }
 
+// BatchEngine is an Engine that answers several queries together faster
+// than one at a time (the GPU engine: their launch sequences back to back,
+// one synchronization). Results are in the order of qs, each as Search
+// would answer it; Stats.Took may be the whole batch's time.
+type BatchEngine interface {
+	Engine
+	SearchBatch(ctx context.Context, qs []Query) ([]Result, error)
+}
+
 // term is a query term resolved against the index.
 type term struct {
 	info index.TermInfo

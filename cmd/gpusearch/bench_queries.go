@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"runtime"
@@ -17,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
+	"github.com/gpusearch/gpusearch/gpu"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer/analysis"
 	"github.com/gpusearch/gpusearch/query"
@@ -66,7 +68,8 @@ CPU engine and mode. A warm-up pass comes first and is not counted; then
 passes repeat until --min-time has passed (at least one). Without --engine,
 every CPU algorithm runs: exhaustive, daat, maxscore, wand, bmw, and the
 bitmap baseline twice: "bitmap" builds each query's bitmaps (cache off) and
-"bitmap-cached" reads them from a warm cache. Without --threads, each engine
+"bitmap-cached" reads them from a warm cache; "gpu" is the GPU engine (a
+cuda build; its searches are serialized). Without --threads, each engine
 runs on 1 goroutine and on GOMAXPROCS goroutines.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -128,6 +131,9 @@ func runBenchQueries(ctx context.Context, f benchQueriesFlags) error {
 		if engines[i], err = benchEngine(ix, name); err != nil {
 			return err
 		}
+		if c, ok := engines[i].(io.Closer); ok {
+			defer c.Close()
+		}
 	}
 	a := analysis.New()
 	var rows []queryBenchRow
@@ -167,13 +173,20 @@ func runBenchQueries(ctx context.Context, f benchQueriesFlags) error {
 
 // benchEngine makes the engine a bench name stands for: the bitmap
 // baseline without a cache (every query pays for its bitmaps) or, as
-// bitmap-cached, with one; else query.New's engines.
+// bitmap-cached, with one; gpu, the GPU engine on device 0 (a cuda build);
+// else query.New's engines.
 func benchEngine(ix *index.Index, name string) (query.Engine, error) {
 	switch name {
 	case "bitmap":
 		return query.NewBitmap(ix, query.BitmapOptions{}), nil
 	case benchCachedBitmap:
 		return query.NewBitmap(ix, query.BitmapOptions{CacheBytes: query.DefaultBitmapCacheBytes}), nil
+	case "gpu":
+		e, err := gpu.NewEngine(ix, gpu.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
 	}
 	e, err := query.New(ix, name)
 	if err != nil {

@@ -62,8 +62,18 @@ func newSearchCmd() *cobra.Command {
 			}
 			defer ix.Close()
 			name := pick(fl.Changed("engine"), engine, cfg.Search.Engine)
-			eng, err := cpuEngine(ix, name)
-			if err != nil {
+			var eng query.Engine
+			if name == "gpu" {
+				gpus, err := openGPUs(ix, cfg.GPU)
+				if len(gpus) == 0 {
+					if err == nil {
+						err = errors.New("no GPU devices configured")
+					}
+					return fmt.Errorf("engine gpu: %w", err)
+				}
+				defer closeGPUs(gpus)
+				eng = gpus[0]
+			} else if eng, err = cpuEngine(ix, name); err != nil {
 				return err
 			}
 			if trec {
