@@ -29,7 +29,7 @@ var gpuBenchSubcommands = []func() *cobra.Command{newBenchGPUDecodeCmd}
 func newBenchGPUCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gpu",
-		Short: "GPU benchmarks (build with -tags cuda): decode",
+		Short: "GPU benchmarks (build with -tags cuda): decode, queries",
 	}
 	for _, mk := range gpuBenchSubcommands {
 		cmd.AddCommand(mk())

@@ -2,10 +2,20 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpusearch/gpusearch/gpu"
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/indexer"
+	"github.com/gpusearch/gpusearch/query"
 )
 
 func TestUniformList(t *testing.T) {
@@ -54,5 +64,88 @@ func TestPrintGPUDecodeTable(t *testing.T) {
 	}
 	if lines := strings.Count(out, "\n"); lines != 4 {
 		t.Errorf("table has %d lines, want 4 (title, header, two rows):\n%s", lines, out)
+	}
+}
+
+// fakeGPUEngine stands in for the GPU engine in a CPU build: the
+// exhaustive scorer, with made-up phases.
+type fakeGPUEngine struct{ query.Engine }
+
+func (f fakeGPUEngine) SearchBatch(ctx context.Context, qs []query.Query) ([]query.Result, error) {
+	var rs []query.Result
+	for _, q := range qs {
+		r, err := f.Search(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	return rs, nil
+}
+
+func (f fakeGPUEngine) Profile(ctx context.Context, q query.Query) (query.Result, gpu.Phases, error) {
+	r, err := f.Search(ctx, q)
+	var ph gpu.Phases
+	ph[gpu.PhaseDecode], ph[gpu.PhaseTopK] = 2*time.Microsecond, time.Microsecond
+	return r, ph, err
+}
+
+func TestBenchGPUQueries(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := indexer.Build(context.Background(), sampleCrawl, dir, indexer.Options{Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	qfile := filepath.Join(t.TempDir(), "q.txt")
+	if err := os.WriteFile(qfile, []byte("1\tparse json\n2\thttp server timeout\n3\tthe\n4\tread file line by line\n5\tqwxzvk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := gpuQueriesOptions{index: dir, queries: qfile, modes: "and,or", cpu: "exhaustive,daat", k: 10, bigPostings: 100}
+	rep, err := benchGPUQueries(context.Background(), ix, fakeGPUEngine{query.NewExhaustive(ix)}, o, []int{1, 3}, io.Discard)
+	if err != nil {
+		t.Fatalf("benchGPUQueries: %v", err)
+	}
+	if len(rep.Modes) != 2 {
+		t.Fatalf("%d modes, want 2", len(rep.Modes))
+	}
+	for _, m := range rep.Modes {
+		if m.Checked != 5 || m.Mismatches != 0 || m.BatchDiffers != 0 {
+			t.Errorf("mode %s: %d checked, %d mismatches, %d batch differences; want 5, 0, 0", m.Mode, m.Checked, m.Mismatches, m.BatchDiffers)
+		}
+		if len(m.Latency) != 6 || len(m.Speedups) == 0 || len(m.Batches) != 2 || m.BigQueries == 0 || m.BigQueries == 5 {
+			t.Errorf("mode %s: %d latency rows, %d speedups, %d batch rows, %d big queries", m.Mode, len(m.Latency), len(m.Speedups), len(m.Batches), m.BigQueries)
+		}
+		if p := m.Phases[0]; p.US["decode"] != 2 || p.TotalUS != 3 {
+			t.Errorf("mode %s: phases %+v, want decode 2us of 3", m.Mode, p)
+		}
+	}
+	var b bytes.Buffer
+	printGPUQueries(&b, rep)
+	for _, want := range []string{"mode and", "mode or", "speedup vs exhaustive", "phases big", "batched q/s: 1:"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestParseBatchSizes(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []int
+		ok   bool
+	}{
+		{"1,8, 32", []int{1, 8, 32}, true},
+		{"0", nil, false},
+		{"x", nil, false},
+	}
+	for _, tt := range tests {
+		got, err := parseBatchSizes(tt.in)
+		if (err == nil) != tt.ok || !slices.Equal(got, tt.want) {
+			t.Errorf("parseBatchSizes(%q) = %v, %v, want %v (ok %v)", tt.in, got, err, tt.want, tt.ok)
+		}
 	}
 }
