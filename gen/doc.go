@@ -90,8 +90,8 @@
 // keep their defaults: postings do not identify them.
 //
 // DefaultParams model a Gov2-like collection: mean document length about
-// 900 tokens, Zipf head s = 1, about 240 postings per document, and the
-// burst law and a locality like the sample crawl's. docs/scale.md compares
+// 900 tokens, Zipf head s = 1, about 250 postings per document, and a
+// burst law and locality close to the sample crawl's. docs/scale.md compares
 // a synthetic collection with the sample crawl it was fitted to.
 //
 // # Queries

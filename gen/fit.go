@@ -216,9 +216,17 @@ func paramsClose(a, b Params) bool {
 // tfCap is the largest frequency the burst-law fit looks at.
 const tfCap = 16
 
+// fixedOne is 1 in the fixed point of listStats: log2 gaps are at most 32,
+// so 2^63 / (32 * 2^24) = 1.7e10 postings fit.
+const fixedOne = 1 << 24
+
+func fixed(v float64) int64 { return int64(math.Round(v * fixedOne)) }
+
 // listStats accumulates statistics over posting lists.
 type listStats struct {
-	log2Gap, log2Rand float64
+	// Sums of log2 gaps in fixed point (fixedOne = 1), so that they do not
+	// depend on which worker added which list: Fit is deterministic.
+	log2Gap, log2Rand int64
 	postings          uint64
 	tf                [9]uint64         // tf 1..8, >8, at index tf-1
 	fitTF             [tfCap + 1]uint64 // tf in sparse lists: 1..tfCap at index tf, > tfCap at 0
@@ -230,7 +238,7 @@ func (a *listStats) add(docs, tfs []uint32, n float64) {
 	sparse := float64(len(docs)) <= n/16
 	prev := int64(-1)
 	for i, d := range docs {
-		a.log2Gap += math.Log2(float64(int64(d) - prev))
+		a.log2Gap += fixed(math.Log2(float64(int64(d) - prev)))
 		prev = int64(d)
 		f := tfs[i]
 		a.tf[min(f, 9)-1]++
@@ -250,7 +258,7 @@ func (a *listStats) add(docs, tfs []uint32, n float64) {
 		g = randomLog2Gap(float64(df) / n)
 		a.randGap[df] = g
 	}
-	a.log2Rand += g * float64(df)
+	a.log2Rand += fixed(g) * int64(df)
 	a.postings += uint64(df)
 }
 
@@ -293,7 +301,7 @@ func (r *rawStats) moments(n int) (Moments, error) {
 	}
 	m.TFTail = fitTFTail(r.ls.fitTF[:])
 	if r.ls.postings > 0 {
-		m.Log2Gap = r.ls.log2Gap / float64(r.ls.postings)
+		m.Log2Gap = float64(r.ls.log2Gap) / fixedOne / float64(r.ls.postings)
 	}
 	return m, nil
 }
@@ -361,8 +369,8 @@ func observe(ctx context.Context, ix *index.Index, workers int) (Observed, *rawS
 // fill sets the statistics derived from the lists.
 func (o *Observed) fill(raw *rawStats) {
 	if p := raw.ls.postings; p > 0 {
-		o.MeanLog2Gap = raw.ls.log2Gap / float64(p)
-		o.MeanLog2GapRandom = raw.ls.log2Rand / float64(p)
+		o.MeanLog2Gap = float64(raw.ls.log2Gap) / fixedOne / float64(p)
+		o.MeanLog2GapRandom = float64(raw.ls.log2Rand) / fixedOne / float64(p)
 		o.TFShare = o.TFShare[:0]
 		for _, v := range raw.ls.tf {
 			o.TFShare = append(o.TFShare, float64(v)/float64(p))

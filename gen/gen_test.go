@@ -367,3 +367,23 @@ func TestParamsValidate(t *testing.T) {
 		t.Error("Generate accepted order crawl")
 	}
 }
+
+func TestFitIsDeterministic(t *testing.T) {
+	dir, _ := generate(t, Options{Docs: 3000, Seed: 6, Params: smallParams()})
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var got []Params
+	for _, w := range []int{1, 3} {
+		res, err := Fit(context.Background(), ix, FitOptions{Workers: w, Seed: 1, Iterations: 3})
+		if err != nil {
+			t.Fatalf("Fit(workers %d): %v", w, err)
+		}
+		got = append(got, res.Params)
+	}
+	if got[0] != got[1] {
+		t.Errorf("Fit with 1 worker = %+v, with 3 = %+v", got[0], got[1])
+	}
+}

@@ -43,8 +43,9 @@ type Params struct {
 
 // DefaultParams model a Gov2-like web collection: documents of about 900
 // tokens on average (median 500), a classic Zipf head (s = 1), a
-// vocabulary of about 30 million terms at 25 million documents, and the
-// burstiness and clustering fitted on the sample crawl (see doc.go).
+// vocabulary of about 26 million terms at 25 million documents, about 250
+// postings per document, and a burst law and locality close to those
+// fitted on the sample crawl (docs/scale.md).
 func DefaultParams() Params {
 	return Params{
 		ZipfS:       1.0,
