@@ -62,14 +62,7 @@ func TestBP128Corrupt(t *testing.T) {
 
 // TestBP128GoldenSize pins the encoded size of a fixed list so that a format
 // change cannot slip through unnoticed.
-func TestBP128GoldenSize(t *testing.T) {
-	data, _ := encodeList(BP128{}, clusteredGaps(1000, 42))
-	if got, want := len(data), bp128GoldenSize; got != want {
-		t.Errorf("encoded size of clusteredGaps(1000, 42) = %d bytes, want %d", got, want)
-	}
-}
-
-const bp128GoldenSize = 1367
+func TestBP128GoldenSize(t *testing.T) { codectest.ClusteredSize(t, BP128{}, 1000, 1367) }
 
 func FuzzDecodeBP128(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(BP128{}, data, n) })

@@ -58,14 +58,7 @@ func TestBP32Corrupt(t *testing.T) {
 
 // TestBP32GoldenSize pins the encoded size of a fixed list so that a format
 // change cannot slip through unnoticed.
-func TestBP32GoldenSize(t *testing.T) {
-	data, _ := encodeList(BP32{}, clusteredGaps(1000, 42))
-	if got, want := len(data), bp32GoldenSize; got != want {
-		t.Errorf("encoded size of clusteredGaps(1000, 42) = %d bytes, want %d", got, want)
-	}
-}
-
-const bp32GoldenSize = 1082
+func TestBP32GoldenSize(t *testing.T) { codectest.ClusteredSize(t, BP32{}, 1000, 1082) }
 
 func FuzzDecodeBP32(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(BP32{}, data, n) })

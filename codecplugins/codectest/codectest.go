@@ -1,6 +1,3 @@
-// Package codectest is the conformance suite every codec runs from its own
-// tests: round trips at the sizes and bit widths that break codecs, trailing
-// junk left unread, truncated input rejected, garbage never panicking.
 package codectest
 
 import (
@@ -30,18 +27,18 @@ func Run(t *testing.T, c codecplugins.Codec) {
 	}
 	for _, n := range sizes(bs) {
 		add(fmt.Sprintf("zeros/n=%d", n), make([]uint32, n))
-		add(fmt.Sprintf("max/n=%d", n), fill(n, func(int) uint32 { return math.MaxUint32 }))
-		add(fmt.Sprintf("small/n=%d", n), fill(n, func(int) uint32 { return uint32(rng.IntN(8)) }))
-		add(fmt.Sprintf("random/n=%d", n), fill(n, func(int) uint32 { return rng.Uint32() }))
-		add(fmt.Sprintf("geometric/n=%d", n), fill(n, func(int) uint32 { return uint32(rng.ExpFloat64() * 20) }))
+		add(fmt.Sprintf("max/n=%d", n), Fill(n, func(int) uint32 { return math.MaxUint32 }))
+		add(fmt.Sprintf("small/n=%d", n), Fill(n, func(int) uint32 { return uint32(rng.IntN(8)) }))
+		add(fmt.Sprintf("random/n=%d", n), Fill(n, func(int) uint32 { return rng.Uint32() }))
+		add(fmt.Sprintf("geometric/n=%d", n), Fill(n, func(int) uint32 { return uint32(rng.ExpFloat64() * 20) }))
 	}
 	for w := 0; w <= 32; w++ {
 		// Every value below 2^w, one of them exactly 2^w-1 so the width is w.
-		v := fill(bs, func(int) uint32 { return uint32(rng.Uint64() & mask(w)) })
+		v := Fill(bs, func(int) uint32 { return uint32(rng.Uint64() & mask(w)) })
 		v[rng.IntN(bs)] = uint32(mask(w))
 		add(fmt.Sprintf("width=%d", w), v)
 		// One outlier among small values: the case exception codecs handle.
-		o := fill(bs, func(int) uint32 { return uint32(rng.IntN(4)) })
+		o := Fill(bs, func(int) uint32 { return uint32(rng.IntN(4)) })
 		o[rng.IntN(bs)] = uint32(mask(w))
 		add(fmt.Sprintf("outlier=%d", w), o)
 	}
@@ -175,14 +172,6 @@ func cuts(n int) []int {
 		return c
 	}
 	return []int{0, 1, 2, 3, 4, n / 4, n / 2, n - 5, n - 4, n - 3, n - 2, n - 1}
-}
-
-func fill(n int, f func(int) uint32) []uint32 {
-	v := make([]uint32, n)
-	for i := range v {
-		v[i] = f(i)
-	}
-	return v
 }
 
 func mask(w int) uint64 { return 1<<uint(w) - 1 }

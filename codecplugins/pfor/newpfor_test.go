@@ -50,14 +50,7 @@ func TestNewPForWidth(t *testing.T) {
 
 // TestNewPForGoldenSize pins the encoded size of a fixed list so that a
 // format change cannot slip through unnoticed.
-func TestNewPForGoldenSize(t *testing.T) {
-	data, _ := encodeList(NewPFor{}, clusteredGaps(1000, 42))
-	if got, want := len(data), newPForGoldenSize; got != want {
-		t.Errorf("encoded size of clusteredGaps(1000, 42) = %d bytes, want %d", got, want)
-	}
-}
-
-const newPForGoldenSize = 511
+func TestNewPForGoldenSize(t *testing.T) { codectest.ClusteredSize(t, NewPFor{}, 1000, 511) }
 
 func FuzzDecodeNewPFor(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(NewPFor{}, data, n) })

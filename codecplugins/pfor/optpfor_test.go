@@ -44,7 +44,7 @@ func TestOptPForMinimal(t *testing.T) {
 		if i%2 == 0 {
 			n = blockLen
 		}
-		v := clusteredGaps(n, uint64(i))
+		v := codectest.ClusteredGaps(n, uint64(i))
 		if i%5 == 0 {
 			v[rng.IntN(n)] = rng.Uint32() // a very wide outlier
 		}
@@ -64,14 +64,7 @@ func TestOptPForMinimal(t *testing.T) {
 
 // TestOptPForGoldenSize pins the encoded size of a fixed list so that a
 // format change cannot slip through unnoticed.
-func TestOptPForGoldenSize(t *testing.T) {
-	data, _ := encodeList(OptPFor{}, clusteredGaps(1000, 42))
-	if got, want := len(data), optPForGoldenSize; got != want {
-		t.Errorf("encoded size of clusteredGaps(1000, 42) = %d bytes, want %d", got, want)
-	}
-}
-
-const optPForGoldenSize = 499
+func TestOptPForGoldenSize(t *testing.T) { codectest.ClusteredSize(t, OptPFor{}, 1000, 499) }
 
 func FuzzDecodeOptPFor(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(OptPFor{}, data, n) })
@@ -80,7 +73,7 @@ func FuzzDecodeOptPFor(f *testing.F) {
 // TestCrossDecode checks that the two codecs share one format: each decodes
 // the other's blocks.
 func TestCrossDecode(t *testing.T) {
-	v := clusteredGaps(blockLen, 9)
+	v := codectest.ClusteredGaps(blockLen, 9)
 	for _, tt := range []struct {
 		name     string
 		enc, dec codecplugins.Codec

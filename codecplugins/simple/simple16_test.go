@@ -24,7 +24,7 @@ func TestSimple16Format(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkFormat(t, Simple16{}, tt.v, tt.want)
+			codectest.Format(t, Simple16{}, tt.v, tt.want)
 		})
 	}
 }
@@ -49,7 +49,7 @@ func TestSimple16Corrupt(t *testing.T) {
 	}
 }
 
-func TestSimple16GoldenSize(t *testing.T) { goldenSize(t, Simple16{}, 796) }
+func TestSimple16GoldenSize(t *testing.T) { codectest.ClusteredSize(t, Simple16{}, 1280, 796) }
 
 func FuzzDecodeSimple16(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(Simple16{}, data, n) })

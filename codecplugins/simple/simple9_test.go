@@ -24,7 +24,7 @@ func TestSimple9Format(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkFormat(t, Simple9{}, tt.v, tt.want)
+			codectest.Format(t, Simple9{}, tt.v, tt.want)
 		})
 	}
 }
@@ -50,7 +50,7 @@ func TestSimple9Corrupt(t *testing.T) {
 	}
 }
 
-func TestSimple9GoldenSize(t *testing.T) { goldenSize(t, Simple9{}, 828) }
+func TestSimple9GoldenSize(t *testing.T) { codectest.ClusteredSize(t, Simple9{}, 1280, 828) }
 
 func FuzzDecodeSimple9(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(Simple9{}, data, n) })

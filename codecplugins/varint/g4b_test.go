@@ -21,12 +21,12 @@ func TestG4BFormat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkFormat(t, G4B{}, tt.v, tt.want)
+			codectest.Format(t, G4B{}, tt.v, tt.want)
 		})
 	}
 }
 
-func TestG4BGoldenSize(t *testing.T) { goldenSize(t, G4B{}, 1647) }
+func TestG4BGoldenSize(t *testing.T) { codectest.ClusteredSize(t, G4B{}, 1280, 1647) }
 
 func FuzzDecodeG4B(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(G4B{}, data, n) })

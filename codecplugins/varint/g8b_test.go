@@ -22,12 +22,12 @@ func TestG8BFormat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkFormat(t, G8B{}, tt.v, tt.want)
+			codectest.Format(t, G8B{}, tt.v, tt.want)
 		})
 	}
 }
 
-func TestG8BGoldenSize(t *testing.T) { goldenSize(t, G8B{}, 1647) }
+func TestG8BGoldenSize(t *testing.T) { codectest.ClusteredSize(t, G8B{}, 1280, 1647) }
 
 func FuzzDecodeG8B(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(G8B{}, data, n) })

@@ -23,7 +23,7 @@ func TestG8CUFormat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkFormat(t, G8CU{}, tt.v, tt.want)
+			codectest.Format(t, G8CU{}, tt.v, tt.want)
 		})
 	}
 }
@@ -50,7 +50,7 @@ func TestG8CUCorrupt(t *testing.T) {
 	}
 }
 
-func TestG8CUGoldenSize(t *testing.T) { goldenSize(t, G8CU{}, 1498) }
+func TestG8CUGoldenSize(t *testing.T) { codectest.ClusteredSize(t, G8CU{}, 1280, 1498) }
 
 func FuzzDecodeG8CU(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(G8CU{}, data, n) })

@@ -23,7 +23,7 @@ func TestG8IUFormat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkFormat(t, G8IU{}, tt.v, tt.want)
+			codectest.Format(t, G8IU{}, tt.v, tt.want)
 		})
 	}
 }
@@ -50,7 +50,7 @@ func TestG8IUCorrupt(t *testing.T) {
 	}
 }
 
-func TestG8IUGoldenSize(t *testing.T) { goldenSize(t, G8IU{}, 1504) }
+func TestG8IUGoldenSize(t *testing.T) { codectest.ClusteredSize(t, G8IU{}, 1280, 1504) }
 
 func FuzzDecodeG8IU(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(G8IU{}, data, n) })

@@ -21,12 +21,12 @@ func TestStreamVByteFormat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkFormat(t, StreamVByte{}, tt.v, tt.want)
+			codectest.Format(t, StreamVByte{}, tt.v, tt.want)
 		})
 	}
 }
 
-func TestStreamVByteGoldenSize(t *testing.T) { goldenSize(t, StreamVByte{}, 1647) }
+func TestStreamVByteGoldenSize(t *testing.T) { codectest.ClusteredSize(t, StreamVByte{}, 1280, 1647) }
 
 func FuzzDecodeStreamVByte(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(StreamVByte{}, data, n) })
