@@ -21,34 +21,22 @@ func FuzzDecodeEliasFano(f *testing.F) {
 
 // goldenInputs are fixed, deterministic blocks whose encoded sizes are
 // pinned by the golden tests, so a format change cannot go unnoticed.
-func goldenInputs() []struct {
-	name string
-	v    []uint32
-} {
+func goldenInputs() []codectest.Block {
 	rng := rand.New(rand.NewPCG(2024, 128))
-	gen := func(f func(i int) uint32) []uint32 {
-		v := make([]uint32, 128)
-		for i := range v {
-			v[i] = f(i)
-		}
-		return v
-	}
-	return []struct {
-		name string
-		v    []uint32
-	}{
-		{"geometric-mean-12", gen(func(int) uint32 { return uint32(rng.ExpFloat64() * 12) })},
-		{"geometric-mean-3000", gen(func(int) uint32 { return uint32(rng.ExpFloat64() * 3000) })},
+	gen := func(f func(i int) uint32) []uint32 { return codectest.Fill(128, f) }
+	return []codectest.Block{
+		{Name: "geometric-mean-12", V: gen(func(int) uint32 { return uint32(rng.ExpFloat64() * 12) })},
+		{Name: "geometric-mean-3000", V: gen(func(int) uint32 { return uint32(rng.ExpFloat64() * 3000) })},
 		// Clustered docids: runs of consecutive documents between jumps.
-		{"clustered", gen(func(i int) uint32 {
+		{Name: "clustered", V: gen(func(i int) uint32 {
 			if i%32 < 24 {
 				return 1
 			}
 			return uint32(rng.ExpFloat64() * 5000)
 		})},
 		// freq-1 values: mostly zeros.
-		{"freqs", gen(func(int) uint32 { return uint32(rng.ExpFloat64() * 0.4) })},
-		{"uniform-32bit", gen(func(int) uint32 { return rng.Uint32() })},
+		{Name: "freqs", V: gen(func(int) uint32 { return uint32(rng.ExpFloat64() * 0.4) })},
+		{Name: "uniform-32bit", V: gen(func(int) uint32 { return rng.Uint32() })},
 	}
 }
 
@@ -60,13 +48,7 @@ func TestEliasFanoGoldenSize(t *testing.T) {
 		"freqs":               18,
 		"uniform-32bit":       529,
 	}
-	for _, tt := range goldenInputs() {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := len(EliasFano{}.AppendBlock(nil, tt.v)); got != want[tt.name] {
-				t.Errorf("len(AppendBlock(%s)) = %d, want %d", tt.name, got, want[tt.name])
-			}
-		})
-	}
+	codectest.GoldenSizes(t, EliasFano{}, goldenInputs(), want)
 }
 
 // TestLowWidth checks lowWidth against a search over every width.

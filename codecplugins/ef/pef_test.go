@@ -29,15 +29,15 @@ func TestPEFGoldenSize(t *testing.T) {
 		"uniform-32bit":       529,
 	}
 	for _, tt := range goldenInputs() {
-		t.Run(tt.name, func(t *testing.T) {
-			got := len(PartitionedEliasFano{}.AppendBlock(nil, tt.v))
-			if got != want[tt.name] {
-				t.Errorf("len(AppendBlock(%s)) = %d, want %d", tt.name, got, want[tt.name])
+		t.Run(tt.Name, func(t *testing.T) {
+			got := len(PartitionedEliasFano{}.AppendBlock(nil, tt.V))
+			if got != want[tt.Name] {
+				t.Errorf("len(AppendBlock(%s)) = %d, want %d", tt.Name, got, want[tt.Name])
 			}
 			// One EF partition costs 13 header bits against elias-fano's
 			// 8, so partitioning is never more than a byte worse.
-			if ef := len(EliasFano{}.AppendBlock(nil, tt.v)); got > ef+1 {
-				t.Errorf("len(AppendBlock(%s)) = %d, elias-fano gives %d", tt.name, got, ef)
+			if ef := len(EliasFano{}.AppendBlock(nil, tt.V)); got > ef+1 {
+				t.Errorf("len(AppendBlock(%s)) = %d, elias-fano gives %d", tt.Name, got, ef)
 			}
 		})
 	}

@@ -1,8 +1,9 @@
 package gpuformat
 
 import (
-	"math/rand/v2"
 	"testing"
+
+	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
 // BenchmarkDecode decodes one full block of geometric gaps (mean 16, about
@@ -11,22 +12,10 @@ import (
 func BenchmarkDecode(b *testing.B) {
 	for _, name := range names {
 		c := lookup(b, name)
-		bs := c.BlockSize()
-		rng := rand.New(rand.NewPCG(7, uint64(bs)))
-		v := make([]uint32, bs)
+		v := codectest.GeometricGaps(c.BlockSize(), 15, 7)
 		for i := range v {
-			v[i] = 1 + uint32(rng.ExpFloat64()*15)
+			v[i]++ // docid gaps are at least 1
 		}
-		enc := c.AppendBlock(nil, v)
-		dst := make([]uint32, bs)
-		b.Run(name, func(b *testing.B) {
-			b.SetBytes(int64(4 * bs))
-			for b.Loop() {
-				if err := c.DecodeBlock(dst, enc, bs); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.N)*float64(bs)/b.Elapsed().Seconds()/1e6, "Mis")
-		})
+		b.Run(name, func(b *testing.B) { codectest.BenchDecode(b, c, v) })
 	}
 }

@@ -117,36 +117,6 @@ func TestPForRecursion(t *testing.T) {
 	}
 }
 
-// goldenInputs are fixed blocks whose encoded sizes the golden test pins,
-// so that a format change cannot go unnoticed.
-func goldenInputs(n int) []struct {
-	name string
-	v    []uint32
-} {
-	rng := rand.New(rand.NewPCG(2024, uint64(n)))
-	gen := func(f func() uint32) []uint32 {
-		v := make([]uint32, n)
-		for i := range v {
-			v[i] = f()
-		}
-		return v
-	}
-	return []struct {
-		name string
-		v    []uint32
-	}{
-		{"geometric-mean-12", gen(func() uint32 { return uint32(rng.ExpFloat64() * 12) })},
-		{"geometric-mean-3000", gen(func() uint32 { return uint32(rng.ExpFloat64() * 3000) })},
-		{"ones-and-outliers", gen(func() uint32 {
-			if rng.IntN(16) == 0 {
-				return rng.Uint32()
-			}
-			return 1
-		})},
-		{"uniform-32bit", gen(rng.Uint32)},
-	}
-}
-
 func TestGoldenSize(t *testing.T) {
 	want := map[string]map[string]int{
 		"gpu-bp128":     {"geometric-mean-12": 96, "geometric-mean-3000": 228, "ones-and-outliers": 516, "uniform-32bit": 516},
@@ -158,13 +128,9 @@ func TestGoldenSize(t *testing.T) {
 	}
 	for _, name := range names {
 		c := lookup(t, name)
-		for _, tt := range goldenInputs(c.BlockSize()) {
-			t.Run(name+"/"+tt.name, func(t *testing.T) {
-				if got := len(c.AppendBlock(nil, tt.v)); got != want[name][tt.name] {
-					t.Errorf("len(%s.AppendBlock(%s)) = %d, want %d", name, tt.name, got, want[name][tt.name])
-				}
-			})
-		}
+		t.Run(name, func(t *testing.T) {
+			codectest.GoldenSizes(t, c, codectest.GoldenBlocks(c.BlockSize()), want[name])
+		})
 	}
 }
 

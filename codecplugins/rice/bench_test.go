@@ -1,31 +1,17 @@
 package rice
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
+	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
 // BenchmarkDecode decodes one 128-value block of geometric gaps (mean 12)
 // per iteration.
 func BenchmarkDecode(b *testing.B) {
-	rng := rand.New(rand.NewPCG(7, 128))
-	v := make([]uint32, blockSize)
-	for i := range v {
-		v[i] = uint32(rng.ExpFloat64() * 12)
-	}
+	v := codectest.GeometricGaps(blockSize, 12, 7)
 	for _, c := range []codecplugins.Codec{Rice{}, OptRice{}} {
-		b.Run(c.Name(), func(b *testing.B) {
-			enc := c.AppendBlock(nil, v)
-			dst := make([]uint32, blockSize)
-			b.SetBytes(4 * blockSize)
-			for b.Loop() {
-				if err := c.DecodeBlock(dst, enc, blockSize); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.N)*blockSize/b.Elapsed().Seconds()/1e6, "Mis")
-		})
+		b.Run(c.Name(), func(b *testing.B) { codectest.BenchDecode(b, c, v) })
 	}
 }

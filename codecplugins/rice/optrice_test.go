@@ -23,24 +23,18 @@ func TestOptRiceGoldenSize(t *testing.T) {
 		"ones-and-outliers":   112,
 		"uniform-32bit":       521,
 	}
-	for _, tt := range goldenInputs() {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := len(OptRice{}.AppendBlock(nil, tt.v)); got != want[tt.name] {
-				t.Errorf("len(AppendBlock(%s)) = %d, want %d", tt.name, got, want[tt.name])
-			}
-		})
-	}
+	codectest.GoldenSizes(t, OptRice{}, codectest.GoldenBlocks(blockSize), want)
 }
 
 // TestOptRiceIsOptimal checks optrice against every fixed k, rice's
 // choice included.
 func TestOptRiceIsOptimal(t *testing.T) {
-	for _, tt := range goldenInputs() {
-		t.Run(tt.name, func(t *testing.T) {
-			got := len(OptRice{}.AppendBlock(nil, tt.v))
+	for _, tt := range codectest.GoldenBlocks(blockSize) {
+		t.Run(tt.Name, func(t *testing.T) {
+			got := len(OptRice{}.AppendBlock(nil, tt.V))
 			for k := uint(0); k <= maxK; k++ {
-				if n := len(encode(nil, tt.v, k)); n < got {
-					t.Errorf("len(optrice(%s)) = %d, but k=%d gives %d", tt.name, got, k, n)
+				if n := len(encode(nil, tt.V, k)); n < got {
+					t.Errorf("len(optrice(%s)) = %d, but k=%d gives %d", tt.Name, got, k, n)
 				}
 			}
 		})

@@ -3,7 +3,6 @@ package rice
 import (
 	"errors"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
@@ -19,36 +18,6 @@ func FuzzDecodeRice(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(Rice{}, data, n) })
 }
 
-// goldenInputs are fixed, deterministic blocks whose encoded sizes are
-// pinned by the golden tests, so a format change cannot go unnoticed.
-func goldenInputs() []struct {
-	name string
-	v    []uint32
-} {
-	rng := rand.New(rand.NewPCG(2024, 128))
-	gen := func(f func() uint32) []uint32 {
-		v := make([]uint32, 128)
-		for i := range v {
-			v[i] = f()
-		}
-		return v
-	}
-	return []struct {
-		name string
-		v    []uint32
-	}{
-		{"geometric-mean-12", gen(func() uint32 { return uint32(rng.ExpFloat64() * 12) })},
-		{"geometric-mean-3000", gen(func() uint32 { return uint32(rng.ExpFloat64() * 3000) })},
-		{"ones-and-outliers", gen(func() uint32 {
-			if rng.IntN(16) == 0 {
-				return rng.Uint32()
-			}
-			return 1
-		})},
-		{"uniform-32bit", gen(rng.Uint32)},
-	}
-}
-
 func TestRiceGoldenSize(t *testing.T) {
 	want := map[string]int{
 		"geometric-mean-12":   84,
@@ -56,13 +25,7 @@ func TestRiceGoldenSize(t *testing.T) {
 		"ones-and-outliers":   470,
 		"uniform-32bit":       522,
 	}
-	for _, tt := range goldenInputs() {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := len(Rice{}.AppendBlock(nil, tt.v)); got != want[tt.name] {
-				t.Errorf("len(AppendBlock(%s)) = %d, want %d", tt.name, got, want[tt.name])
-			}
-		})
-	}
+	codectest.GoldenSizes(t, Rice{}, codectest.GoldenBlocks(blockSize), want)
 }
 
 func TestMeanK(t *testing.T) {
