@@ -357,6 +357,11 @@ func TestParamsValidate(t *testing.T) {
 	if err := bad.Validate(); err == nil {
 		t.Error("Validate accepted heaps_beta 1.2")
 	}
+	bad = DefaultParams()
+	bad.HeapsBeta, bad.ZipfS = 0.8, 1.3
+	if err := bad.Validate(); err == nil {
+		t.Error("Validate accepted zipf_s 1.3 with heaps_beta 0.8")
+	}
 	if err := DefaultParams().Validate(); err != nil {
 		t.Errorf("DefaultParams().Validate() = %v", err)
 	}

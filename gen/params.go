@@ -84,6 +84,9 @@ func (p Params) Validate() error {
 			return fmt.Errorf("gen: parameter %s = %v outside [%v, %v]", c.name, c.v, c.lo, c.hi)
 		}
 	}
+	if p.ZipfS >= 1/p.HeapsBeta {
+		return fmt.Errorf("gen: zipf_s = %v must be below 1/heaps_beta = %v (the head of the curve is shallower than its tail)", p.ZipfS, 1/p.HeapsBeta)
+	}
 	return nil
 }
 

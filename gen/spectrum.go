@@ -33,9 +33,6 @@ func (sp spectrum) g(r float64) float64 {
 // f is the token share of rank r.
 func (sp spectrum) f(r float64) float64 { return sp.c * sp.g(r) }
 
-// tailCoef is a in g(r) = a * r^-s2 past the knee.
-func (sp spectrum) tailCoef() float64 { return sp.a }
-
 // exactRanks is how many leading ranks the sums below add one by one;
 // past them the curve is smooth enough to integrate.
 const exactRanks = 1024
@@ -76,13 +73,13 @@ func rankSum(h func(r float64) float64, from float64, a, s2 float64) float64 {
 // u expected bursts in all (a term of rank r appears unless none of its
 // Poisson(u*f(r)) bursts happens).
 func (sp spectrum) vocab(u float64) float64 {
-	return rankSum(func(r float64) float64 { return -math.Expm1(-u * sp.f(r)) }, 1, u*sp.c*sp.tailCoef(), sp.s2)
+	return rankSum(func(r float64) float64 { return -math.Expm1(-u * sp.f(r)) }, 1, u*sp.c*sp.a, sp.s2)
 }
 
 // withKnee returns the normalised spectrum with knee r0.
 func withKnee(s, s2, r0 float64) spectrum {
 	sp := spectrum{s: s, s2: s2, r0: r0, a: math.Pow(r0, s2-s), c: 1}
-	sp.c = 1 / rankSum(sp.g, 1, sp.tailCoef(), s2)
+	sp.c = 1 / rankSum(sp.g, 1, sp.a, s2)
 	return sp
 }
 
@@ -94,12 +91,7 @@ var errNoKnee = errors.New("gen: no rank-frequency curve has this vocabulary: ch
 // knee when s < s2 (a longer flat head pushes mass into the middle ranks),
 // so the knee is found by bisection on ln r0.
 func solveSpectrum(s, beta, u, want float64) (spectrum, error) {
-	s2 := 1 / beta
-	if s >= s2 {
-		// The head is steeper than the tail: no knee, one power law.
-		sp := withKnee(s2, s2, 1)
-		return sp, nil
-	}
+	s2 := 1 / beta // Params.Validate keeps s below s2
 	lo, hi := 0.0, math.Log(1e12)
 	vlo, vhi := withKnee(s, s2, 1).vocab(u), withKnee(s, s2, math.Exp(hi)).vocab(u)
 	switch {
@@ -130,7 +122,7 @@ func (sp spectrum) lastRank(u, eps float64) float64 {
 	}
 	r := math.Pow(u*sp.c/eps, 1/sp.s)
 	if r > sp.r0 {
-		r = math.Pow(u*sp.c*sp.tailCoef()/eps, 1/sp.s2)
+		r = math.Pow(u*sp.c*sp.a/eps, 1/sp.s2)
 	}
 	return math.Floor(r)
 }
@@ -138,5 +130,5 @@ func (sp spectrum) lastRank(u, eps float64) float64 {
 // tailTerms is the expected number of terms of rank greater than from
 // that appear in a collection of u expected bursts.
 func (sp spectrum) tailTerms(u, from float64) float64 {
-	return rankSum(func(r float64) float64 { return -math.Expm1(-u * sp.f(r)) }, from+1, u*sp.c*sp.tailCoef(), sp.s2)
+	return rankSum(func(r float64) float64 { return -math.Expm1(-u * sp.f(r)) }, from+1, u*sp.c*sp.a, sp.s2)
 }

@@ -50,6 +50,9 @@ func newGenIndexCmd() *cobra.Command {
 			if f.out == "" {
 				return usagef("gen index: --out is required")
 			}
+			if f.order != "url" && f.order != "random" {
+				return usagef("gen index: --order %q: want url or random", f.order)
+			}
 			p := gen.DefaultParams()
 			if f.fit != "" {
 				var err error
