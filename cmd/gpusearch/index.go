@@ -51,6 +51,9 @@ func newIndexCmd() *cobra.Command {
 				BM25:         cfg.BM25,
 				Progress:     stderrUnlessQuiet(f.quiet),
 			}
+			if f.fromCompressed != "" && f.passages > 0 {
+				return usagef("index: --passages splits crawl documents; it does not apply to --from-compressed")
+			}
 			if f.fromCompressed != "" {
 				if len(args) != 0 || fl.Changed("order") {
 					return usagef("index: --from-compressed takes no CRAWL_DIR and keeps the corpus's docid order")
