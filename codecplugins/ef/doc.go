@@ -21,8 +21,8 @@
 // of the gaps, i.e. the characteristic bitvector of the strictly
 // increasing sequence s_i + i.
 //
-// All streams are little-endian and LSB-first, padded with zero bits to a
-// whole byte. An empty block (n = 0) is no bytes. The last byte of a block
+// All streams are little-endian and LSB-first (internal/bitio, shared with
+// rice), padded with zero bits to a whole byte. An empty block (n = 0) is no bytes. The last byte of a block
 // holds at least one bit of the stream and the decoders reject a stream
 // that would need bits past the end of src (reading them as zeros without
 // touching memory), so dropping any byte is detected; bytes after the block

@@ -1,6 +1,9 @@
 package ef
 
-import "github.com/gpusearch/gpusearch/codecplugins"
+import (
+	"github.com/gpusearch/gpusearch/codecplugins"
+	"github.com/gpusearch/gpusearch/codecplugins/internal/bitio"
+)
 
 const blockSize = 128
 
@@ -29,9 +32,9 @@ func (EliasFano) AppendBlock(dst []byte, v []uint32) []byte {
 		u += uint64(x)
 	}
 	l := lowWidth(u, len(v))
-	w := bitWriter{buf: append(dst, byte(l))}
+	w := bitio.NewWriter(append(dst, byte(l)))
 	writeSeq(&w, v, l)
-	return w.finish()
+	return w.Finish()
 }
 
 // DecodeBlock implements codecplugins.Codec.

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
+	"github.com/gpusearch/gpusearch/codecplugins/internal/bitio"
 )
 
 // Partition header fields, in stream order (see the package doc).
@@ -39,29 +40,29 @@ func (PartitionedEliasFano) AppendBlock(dst []byte, v []uint32) []byte {
 	if len(v) == 0 {
 		return dst
 	}
-	w := bitWriter{buf: dst}
+	w := bitio.NewWriter(dst)
 	start := 0
 	for _, pt := range partition(v) {
 		seg := v[start:pt.end]
-		w.write(uint64(len(seg)-1), lenBits)
+		w.Write(uint64(len(seg)-1), lenBits)
 		if pt.run {
 			width := uint(bits.Len32(seg[0]))
-			w.write(kindRun, kindBits)
-			w.write(uint64(width), widthBits)
-			w.write(uint64(seg[0]), width)
+			w.Write(kindRun, kindBits)
+			w.Write(uint64(width), widthBits)
+			w.Write(uint64(seg[0]), width)
 		} else {
 			var u uint64
 			for _, x := range seg {
 				u += uint64(x)
 			}
 			l := lowWidth(u, len(seg))
-			w.write(kindEF, kindBits)
-			w.write(uint64(l), lBits)
+			w.Write(kindEF, kindBits)
+			w.Write(uint64(l), lBits)
 			writeSeq(&w, seg, l)
 		}
 		start = pt.end
 	}
-	return w.finish()
+	return w.Finish()
 }
 
 // part is one partition chosen by partition: it ends before v[end].
@@ -123,7 +124,7 @@ func (PartitionedEliasFano) DecodeBlock(dst []uint32, src []byte, n int) error {
 	const name = "partitioned-elias-fano"
 	p := uint(0)
 	for i := 0; i < n; {
-		h := window(src, p)
+		h := bitio.Window(src, p)
 		m := int(h&(1<<lenBits-1)) + 1
 		if m > n-i {
 			return codecplugins.Corrupt(name, int(p>>3), "partition longer than the block")
@@ -141,7 +142,7 @@ func (PartitionedEliasFano) DecodeBlock(dst []uint32, src []byte, n int) error {
 			if width > 32 {
 				return codecplugins.Corrupt(name, int(p>>3), "run value wider than 32 bits")
 			}
-			c := uint32(window(src, p+runHeaderBits) & (1<<width - 1))
+			c := uint32(bitio.Window(src, p+runHeaderBits) & (1<<width - 1))
 			for k := i; k < i+m; k++ {
 				dst[k] = c
 			}

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+
+	"github.com/gpusearch/gpusearch/codecplugins/internal/bitio"
 )
 
 // lowWidth returns the low-bit width for m values summing to u: the
@@ -25,18 +27,18 @@ func seqBits(u uint64, m int, l uint) uint64 {
 
 // writeSeq appends the Elias-Fano sequence of v's prefix sums with low
 // width l.
-func writeSeq(w *bitWriter, v []uint32, l uint) {
+func writeSeq(w *bitio.Writer, v []uint32, l uint) {
 	mask := uint64(1)<<l - 1
 	var s uint64
 	for _, x := range v {
 		s += uint64(x)
-		w.write(s&mask, l)
+		w.Write(s&mask, l)
 	}
 	s = 0
 	var h uint64
 	for _, x := range v {
 		s += uint64(x)
-		w.unary(s>>l - h)
+		w.Unary(s>>l - h)
 		h = s >> l
 	}
 }
@@ -53,7 +55,7 @@ func readSeq(dst []uint32, s []byte, p, l uint) (end uint, reason string) {
 	// lows holds the next have low bits, from bit lp on; highs holds the
 	// upper bits from bit q on, the ones already used cleared.
 	lows, have, lp := uint64(0), uint(0), p
-	highs, q := window(s, hp), hp
+	highs, q := bitio.Window(s, hp), hp
 	var prev, bad uint64
 	pos := hp
 	for i := range dst {
@@ -61,7 +63,7 @@ func readSeq(dst []uint32, s []byte, p, l uint) (end uint, reason string) {
 			if j := lp >> 3; j+8 <= uint(len(s)) {
 				lows = binary.LittleEndian.Uint64(s[j:]) >> (lp & 7)
 			} else {
-				lows = window(s, lp)
+				lows = bitio.Window(s, lp)
 			}
 			have = 64 - lp&7
 		}
@@ -73,7 +75,7 @@ func readSeq(dst []uint32, s []byte, p, l uint) (end uint, reason string) {
 			if j := q >> 3; j+8 <= uint(len(s)) {
 				highs = binary.LittleEndian.Uint64(s[j:])
 			} else {
-				highs = window(s, q)
+				highs = bitio.Window(s, q)
 			}
 		}
 		pos = q + uint(bits.TrailingZeros64(highs))

@@ -13,9 +13,9 @@
 //	q = x >> k, q < 32:   q zero bits, a one bit, then the k low bits of x
 //	q >= 32 (escape):    32 zero bits, a one bit, then x in 32 bits
 //
-// The stream is padded with zero bits to a whole byte; nothing follows it,
-// so removing any byte of a block makes it undecodable, and bytes after the
-// block are never read.
+// The stream (internal/bitio, shared with elias-fano) is padded with zero
+// bits to a whole byte; nothing follows it, so removing any byte of a block
+// makes it undecodable, and bytes after the block are never read.
 //
 // # Decisions
 //

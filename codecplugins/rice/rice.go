@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
+	"github.com/gpusearch/gpusearch/codecplugins/internal/bitio"
 )
 
 const (
@@ -59,19 +60,19 @@ func encode(dst []byte, v []uint32, k uint) []byte {
 	if len(v) == 0 {
 		return dst
 	}
-	w := bitWriter{buf: append(dst, byte(k))}
+	w := bitio.NewWriter(append(dst, byte(k)))
 	mask := uint64(1)<<k - 1
 	for _, x := range v {
 		q := uint64(x) >> k
 		if q < escapeQ {
-			w.write(1<<q, uint(q)+1)
-			w.write(uint64(x)&mask, k)
+			w.Write(1<<q, uint(q)+1)
+			w.Write(uint64(x)&mask, k)
 		} else {
-			w.write(1<<escapeQ, escapeQ+1)
-			w.write(uint64(x), 32)
+			w.Write(1<<escapeQ, escapeQ+1)
+			w.Write(uint64(x), 32)
 		}
 	}
-	return w.finish()
+	return w.Finish()
 }
 
 // streamBits returns the length in bits of v's codewords with parameter k,
@@ -113,7 +114,7 @@ func decode(name string, dst []uint32, src []byte, n int) error {
 		if j := p >> 3; j+8 <= uint(len(s)) {
 			w = binary.LittleEndian.Uint64(s[j:]) >> (p & 7)
 		} else {
-			w = window(s, p)
+			w = bitio.Window(s, p)
 		}
 		avail := 64 - p&7
 		q := uint(bits.TrailingZeros64(w))
@@ -140,11 +141,11 @@ func decode(name string, dst []uint32, src []byte, n int) error {
 		switch {
 		case q < qLimit:
 			p += q + 1
-			dst[i] = uint32(uint64(q)<<k | window(s, p)&mask)
+			dst[i] = uint32(uint64(q)<<k | bitio.Window(s, p)&mask)
 			p += k
 		case q == escapeQ:
 			p += escapeQ + 1
-			x := uint32(window(s, p))
+			x := uint32(bitio.Window(s, p))
 			if x>>k < escapeQ {
 				return codecplugins.Corrupt(name, 1+int(p>>3), "escaped value has a short quotient")
 			}
