@@ -293,12 +293,11 @@ func combine(l []uint64) []uint64 {
 // (rows are keys, sorted by file). File weights flow from the root down:
 // each rule learns in which files, and how many times, it is expanded,
 // and hands that to its children and its own keys. Keys collect their
-// (file, count) pairs in one flat list, grouped by key at the end with a
+// (file, count) pairs in one list, grouped by key at the end with a
 // counting sort.
 func perFileTopDown(ctx context.Context, d *dag, it *items) (*Matrix, error) {
 	pending := make([][]uint64, d.rules) // per rule: (file, weight) pairs from its parents
-	var keys []uint32                    // key of each pair below
-	var pairs []uint64                   // (file, count) for keys[i]
+	var out pairChunks                   // (key, file, count) for every key occurrence
 	for f := range d.files {
 		cs, ms := d.fileChildren.row(f)
 		for i, c := range cs {
@@ -306,8 +305,7 @@ func perFileTopDown(ctx context.Context, d *dag, it *items) (*Matrix, error) {
 		}
 		ks, ms := it.files.row(f)
 		for i, k := range ks {
-			keys = append(keys, k)
-			pairs = append(pairs, uint64(f)<<32|uint64(ms[i]))
+			out.add(k, uint64(f)<<32|uint64(ms[i]))
 		}
 	}
 	for r := d.rules - 1; r >= 0; r-- {
@@ -327,25 +325,28 @@ func perFileTopDown(ctx context.Context, d *dag, it *items) (*Matrix, error) {
 		ks, ms := it.rules.row(r)
 		for i, k := range ks {
 			for _, e := range l {
-				keys = append(keys, k)
-				pairs = append(pairs, e&^0xffffffff|uint64(uint32(e)*ms[i]))
+				out.add(k, e&^0xffffffff|uint64(uint32(e)*ms[i]))
 			}
 		}
 	}
 	start := make([]int, it.numKeys+1)
-	for _, k := range keys {
-		start[k+1]++
+	for _, ks := range out.keys {
+		for _, k := range ks {
+			start[k+1]++
+		}
 	}
 	for k := range it.numKeys {
 		start[k+1] += start[k]
 	}
-	grouped := make([]uint64, len(pairs))
+	grouped := make([]uint64, start[it.numKeys])
 	at := slices.Clone(start[:it.numKeys])
-	for i, k := range keys {
-		grouped[at[k]] = pairs[i]
-		at[k]++
+	for c, ks := range out.keys {
+		for i, k := range ks {
+			grouped[at[k]] = out.pairs[c][i]
+			at[k]++
+		}
+		out.keys[c], out.pairs[c] = nil, nil
 	}
-	keys, pairs = nil, nil
 	m := &Matrix{Start: make([]int, 1, it.numKeys+1)}
 	for k := range it.numKeys {
 		for _, e := range combine(grouped[start[k]:start[k+1]]) {
@@ -355,4 +356,24 @@ func perFileTopDown(ctx context.Context, d *dag, it *items) (*Matrix, error) {
 		m.Start = append(m.Start, len(m.Col))
 	}
 	return m, nil
+}
+
+// pairChunks stores (key, packed pair) entries in fixed-size chunks, so
+// that growing never copies what is stored.
+type pairChunks struct {
+	keys  [][]uint32
+	pairs [][]uint64
+}
+
+const pairChunk = 1 << 16
+
+func (p *pairChunks) add(k uint32, e uint64) {
+	n := len(p.keys)
+	if n == 0 || len(p.keys[n-1]) == pairChunk {
+		p.keys = append(p.keys, make([]uint32, 0, pairChunk))
+		p.pairs = append(p.pairs, make([]uint64, 0, pairChunk))
+		n++
+	}
+	p.keys[n-1] = append(p.keys[n-1], k)
+	p.pairs[n-1] = append(p.pairs[n-1], e)
 }
