@@ -1,7 +1,7 @@
 // Package gpu is gpusearch's CUDA back end, built on gorgonia.org/cu: it
 // owns the device, keeps an index's compressed lists resident in device
-// memory, decodes them with the kernels in gpu/kernels, and (in a later
-// step) answers queries term-at-a-time on the GPU.
+// memory, decodes them with the kernels in gpu/kernels, and answers
+// queries on the GPU with exactly the CPU engines' top-k (Engine).
 //
 // Builds. Files that import gorgonia.org/cu carry the cuda build tag (cu's
 // init exits the process on a machine without a CUDA driver, and a binary
@@ -42,6 +42,24 @@
 // decode.cu as C++ against testdata/emu (threads as CUDA threads, barriers
 // as warp synchronization) and checks every kernel against the CPU
 // reference, garbage input included.
+//
+// Query engine. NewEngine opens a Device, loads kernels/query.ptx and
+// uploads the index (a column whose codec has no GPU decoder is re-encoded
+// with the GPU codec of the same block size). A query pass is one launch
+// sequence whose counts stay in device memory, read back once: AND selects
+// by Parallel Merge Find in the skip column the blocks of each longer list
+// that its candidates land in, decodes only those, intersects and compacts,
+// then scores the survivors; OR adds each term's postings into dense
+// per-document accumulators, term by term; both end in a radix select over
+// (score, docid) keys. Scores follow bm25.TermScore operation by operation
+// and add up in query-term order, so they equal the CPU's bit for bit.
+// SearchBatch queues many passes per synchronization; Profile times the
+// phases with CUDA events. The engine drives its device through a small
+// backend interface (qbackend.go): the CUDA one in a cuda build, and in
+// the CPU tests a child process running the same kernels compiled for the
+// CPU under testdata/qemu, so that the kernels and the launch sequences are
+// checked against the exhaustive scorer without a GPU.
+// docs/gpu-queries.md describes the algorithms and their measurement.
 //
 // Decisions. Kernel parameters are 8-byte values (cu copies 8 bytes per
 // argument). Host-to-device copies read Go memory (or the index's mapped

@@ -339,7 +339,8 @@ func (e *qengine) enqueueAnd(s stream, p *qplan, sc *scratch, slot devPtr, tm *q
 	if err := e.decode(s, &e.freqCol, false, l0.first, 0, int64(l0.nb), sc.fm1[a]); err != nil {
 		return err
 	}
-	tiles := int((n1 + qTile - 1) / qTile)
+	// The tile kernels loop over the tiles of the current count.
+	tiles := e.gridFor(n1)
 	for li := 1; li < m; li++ {
 		l := p.lists[li]
 		cnt := word(sSteps + li - 1)

@@ -47,9 +47,9 @@
 // CPU engines'.
 //
 // Counts live in device memory (the state words): kernels take a pointer to
-// the count of their input and grids sized by a host-side upper bound;
-// threads past the count return. A query runs without a host round trip
-// until its results are read.
+// the count of their input and loop over it (tiles or grid strides), with
+// grids sized by a host-side bound and capped. A query runs without a host
+// round trip until its results are read.
 //
 // Safety: every index comes from the engine's own arrays, and writes into
 // the result and boundary arrays are bounded by their capacities.
@@ -83,6 +83,12 @@ typedef unsigned long long u64;
 #define S_STEPS 8
 
 static __device__ __forceinline__ u32 umin(u32 a, u32 b) { return a < b ? a : b; }
+
+// tiles_of is the number of TILE-element tiles that n elements fill. The
+// tile kernels loop over the tiles of their input's count, whatever their
+// grid, so the host sizes grids by a bound and later steps, with fewer
+// candidates, finish early.
+static __device__ __forceinline__ u32 tiles_of(u32 n) { return (n + TILE - 1) / TILE; }
 
 static __device__ __forceinline__ u32 warp_scan_incl(u32 x) {
   int lane = threadIdx.x & 31;
@@ -160,32 +166,31 @@ static __device__ __forceinline__ bool starts_block(const u32* cand, u64 i, cons
 extern "C" __global__ void __launch_bounds__(TILE)
     and_select(const u32* cand, const u32* countp, const u32* lastDoc, u64 first, u64 nb, u32* blk, u32* tileCounts) {
   u32 n = *countp;
-  u64 t0 = (u64)blockIdx.x * TILE;
-  if (t0 >= n) return;
-  u64 i = t0 + threadIdx.x;
-  bool active = i < n;
-  u32 c = active ? cand[i] : NONE;
   u32 lo = (u32)first, end = (u32)(first + nb);
-  // Splitters: the warp's first and last candidates (active lanes are a
-  // prefix of the warp), searched over the whole list by lanes 0 and 1.
-  u32 act = __ballot_sync(FULL, active);
-  int lastLane = act != 0 ? 31 - __clz(act) : 0;
-  u32 cLo = __shfl_sync(FULL, c, 0), cHi = __shfl_sync(FULL, c, lastLane);
-  u32 s = lower_bound(lastDoc, lo, end, (threadIdx.x & 1) ? cHi : cLo);
-  u32 bLo = __shfl_sync(FULL, s, 0), bHi = __shfl_sync(FULL, s, 1);
-  u32 b = lower_bound(lastDoc, bLo, bHi < end ? bHi + 1 : end, c);
-  if (!active || b >= end) b = NONE;
-  if (active) blk[i] = b;
-  u32 cnt = __syncthreads_count(starts_block(cand, i, lastDoc, first, b));
-  if (threadIdx.x == 0) tileCounts[blockIdx.x] = cnt;
+  for (u32 t = blockIdx.x; t < tiles_of(n); t += gridDim.x) {
+    u64 i = (u64)t * TILE + threadIdx.x;
+    bool active = i < n;
+    u32 c = active ? cand[i] : NONE;
+    // Splitters: the warp's first and last candidates (active lanes are a
+    // prefix of the warp), searched over the whole list by lanes 0 and 1.
+    u32 act = __ballot_sync(FULL, active);
+    int lastLane = act != 0 ? 31 - __clz(act) : 0;
+    u32 cLo = __shfl_sync(FULL, c, 0), cHi = __shfl_sync(FULL, c, lastLane);
+    u32 s = lower_bound(lastDoc, lo, end, (threadIdx.x & 1) ? cHi : cLo);
+    u32 bLo = __shfl_sync(FULL, s, 0), bHi = __shfl_sync(FULL, s, 1);
+    u32 b = lower_bound(lastDoc, bLo, bHi < end ? bHi + 1 : end, c);
+    if (!active || b >= end) b = NONE;
+    if (active) blk[i] = b;
+    u32 cnt = __syncthreads_count(starts_block(cand, i, lastDoc, first, b));
+    if (threadIdx.x == 0) tileCounts[t] = cnt;
+  }
 }
 
 // tile_scan writes the exclusive prefix sums of the tile counts of the
 // *countp elements' tiles, and their total to *totalp. One CTA.
 extern "C" __global__ void __launch_bounds__(BIG)
     tile_scan(const u32* countp, const u32* tileCounts, u32* tileOffsets, u32* totalp) {
-  u32 n = *countp;
-  u32 tiles = (n + TILE - 1) / TILE;
+  u32 tiles = tiles_of(*countp);
   u32 per = (tiles + blockDim.x - 1) / blockDim.x;
   u32 lo = umin(tiles, threadIdx.x * per), hi = umin(tiles, lo + per);
   u32 sum = 0;
@@ -206,16 +211,16 @@ extern "C" __global__ void __launch_bounds__(TILE)
     and_scatter_blocks(const u32* cand, const u32* countp, const u32* lastDoc, u64 first, const u32* blk,
                        const u32* tileOffsets, u32* sel, u32* row) {
   u32 n = *countp;
-  u64 t0 = (u64)blockIdx.x * TILE;
-  if (t0 >= n) return;
-  u64 i = t0 + threadIdx.x;
-  bool active = i < n;
-  u32 b = active ? blk[i] : NONE;
-  bool start = starts_block(cand, i, lastDoc, first, b);
-  u32 total;
-  u32 r = tileOffsets[blockIdx.x] + block_scan(start ? 1 : 0, &total);
-  if (start) sel[r] = b;
-  if (active) row[i] = b == NONE ? NONE : (start ? r : r - 1);
+  for (u32 t = blockIdx.x; t < tiles_of(n); t += gridDim.x) {
+    u64 i = (u64)t * TILE + threadIdx.x;
+    bool active = i < n;
+    u32 b = active ? blk[i] : NONE;
+    bool start = starts_block(cand, i, lastDoc, first, b);
+    u32 total;
+    u32 r = tileOffsets[t] + block_scan(start ? 1 : 0, &total);
+    if (start) sel[r] = b;
+    if (active) row[i] = b == NONE ? NONE : (start ? r : r - 1);
+  }
 }
 
 // and_intersect looks each candidate up in the decoded row of its block
@@ -225,23 +230,23 @@ extern "C" __global__ void __launch_bounds__(TILE)
     and_intersect(const u32* cand, const u32* countp, const u32* blk, const u32* row, const u32* docs,
                   const u32* counts, u64 stride, u32* slot, u32* tileCounts) {
   u32 n = *countp;
-  u64 t0 = (u64)blockIdx.x * TILE;
-  if (t0 >= n) return;
-  u64 i = t0 + threadIdx.x;
-  u32 s = NONE;
-  if (i < n) {
-    u32 r = row[i];
-    if (r != NONE) {
-      u32 c = cand[i];
-      u32 len = umin(counts[blk[i]], (u32)stride);
-      const u32* d = docs + (u64)r * stride;
-      u32 p = lower_bound(d, 0, len, c);
-      if (p < len && d[p] == c) s = p;
+  for (u32 t = blockIdx.x; t < tiles_of(n); t += gridDim.x) {
+    u64 i = (u64)t * TILE + threadIdx.x;
+    u32 s = NONE;
+    if (i < n) {
+      u32 r = row[i];
+      if (r != NONE) {
+        u32 c = cand[i];
+        u32 len = umin(counts[blk[i]], (u32)stride);
+        const u32* d = docs + (u64)r * stride;
+        u32 p = lower_bound(d, 0, len, c);
+        if (p < len && d[p] == c) s = p;
+      }
+      slot[i] = s;
     }
-    slot[i] = s;
+    u32 cnt = __syncthreads_count(s != NONE);
+    if (threadIdx.x == 0) tileCounts[t] = cnt;
   }
-  u32 cnt = __syncthreads_count(s != NONE);
-  if (threadIdx.x == 0) tileCounts[blockIdx.x] = cnt;
 }
 
 // and_scatter_survivors compacts the matched candidates into candOut and
@@ -252,17 +257,17 @@ extern "C" __global__ void __launch_bounds__(TILE)
                           const u32* tileOffsets, const u32* freqs, u64 stride, const u32* fm1In, u32* fm1Out,
                           u64 cap, u64 nprev, u32* candOut) {
   u32 n = *countp;
-  u64 t0 = (u64)blockIdx.x * TILE;
-  if (t0 >= n) return;
-  u64 i = t0 + threadIdx.x;
-  u32 s = i < n ? slot[i] : NONE;
-  bool keep = s != NONE;
-  u32 total;
-  u64 o = tileOffsets[blockIdx.x] + block_scan(keep ? 1 : 0, &total);
-  if (keep) {
-    candOut[o] = cand[i];
-    for (u64 l = 0; l < nprev; l++) fm1Out[l * cap + o] = fm1In[l * cap + i];
-    fm1Out[nprev * cap + o] = freqs[(u64)row[i] * stride + s];
+  for (u32 t = blockIdx.x; t < tiles_of(n); t += gridDim.x) {
+    u64 i = (u64)t * TILE + threadIdx.x;
+    u32 s = i < n ? slot[i] : NONE;
+    bool keep = s != NONE;
+    u32 total;
+    u64 o = tileOffsets[t] + block_scan(keep ? 1 : 0, &total);
+    if (keep) {
+      candOut[o] = cand[i];
+      for (u64 l = 0; l < nprev; l++) fm1Out[l * cap + o] = fm1In[l * cap + i];
+      fm1Out[nprev * cap + o] = freqs[(u64)row[i] * stride + s];
+    }
   }
 }
 
