@@ -1,10 +1,6 @@
 package varint
 
-import (
-	"encoding/binary"
-
-	"github.com/gpusearch/gpusearch/codecplugins"
-)
+import "github.com/gpusearch/gpusearch/codecplugins"
 
 // G8CU is varint-G8CU (Stepanov et al.'s varint-GU with complete units):
 // the values' little-endian bytes (1 to 4 each) form one stream, cut into
@@ -62,17 +58,9 @@ func (G8CU) DecodeBlock(dst []uint32, src []byte, n int) error {
 		if u.long || cl+int(u.lead) > 4 {
 			return codecplugins.Corrupt(g8cuName, p, "value longer than 4 bytes")
 		}
-		var w uint64
-		if p+9 <= len(src) {
-			w = binary.LittleEndian.Uint64(src[p+1 : p+9])
-		} else {
-			// The block's last unit, shorter than 8 bytes.
-			if p+1+int(u.end[k-1]) > len(src) {
-				return codecplugins.Corrupt(g8cuName, len(src), "truncated unit")
-			}
-			var b [8]byte
-			copy(b[:], src[p+1:])
-			w = binary.LittleEndian.Uint64(b[:])
+		w, ok := u.load(src, p) // the block's last unit may be shorter than 8 bytes
+		if !ok {
+			return codecplugins.Corrupt(g8cuName, len(src), "truncated unit")
 		}
 		first := uint32(carry | (w&uint64(u.mask[0]))<<(8*cl))
 		if i+8 <= n {
@@ -80,17 +68,17 @@ func (G8CU) DecodeBlock(dst []uint32, src []byte, n int) error {
 			// overwrites them, and the loop has no branch on k.
 			d := (*[8]uint32)(dst[i : i+8])
 			d[0] = first
-			d[1] = uint32(w>>(u.shift[1]&63)) & u.mask[1]
-			d[2] = uint32(w>>(u.shift[2]&63)) & u.mask[2]
-			d[3] = uint32(w>>(u.shift[3]&63)) & u.mask[3]
-			d[4] = uint32(w>>(u.shift[4]&63)) & u.mask[4]
-			d[5] = uint32(w>>(u.shift[5]&63)) & u.mask[5]
-			d[6] = uint32(w>>(u.shift[6]&63)) & u.mask[6]
-			d[7] = uint32(w>>(u.shift[7]&63)) & u.mask[7]
+			d[1] = u.value(w, 1)
+			d[2] = u.value(w, 2)
+			d[3] = u.value(w, 3)
+			d[4] = u.value(w, 4)
+			d[5] = u.value(w, 5)
+			d[6] = u.value(w, 6)
+			d[7] = u.value(w, 7)
 		} else {
 			dst[i] = first
 			for j := 1; j < k; j++ {
-				dst[i+j] = uint32(w>>(u.shift[j]&63)) & u.mask[j]
+				dst[i+j] = u.value(w, j)
 			}
 		}
 		e := int(u.end[k-1])

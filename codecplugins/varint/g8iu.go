@@ -1,10 +1,6 @@
 package varint
 
-import (
-	"encoding/binary"
-
-	"github.com/gpusearch/gpusearch/codecplugins"
-)
+import "github.com/gpusearch/gpusearch/codecplugins"
 
 // G8IU is varint-G8IU (Stepanov et al.'s varint-GU with incomplete units):
 // values go in 9-byte groups, one descriptor byte then 8 data bytes. As many
@@ -69,33 +65,25 @@ func (G8IU) DecodeBlock(dst []uint32, src []byte, n int) error {
 		if u.long || u.lead > 4 {
 			return codecplugins.Corrupt(g8iuName, p, "value longer than 4 bytes")
 		}
-		var w uint64
-		if p+9 <= len(src) {
-			w = binary.LittleEndian.Uint64(src[p+1 : p+9])
-		} else {
-			// The block's unpadded last group.
-			if p+1+int(u.end[k-1]) > len(src) {
-				return codecplugins.Corrupt(g8iuName, len(src), "truncated group")
-			}
-			var b [8]byte
-			copy(b[:], src[p+1:])
-			w = binary.LittleEndian.Uint64(b[:])
+		w, ok := u.load(src, p) // the block's last group is unpadded
+		if !ok {
+			return codecplugins.Corrupt(g8iuName, len(src), "truncated group")
 		}
 		if i+8 <= n {
 			// Write all eight slots, unused ones too: the next group
 			// overwrites them, and the loop has no branch on k.
 			d := (*[8]uint32)(dst[i : i+8])
 			d[0] = uint32(w) & u.mask[0]
-			d[1] = uint32(w>>(u.shift[1]&63)) & u.mask[1]
-			d[2] = uint32(w>>(u.shift[2]&63)) & u.mask[2]
-			d[3] = uint32(w>>(u.shift[3]&63)) & u.mask[3]
-			d[4] = uint32(w>>(u.shift[4]&63)) & u.mask[4]
-			d[5] = uint32(w>>(u.shift[5]&63)) & u.mask[5]
-			d[6] = uint32(w>>(u.shift[6]&63)) & u.mask[6]
-			d[7] = uint32(w>>(u.shift[7]&63)) & u.mask[7]
+			d[1] = u.value(w, 1)
+			d[2] = u.value(w, 2)
+			d[3] = u.value(w, 3)
+			d[4] = u.value(w, 4)
+			d[5] = u.value(w, 5)
+			d[6] = u.value(w, 6)
+			d[7] = u.value(w, 7)
 		} else {
 			for j := range k {
-				dst[i+j] = uint32(w>>(u.shift[j]&63)) & u.mask[j]
+				dst[i+j] = u.value(w, j)
 			}
 		}
 		i += k

@@ -1,5 +1,7 @@
 package varint
 
+import "encoding/binary"
+
 // unit describes one descriptor byte of varint-G8IU and varint-G8CU. Bit j
 // stands for data byte j: 0 if the byte ends a value, 1 if the value goes on
 // (or, in G8IU, if the byte is padding). A value's length in bytes is thus
@@ -41,3 +43,30 @@ var units = func() (t [256]unit) {
 	}
 	return t
 }()
+
+// load returns the unit's 8 data bytes, after its descriptor at src[p], as
+// a little-endian word. ok is false if src ends before the unit's last
+// value does. The unit must end at least one value.
+func (u *unit) load(src []byte, p int) (w uint64, ok bool) {
+	if p+9 <= len(src) {
+		return binary.LittleEndian.Uint64(src[p+1 : p+9]), true
+	}
+	return u.loadLast(src, p)
+}
+
+// loadLast is load for the block's last unit, which may stop short of 8
+// bytes: the missing bytes read as zero.
+func (u *unit) loadLast(src []byte, p int) (w uint64, ok bool) {
+	if p+1+int(u.end[u.count-1]) > len(src) {
+		return 0, false
+	}
+	var b [8]byte
+	copy(b[:], src[p+1:])
+	return binary.LittleEndian.Uint64(b[:]), true
+}
+
+// value returns the bytes of value j that lie in the unit whose data word
+// is w.
+func (u *unit) value(w uint64, j int) uint32 {
+	return uint32(w>>(u.shift[j]&63)) & u.mask[j]
+}
