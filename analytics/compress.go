@@ -336,6 +336,7 @@ type gzipCounter struct {
 
 type countWriter int64
 
+// Write counts p.
 func (c *countWriter) Write(p []byte) (int, error) {
 	*c += countWriter(len(p))
 	return len(p), nil
@@ -347,6 +348,7 @@ func newGzipCounter() *gzipCounter {
 	return g
 }
 
+// Write compresses p.
 func (g *gzipCounter) Write(p []byte) { g.zw.Write(p) }
 
 // Close flushes the stream and returns its size.
