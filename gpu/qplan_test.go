@@ -169,6 +169,27 @@ func TestGPUColumnReencode(t *testing.T) {
 			t.Errorf("re-encoded %s column decodes differently", out)
 		}
 	}
+	// Enough blocks to be re-encoded in several chunks.
+	bp, err := codecplugins.Lookup("bp128")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := EncodeList(bp, randomList(rand.New(rand.NewPCG(4, 4)), 5000*128+77, 1<<30))
+	got, re, err := gpuColumn(long)
+	if err != nil || !re {
+		t.Fatalf("gpuColumn(%d blocks) = %v, %v", long.NumBlocks(), re, err)
+	}
+	want := make([]uint32, long.NumBlocks()*128)
+	have := make([]uint32, len(want))
+	if err := long.Decode(want, nil, DocIDs); err != nil {
+		t.Fatal(err)
+	}
+	if err := got.Decode(have, nil, DocIDs); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(have, want) {
+		t.Errorf("re-encoded %d-block list decodes differently", long.NumBlocks())
+	}
 	gpuIx := openCorpus(t, corpusSpec{Docs: 500, Vocab: 10, Zipf: 1, Density: 0.8, Codec: "gpu-vbyte1024", Seed: 3})
 	dh, _ = IndexColumns(gpuIx)
 	if got, re, err := gpuColumn(dh); err != nil || re || got.Codec != "gpu-vbyte1024" {
