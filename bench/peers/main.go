@@ -47,6 +47,7 @@ type options struct {
 	ks, modes      string
 	engines        string
 	luceneAnalyzer string
+	gpusearchAlgo  string
 	warmupQueries  int
 	repeat, limit  int
 	work           string
@@ -68,6 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.ks, "k", "10,1000", "comma-separated result depths")
 	fs.StringVar(&o.modes, "modes", "and,or", "comma-separated modes")
 	fs.StringVar(&o.engines, "engines", "gpusearch,lucene,xapian,bleve", "comma-separated engines; gpusearch always runs first")
+	fs.StringVar(&o.gpusearchAlgo, "gpusearch-engine", "cpu", "gpusearch's CPU engine (query.New): cpu, daat, maxscore, wand, bmw, exhaustive, bitmap")
 	fs.StringVar(&o.luceneAnalyzer, "lucene-analyzer", "porter2", "Lucene analyzer: porter2, english or standard")
 	fs.IntVar(&o.warmupQueries, "warmup-queries", 20000, "untimed queries before each run's timed passes (whole passes over the queries, at least one)")
 	fs.IntVar(&o.repeat, "repeat", 1, "timed passes over the queries in each run")
@@ -160,7 +162,7 @@ func parseSpecs(modes, ks string) ([]peer.Spec, error) {
 // newEngines builds the engines named in o, gpusearch first; a peer that is
 // not installed is skipped, with the reason.
 func newEngines(ctx context.Context, o options, stderr io.Writer) ([]peer.Engine, map[string]string, error) {
-	engines := []peer.Engine{&peer.GPUSearch{Engine: "cpu"}}
+	engines := []peer.Engine{&peer.GPUSearch{Engine: o.gpusearchAlgo}}
 	skipped := map[string]string{}
 	for _, name := range strings.Split(o.engines, ",") {
 		var e peer.Engine
