@@ -64,11 +64,11 @@ func panel(rep *Report) (*plot.Plot, error) {
 		return nil, fmt.Errorf("peer: report of %s has no run to plot", rep.Crawl)
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: %d documents, %d queries, single thread",
-		filepath.Base(filepath.Clean(rep.Crawl)), rep.Documents, rep.Queries)
-	p.Y.Label.Text = "CPU time per query, µs (bar: mean, tick: p99)"
+	p.Title.Text = fmt.Sprintf("%s: %d documents, %d queries, one thread; bar: mean, tick: p99",
+		shortPath(rep.Crawl), rep.Documents, rep.Queries)
+	p.Y.Label.Text = "CPU µs per query"
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Tick.Marker = inRange{plot.LogTicks{Prec: -1}}
 	p.Add(plotter.NewGrid())
 	names := make([]string, len(rep.Engines))
 	for i, e := range rep.Engines {
@@ -96,6 +96,28 @@ func panel(rep *Report) (*plot.Plot, error) {
 	p.Legend.Top = true
 	p.Legend.Left = true
 	return p, nil
+}
+
+// shortPath returns the last two elements of a path ("rust-doc/html").
+func shortPath(path string) string {
+	dir, base := filepath.Split(filepath.Clean(path))
+	return filepath.Join(filepath.Base(dir), base)
+}
+
+// inRange keeps the ticks of a Ticker that lie inside the axis range:
+// LogTicks also returns the powers of ten just outside it, which gonum then
+// reserves room for above the data.
+type inRange struct{ plot.Ticker }
+
+// Ticks returns the ticks within [min, max].
+func (t inRange) Ticks(min, max float64) []plot.Tick {
+	var ticks []plot.Tick
+	for _, tk := range t.Ticker.Ticks(min, max) {
+		if tk.Value >= min && tk.Value <= max {
+			ticks = append(ticks, tk)
+		}
+	}
+	return ticks
 }
 
 // logBars is a bar chart for a log-scaled Y axis: each bar rises from the
@@ -128,7 +150,8 @@ func (b *logBars) Plot(c draw.Canvas, plt *plot.Plot) {
 	}
 }
 
-// DataRange spans the bars and the ticks, with room below the smallest.
+// DataRange spans the bars and the ticks, with room below the smallest and,
+// for the legend, above the largest.
 func (b *logBars) DataRange() (xmin, xmax, ymin, ymax float64) {
 	ymin, ymax = math.Inf(1), math.Inf(-1)
 	for i, v := range b.Mean {
@@ -141,7 +164,7 @@ func (b *logBars) DataRange() (xmin, xmax, ymin, ymax float64) {
 	if math.IsInf(ymin, 1) {
 		ymin, ymax = 1, 10
 	}
-	return -0.5, float64(len(b.Mean)) - 0.5, ymin / 2, ymax * 1.5
+	return -0.5, float64(len(b.Mean)) - 0.5, ymin / 2, ymax * 6
 }
 
 // Thumbnail draws the legend's swatch.
