@@ -111,10 +111,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer closeAll(engines) // Bench closes each engine it measures; this catches the rest on an error
 	fmt.Fprintf(stderr, "extracting %s\n", o.crawl)
 	corpus, err := peer.WriteCorpus(o.crawl, work)
 	if err != nil {
-		closeAll(engines)
 		return err
 	}
 	fmt.Fprintf(stderr, "%d documents, %d bytes of text, in %.1fs\n", corpus.Len(), corpus.Bytes, corpus.Extract.Seconds())

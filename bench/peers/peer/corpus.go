@@ -27,8 +27,8 @@ type Corpus struct {
 func (c *Corpus) Len() int { return len(c.Names) }
 
 // WriteCorpus extracts the text of every document of crawlDir, in docid order,
-// into dir/text and dir/corpus.tsv. A document that cannot be read is left
-// out, as indexer.Build leaves it out.
+// into dir/text and dir/corpus.tsv, replacing what they held. A document that
+// cannot be read is left out, as indexer.Build leaves it out.
 func WriteCorpus(crawlDir, dir string) (*Corpus, error) {
 	start := time.Now()
 	docs, _, err := indexer.Documents(crawlDir, indexer.Options{})
@@ -36,6 +36,9 @@ func WriteCorpus(crawlDir, dir string) (*Corpus, error) {
 		return nil, err
 	}
 	c := &Corpus{TextDir: filepath.Join(dir, "text"), TSV: filepath.Join(dir, "corpus.tsv")}
+	if err := os.RemoveAll(c.TextDir); err != nil { // a reused work directory's old corpus
+		return nil, err
+	}
 	if err := os.MkdirAll(c.TextDir, 0o755); err != nil {
 		return nil, err
 	}

@@ -52,7 +52,8 @@ type Info struct {
 // Engine is one search engine under measurement. Index builds the index of
 // the corpus in dir, an empty directory, and returns the build time as the
 // engine measured it; Search answers queries over that index, single-threaded.
-// Info is complete once Index has returned.
+// Info is complete once Index has returned. Close releases what the engine
+// holds (index, temporary files); calling it again does nothing.
 type Engine interface {
 	Name() string
 	Info() Info
