@@ -120,7 +120,7 @@ func TestPipeline(t *testing.T) {
 			e, ok := byName[name]
 			if !ok {
 				if why, skipped := rep.Skipped[name]; skipped {
-					t.Skipf("%s is not installed (bench/peers/install.sh): %s", name, why)
+					t.Skipf("%s is not installed: %s", name, why)
 				}
 				t.Fatalf("%s neither measured nor skipped", name)
 			}
