@@ -166,7 +166,7 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.DurationVar(&f.deadline, "deadline", 500*time.Millisecond, "per-query deadline")
 	fl.StringVar(&f.policies, "policy", "hybrid", "comma-separated policies: cpu, gpu, best, hybrid")
 	fl.DurationVar(&f.duration, "duration", 10*time.Second, "arrivals stop after this long")
-	fl.IntVar(&f.maxQueries, "max-queries", 2000, "arrivals stop after this many")
+	fl.IntVar(&f.maxQueries, "max-queries", 200000, "arrivals stop after this many (a safety cap: --duration should end a run, so that a rate is held for that long)")
 	fl.BoolVar(&f.sweep, "sweep", false, "find the highest rate with no missed deadline")
 	fl.IntVar(&f.sweepSteps, "sweep-steps", 4, "bisection steps after the doubling phase")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the arrival process")
