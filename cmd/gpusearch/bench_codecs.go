@@ -66,7 +66,7 @@ func newBenchCodecsCmd() *cobra.Command {
 					if p, ok := bench.PaperBPI(r.Codec, r.Dataset); ok {
 						r.PaperBPI = &p
 					}
-					fmt.Fprintf(os.Stderr, "%-18s %-24s %6.2f bpi %9.0f Mis decode %8.0f Mis encode\n", r.Dataset, r.Codec, r.BPI, r.DecodeMIS, r.EncodeMIS)
+					fmt.Fprintf(os.Stderr, "%-18s %-24s %6.2f bpi %9.0f Mis decode (list) %9.0f (block) %8.0f Mis encode\n", r.Dataset, r.Codec, r.BPI, r.DecodeMIS, r.DecodeBlockMIS, r.EncodeMIS)
 					results = append(results, r)
 				}
 			}
