@@ -69,16 +69,16 @@ func IndexDatasets(ix *index.Index) ([]Dataset, error) {
 
 // CodecResult is one codec on one dataset.
 type CodecResult struct {
-	Codec     string   `json:"codec"`
-	Dataset   string   `json:"dataset"`
-	Values    int      `json:"values"`
-	BPI       float64  `json:"bpi"`
-	DecodeMIS float64  `json:"decode_mis"` // millions of integers per second, median, into the whole list (as the paper)
+	Codec     string  `json:"codec"`
+	Dataset   string  `json:"dataset"`
+	Values    int     `json:"values"`
+	BPI       float64 `json:"bpi"`
+	DecodeMIS float64 `json:"decode_mis"` // millions of integers per second, median, into the whole list (as the paper)
 	// DecodeBlockMIS decodes every block into one reused block-sized
 	// buffer, as the index cursors do: the output stays in cache.
-	DecodeBlockMIS float64 `json:"decode_block_mis"`
-	EncodeMIS float64  `json:"encode_mis"`
-	PaperBPI  *float64 `json:"paper_bpi,omitempty"` // Table 1 of the first paper, where it has the codec
+	DecodeBlockMIS float64  `json:"decode_block_mis"`
+	EncodeMIS      float64  `json:"encode_mis"`
+	PaperBPI       *float64 `json:"paper_bpi,omitempty"` // Table 1 of the first paper, where it has the codec
 }
 
 // encodedList is one list cut into blocks.
