@@ -35,9 +35,15 @@ DATA = os.path.join(ROOT, "docs", "data", "device")
 DOCS = os.path.join(ROOT, "docs")
 
 # Engines in plot and table order; the CPU ones are read at 1 thread.
+# In AND mode the maxscore engine runs a plain DAAT AND and the bmw engine
+# a block-max AND (the rows' "algorithm"), hence the labels per mode.
 ENGINES = ["exhaustive", "maxscore", "bmw", "gpu"]
-LABELS = {"exhaustive": "CPU exhaustive", "maxscore": "CPU MaxScore",
-          "bmw": "CPU BlockMax-WAND", "gpu": "GPU (H100)"}
+LABELS = {
+    "or": {"exhaustive": "CPU exhaustive", "maxscore": "CPU MaxScore",
+           "bmw": "CPU BlockMax-WAND", "gpu": "GPU (H100)"},
+    "and": {"exhaustive": "CPU exhaustive", "maxscore": "CPU maxscore engine: DAAT AND",
+            "bmw": "CPU bmw engine: BlockMax AND", "gpu": "GPU (H100)"},
+}
 STYLE = {"exhaustive": ("tab:red", "o"), "maxscore": ("tab:orange", "s"),
          "bmw": ("tab:blue", "^"), "gpu": ("tab:green", "D")}
 
@@ -89,6 +95,18 @@ def size_label(n):
     return f"10^{e}" if m == 1 else f"{m:g}x10^{e}"
 
 
+def ms(us):
+    """Microseconds as milliseconds to three significant digits."""
+    v = us / 1000
+    if v >= 100:
+        return f"{v:,.0f}"
+    if v >= 10:
+        return f"{v:.1f}"
+    if v >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3f}"
+
+
 def panel(ax, xs, ys, label, color, marker, unit):
     """One log-log series with its exponent in the legend."""
     s = slope(xs, ys)
@@ -136,7 +154,7 @@ def plot_latency(bench, sizes):
             if len(xs) < 2:
                 continue
             color, marker = STYLE[e]
-            exps[(mode, e)] = panel(ax, xs, ys, LABELS[e], color, marker, "mean latency, ms")
+            exps[(mode, e)] = panel(ax, xs, ys, LABELS[mode][e], color, marker, "mean latency, ms")
         ax.set_title(f"{mode.upper()} top-10, one query at a time")
         ax.legend(loc="upper left", fontsize=9)
     fig.suptitle("bench queries on the synthetic indexes, 16-core H100 machine (CPU engines on 1 thread)", fontsize=11)
@@ -175,14 +193,14 @@ def tables(gen, variants, bench, queries, build_exps, lat_exps):
     print()
     for mode in ["or", "and"]:
         print(f"{mode.upper()} top-10: mean / p99 latency in ms (queries/s)")
-        print("| documents | " + " | ".join(LABELS[e] + (" 1 thread" if e != "gpu" else "") for e in ENGINES) + " |")
+        print("| documents | " + " | ".join(LABELS[mode][e] + (", 1 thread" if e != "gpu" else "") for e in ENGINES) + " |")
         print("| --- " * (len(ENGINES) + 1) + "|")
         for n in sizes:
             cells = []
             for e in ENGINES:
                 r = bench.get((n, e, mode, 1))
                 cells.append("" if r is None else
-                             f"{r['mean_us'] / 1000:.3g} / {r['p99_us'] / 1000:.3g} ({r['qps']:,.0f})")
+                             f"{ms(r['mean_us'])} / {ms(r['p99_us'])} ({r['qps']:,.0f})")
             print(f"| {size_label(n)} | " + " | ".join(cells) + " |")
         print("| exponent (mean) | " + " | ".join(
             f"{lat_exps[(mode, e)]:.2f}" if (mode, e) in lat_exps else "" for e in ENGINES) + " |")
@@ -193,13 +211,15 @@ def tables(gen, variants, bench, queries, build_exps, lat_exps):
         print("| exponent (p99) | " + " | ".join(p99) + " |")
         print()
         print(f"{mode.upper()} top-10, CPU engines on 16 threads: mean / p99 ms (queries/s)")
+        print("| documents | " + " | ".join(LABELS[mode][e] for e in ENGINES[:-1]) + " |")
+        print("| --- " * len(ENGINES) + "|")
         for n in sizes:
             cells = []
             for e in ENGINES[:-1]:
                 r = bench.get((n, e, mode, 16))
                 cells.append("" if r is None else
-                             f"{e} {r['mean_us'] / 1000:.3g} / {r['p99_us'] / 1000:.3g} ({r['qps']:,.0f})")
-            print(f"  {size_label(n)}: " + "; ".join(cells))
+                             f"{ms(r['mean_us'])} / {ms(r['p99_us'])} ({r['qps']:,.0f})")
+            print(f"| {size_label(n)} | " + " | ".join(cells) + " |")
         print()
     for n in sizes:
         g, x = bench.get((n, "gpu", "or", 1)), bench.get((n, "exhaustive", "or", 1))
