@@ -29,9 +29,13 @@ func newBenchFitCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			m, err := query.ParseMode(mode)
-			if err != nil {
-				return usageError{err}
+			var modes []query.Mode
+			for _, name := range splitList(mode) {
+				m, err := query.ParseMode(name)
+				if err != nil {
+					return usageError{err}
+				}
+				modes = append(modes, m)
 			}
 			lines, err := readQueries(queries)
 			if err != nil {
@@ -53,18 +57,22 @@ func newBenchFitCmd() *cobra.Command {
 			}
 			a := analysis.New()
 			var samples []schedule.Sample
+			// Every query in every mode, interleaved, so that the model
+			// learns each mode and the held-out set covers them all.
 			for _, l := range lines {
-				q := query.Parse(a, l.Text, m, k)
-				s := schedule.Sample{Features: schedule.FeaturesOf(ix, q)}
-				if s.CPU, err = medianTime(cmd.Context(), cpu, q, repeat); err != nil {
-					return err
-				}
-				if len(gpus) > 0 {
-					if s.GPU, err = medianTime(cmd.Context(), gpus[0], q, repeat); err != nil {
+				for _, m := range modes {
+					q := query.Parse(a, l.Text, m, k)
+					s := schedule.Sample{Features: schedule.FeaturesOf(ix, q)}
+					if s.CPU, err = medianTime(cmd.Context(), cpu, q, repeat); err != nil {
 						return err
 					}
+					if len(gpus) > 0 {
+						if s.GPU, err = medianTime(cmd.Context(), gpus[0], q, repeat); err != nil {
+							return err
+						}
+					}
+					samples = append(samples, s)
 				}
-				samples = append(samples, s)
 			}
 			model, err := schedule.Fit(samples, holdOut)
 			if err != nil {
@@ -83,7 +91,7 @@ func newBenchFitCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&dir, "index", "index", "index directory (the model is written there)")
 	fl.StringVar(&queries, "queries", "", "queries file (qid<TAB>text or text per line)")
-	fl.StringVar(&mode, "mode", "or", "query mode to time")
+	fl.StringVar(&mode, "mode", "and,or,andor", "comma-separated query modes to time (fit every mode the server will see)")
 	fl.IntVar(&k, "k", 10, "results per query")
 	fl.IntVar(&repeat, "repeat", 3, "runs per query; the median is used")
 	fl.IntVar(&holdOut, "hold-out", 4, "every n-th query is held out to measure the model's error")
