@@ -18,6 +18,7 @@ import (
 	"github.com/gpusearch/gpusearch/analytics/sequitur"
 	"github.com/gpusearch/gpusearch/indexer"
 	"github.com/gpusearch/gpusearch/indexer/analysis"
+	"github.com/gpusearch/gpusearch/internal/progress"
 )
 
 // CompressOptions control Compress. The zero value compresses with the
@@ -77,9 +78,9 @@ func Compress(ctx context.Context, crawlDir string, opts CompressOptions) (*Corp
 	for _, d := range docs {
 		total += d.Size
 	}
-	prog := newProgress(opts.Progress, len(docs), total)
+	prog := progress.Start(opts.Progress, "compressing", len(docs), total)
 	err = analyzeAll(ctx, docs, opts, func(d analyzed) error {
-		prog.add(d.bytes)
+		prog.Add(d.bytes)
 		if d.err != nil {
 			rep.Unreadable++
 			opts.Logger.Warn("unreadable document left out", "url", docs[d.slot].URL, "err", d.err)
@@ -110,7 +111,7 @@ func Compress(ctx context.Context, crawlDir string, opts CompressOptions) (*Corp
 		}
 		return nil
 	})
-	prog.stop()
+	prog.Stop()
 	if err != nil {
 		return nil, rep, err
 	}
@@ -355,64 +356,4 @@ func (g *gzipCounter) Write(p []byte) { g.zw.Write(p) }
 func (g *gzipCounter) Close() int64 {
 	g.zw.Close()
 	return int64(g.n)
-}
-
-// progress prints documents done and MB/s once a second.
-type progress struct {
-	w     io.Writer
-	docs  int
-	total int64
-	mu    sync.Mutex
-	done  int
-	bytes int64
-	start time.Time
-	quit  chan struct{}
-	wg    sync.WaitGroup
-}
-
-func newProgress(w io.Writer, docs int, total int64) *progress {
-	p := &progress{w: w, docs: docs, total: total, start: time.Now(), quit: make(chan struct{})}
-	if w == nil {
-		return p
-	}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				p.print()
-			case <-p.quit:
-				return
-			}
-		}
-	}()
-	return p
-}
-
-func (p *progress) add(bytes int64) {
-	p.mu.Lock()
-	p.done++
-	p.bytes += bytes
-	p.mu.Unlock()
-}
-
-func (p *progress) print() {
-	p.mu.Lock()
-	done, b := p.done, p.bytes
-	p.mu.Unlock()
-	el := time.Since(p.start).Seconds()
-	fmt.Fprintf(p.w, "compressing: %d/%d documents, %.1f/%.1f MB, %.1f MB/s\n",
-		done, p.docs, float64(b)/1e6, float64(p.total)/1e6, float64(b)/1e6/el)
-}
-
-func (p *progress) stop() {
-	if p.w == nil {
-		return
-	}
-	close(p.quit)
-	p.wg.Wait()
-	p.print()
 }

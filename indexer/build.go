@@ -9,13 +9,13 @@ import (
 	"runtime"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer/analysis"
 	"github.com/gpusearch/gpusearch/indexer/extract"
+	"github.com/gpusearch/gpusearch/internal/progress"
 )
 
 // parsed is one worker's output for one document slot.
@@ -81,9 +81,9 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 	if opts.Passages > 0 {
 		pt = newPassageTable(len(files))
 	}
-	prog := newProgress(opts.Progress, len(files), total)
+	prog := progress.Start(opts.Progress, "indexing", len(files), total)
 	err = parseAll(ctx, files, opts, func(p parsed) error {
-		prog.done(p.bytes)
+		prog.Add(p.bytes)
 		rep.InputBytes += p.bytes
 		if p.err != nil {
 			failed[p.slot] = true
@@ -99,7 +99,7 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 		lengths[p.slot] = p.length
 		return inv.add(p.slot, p.tfs)
 	})
-	prog.stop()
+	prog.Stop()
 	if err != nil {
 		return rep, err
 	}
@@ -269,64 +269,4 @@ func parseFile(a *analysis.Analyzer, f docFile, slot uint32, maxBytes int64, pas
 		p.length++
 	})
 	return p
-}
-
-// progress prints documents done, input MB/s and an ETA once a second.
-type progress struct {
-	w          io.Writer
-	docs       int
-	totalBytes int64
-	doneDocs   atomic.Int64
-	doneBytes  atomic.Int64
-	start      time.Time
-	quit       chan struct{}
-	wg         sync.WaitGroup
-}
-
-func newProgress(w io.Writer, docs int, totalBytes int64) *progress {
-	p := &progress{w: w, docs: docs, totalBytes: totalBytes, start: time.Now(), quit: make(chan struct{})}
-	if w == nil {
-		return p
-	}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				p.print()
-			case <-p.quit:
-				return
-			}
-		}
-	}()
-	return p
-}
-
-func (p *progress) done(bytes int64) {
-	p.doneDocs.Add(1)
-	p.doneBytes.Add(bytes)
-}
-
-func (p *progress) print() {
-	el := time.Since(p.start).Seconds()
-	b := p.doneBytes.Load()
-	rate := float64(b) / el
-	eta := "?"
-	if rate > 0 {
-		eta = (time.Duration(float64(p.totalBytes-b)/rate) * time.Second).Round(time.Second).String()
-	}
-	fmt.Fprintf(p.w, "indexing: %d/%d documents, %.1f MB, %.1f MB/s, ETA %s\n",
-		p.doneDocs.Load(), p.docs, float64(b)/1e6, rate/1e6, eta)
-}
-
-func (p *progress) stop() {
-	if p.w == nil {
-		return
-	}
-	close(p.quit)
-	p.wg.Wait()
-	p.print()
 }
