@@ -56,9 +56,6 @@ type Writer struct {
 	written  chan struct{} // closed when the writing goroutine is done
 	errMu    sync.Mutex
 	err      error // first error of the writing goroutine
-	flowMu   sync.Mutex
-	flow     *sync.Cond // signalled when postings leave the pipeline
-	inflight int        // postings added but not yet written
 }
 
 // NewWriter starts an index in dir (created if missing) for the documents
@@ -199,7 +196,6 @@ func (w *Writer) AddTerm(term string, docids, freqs []uint32) error {
 	if err := w.asyncErr(); err != nil {
 		return err
 	}
-	w.acquire(len(docids))
 	j := jobPool.Get().(*encodeJob)
 	j.term, j.ready = term, make(chan struct{})
 	j.docids = append(j.docids[:0], docids...)
@@ -227,42 +223,11 @@ type encodeJob struct {
 	maxScore      float32
 }
 
-// Memory bounds of the pipeline: postings queued or being encoded at once
-// (a single longer list still passes, alone), and the largest list whose
-// buffers a pooled job keeps.
-const (
-	maxInflightPostings = 8 << 20
-	maxPooledPostings   = 1 << 20
-)
-
-// acquire waits until n more postings may enter the pipeline.
-func (w *Writer) acquire(n int) {
-	w.flowMu.Lock()
-	for w.inflight > 0 && w.inflight+n > maxInflightPostings {
-		w.flow.Wait()
-	}
-	w.inflight += n
-	w.flowMu.Unlock()
-}
-
-// release returns n postings' worth of room to the pipeline.
-func (w *Writer) release(n int) {
-	w.flowMu.Lock()
-	w.inflight -= n
-	w.flow.Broadcast()
-	w.flowMu.Unlock()
-}
-
 // jobPool recycles encodeJobs and their buffers.
 var jobPool = sync.Pool{New: func() any { return new(encodeJob) }}
 
-// recycle returns a written job to the pool, keeping its buffers unless
-// they are large (a pooled job must not pin a huge list's memory).
+// recycle returns a written job to the pool, keeping its buffers.
 func (j *encodeJob) recycle() {
-	if cap(j.docids) > maxPooledPostings {
-		jobPool.Put(new(encodeJob))
-		return
-	}
 	*j = encodeJob{
 		docids: j.docids[:0], freqs: j.freqs[:0], gaps: j.gaps[:0], fm1: j.fm1[:0],
 		docData: j.docData[:0], freqData: j.freqData[:0], docEnds: j.docEnds[:0], freqEnds: j.freqEnds[:0], blockMax: j.blockMax[:0],
@@ -344,7 +309,6 @@ func (w *Writer) startPipeline(workers int) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	w.flow = sync.NewCond(&w.flowMu)
 	w.jobs = make(chan *encodeJob, workers)
 	w.order = make(chan *encodeJob, 2*workers)
 	w.written = make(chan struct{})
@@ -363,7 +327,6 @@ func (w *Writer) startPipeline(workers int) {
 		for j := range w.order {
 			<-j.ready
 			if w.asyncErr() != nil {
-				w.release(len(j.docids))
 				continue // drain
 			}
 			if err := w.write(j); err != nil {
@@ -371,7 +334,6 @@ func (w *Writer) startPipeline(workers int) {
 				w.err = err
 				w.errMu.Unlock()
 			}
-			w.release(len(j.docids))
 			j.recycle()
 		}
 	}()
