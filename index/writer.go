@@ -10,8 +10,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sync"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/index/bm25"
@@ -23,7 +21,6 @@ type WriterOptions struct {
 	FreqCodec  string      // registry name of the frequency codec
 	Order      string      // docid order, recorded in meta.json ("url", "crawl", "random", ...)
 	BM25       bm25.Params // parameters of the stored score bounds
-	Workers    int         // encoding goroutines (default: every core)
 }
 
 // Writer lays out an index directory. The document table is given up front
@@ -48,14 +45,9 @@ type Writer struct {
 	nTerms   uint64
 	postings uint64
 	blocks   uint64
+	gaps     []uint32
+	fm1      []uint32
 	closed   bool
-
-	jobs     chan *encodeJob // to the encoders
-	order    chan *encodeJob // to the writing goroutine, in term order
-	encoders sync.WaitGroup
-	written  chan struct{} // closed when the writing goroutine is done
-	errMu    sync.Mutex
-	err      error // first error of the writing goroutine
 }
 
 // NewWriter starts an index in dir (created if missing) for the documents
@@ -121,7 +113,6 @@ func NewWriter(dir string, opts WriterOptions, docLens []uint32, urls []string) 
 			return nil, err
 		}
 	}
-	w.startPipeline(opts.Workers)
 	return w, nil
 }
 
@@ -167,10 +158,7 @@ func (w *Writer) writeDocTable(urls []string) error {
 
 // AddTerm appends a term's posting list: strictly increasing docids below
 // the document count, and their frequencies (each at least 1). Terms must
-// come in strictly increasing byte order. The lists are copied: the caller
-// may reuse them. Encoding runs on WriterOptions.Workers goroutines and
-// the files are written in term order by one more, so the output does not
-// depend on the number of workers.
+// come in strictly increasing byte order.
 func (w *Writer) AddTerm(term string, docids, freqs []uint32) error {
 	if w.closed {
 		return errors.New("index: AddTerm after Close")
@@ -185,177 +173,67 @@ func (w *Writer) AddTerm(term string, docids, freqs []uint32) error {
 		return fmt.Errorf("index: term %q: list too long", term)
 	}
 	n := uint32(len(w.docLens))
+	w.gaps, w.fm1 = w.gaps[:0], w.fm1[:0]
+	prev := uint32(0)
+	var cf uint64
 	for i, d := range docids {
-		if d >= n || (i > 0 && d <= docids[i-1]) {
+		if d >= n || (i > 0 && d <= prev) {
 			return fmt.Errorf("index: term %q: docid %d out of order or range (documents: %d)", term, d, n)
 		}
 		if freqs[i] == 0 {
 			return fmt.Errorf("index: term %q: zero frequency for docid %d", term, d)
 		}
+		w.gaps = append(w.gaps, d-prev)
+		w.fm1 = append(w.fm1, freqs[i]-1)
+		cf += uint64(freqs[i])
+		prev = d
 	}
-	if err := w.asyncErr(); err != nil {
-		return err
+	dc, fc := w.dc, w.fc
+	if le, ok := dc.(codecplugins.ListEncoder); ok {
+		dc = le.ForList(w.gaps)
 	}
-	j := jobPool.Get().(*encodeJob)
-	j.term, j.ready = term, make(chan struct{})
-	j.docids = append(j.docids[:0], docids...)
-	j.freqs = append(j.freqs[:0], freqs...)
-	w.order <- j
-	w.jobs <- j
+	if le, ok := fc.(codecplugins.ListEncoder); ok {
+		fc = le.ForList(w.fm1)
+	}
+	idf := bm25.IDF(uint64(n), uint64(len(docids)))
+	firstBlock := w.blocks
+	var maxScore float32
+	var enc []byte
+	for start := 0; start < len(docids); start += w.bs {
+		end := min(start+w.bs, len(docids))
+		var blockMax float32
+		for i := start; i < end; i++ {
+			if s := w.opts.BM25.TermScore(idf, freqs[i], w.norms[docids[i]]); s > blockMax {
+				blockMax = s
+			}
+		}
+		maxScore = max(maxScore, blockMax)
+		w.skipCols[0].putUint32(docids[end-1])
+		w.skipCols[1].putUint32(math.Float32bits(blockMax))
+		w.skipCols[2].putUint64(uint64(w.docs.size))
+		w.skipCols[3].putUint64(uint64(w.freqs.size))
+		enc = dc.AppendBlock(enc[:0], w.gaps[start:end])
+		w.docs.Write(enc)
+		enc = fc.AppendBlock(enc[:0], w.fm1[start:end])
+		w.freqs.Write(enc)
+		w.blocks++
+	}
+	if firstBlock > math.MaxUint32 {
+		return fmt.Errorf("index: more than 2^32 blocks")
+	}
+	var rec [lexiconRecordSize]byte
+	binary.LittleEndian.PutUint64(rec[0:], uint64(w.terms.size))
+	binary.LittleEndian.PutUint64(rec[8:], cf)
+	binary.LittleEndian.PutUint32(rec[16:], uint32(len(term)))
+	binary.LittleEndian.PutUint32(rec[20:], uint32(len(docids)))
+	binary.LittleEndian.PutUint32(rec[24:], math.Float32bits(maxScore))
+	binary.LittleEndian.PutUint32(rec[28:], uint32(firstBlock))
+	w.lexicon.Write(rec[:])
+	io.WriteString(w.terms, term)
 	w.prevTerm = term
 	w.nTerms++
 	w.postings += uint64(len(docids))
 	return nil
-}
-
-// encodeJob is one term's list on its way through the pipeline.
-type encodeJob struct {
-	term          string
-	docids, freqs []uint32
-	ready         chan struct{} // closed when the fields below are set
-	gaps, fm1     []uint32      // scratch: d-gaps and freq-1
-	docData       []byte
-	freqData      []byte
-	docEnds       []int // end offset of each block in docData
-	freqEnds      []int
-	blockMax      []float32
-	cf            uint64
-	maxScore      float32
-}
-
-// jobPool recycles encodeJobs and their buffers.
-var jobPool = sync.Pool{New: func() any { return new(encodeJob) }}
-
-// recycle returns a written job to the pool, keeping its buffers.
-func (j *encodeJob) recycle() {
-	*j = encodeJob{
-		docids: j.docids[:0], freqs: j.freqs[:0], gaps: j.gaps[:0], fm1: j.fm1[:0],
-		docData: j.docData[:0], freqData: j.freqData[:0], docEnds: j.docEnds[:0], freqEnds: j.freqEnds[:0], blockMax: j.blockMax[:0],
-	}
-	jobPool.Put(j)
-}
-
-// encode fills j's encoded blocks, skip entries and statistics.
-func (w *Writer) encode(j *encodeJob) {
-	prev := uint32(0)
-	for i, d := range j.docids {
-		j.gaps = append(j.gaps, d-prev)
-		j.fm1 = append(j.fm1, j.freqs[i]-1)
-		j.cf += uint64(j.freqs[i])
-		prev = d
-	}
-	gaps, fm1 := j.gaps, j.fm1
-	dc, fc := w.dc, w.fc
-	if le, ok := dc.(codecplugins.ListEncoder); ok {
-		dc = le.ForList(gaps)
-	}
-	if le, ok := fc.(codecplugins.ListEncoder); ok {
-		fc = le.ForList(fm1)
-	}
-	idf := bm25.IDF(uint64(len(w.docLens)), uint64(len(j.docids)))
-	for start := 0; start < len(j.docids); start += w.bs {
-		end := min(start+w.bs, len(j.docids))
-		var blockMax float32
-		for i := start; i < end; i++ {
-			if s := w.opts.BM25.TermScore(idf, j.freqs[i], w.norms[j.docids[i]]); s > blockMax {
-				blockMax = s
-			}
-		}
-		j.maxScore = max(j.maxScore, blockMax)
-		j.blockMax = append(j.blockMax, blockMax)
-		j.docData = dc.AppendBlock(j.docData, gaps[start:end])
-		j.docEnds = append(j.docEnds, len(j.docData))
-		j.freqData = fc.AppendBlock(j.freqData, fm1[start:end])
-		j.freqEnds = append(j.freqEnds, len(j.freqData))
-	}
-}
-
-// write appends an encoded term to the files; it runs on the writing
-// goroutine only, in term order.
-func (w *Writer) write(j *encodeJob) error {
-	firstBlock := w.blocks
-	if firstBlock+uint64(len(j.docEnds)) > math.MaxUint32 {
-		return fmt.Errorf("index: more than 2^32 blocks")
-	}
-	bs := w.bs
-	docBase, freqBase := uint64(w.docs.size), uint64(w.freqs.size)
-	for b := range j.docEnds {
-		w.skipCols[0].putUint32(j.docids[min((b+1)*bs, len(j.docids))-1])
-		w.skipCols[1].putUint32(math.Float32bits(j.blockMax[b]))
-		docStart, freqStart := 0, 0
-		if b > 0 {
-			docStart, freqStart = j.docEnds[b-1], j.freqEnds[b-1]
-		}
-		w.skipCols[2].putUint64(docBase + uint64(docStart))
-		w.skipCols[3].putUint64(freqBase + uint64(freqStart))
-	}
-	w.blocks += uint64(len(j.docEnds))
-	w.docs.Write(j.docData)
-	w.freqs.Write(j.freqData)
-	var rec [lexiconRecordSize]byte
-	binary.LittleEndian.PutUint64(rec[0:], uint64(w.terms.size))
-	binary.LittleEndian.PutUint64(rec[8:], j.cf)
-	binary.LittleEndian.PutUint32(rec[16:], uint32(len(j.term)))
-	binary.LittleEndian.PutUint32(rec[20:], uint32(len(j.docids)))
-	binary.LittleEndian.PutUint32(rec[24:], math.Float32bits(j.maxScore))
-	binary.LittleEndian.PutUint32(rec[28:], uint32(firstBlock))
-	w.lexicon.Write(rec[:])
-	io.WriteString(w.terms, j.term)
-	return nil
-}
-
-// startPipeline starts the encoding workers and the writing goroutine.
-func (w *Writer) startPipeline(workers int) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	w.jobs = make(chan *encodeJob, workers)
-	w.order = make(chan *encodeJob, 2*workers)
-	w.written = make(chan struct{})
-	for range workers {
-		w.encoders.Add(1)
-		go func() {
-			defer w.encoders.Done()
-			for j := range w.jobs {
-				w.encode(j)
-				close(j.ready)
-			}
-		}()
-	}
-	go func() {
-		defer close(w.written)
-		for j := range w.order {
-			<-j.ready
-			if w.asyncErr() != nil {
-				continue // drain
-			}
-			if err := w.write(j); err != nil {
-				w.errMu.Lock()
-				w.err = err
-				w.errMu.Unlock()
-			}
-			j.recycle()
-		}
-	}()
-}
-
-// stopPipeline waits until every added term is written.
-func (w *Writer) stopPipeline() error {
-	if w.jobs == nil {
-		return nil
-	}
-	close(w.order)
-	close(w.jobs)
-	w.encoders.Wait()
-	<-w.written
-	w.jobs = nil
-	return w.asyncErr()
-}
-
-func (w *Writer) asyncErr() error {
-	w.errMu.Lock()
-	defer w.errMu.Unlock()
-	return w.err
 }
 
 // Close writes the skip table and meta.json, making the index valid.
@@ -364,10 +242,6 @@ func (w *Writer) Close() error {
 		return errors.New("index: Close called twice")
 	}
 	w.closed = true
-	if err := w.stopPipeline(); err != nil {
-		w.Abort()
-		return err
-	}
 	// The offset columns get their end entries.
 	w.skipCols[2].putUint64(uint64(w.docs.size))
 	w.skipCols[3].putUint64(uint64(w.freqs.size))
@@ -430,7 +304,6 @@ func (w *Writer) Close() error {
 // Abort discards everything written; the directory holds no valid index.
 func (w *Writer) Abort() {
 	w.closed = true
-	w.stopPipeline()
 	for _, f := range []*fileWriter{w.docs, w.freqs, w.lexicon, w.terms} {
 		if f != nil {
 			f.abort()
