@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -170,27 +169,17 @@ rather than the result cache.`,
 	return cmd
 }
 
-// readBenchHTTPQueries reads a queries file: one query per line, optionally
-// "qid<TAB>text"; blank lines are skipped.
+// readBenchHTTPQueries reads a queries file's texts (readQueries).
 func readBenchHTTPQueries(path string) ([]string, error) {
-	f, err := os.Open(path)
+	lines, err := readQueries(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var qs []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if _, text, ok := strings.Cut(line, "\t"); ok {
-			line = text
+	qs := make([]string, 0, len(lines))
+	for _, l := range lines {
+		if t := strings.TrimSpace(l.Text); t != "" {
+			qs = append(qs, t)
 		}
-		if line = strings.TrimSpace(line); line != "" {
-			qs = append(qs, line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(qs) == 0 {
 		return nil, fmt.Errorf("%s: no queries", path)
