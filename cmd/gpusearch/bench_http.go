@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpusearch/gpusearch/config"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer/analysis"
 	"github.com/gpusearch/gpusearch/query"
@@ -135,7 +136,11 @@ rather than the result cache.`,
 				rep.Runs = append(rep.Runs, run)
 			}
 			if f.index != "" {
-				in, err := inProcessLatency(ctx, f.index, f.engine, queries, mode, f.k, f.warmup, f.duration, f.maxRequests)
+				cfg, err := loadConfig(cmd)
+				if err != nil {
+					return err
+				}
+				in, err := inProcessLatency(ctx, f.index, cfg.GPU, f.engine, queries, mode, f.k, f.warmup, f.duration, f.maxRequests)
 				if err != nil {
 					return err
 				}
@@ -154,6 +159,7 @@ rather than the result cache.`,
 			return nil
 		},
 	}
+	addConfigFlag(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address of the server, HOST:PORT")
 	fl.StringVar(&f.queries, "queries", "", "queries file: one per line, optionally qid<TAB>text")
@@ -284,16 +290,17 @@ func httpGet(ctx context.Context, c *http.Client, u string) (time.Duration, erro
 // a time over the same queries: unmeasured for warmup (which also faults
 // this process's mapping of the index in, as the server's already is),
 // then bounded like a run.
-func inProcessLatency(ctx context.Context, dir, engine string, queries []string, mode query.Mode, k int, warmup, d time.Duration, max int64) (latencySummary, error) {
+func inProcessLatency(ctx context.Context, dir string, gpuCfg config.GPU, engine string, queries []string, mode query.Mode, k int, warmup, d time.Duration, max int64) (latencySummary, error) {
 	ix, err := index.Open(dir)
 	if err != nil {
 		return latencySummary{}, err
 	}
 	defer ix.Close()
-	eng, err := cpuEngine(ix, engine)
+	eng, closeEngine, err := openEngine(ix, gpuCfg, engine)
 	if err != nil {
 		return latencySummary{}, err
 	}
+	defer closeEngine()
 	a := analysis.New()
 	loop := func(d time.Duration, max int64) ([]time.Duration, error) {
 		var lat []time.Duration

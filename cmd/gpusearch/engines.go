@@ -46,3 +46,28 @@ func closeGPUs(gs []*gpu.Engine) {
 		}
 	}
 }
+
+// openEngine resolves an engine name for the command line: "gpu" opens the
+// first configured GPU, "auto" is the CPU engine (the scheduler belongs to
+// the server's worker pool), and any other name is a CPU algorithm. The
+// returned func releases what was opened.
+func openEngine(ix *index.Index, cfg config.GPU, name string) (query.Engine, func(), error) {
+	switch name {
+	case "gpu":
+		gpus, err := openGPUs(ix, cfg)
+		if len(gpus) == 0 {
+			if err == nil {
+				err = errors.New("no GPU devices configured")
+			}
+			return nil, nil, fmt.Errorf("engine gpu: %w", err)
+		}
+		return gpus[0], func() { closeGPUs(gpus) }, nil
+	case "auto":
+		name = "cpu"
+	}
+	e, err := query.New(ix, name)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	return e, func() {}, nil
+}

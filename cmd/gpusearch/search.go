@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -62,20 +61,11 @@ func newSearchCmd() *cobra.Command {
 			}
 			defer ix.Close()
 			name := pick(fl.Changed("engine"), engine, cfg.Search.Engine)
-			var eng query.Engine
-			if name == "gpu" {
-				gpus, err := openGPUs(ix, cfg.GPU)
-				if len(gpus) == 0 {
-					if err == nil {
-						err = errors.New("no GPU devices configured")
-					}
-					return fmt.Errorf("engine gpu: %w", err)
-				}
-				defer closeGPUs(gpus)
-				eng = gpus[0]
-			} else if eng, err = cpuEngine(ix, name); err != nil {
+			eng, closeEngine, err := openEngine(ix, cfg.GPU, name)
+			if err != nil {
 				return err
 			}
+			defer closeEngine()
 			if trec {
 				return searchTREC(cmd.Context(), ix, eng, m, k, tag, queriesFile, eval.Query{ID: qid, Text: strings.Join(args, " ")})
 			}
@@ -141,23 +131,4 @@ func searchTREC(ctx context.Context, ix *index.Index, eng query.Engine, m query.
 	}
 	fmt.Fprintf(os.Stderr, "%d queries, mode %s, k %d, in %v\n", len(qs), m, k, time.Since(start).Round(time.Millisecond))
 	return nil
-}
-
-// errNoGPU is what a GPU request gets from this build.
-var errNoGPU = errors.New("engine gpu: built without CUDA support (build with -tags cuda)")
-
-// cpuEngine resolves an engine name for the command line: auto means the
-// CPU until a scheduler exists.
-func cpuEngine(ix *index.Index, name string) (query.Engine, error) {
-	switch name {
-	case "auto":
-		name = "cpu"
-	case "gpu":
-		return nil, errNoGPU
-	}
-	e, err := query.New(ix, name)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	return e, nil
 }
