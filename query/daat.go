@@ -26,25 +26,7 @@ type daatAlgorithm struct {
 // Search implements Engine.
 func (e *DAAT) Search(ctx context.Context, q Query) (Result, error) {
 	start := time.Now()
-	var res Result
-	var err error
-	switch {
-	case q.K <= 0 || len(q.Terms) == 0:
-	case q.Mode == And:
-		res, err = e.run(ctx, q, And)
-	case q.Mode == Or:
-		res, err = e.run(ctx, q, Or)
-	default:
-		res, err = e.run(ctx, q, And)
-		if err == nil && len(res.Hits) < q.K {
-			and := res.Stats
-			res, err = e.run(ctx, q, Or)
-			res.Stats.Algorithm = and.Algorithm + "+" + res.Stats.Algorithm
-			res.Stats.PostingsScored += and.PostingsScored
-			res.Stats.BlocksDecoded += and.BlocksDecoded
-			res.Stats.BlocksSkipped += and.BlocksSkipped
-		}
-	}
+	res, err := runMode(ctx, q, e.run)
 	res.Stats.Took = time.Since(start)
 	return res, err
 }

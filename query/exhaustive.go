@@ -91,7 +91,8 @@ func (e *Exhaustive) run(ctx context.Context, q Query, mode Mode) (Result, error
 }
 
 // runMode answers q by calling run for AND or OR, and for AND+OR runs AND
-// then OR when AND found fewer than k hits; statistics add up.
+// then OR when AND found fewer than k hits; statistics add up, and a
+// fallback's Algorithm names both runs ("and+bmw").
 func runMode(ctx context.Context, q Query, run func(context.Context, Query, Mode) (Result, error)) (Result, error) {
 	if q.K <= 0 || len(q.Terms) == 0 {
 		return Result{}, nil
@@ -104,6 +105,9 @@ func runMode(ctx context.Context, q Query, run func(context.Context, Query, Mode
 		return res, err
 	}
 	or, err := run(ctx, q, Or)
+	if res.Stats.Algorithm != "" {
+		or.Stats.Algorithm = res.Stats.Algorithm + "+" + or.Stats.Algorithm
+	}
 	or.Stats.PostingsScored += res.Stats.PostingsScored
 	or.Stats.BlocksDecoded += res.Stats.BlocksDecoded
 	or.Stats.BlocksSkipped += res.Stats.BlocksSkipped
