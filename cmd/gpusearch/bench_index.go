@@ -29,17 +29,14 @@ func newBenchIndexCmd() *cobra.Command {
 				}
 				defer os.RemoveAll(dir)
 			}
-			ic := cfg.Index
-			rep, err := indexer.Build(cmd.Context(), args[0], dir, indexer.Options{
-				DocIDCodec: ic.DocIDCodec, FreqCodec: ic.FreqCodec, Order: ic.Order, Seed: ic.Seed,
-				Workers: pick(cmd.Flags().Changed("workers"), workers, ic.Workers), MemoryBudget: ic.MemoryBudgetMB << 20,
-				MaxDocBytes: ic.MaxDocBytes, Oversize: ic.Oversize, TempDir: ic.TempDir, BM25: cfg.BM25,
-			})
+			opts := indexOptions(cfg)
+			opts.Workers = pick(cmd.Flags().Changed("workers"), workers, opts.Workers)
+			rep, err := indexer.Build(cmd.Context(), args[0], dir, opts)
 			if err != nil {
 				return err
 			}
 			s := summarize(rep, dir)
-			s.MemoryBudgetMB = ic.MemoryBudgetMB
+			s.MemoryBudgetMB = cfg.Index.MemoryBudgetMB
 			return writeJSON(os.Stdout, s)
 		},
 	}

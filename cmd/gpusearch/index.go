@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpusearch/gpusearch/config"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
 )
@@ -37,20 +38,16 @@ func newIndexCmd() *cobra.Command {
 			}
 			ic := cfg.Index
 			fl := cmd.Flags()
-			opts := indexer.Options{
-				DocIDCodec:   pick(fl.Changed("codec"), f.codec, ic.DocIDCodec),
-				FreqCodec:    pick(fl.Changed("freq-codec"), f.freqCodec, pick(fl.Changed("codec"), f.codec, ic.FreqCodec)),
-				Order:        pick(fl.Changed("order"), f.order, ic.Order),
-				Seed:         pick(fl.Changed("seed"), f.seed, ic.Seed),
-				Workers:      pick(fl.Changed("workers"), f.workers, ic.Workers),
-				MemoryBudget: pick(fl.Changed("memory-mb"), f.memoryMB, ic.MemoryBudgetMB) << 20,
-				MaxDocBytes:  pick(fl.Changed("max-doc-bytes"), f.maxDocBytes, ic.MaxDocBytes),
-				Oversize:     ic.Oversize,
-				TempDir:      ic.TempDir,
-				Passages:     f.passages,
-				BM25:         cfg.BM25,
-				Progress:     stderrUnlessQuiet(f.quiet),
-			}
+			opts := indexOptions(cfg)
+			opts.DocIDCodec = pick(fl.Changed("codec"), f.codec, ic.DocIDCodec)
+			opts.FreqCodec = pick(fl.Changed("freq-codec"), f.freqCodec, pick(fl.Changed("codec"), f.codec, ic.FreqCodec))
+			opts.Order = pick(fl.Changed("order"), f.order, ic.Order)
+			opts.Seed = pick(fl.Changed("seed"), f.seed, ic.Seed)
+			opts.Workers = pick(fl.Changed("workers"), f.workers, ic.Workers)
+			opts.MemoryBudget = pick(fl.Changed("memory-mb"), f.memoryMB, ic.MemoryBudgetMB) << 20
+			opts.MaxDocBytes = pick(fl.Changed("max-doc-bytes"), f.maxDocBytes, ic.MaxDocBytes)
+			opts.Passages = f.passages
+			opts.Progress = stderrUnlessQuiet(f.quiet)
 			if f.fromCompressed != "" && f.passages > 0 {
 				return usagef("index: --passages splits crawl documents; it does not apply to --from-compressed")
 			}
@@ -96,6 +93,17 @@ func newIndexCmd() *cobra.Command {
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
 	fl.BoolVar(&f.json, "json", false, "print the build report as JSON on stdout")
 	return cmd
+}
+
+// indexOptions are the indexer options the config's index and bm25
+// sections give; flags override them.
+func indexOptions(cfg config.Config) indexer.Options {
+	ic := cfg.Index
+	return indexer.Options{
+		DocIDCodec: ic.DocIDCodec, FreqCodec: ic.FreqCodec, Order: ic.Order, Seed: ic.Seed,
+		Workers: ic.Workers, MemoryBudget: ic.MemoryBudgetMB << 20, MaxDocBytes: ic.MaxDocBytes,
+		Oversize: ic.Oversize, TempDir: ic.TempDir, BM25: cfg.BM25,
+	}
 }
 
 // pick returns the flag's value when it was set, else the config's.
