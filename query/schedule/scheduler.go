@@ -3,7 +3,6 @@ package schedule
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"sync"
 	"time"
@@ -158,11 +157,6 @@ func (s *Scheduler) Counts() (cpu, gpu uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ranOnCPU, s.ranOnGPU
-}
-
-// String describes the scheduler.
-func (s *Scheduler) String() string {
-	return fmt.Sprintf("schedule(%s, %d cpu workers, %d gpus)", s.cfg.Policy, s.cfg.CPUWorkers, len(s.cfg.GPUs))
 }
 
 // Close stops the workers once the queued jobs have run.
