@@ -73,8 +73,14 @@
 // of 32 documents a weight and a cap. The first pass runs every term on
 // every core; in the second, workers fill batches of 4096 consecutive
 // lexicon positions ahead of the single index writer, at most
-// Options.AheadPostings postings ahead. The writer (encoding and block-max
-// scores, one goroutine) is the bottleneck on many cores.
+// Options.AheadPostings postings ahead: a worker pays for each list from
+// that budget before keeping it (the batch the writer needs next is always
+// let through), batches are not recycled (a recycled batch keeps the
+// capacity of the largest it ever held), and a worker drops its scratch
+// after a list of over a million postings. Beyond the per-document tables
+// the second pass thus holds the budget, at most twice over for slice
+// growth, one batch, and one list per worker. The writer (encoding and
+// block-max scores, one goroutine) is the bottleneck on many cores.
 //
 // # Fitting
 //

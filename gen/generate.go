@@ -273,7 +273,6 @@ func (m *model) write(ctx context.Context, w *index.Writer, seed uint64, perm []
 		bud.cancel()
 		wg.Wait()
 	}()
-	pool := sync.Pool{New: func() any { return new(batch) }}
 	var next atomic.Int64
 	for range workers {
 		wg.Add(1)
@@ -285,20 +284,25 @@ func (m *model) write(ctx context.Context, w *index.Writer, seed uint64, perm []
 				if j >= nb || ctx.Err() != nil {
 					return
 				}
-				b := pool.Get().(*batch)
-				b.pos, b.ends, b.docs, b.tfs = b.pos[:0], b.ends[:0], b.docs[:0], b.tfs[:0]
+				// A fresh batch each time: a recycled one would keep the
+				// capacity of the largest batch it ever held, which the
+				// budget (it counts postings) does not see.
+				b := new(batch)
 				for p := j * chunkTerms; p < min(m.total, (j+1)*chunkTerms); p++ {
 					t := lex.termID(p)
 					if t < m.ranked && present[t>>6]&(1<<(t&63)) == 0 {
 						continue
 					}
 					docs, tfs := g.list(seed, t)
+					// Every list is paid for before it is kept, so
+					// that a worker waiting for the writer holds at
+					// most its budget, not a whole batch.
+					bud.acquire(j, int64(len(docs)))
 					b.pos = append(b.pos, p)
 					b.docs = append(b.docs, docs...)
 					b.tfs = append(b.tfs, tfs...)
 					b.ends = append(b.ends, len(b.docs))
 				}
-				bud.acquire(j, int64(len(b.docs)))
 				ready[j] <- b
 			}
 		}()
@@ -327,7 +331,6 @@ func (m *model) write(ctx context.Context, w *index.Writer, seed uint64, perm []
 		rep.Terms += int64(len(b.pos))
 		written.Store(min(m.total, (j+1)*chunkTerms))
 		bud.release(int64(len(b.docs)))
-		pool.Put(b)
 	}
 	return nil
 }

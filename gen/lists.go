@@ -25,6 +25,10 @@ type termGen struct {
 	expected      float64   // expected bursts of the last list drawn
 }
 
+// keepPostings is the longest list whose buffers a termGen keeps for the
+// next list.
+const keepPostings = 1 << 20
+
 func newTermGen(m *model, perm []uint32) *termGen {
 	g := &termGen{m: m, perm: perm, chosenBits: make([]uint64, (m.numSites()+63)/64)}
 	g.r = rand.New(&g.pcg)
@@ -36,6 +40,12 @@ func newTermGen(m *model, perm []uint32) *termGen {
 func (g *termGen) list(seed uint64, t int64) (docs, tfs []uint32) {
 	m := g.m
 	g.pcg.Seed(streamSeeds(seed, saltTerm, uint64(t)))
+	if cap(g.docs) > keepPostings {
+		// The last list was one of the few long ones: let its buffers go
+		// rather than hold them in every worker for the whole run.
+		g.bgDocs, g.bgTFs, g.fgDocs, g.fgTFs, g.packed = nil, nil, nil, nil, nil
+		g.docs, g.tfs = nil, nil
+	}
 	g.docs, g.tfs = g.docs[:0], g.tfs[:0]
 	if t >= m.ranked {
 		// A tail term: one burst in a document drawn by weight.
