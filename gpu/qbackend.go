@@ -8,7 +8,7 @@ import (
 // queryKernels are the kernels of kernels/query.cu.
 var queryKernels = []string{
 	"and_select", "tile_scan", "and_scatter_blocks", "and_intersect", "and_scatter_survivors", "and_score",
-	"or_score", "q_init", "topk_hist_keys", "topk_hist_dense", "topk_pick", "topk_compact_keys",
+	"or_score", "or_score_rows", "q_init", "topk_hist_keys", "topk_hist_dense", "topk_pick", "topk_compact_keys",
 	"topk_compact_dense", "topk_finish",
 }
 

@@ -61,6 +61,9 @@ type qengine struct {
 	norms     devPtr
 	gridCap   int
 	reencoded bool
+	// A wave of OR passes holds at most waveAccBytes of accumulators and
+	// decodes at most wavePostings postings (see runWaves).
+	waveAccBytes, wavePostings int64
 
 	mu       sync.Mutex // one search at a time owns the scratch
 	owned    []devPtr
@@ -75,7 +78,8 @@ type qengine struct {
 // newQEngine uploads ix to the backend. A column whose codec has no GPU
 // decoder is re-encoded first (see gpuColumn).
 func newQEngine(ix *index.Index, be backend) (*qengine, error) {
-	e := &qengine{ix: ix, be: be, bs: ix.BlockSize(), docs: ix.NumDocs(), gridCap: 8 * max(1, be.multiprocessors())}
+	e := &qengine{ix: ix, be: be, bs: ix.BlockSize(), docs: ix.NumDocs(), gridCap: 8 * max(1, be.multiprocessors()),
+		waveAccBytes: defaultWaveAccBytes, wavePostings: defaultWavePostings}
 	p := ix.BM25()
 	e.k1p1 = math.Float32bits(p.K1 + 1)
 	if err := e.upload(ix); err != nil {
@@ -323,7 +327,7 @@ func (e *qengine) enqueueAnd(s stream, p *qplan, sc *scratch, slot devPtr, tm *q
 	l0 := p.lists[0]
 	n1 := int64(l0.df)
 	word := func(w int) uint64 { return uint64(slot) + 4*uint64(w) }
-	if err := s.launch("q_init", 1, qTile, uint64(slot), uint64(sc.hdrWords), uint64(sc.resultCap), uint64(sSteps), uint64(n1)); err != nil {
+	if err := s.launch("q_init", 1, qTile, uint64(slot), 0, uint64(sc.hdrWords), 0, uint64(sc.resultCap), uint64(sSteps), uint64(n1)); err != nil {
 		return err
 	}
 	if err := s.memset32(sc.hist, 0, int64(len(digitBits))<<qHistBits); err != nil {
@@ -422,7 +426,7 @@ func (e *qengine) enqueueAnd(s stream, p *qplan, sc *scratch, slot devPtr, tm *q
 }
 
 func (e *qengine) enqueueOr(s stream, p *qplan, sc *scratch, slot devPtr, tm *qtimer) error {
-	if err := s.launch("q_init", 1, qTile, uint64(slot), uint64(sc.hdrWords), uint64(sc.resultCap), none32, 0); err != nil {
+	if err := s.launch("q_init", 1, qTile, uint64(slot), 0, uint64(sc.hdrWords), 0, uint64(sc.resultCap), none32, 0); err != nil {
 		return err
 	}
 	if err := s.memset32(sc.hist, 0, int64(len(digitBits))<<qHistBits); err != nil {
@@ -472,20 +476,21 @@ func (e *qengine) topK(s stream, sc *scratch, slot devPtr, in topkInput) error {
 	state, result := uint64(slot), uint64(slot)+uint64(sc.hdrBytes())
 	shift, bits := digitShift[0], digitBits[0]
 	var err error
+	gx := uint64(e.gridFor((in.n + 3) / 4))
 	if in.dense {
-		err = s.launch("topk_hist_dense", e.gridFor((in.n+3)/4), qTile, uint64(in.acc), uint64(in.n), shift, bits, state, uint64(sc.hist))
+		err = s.launch("topk_hist_dense", int(gx), qTile, uint64(in.acc), uint64(in.n), 0, shift, bits, state, 0, uint64(sc.hist), 0, gx)
 	} else {
 		err = s.launch("topk_hist_keys", e.gridFor(in.bound), qTile, uint64(in.keys), in.count, shift, bits, state, uint64(sc.hist))
 	}
 	if err != nil {
 		return err
 	}
-	if err := s.launch("topk_pick", 1, qBig, uint64(sc.hist), bits, 0, state); err != nil {
+	if err := s.launch("topk_pick", 1, qBig, uint64(sc.hist), 0, bits, 0, state, 0); err != nil {
 		return err
 	}
 	if in.dense {
-		err = s.launch("topk_compact_dense", e.gridFor((in.n+3)/4), qTile, uint64(in.acc), uint64(in.n), shift, bits, 0, state,
-			result, uint64(sc.resultCap), uint64(sc.bnd[0]), uint64(sc.bndCap))
+		err = s.launch("topk_compact_dense", int(gx), qTile, uint64(in.acc), uint64(in.n), 0, shift, bits, 0, state, 0,
+			result, uint64(sc.resultCap), uint64(sc.bnd[0]), uint64(sc.bndCap), gx)
 	} else {
 		err = s.launch("topk_compact_keys", e.gridFor(in.bound), qTile, uint64(in.keys), in.count, shift, bits, 0, state,
 			result, uint64(sc.resultCap), uint64(sc.bnd[0]), uint64(sc.bndCap))
@@ -493,7 +498,7 @@ func (e *qengine) topK(s stream, sc *scratch, slot devPtr, in topkInput) error {
 	if err != nil {
 		return err
 	}
-	return s.launch("topk_finish", 1, qBig, 0, uint64(sc.bnd[0]), state, result, uint64(sc.resultCap))
+	return s.launch("topk_finish", 1, qBig, 0, uint64(sc.bnd[0]), uint64(sc.bndCap), state, 0, result, uint64(sc.resultCap))
 }
 
 // refine queues round r of the radix select over the previous round's
@@ -508,22 +513,29 @@ func (e *qengine) refine(s stream, sc *scratch, slot devPtr, r int) error {
 	if err := s.launch("topk_hist_keys", grid, qTile, src, count, shift, bits, state, hist); err != nil {
 		return err
 	}
-	if err := s.launch("topk_pick", 1, qBig, hist, bits, uint64(r), state); err != nil {
+	if err := s.launch("topk_pick", 1, qBig, hist, 0, bits, uint64(r), state, 0); err != nil {
 		return err
 	}
 	if err := s.launch("topk_compact_keys", grid, qTile, src, count, shift, bits, uint64(r), state, result,
 		uint64(sc.resultCap), dst, uint64(sc.bndCap)); err != nil {
 		return err
 	}
-	return s.launch("topk_finish", 1, qBig, uint64(r), dst, state, result, uint64(sc.resultCap))
+	return s.launch("topk_finish", 1, qBig, uint64(r), dst, uint64(sc.bndCap), state, 0, result, uint64(sc.resultCap))
 }
 
-// run executes the passes: one launch sequence each, back to back, and
-// one download of every slot. A single pass whose top-k needs more radix
-// rounds gets them in place; in a batch, such a pass (rare: a boundary of
-// over FIN_CAP keys) is run again alone, since later passes reused its
-// scratch. With timing, a single pass's phases are measured.
+// run executes the passes. In a batch, OR passes run in waves (runWaves);
+// the others get one launch sequence each, back to back, and one download
+// of every slot. A single pass whose top-k needs more radix rounds gets
+// them in place; in a batch, such a pass (rare: a boundary of over FIN_CAP
+// keys) is run again alone, since later passes reused its scratch. With
+// timing, a single pass's phases are measured.
 func (e *qengine) run(jobs []*qjob, timing bool) error {
+	if len(jobs) > 1 {
+		var err error
+		if jobs, err = e.runWaves(jobs); err != nil || len(jobs) == 0 {
+			return err
+		}
+	}
 	var scrSize, slotSize int64
 	scs := make([]scratch, len(jobs))
 	for i, j := range jobs {

@@ -194,13 +194,21 @@ func checkEngine(t *testing.T, e *qengine, ix *index.Index, qs []query.Query) {
 			t.Errorf("search(%v) decoded %d blocks outside the shortest list, DAAT %d", q, gpu, daat)
 		}
 	}
-	batch, _, err := e.search(ctx, qs, false)
-	if err != nil {
-		t.Fatalf("search of a batch of %d: %v", len(qs), err)
-	}
-	for i := range qs {
-		if !slices.Equal(batch[i].Hits, single[i].Hits) {
-			t.Errorf("batch answer to %v = %v, alone %v", qs[i], batch[i].Hits, single[i].Hits)
+	// The batch once with the default wave limits, and once with waves
+	// of at most two OR passes and a few hundred postings.
+	for _, small := range []bool{false, true} {
+		if small {
+			defer func(acc, postings int64) { e.waveAccBytes, e.wavePostings = acc, postings }(e.waveAccBytes, e.wavePostings)
+			e.waveAccBytes, e.wavePostings = 2*4*e.accN(), 512
+		}
+		batch, _, err := e.search(ctx, qs, false)
+		if err != nil {
+			t.Fatalf("search of a batch of %d (small waves %v): %v", len(qs), small, err)
+		}
+		for i := range qs {
+			if !slices.Equal(batch[i].Hits, single[i].Hits) {
+				t.Errorf("batch answer (small waves %v) to %v = %v, alone %v", small, qs[i], batch[i].Hits, single[i].Hits)
+			}
 		}
 	}
 }

@@ -29,6 +29,15 @@
 // or_score pass per query term in query order adds each posting's score to
 // its document: a document appears once in a list, so no atomics.
 //
+// Waves: a batch of OR queries shares one launch sequence. Their lists'
+// blocks are decoded together by one launch per column (rows in the order
+// the host lists them), or_score_rows adds one query position of every
+// query per launch (positions in query order, so scores add up as alone),
+// and the top-k kernels run gx CTAs per query (histogram, compaction) or
+// one CTA per query (pick, finish), each on its own accumulators, slot,
+// histogram and boundary. A wave runs only round 0 of the select; a query
+// whose boundary exceeds FIN_CAP keys runs again alone.
+//
 // Top-k: a radix select over 64-bit keys (score bits made unsigned-
 // ordered, then the complement of the docid), so that a larger key ranks
 // higher and ties on score go to the lower docid: keys are distinct and
@@ -313,34 +322,66 @@ extern "C" __global__ void __launch_bounds__(TILE)
   }
 }
 
+// or_score_rows is or_score for a wave of queries (see "Waves" above):
+// rows [r0, r1) of the decoded blocks, row r holding block sel[r], which
+// scores for segment rowSeg[r]: query segQ[s] (its accumulators start at
+// acc + segQ[s] * accStride) and idf bits segIdf[s]. Within one launch
+// every segment is a different query, so no two threads add to the same
+// accumulator.
+extern "C" __global__ void __launch_bounds__(TILE)
+    or_score_rows(const u32* docs, const u32* fm1, const u32* sel, const u32* counts, const u32* rowSeg,
+                  const u32* segQ, const u32* segIdf, u64 r0, u64 r1, u64 bs, u64 k1p1, const float* norms,
+                  float* acc, u64 accStride) {
+  float k = __uint_as_float((u32)k1p1);
+  u64 end = r1 * bs;
+  for (u64 i = r0 * bs + (u64)blockIdx.x * TILE + threadIdx.x; i < end; i += (u64)gridDim.x * TILE) {
+    u64 row = i / bs;
+    if (i - row * bs >= counts[sel[row]]) continue;
+    u32 s = rowSeg[row];
+    float* a = acc + (u64)segQ[s] * accStride;
+    u32 d = docs[i];
+    a[d] = __fadd_rn(a[d], term_score(__uint_as_float(segIdf[s]), fm1[i] + 1, norms[d], k));
+  }
+}
+
 // ---- Top-k ----------------------------------------------------------------
 
-// q_init zeroes words state words, then sets the top-k's need and, at
-// countWord (when not NONE), a count.
+// slot_of is query q's slot in a wave: slots lie stride bytes apart.
+template <class T>
+static __device__ __forceinline__ T* slot_of(T* base, u64 q, u64 stride) {
+  return reinterpret_cast<T*>(reinterpret_cast<u64>(base) + q * stride);
+}
+
+// q_init zeroes words state words, then sets the top-k's need (needs[q]
+// for CTA q when needs is not null) and, at countWord (when not NONE), a
+// count. CTA q initializes the slot at state + q * stride bytes.
 extern "C" __global__ void __launch_bounds__(TILE)
-    q_init(u32* state, u64 words, u64 need, u64 countWord, u64 count) {
+    q_init(u32* state, u64 stride, u64 words, const u32* needs, u64 need, u64 countWord, u64 count) {
+  state = slot_of(state, blockIdx.x, stride);
   for (u64 j = threadIdx.x; j < words; j += blockDim.x) state[j] = 0;
   __syncthreads();
   if (threadIdx.x == 0) {
-    state[S_NEED] = (u32)need;
+    state[S_NEED] = needs != 0 ? needs[blockIdx.x] : (u32)need;
     if (countWord != NONE) state[countWord] = (u32)count;
   }
 }
 
 // For the dense form, element j of the input is document j's accumulator
 // (0: not matched); acc holds a multiple of 4 floats, zeros past n.
+// The bodies run as CTA bx of gx, so that a wave's grid can hold gx CTAs
+// per query.
 template <bool DENSE>
 static __device__ __forceinline__ void hist_body(const u64* keys, const float* acc, u64 n, u64 shift, u64 bits,
-                                                 const u32* state, u32* hist) {
+                                                 const u32* state, u32* hist, u64 bx, u64 gx) {
   __shared__ u32 h[1 << HIST_BITS];
   if (state[S_DONE]) return;
   u32 nbins = 1u << bits, mask = nbins - 1;
   for (u32 j = threadIdx.x; j < nbins; j += blockDim.x) h[j] = 0;
   __syncthreads();
-  u64 step = (u64)gridDim.x * blockDim.x;
+  u64 step = gx * blockDim.x;
   if (DENSE) {
     const float4* a4 = reinterpret_cast<const float4*>(acc);
-    for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < (n + 3) / 4; j += step) {
+    for (u64 j = bx * blockDim.x + threadIdx.x; j < (n + 3) / 4; j += step) {
       float4 v = a4[j];
       float f[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
@@ -348,7 +389,7 @@ static __device__ __forceinline__ void hist_body(const u64* keys, const float* a
         if (f[t] != 0.0f) atomicAdd(&h[(make_key(f[t], (u32)(4 * j + t)) >> shift) & mask], 1u);
     }
   } else {
-    for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += step) atomicAdd(&h[(keys[j] >> shift) & mask], 1u);
+    for (u64 j = bx * blockDim.x + threadIdx.x; j < n; j += step) atomicAdd(&h[(keys[j] >> shift) & mask], 1u);
   }
   __syncthreads();
   for (u32 j = threadIdx.x; j < nbins; j += blockDim.x)
@@ -358,21 +399,31 @@ static __device__ __forceinline__ void hist_body(const u64* keys, const float* a
 // topk_hist_keys histograms digit [shift, shift+bits) of *countp keys.
 extern "C" __global__ void __launch_bounds__(TILE)
     topk_hist_keys(const u64* keys, const u32* countp, u64 shift, u64 bits, const u32* state, u32* hist) {
-  hist_body<false>(keys, 0, *countp, shift, bits, state, hist);
+  hist_body<false>(keys, 0, *countp, shift, bits, state, hist, blockIdx.x, gridDim.x);
 }
 
-// topk_hist_dense histograms the digit of n documents' accumulators.
+// topk_hist_dense histograms the digit of n documents' accumulators. The
+// grid holds gx CTAs per query of a wave: query q's accumulators start at
+// acc + q * accStride, its slot at state + q * stride bytes, its histogram
+// at hist + q * histStride.
 extern "C" __global__ void __launch_bounds__(TILE)
-    topk_hist_dense(const float* acc, u64 n, u64 shift, u64 bits, const u32* state, u32* hist) {
-  hist_body<true>(0, acc, n, shift, bits, state, hist);
+    topk_hist_dense(const float* acc, u64 n, u64 accStride, u64 shift, u64 bits, const u32* state, u64 stride,
+                    u32* hist, u64 histStride, u64 gx) {
+  u64 q = blockIdx.x / gx;
+  hist_body<true>(0, acc + q * accStride, n, shift, bits, slot_of(state, q, stride), hist + q * histStride,
+                  blockIdx.x % gx, gx);
 }
 
 // topk_pick finds, from the top, the bin where the count reaches S_NEED,
 // and sets what the compaction does: bins >= S_SURE go to the result, bin
 // S_BND (if any) to the boundary, from which S_NEED keys are still needed.
-// One CTA.
-extern "C" __global__ void __launch_bounds__(BIG) topk_pick(const u32* hist, u64 bits, u64 round, u32* state) {
+// CTA q serves the query whose histogram is at hist + q * histStride and
+// slot at state + q * stride bytes (one CTA for one query).
+extern "C" __global__ void __launch_bounds__(BIG)
+    topk_pick(const u32* hist, u64 histStride, u64 bits, u64 round, u32* state, u64 stride) {
   __shared__ u32 sure, bnd, fin, need2;
+  hist += blockIdx.x * histStride;
+  state = slot_of(state, blockIdx.x, stride);
   u32 done = state[S_DONE], need = state[S_NEED];
   if (done) return;
   int nbins = 1 << bits;
@@ -439,15 +490,15 @@ static __device__ __forceinline__ void append(u64 key, bool pred, u64* out, u32*
 template <bool DENSE>
 static __device__ __forceinline__ void compact_body(const u64* keys, const float* acc, u64 n, u64 shift, u64 bits,
                                                     u64 round, u32* state, u64* result, u64 resultCap, u64* bnd,
-                                                    u64 bndCap) {
+                                                    u64 bndCap, u64 bx, u64 gx) {
   if (state[S_DONE]) return;
   u32 sure = state[S_SURE], b = state[S_BND], mask = (1u << bits) - 1;
   u32* rc = state + S_RESULT;
   u32* bc = state + S_BC0 + (round & 1);
-  u64 step = (u64)gridDim.x * blockDim.x;
+  u64 step = gx * blockDim.x;
   u64 limit = DENSE ? (n + 3) / 4 : n;
   // The loop bound is uniform over a warp, so every lane reaches append.
-  for (u64 base = (u64)blockIdx.x * blockDim.x; base < limit; base += step) {
+  for (u64 base = bx * blockDim.x; base < limit; base += step) {
     u64 j = base + threadIdx.x;
     if (DENSE) {
       float4 v = j < limit ? reinterpret_cast<const float4*>(acc)[j] : make_float4(0, 0, 0, 0);
@@ -475,23 +526,33 @@ static __device__ __forceinline__ void compact_body(const u64* keys, const float
 extern "C" __global__ void __launch_bounds__(TILE)
     topk_compact_keys(const u64* keys, const u32* countp, u64 shift, u64 bits, u64 round, u32* state, u64* result,
                       u64 resultCap, u64* bnd, u64 bndCap) {
-  compact_body<false>(keys, 0, *countp, shift, bits, round, state, result, resultCap, bnd, bndCap);
+  compact_body<false>(keys, 0, *countp, shift, bits, round, state, result, resultCap, bnd, bndCap, blockIdx.x,
+                      gridDim.x);
 }
 
-// topk_compact_dense is topk_compact_keys over n documents' accumulators.
+// topk_compact_dense is topk_compact_keys over n documents' accumulators,
+// gx CTAs per query of a wave as in topk_hist_dense: query q's result is
+// at result + q * stride bytes, its boundary at bnd + q * bndCap.
 extern "C" __global__ void __launch_bounds__(TILE)
-    topk_compact_dense(const float* acc, u64 n, u64 shift, u64 bits, u64 round, u32* state, u64* result,
-                       u64 resultCap, u64* bnd, u64 bndCap) {
-  compact_body<true>(0, acc, n, shift, bits, round, state, result, resultCap, bnd, bndCap);
+    topk_compact_dense(const float* acc, u64 n, u64 accStride, u64 shift, u64 bits, u64 round, u32* state,
+                       u64 stride, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64 gx) {
+  u64 q = blockIdx.x / gx;
+  compact_body<true>(0, acc + q * accStride, n, shift, bits, round, slot_of(state, q, stride),
+                     slot_of(result, q, stride), resultCap, bnd + q * bndCap, bndCap, blockIdx.x % gx, gx);
 }
 
 // topk_finish ends the select: when the round's compaction completed the
 // result, or when the boundary holds at most FIN_CAP keys, which it sorts
 // (bitonic, descending) to append the S_NEED largest. Otherwise it leaves
-// S_DONE clear and the host runs the next round on the boundary. One CTA.
+// S_DONE clear and the host runs the next round on the boundary. CTA q
+// serves the query whose boundary is at bnd + q * bndCap and slot and
+// result at state and result + q * stride bytes.
 extern "C" __global__ void __launch_bounds__(BIG)
-    topk_finish(u64 round, const u64* bnd, u32* state, u64* result, u64 resultCap) {
+    topk_finish(u64 round, const u64* bnd, u64 bndCap, u32* state, u64 stride, u64* result, u64 resultCap) {
   __shared__ u64 sk[FIN_CAP];
+  bnd += blockIdx.x * bndCap;
+  state = slot_of(state, blockIdx.x, stride);
+  result = slot_of(result, blockIdx.x, stride);
   u32 done = state[S_DONE], fin = state[S_FINAL], m = state[S_BC0 + (round & 1)];
   u32 need = state[S_NEED], rc = state[S_RESULT];
   __syncthreads();  // every thread has read the state before thread 0 writes it
