@@ -67,6 +67,8 @@ type Server struct {
 type GPU struct {
 	Devices        []int `yaml:"devices"`
 	MemoryBudgetMB int64 `yaml:"memory_budget_mb"`
+	// Batch is the most queries the scheduler hands a GPU at once.
+	Batch int `yaml:"batch"`
 }
 
 // Default is the configuration used when no file is given; it matches
@@ -98,7 +100,7 @@ func Default() Config {
 			Policy:          "hybrid",
 			Deadline:        500 * time.Millisecond,
 		},
-		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0},
+		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 64},
 	}
 }
 
@@ -151,6 +153,7 @@ func (c Config) Validate() error {
 	check(c.Server.Timeout > 0, "server.timeout must be positive")
 	check(oneOf(c.Server.Policy, "cpu", "gpu", "best", "hybrid"), "server.policy %q: want cpu, gpu, best or hybrid", c.Server.Policy)
 	check(c.Server.Deadline > 0, "server.deadline must be positive")
+	check(c.GPU.Batch > 0, "gpu.batch must be positive")
 	return errors.Join(errs...)
 }
 

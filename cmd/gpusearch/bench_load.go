@@ -38,6 +38,7 @@ type loadFlags struct {
 	rate                         float64
 	deadline, duration           time.Duration
 	maxQueries, k, sweepSteps    int
+	cpuWorkers, gpuBatch         int
 	sweep                        bool
 	seed                         uint64
 }
@@ -95,10 +96,14 @@ func newBenchLoadCmd() *cobra.Command {
 			if !fitted {
 				fmt.Fprintln(os.Stderr, "bench load: no cost-model.json beside the index (run bench fit); using the default model")
 			}
+			if f.gpuBatch <= 0 {
+				f.gpuBatch = cfg.GPU.Batch
+			}
 			var runs []loadRun
 			best := map[string]float64{}
 			for _, p := range policies {
-				sc := schedule.Config{Policy: p, Deadline: f.deadline, Model: model, CPU: cpu, GPUs: asEngines(gpus)}
+				sc := schedule.Config{Policy: p, Deadline: f.deadline, Model: model, CPU: cpu, GPUs: asEngines(gpus),
+					CPUWorkers: f.cpuWorkers, GPUBatch: f.gpuBatch}
 				if p == schedule.PolicyGPU && len(gpus) == 0 {
 					fmt.Fprintln(os.Stderr, "bench load: skipping policy gpu: no GPU")
 					continue
@@ -149,7 +154,8 @@ func newBenchLoadCmd() *cobra.Command {
 				}
 				best[string(p)] = lo
 			}
-			out := map[string]any{"index": f.dir, "deadline_ms": f.deadline.Milliseconds(), "gpus": len(gpus), "model_fitted": fitted, "runs": runs}
+			out := map[string]any{"index": f.dir, "deadline_ms": f.deadline.Milliseconds(), "gpus": len(gpus), "model_fitted": fitted,
+				"cpu_workers": f.cpuWorkers, "gpu_batch": f.gpuBatch, "runs": runs}
 			if f.sweep {
 				out["max_rate_without_misses"] = best
 			}
@@ -170,6 +176,8 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.BoolVar(&f.sweep, "sweep", false, "find the highest rate with no missed deadline")
 	fl.IntVar(&f.sweepSteps, "sweep-steps", 4, "bisection steps after the doubling phase")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the arrival process")
+	fl.IntVar(&f.cpuWorkers, "cpu-workers", 0, "CPU workers (0: one per core)")
+	fl.IntVar(&f.gpuBatch, "gpu-batch", 0, "most queries a GPU worker takes at once (0: the config's gpu.batch)")
 	fl.Bool("json", true, "print JSON (always on)")
 	cmd.MarkFlagRequired("queries")
 	return cmd

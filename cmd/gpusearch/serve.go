@@ -73,7 +73,8 @@ func scheduler(cfg config.Config, log *slog.Logger) api.AutoFunc {
 		if policy == schedule.PolicyGPU && gpu == nil {
 			policy = schedule.PolicyCPU
 		}
-		s, err := schedule.New(ix, schedule.Config{Policy: policy, Deadline: cfg.Server.Deadline, Model: model, CPU: cpu, GPUs: gpus})
+		s, err := schedule.New(ix, schedule.Config{Policy: policy, Deadline: cfg.Server.Deadline, Model: model, CPU: cpu, GPUs: gpus,
+			GPUBatch: cfg.GPU.Batch})
 		if err != nil {
 			log.Warn("scheduler not started; engine=auto is the CPU", "err", err)
 			return cpu

@@ -27,4 +27,9 @@
 // The queue logic (Queues) is a pure data structure over a clock given by
 // the caller, so that the discrete-event simulator (Simulate) and the real
 // scheduler (Scheduler, one goroutine per CPU core and per GPU) share it.
+//
+// Batches. A GPU worker whose engine is a query.BatchEngine takes every
+// job Queues gives it at once, up to Config.GPUBatch, and answers them in
+// one call (the GPU engine runs their OR passes as one launch sequence).
+// The simulator runs one job at a time on every processor.
 package schedule

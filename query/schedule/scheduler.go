@@ -20,6 +20,9 @@ type Config struct {
 	Queues     Options        // thresholds
 	CPU        query.Engine   // the CPU engine (required)
 	GPUs       []query.Engine // one engine per GPU; none is fine
+	// GPUBatch is the most queries a GPU worker takes at once when its
+	// engine is a query.BatchEngine (default 64; 1 turns batching off).
+	GPUBatch int
 }
 
 // Scheduler is a query.Engine that runs each query on a pool of CPU
@@ -76,6 +79,9 @@ func New(ix *index.Index, cfg Config) (*Scheduler, error) {
 	if cfg.Policy == PolicyGPU {
 		cfg.CPUWorkers = 0
 	}
+	if cfg.GPUBatch <= 0 {
+		cfg.GPUBatch = 64
+	}
 	s := &Scheduler{ix: ix, cfg: cfg, q: NewQueues(cfg.Policy, len(cfg.GPUs) > 0, cfg.Queues), start: time.Now()}
 	s.cond = sync.NewCond(&s.mu)
 	for range cfg.CPUWorkers {
@@ -116,40 +122,91 @@ func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, er
 	}
 }
 
+// work runs the jobs Queues gives processor p, on engine e: one at a
+// time, or, on a GPU whose engine answers batches, every job Queues gives
+// it at that moment up to Config.GPUBatch.
 func (s *Scheduler) work(p Proc, e query.Engine) {
 	defer s.wg.Done()
+	most := 1
+	be, batches := e.(query.BatchEngine)
+	if p == GPU && batches {
+		most = s.cfg.GPUBatch
+	}
+	var jobs []*Job
 	for {
+		jobs = jobs[:0]
 		s.mu.Lock()
-		var j *Job
 		for {
-			if j = s.q.Next(p, time.Since(s.start)); j != nil || s.closed {
+			now := time.Since(s.start)
+			for len(jobs) < most {
+				j := s.q.Next(p, now)
+				if j == nil {
+					break
+				}
+				jobs = append(jobs, j)
+			}
+			if len(jobs) > 0 || s.closed {
 				break
 			}
 			s.cond.Wait()
 		}
 		s.mu.Unlock()
-		if j == nil {
+		if len(jobs) == 0 {
 			return
 		}
-		pd := j.Payload.(*pending)
-		var o outcome
-		if err := pd.ctx.Err(); err != nil {
-			o.err = err
-		} else {
-			o.res, o.err = e.Search(pd.ctx, pd.q)
-		}
-		o.proc = p
-		pd.done <- o
+		outs := s.run(e, be, jobs)
+		// Counted before answered, so that a caller sees its query in Counts.
 		s.mu.Lock()
-		s.q.Done()
+		for range jobs {
+			s.q.Done()
+		}
 		if p == GPU {
-			s.ranOnGPU++
+			s.ranOnGPU += uint64(len(jobs))
 		} else {
-			s.ranOnCPU++
+			s.ranOnCPU += uint64(len(jobs))
 		}
 		s.cond.Broadcast()
 		s.mu.Unlock()
+		for i, j := range jobs {
+			outs[i].proc = p
+			j.Payload.(*pending).done <- outs[i]
+		}
 	}
+}
+
+// run answers jobs on e, as one batch on be when there are several.
+// A job whose caller has gone is answered with its context's error.
+func (s *Scheduler) run(e query.Engine, be query.BatchEngine, jobs []*Job) []outcome {
+	outs := make([]outcome, len(jobs))
+	var live []int
+	var qs []query.Query
+	for i, j := range jobs {
+		pd := j.Payload.(*pending)
+		if err := pd.ctx.Err(); err != nil {
+			outs[i].err = err
+			continue
+		}
+		live = append(live, i)
+		qs = append(qs, pd.q)
+	}
+	switch {
+	case len(qs) == 1:
+		i := live[0]
+		pd := jobs[i].Payload.(*pending)
+		outs[i].res, outs[i].err = e.Search(pd.ctx, pd.q)
+	case len(qs) > 1:
+		// The batch outlives any one caller's context; each caller
+		// still stops waiting when its own is done.
+		rs, err := be.SearchBatch(context.Background(), qs)
+		for n, i := range live {
+			if err != nil {
+				outs[i].err = err
+			} else {
+				outs[i].res = rs[n]
+			}
+		}
+	}
+	return outs
 }
 
 // Counts reports how many queries each processor ran.

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	_ "github.com/gpusearch/gpusearch/codecplugins/varint"
 	"github.com/gpusearch/gpusearch/index"
@@ -67,17 +68,49 @@ func randomIndex(t *testing.T, n int) *index.Index {
 	return ix
 }
 
+// batchEngine stands in for a GPU engine: it answers batches through
+// query.Engine one query at a time, slowly enough that queries queue up,
+// and records the largest batch.
+type batchEngine struct {
+	query.Engine
+	mu      sync.Mutex
+	largest int
+}
+
+func (b *batchEngine) Search(ctx context.Context, q query.Query) (query.Result, error) {
+	rs, err := b.SearchBatch(ctx, []query.Query{q})
+	if err != nil {
+		return query.Result{}, err
+	}
+	return rs[0], nil
+}
+
+func (b *batchEngine) SearchBatch(ctx context.Context, qs []query.Query) ([]query.Result, error) {
+	b.mu.Lock()
+	b.largest = max(b.largest, len(qs))
+	b.mu.Unlock()
+	time.Sleep(2 * time.Millisecond)
+	rs := make([]query.Result, len(qs))
+	for i, q := range qs {
+		var err error
+		if rs[i], err = b.Engine.Search(ctx, q); err != nil {
+			return nil, err
+		}
+	}
+	return rs, nil
+}
+
 func TestSchedulerMatchesCPU(t *testing.T) {
 	ix := randomIndex(t, 3000)
 	cpu, err := query.New(ix, "cpu")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A second engine stands in for the GPU so both worker kinds run.
-	fakeGPU := query.NewExhaustive(ix)
 	for _, p := range []Policy{PolicyCPU, PolicyGPU, PolicyBest, PolicyHybrid} {
 		t.Run(string(p), func(t *testing.T) {
-			s, err := New(ix, Config{Policy: p, CPU: cpu, GPUs: []query.Engine{fakeGPU}, CPUWorkers: 3})
+			// A second engine stands in for the GPU so both worker kinds run.
+			fakeGPU := &batchEngine{Engine: query.NewExhaustive(ix)}
+			s, err := New(ix, Config{Policy: p, CPU: cpu, GPUs: []query.Engine{fakeGPU}, CPUWorkers: 3, GPUBatch: 16})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,6 +148,16 @@ func TestSchedulerMatchesCPU(t *testing.T) {
 			}
 			if p == PolicyCPU && g != 0 || p == PolicyGPU && c != 0 {
 				t.Errorf("policy %s ran %d on CPU and %d on GPU", p, c, g)
+			}
+			// 200 queries at once on a GPU worker busy 2 ms per call:
+			// it must take them in batches, of at most GPUBatch.
+			switch {
+			case p == PolicyGPU && fakeGPU.largest < 2:
+				t.Errorf("policy gpu: largest batch %d, want batches", fakeGPU.largest)
+			case fakeGPU.largest > 16:
+				t.Errorf("policy %s: a batch of %d, over GPUBatch 16", p, fakeGPU.largest)
+			case p == PolicyBest && fakeGPU.largest > 1:
+				t.Errorf("policy best ran a batch of %d: one query at a time", fakeGPU.largest)
 			}
 		})
 	}
