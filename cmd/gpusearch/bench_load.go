@@ -185,12 +185,17 @@ func newBenchLoadCmd() *cobra.Command {
 
 // runLoad sends queries at Poisson arrival times through a fresh
 // scheduler and measures each one's delay from its arrival to its answer.
+// Queries still waiting two deadlines after the last arrival are given up
+// and count as missed, so that an overloaded run ends soon after its
+// arrivals do instead of draining its backlog.
 func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []query.Query, rate float64, f loadFlags) (loadRun, error) {
 	s, err := schedule.New(ix, sc)
 	if err != nil {
 		return loadRun{}, err
 	}
 	defer s.Close()
+	runCtx, cancel := context.WithTimeout(ctx, f.duration+2*sc.Deadline)
+	defer cancel()
 	r := rand.New(rand.NewPCG(f.seed, uint64(rate)))
 	var (
 		mu     sync.Mutex
@@ -215,10 +220,13 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := s.Search(ctx, q)
+			_, err := s.Search(runCtx, q)
 			d := time.Since(arrival)
 			mu.Lock()
 			defer mu.Unlock()
+			if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
+				err = nil // given up: d is past the deadline, a miss
+			}
 			if err != nil && first == nil {
 				first = err
 			}
