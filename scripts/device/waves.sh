@@ -58,9 +58,10 @@ head -400 "$W/q.txt" >"$W/fit.txt"
 tail -200 "$W/q.txt" >"$W/load.txt"
 timeout "$(tmo 60)" $B bench fit --index "$W/s" --queries "$W/fit.txt" --mode or --repeat 3 >"$OUT/sched-fit.json" 2>>"$LOG"
 for p in ${POLICIES:-cpu gpu hybrid}; do
+	# STEPS bisections after the doubling (3 by default)
 	stamp "scheduling: load $p"
 	timeout "$(tmo 100)" $B bench load --index "$W/s" --queries "$W/load.txt" --mode or --rate 2000 --deadline 500ms \
-		--policy "$p" --sweep --sweep-steps 3 --duration 3s >"$OUT/sched-load-$p.json" 2>>"$LOG"
+		--policy "$p" --sweep --sweep-steps "${STEPS:-3}" --duration 3s >"$OUT/sched-load-$p.json" 2>>"$LOG"
 done
 
 stamp "bench gpu queries 2e6"
