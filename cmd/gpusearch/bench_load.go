@@ -39,7 +39,7 @@ type loadFlags struct {
 	deadline, duration           time.Duration
 	maxQueries, k, sweepSteps    int
 	cpuWorkers, gpuBatch         int
-	sweep                        bool
+	sweep, urgentAnyProc         bool
 	seed                         uint64
 }
 
@@ -103,7 +103,7 @@ func newBenchLoadCmd() *cobra.Command {
 			best := map[string]float64{}
 			for _, p := range policies {
 				sc := schedule.Config{Policy: p, Deadline: f.deadline, Model: model, CPU: cpu, GPUs: asEngines(gpus),
-					CPUWorkers: f.cpuWorkers, GPUBatch: f.gpuBatch}
+					CPUWorkers: f.cpuWorkers, GPUBatch: f.gpuBatch, Queues: schedule.Options{UrgentAnyProc: f.urgentAnyProc}}
 				if p == schedule.PolicyGPU && len(gpus) == 0 {
 					fmt.Fprintln(os.Stderr, "bench load: skipping policy gpu: no GPU")
 					continue
@@ -155,7 +155,7 @@ func newBenchLoadCmd() *cobra.Command {
 				best[string(p)] = lo
 			}
 			out := map[string]any{"index": f.dir, "deadline_ms": f.deadline.Milliseconds(), "gpus": len(gpus), "model_fitted": fitted,
-				"cpu_workers": f.cpuWorkers, "gpu_batch": f.gpuBatch, "runs": runs}
+				"cpu_workers": f.cpuWorkers, "gpu_batch": f.gpuBatch, "urgent_any_proc": f.urgentAnyProc, "runs": runs}
 			if f.sweep {
 				out["max_rate_without_misses"] = best
 			}
@@ -178,6 +178,7 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the arrival process")
 	fl.IntVar(&f.cpuWorkers, "cpu-workers", 0, "CPU workers (0: one per core)")
 	fl.IntVar(&f.gpuBatch, "gpu-batch", 0, "most queries a GPU worker takes at once (0: the config's gpu.batch)")
+	fl.BoolVar(&f.urgentAnyProc, "urgent-any-proc", false, "hybrid: an urgent query runs on whichever processor is free first")
 	fl.Bool("json", true, "print JSON (always on)")
 	cmd.MarkFlagRequired("queries")
 	return cmd

@@ -67,6 +67,7 @@ type Queues struct {
 	hasGPU  bool
 	margin  float64 // relative advantage that makes a job processor-bound
 	promote float64 // fraction of the time to deadline after which a job is urgent
+	anyProc bool    // an urgent job runs on whichever processor asks first
 	q       [3][]*Job
 	running int
 }
@@ -79,6 +80,9 @@ type Options struct {
 	// Promote: a job becomes urgent after waiting this fraction of its
 	// time to deadline (default 0.5).
 	Promote float64
+	// UrgentAnyProc: under hybrid, an urgent job goes to whichever
+	// processor asks first, not only to the one it prefers.
+	UrgentAnyProc bool
 }
 
 // NewQueues makes empty queues for a policy. Without a GPU, every policy
@@ -90,7 +94,7 @@ func NewQueues(p Policy, hasGPU bool, o Options) *Queues {
 	if o.Promote <= 0 {
 		o.Promote = 0.5
 	}
-	return &Queues{policy: p, hasGPU: hasGPU, margin: o.Margin, promote: o.Promote}
+	return &Queues{policy: p, hasGPU: hasGPU, margin: o.Margin, promote: o.Promote, anyProc: o.UrgentAnyProc && p == PolicyHybrid}
 }
 
 // Len is the number of waiting jobs.
@@ -162,12 +166,17 @@ func (s *Queues) take(class, i int) *Job {
 
 // urgent finds the waiting job closest to its deadline among those that
 // passed the promotion point and would run on p: p's own queue, or the
-// either queue when p is the job's preferred processor.
+// either queue when p is the job's preferred processor (with
+// UrgentAnyProc: every queue).
 func (s *Queues) urgent(p Proc, now time.Duration) *Job {
 	best, bestClass, bestIdx := (*Job)(nil), 0, 0
-	for _, class := range []int{int(p), either} {
+	classes := []int{int(p), either}
+	if s.anyProc {
+		classes = append(classes, int(p.other()))
+	}
+	for _, class := range classes {
 		for i, j := range s.q[class] {
-			if class == either && j.Preferred() != p {
+			if class == either && j.Preferred() != p && !s.anyProc {
 				continue
 			}
 			wait, slack := now-j.Arrival, j.Deadline-j.Arrival

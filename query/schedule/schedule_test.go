@@ -71,6 +71,20 @@ func TestNextOrder(t *testing.T) {
 	if j := q.Next(GPU, 10*ms); j != nil {
 		t.Fatalf("Next(GPU) on empty queues = %v, want nil", j)
 	}
+	// An urgent CPU job waits for the CPU, unless UrgentAnyProc lets
+	// the GPU take it before its own cheaper job.
+	for _, anyProc := range []bool{false, true} {
+		q3 := NewQueues(PolicyHybrid, true, Options{Promote: 0.5, UrgentAnyProc: anyProc})
+		q3.Add(long)
+		q3.Add(gpuJob)
+		want := gpuJob
+		if anyProc {
+			want = long
+		}
+		if j := q3.Next(GPU, 60*ms); j != want {
+			t.Errorf("UrgentAnyProc %v: Next(GPU) past the long job's promotion = %v, want %v", anyProc, j, want)
+		}
+	}
 }
 
 // poisson makes n jobs arriving at rate per second with costs drawn so
