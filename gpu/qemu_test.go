@@ -214,6 +214,32 @@ func TestTopKRefineEmulated(t *testing.T) {
 	})
 }
 
+func TestIntersectEmulated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the kernels under a C++ emulation")
+	}
+	be := startEmu(t, buildEmu(t, t.TempDir()))
+	checkIntersect(t, func(lists [][]uint32) (func(string) ([]uint32, error), func(), error) {
+		l, err := uploadIntersect(be, lists)
+		if err != nil {
+			return nil, nil, err
+		}
+		run := func(alg string) ([]uint32, error) {
+			out, _, err := l.intersect(alg, 3)
+			return out, err
+		}
+		return run, func() { l.free() }, nil
+	})
+	l, err := uploadIntersect(be, [][]uint32{{1, 2}, {2, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.free()
+	if _, _, err := l.intersect("zigzag", 3); err == nil {
+		t.Error("unknown algorithm: want an error")
+	}
+}
+
 func TestEmuBackendRejects(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the kernels under a C++ emulation")

@@ -7,12 +7,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpusearch/gpusearch/gpu"
 	"github.com/gpusearch/gpusearch/query/intersect"
 )
 
@@ -25,6 +27,8 @@ type benchIntersectFlags struct {
 	minTime  time.Duration
 	seed     uint64
 	json     bool
+	engine   string
+	device   int
 }
 
 // intersectBenchRow is one algorithm on one list shape.
@@ -34,8 +38,12 @@ type intersectBenchRow struct {
 	Algorithm string  `json:"algorithm"`
 	NsPerElem float64 `json:"ns_per_elem"`     // wall time per element of the shortest list
 	CPUNs     float64 `json:"cpu_ns_per_elem"` // thread CPU time per element of the shortest list
-	Result    int     `json:"result"`          // docids in the intersection
-	Reps      int     `json:"reps"`
+	// DeviceNs is the GPU's kernel time per element of the shortest list
+	// (engine gpu: CUDA events around the kernels; the wall time adds the
+	// launches, the synchronization and the copy of the result).
+	DeviceNs float64 `json:"device_ns_per_elem,omitempty"`
+	Result   int     `json:"result"` // docids in the intersection
+	Reps     int     `json:"reps"`
 }
 
 func newBenchIntersectCmd() *cobra.Command {
@@ -51,9 +59,22 @@ longest list, so that the longest lists are as dense as a frequent term's
 and a pair's intersection holds about a quarter of the shorter list. Each algorithm repeats until --min-time
 has passed. "hash" and "bitmap" probe tables built ahead, as an index would
 store them; "hash+build" and "bitmap+build" include building the tables of
-the longer lists on every repetition.`,
+the longer lists on every repetition.
+
+With --engine gpu the lists and tables are copied to the GPU once per
+shape (not timed) and the GPU's algorithms run there (gpu-svs and gpu-adp:
+the report's coarse-grained SVS and ADP, 32 candidates a thread, with the
+exact start; gpu-hash, gpu-bitmap: a thread per candidate): the wall time
+of a run includes launching, synchronizing and copying the result back,
+and device_ns_per_elem is the kernels' time alone. Every GPU result is
+checked against the CPU's merge.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch f.engine {
+			case "cpu", "gpu":
+			default:
+				return usagef("bench intersect: --engine must be cpu or gpu")
+			}
 			return runBenchIntersect(cmd.Context(), f)
 		},
 	}
@@ -63,34 +84,82 @@ the longer lists on every repetition.`,
 	fl.DurationVar(&f.minTime, "min-time", 50*time.Millisecond, "least time per algorithm and shape")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fl.BoolVar(&f.json, "json", false, "print JSON")
+	fl.StringVar(&f.engine, "engine", "cpu", "cpu (query/intersect) or gpu (the GPU's algorithms; cuda builds)")
+	fl.IntVar(&f.device, "device", 0, "CUDA device ordinal (engine gpu)")
 	return cmd
 }
 
 // intersectAlgorithm intersects lists (shortest first) into dst, with
-// tables built ahead by prepare when it is set.
+// tables built ahead by prepare when it is set. A GPU algorithm also
+// reports the device time of each run, and releases what prepare made.
 type intersectAlgorithm struct {
 	name    string
-	prepare func(lists [][]uint32) any
-	run     func(dst []uint32, lists [][]uint32, prepared any) []uint32
+	prepare func(lists [][]uint32) (any, error)
+	run     func(dst []uint32, lists [][]uint32, prepared any) ([]uint32, time.Duration, error)
+	release func(prepared any)
+}
+
+// cpuAlgorithm adapts a query/intersect function.
+func cpuAlgorithm(name string, prepare func([][]uint32) any, run func(dst []uint32, lists [][]uint32, prepared any) []uint32) intersectAlgorithm {
+	a := intersectAlgorithm{name: name, run: func(dst []uint32, ls [][]uint32, p any) ([]uint32, time.Duration, error) {
+		return run(dst, ls, p), 0, nil
+	}}
+	if prepare != nil {
+		a.prepare = func(ls [][]uint32) (any, error) { return prepare(ls), nil }
+	}
+	return a
+}
+
+// gpuIntersectAlgorithms run on x's GPU, on lists uploaded once per shape.
+func gpuIntersectAlgorithms(x *gpu.Intersector) []intersectAlgorithm {
+	var algs []intersectAlgorithm
+	for _, name := range gpu.IntersectAlgorithms {
+		algs = append(algs, intersectAlgorithm{
+			name: "gpu-" + name,
+			prepare: func(ls [][]uint32) (any, error) {
+				l, err := x.Upload(ls)
+				if err != nil {
+					return nil, err
+				}
+				// The GPU's answer must be the CPU's.
+				got, _, err := l.Intersect(name)
+				if err != nil {
+					l.Free()
+					return nil, err
+				}
+				if want := intersect.MergeAll(nil, ls...); !slices.Equal(got, want) {
+					l.Free()
+					return nil, fmt.Errorf("bench intersect: gpu-%s found %d docids, the CPU's merge %d", name, len(got), len(want))
+				}
+				return l, nil
+			},
+			run: func(dst []uint32, _ [][]uint32, p any) ([]uint32, time.Duration, error) {
+				out, took, err := p.(*gpu.IntersectLists).Intersect(name)
+				return append(dst, out...), took, err
+			},
+			release: func(p any) { p.(*gpu.IntersectLists).Free() },
+		})
+	}
+	return algs
 }
 
 var intersectAlgorithms = []intersectAlgorithm{
-	{name: "merge", run: func(dst []uint32, ls [][]uint32, _ any) []uint32 { return intersect.MergeAll(dst, ls...) }},
-	{name: "galloping", run: func(dst []uint32, ls [][]uint32, _ any) []uint32 { return intersect.GallopingAll(dst, ls...) }},
-	{name: "svs", run: func(dst []uint32, ls [][]uint32, _ any) []uint32 { return intersect.SVS(dst, ls...) }},
-	{name: "adp", run: func(dst []uint32, ls [][]uint32, _ any) []uint32 { return intersect.ADP(dst, ls...) }},
-	{name: "hash", prepare: hashTables, run: func(dst []uint32, ls [][]uint32, p any) []uint32 {
+	cpuAlgorithm("merge", nil, func(dst []uint32, ls [][]uint32, _ any) []uint32 { return intersect.MergeAll(dst, ls...) }),
+	cpuAlgorithm("galloping", nil, func(dst []uint32, ls [][]uint32, _ any) []uint32 { return intersect.GallopingAll(dst, ls...) }),
+	cpuAlgorithm("svs", nil, func(dst []uint32, ls [][]uint32, _ any) []uint32 { return intersect.SVS(dst, ls...) }),
+	cpuAlgorithm("adp", nil, func(dst []uint32, ls [][]uint32, _ any) []uint32 { return intersect.ADP(dst, ls...) }),
+	cpuAlgorithm("hash", hashTables, func(dst []uint32, ls [][]uint32, p any) []uint32 {
 		return intersect.Hash(dst, ls[0], p.([]*intersect.HashTable)...)
-	}},
-	{name: "hash+build", run: func(dst []uint32, ls [][]uint32, _ any) []uint32 {
+	}),
+	cpuAlgorithm("hash+build", nil, func(dst []uint32, ls [][]uint32, _ any) []uint32 {
 		return intersect.Hash(dst, ls[0], hashTables(ls).([]*intersect.HashTable)...)
-	}},
-	{name: "bitmap", prepare: bitsets, run: func(dst []uint32, ls [][]uint32, p any) []uint32 {
+	}),
+	cpuAlgorithm("bitmap", bitsets, func(dst []uint32, ls [][]uint32, p any) []uint32 {
 		return intersect.Bitmap(dst, ls[0], p.([]*intersect.Bitset)...)
-	}},
-	{name: "bitmap+build", run: func(dst []uint32, ls [][]uint32, _ any) []uint32 {
+	}),
+	cpuAlgorithm("bitmap+build", nil, func(dst []uint32, ls [][]uint32, _ any) []uint32 {
 		return intersect.Bitmap(dst, ls[0], bitsets(ls).([]*intersect.Bitset)...)
-	}},
+	}),
 }
 
 func hashTables(ls [][]uint32) any {
@@ -113,6 +182,15 @@ func runBenchIntersect(ctx context.Context, f benchIntersectFlags) error {
 	if f.maxLen < 100 || (f.universe != 0 && uint64(f.maxLen) > uint64(f.universe)) || f.maxLen > 1<<30 {
 		return usagef("bench intersect: --max-len must be at least 100 and at most --universe and 2^30")
 	}
+	algs := intersectAlgorithms
+	if f.engine == "gpu" {
+		x, err := gpu.NewIntersector(gpu.DeviceOptions{Ordinal: f.device})
+		if err != nil {
+			return err
+		}
+		defer x.Close()
+		algs = gpuIntersectAlgorithms(x)
+	}
 	rng := rand.New(rand.NewPCG(f.seed, 0x243f6a8885a308d3))
 	var rows []intersectBenchRow
 	for short := 100; short <= f.maxLen; short *= 10 {
@@ -132,13 +210,16 @@ func runBenchIntersect(ctx context.Context, f benchIntersectFlags) error {
 				}
 				// Drawn lengths vary a little: the shortest goes first.
 				sort.SliceStable(lists, func(i, j int) bool { return len(lists[i]) < len(lists[j]) })
-				for _, alg := range intersectAlgorithms {
+				for _, alg := range algs {
 					if err := ctx.Err(); err != nil {
 						return err
 					}
-					rows = append(rows, timeIntersect(alg, lists, ratio, f.minTime))
-					r := rows[len(rows)-1]
-					fmt.Fprintf(os.Stderr, "bench intersect: %v %s %.2f ns/elem (cpu %.2f)\n", r.Lengths, alg.name, r.NsPerElem, r.CPUNs)
+					r, err := timeIntersect(alg, lists, ratio, f.minTime)
+					if err != nil {
+						return err
+					}
+					rows = append(rows, r)
+					fmt.Fprintf(os.Stderr, "bench intersect: %v %s %.2f ns/elem (cpu %.2f, device %.2f)\n", r.Lengths, alg.name, r.NsPerElem, r.CPUNs, r.DeviceNs)
 				}
 			}
 		}
@@ -149,9 +230,9 @@ func runBenchIntersect(ctx context.Context, f benchIntersectFlags) error {
 		}{rows})
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "lengths\tratio\talgorithm\tns/elem\tcpu ns/elem\tresult\t")
+	fmt.Fprintln(tw, "lengths\tratio\talgorithm\tns/elem\tcpu ns/elem\tdevice ns/elem\tresult\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%v\t%d\t%s\t%.2f\t%.2f\t%d\t\n", r.Lengths, r.Ratio, r.Algorithm, r.NsPerElem, r.CPUNs, r.Result)
+		fmt.Fprintf(tw, "%v\t%d\t%s\t%.2f\t%.2f\t%.2f\t%d\t\n", r.Lengths, r.Ratio, r.Algorithm, r.NsPerElem, r.CPUNs, r.DeviceNs, r.Result)
 	}
 	return tw.Flush()
 }
@@ -159,23 +240,34 @@ func runBenchIntersect(ctx context.Context, f benchIntersectFlags) error {
 // timeIntersect repeats one algorithm on lists until minTime has passed,
 // in batches of at least a millisecond so that reading the clocks costs
 // nothing against short runs.
-func timeIntersect(alg intersectAlgorithm, lists [][]uint32, ratio int, minTime time.Duration) intersectBenchRow {
+func timeIntersect(alg intersectAlgorithm, lists [][]uint32, ratio int, minTime time.Duration) (intersectBenchRow, error) {
 	row := intersectBenchRow{Ratio: ratio, Algorithm: alg.name}
 	for _, l := range lists {
 		row.Lengths = append(row.Lengths, len(l))
 	}
 	var prepared any
 	if alg.prepare != nil {
-		prepared = alg.prepare(lists)
+		var err error
+		if prepared, err = alg.prepare(lists); err != nil {
+			return row, err
+		}
+		if alg.release != nil {
+			defer alg.release(prepared)
+		}
 	}
 	dst := make([]uint32, 0, len(lists[0]))
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	var elapsed, cpu time.Duration
+	var elapsed, cpu, device time.Duration
 	for batch := 1; elapsed < minTime || row.Reps == 0; {
 		c0, start := threadCPU(), time.Now()
 		for range batch {
-			dst = alg.run(dst[:0], lists, prepared)
+			var took time.Duration
+			var err error
+			if dst, took, err = alg.run(dst[:0], lists, prepared); err != nil {
+				return row, err
+			}
+			device += took
 		}
 		took := time.Since(start)
 		elapsed += took
@@ -189,7 +281,8 @@ func timeIntersect(alg intersectAlgorithm, lists [][]uint32, ratio int, minTime 
 	per := float64(row.Reps * len(lists[0]))
 	row.NsPerElem = float64(elapsed.Nanoseconds()) / per
 	row.CPUNs = float64(cpu.Nanoseconds()) / per
-	return row
+	row.DeviceNs = float64(device.Nanoseconds()) / per
+	return row, nil
 }
 
 // randomSortedList draws about n distinct docids below universe, each

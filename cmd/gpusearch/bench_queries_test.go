@@ -120,6 +120,9 @@ func TestCLIBenchIntersect(t *testing.T) {
 	if r := runCLI(t, "bench", "intersect", "--max-len", "10"); r.code != 2 {
 		t.Errorf("bench intersect --max-len 10: exit %d, want 2", r.code)
 	}
+	if r := runCLI(t, "bench", "intersect", "--engine", "tpu"); r.code != 2 {
+		t.Errorf("bench intersect --engine tpu: exit %d, want 2", r.code)
+	}
 }
 
 func TestRandomSortedList(t *testing.T) {

@@ -590,3 +590,147 @@ extern "C" __global__ void __launch_bounds__(BIG)
     state[S_DONE] = 1;
   }
 }
+
+// ---- List intersection (bench intersect --engine gpu) ---------------------
+//
+// The list-intersection report's algorithms, coarse-grained: list 0 (the
+// shortest) gives the candidates, lists 1..m-1 are searched. meta holds
+// ISECT_META words per list: its offset and length in data; for hash, the
+// offset of its bucket starts in hstart, its bucket count and its bucket
+// shift (as intersect.HashTable); for bitmap, the offset and length in
+// 64-bit words of its bitset in bits (as intersect.Bitset). Each algorithm
+// sets flags[i] to 1 when candidate i is in every list; isect_count,
+// tile_scan and isect_scatter then compact the survivors in order.
+#define ISECT_META 8
+#define ISECT_MAX_LISTS 8
+
+// gallop returns the first position in [lo, end) whose value is >= x, or
+// end, searching from lo by doubling steps, then by bisection.
+static __device__ __forceinline__ u32 gallop(const u32* a, u32 lo, u32 end, u32 x) {
+  u32 hi = lo, step = 1;
+  while (hi < end && a[hi] < x) {
+    lo = hi + 1;
+    hi = (end - hi > step) ? hi + step : end;
+    step <<= 1;
+  }
+  return lower_bound(a, lo, hi, x);
+}
+
+// isect_seg: SVS (adp == 0) or ADP (adp != 0), one thread per segment of
+// seg (at most 32) consecutive candidates. With the exact start, each
+// thread first finds by binary search, in every other list, where its
+// segment starts (the first element >= its first candidate) and where the
+// next segment starts; it then works inside those ranges only. SVS filters
+// the segment list by list, ADP candidate by candidate across the lists;
+// both gallop from the last position found.
+extern "C" __global__ void __launch_bounds__(TILE)
+    isect_seg(const u32* data, const u64* meta, u64 m, u64 seg, u64 adp, u32* flags) {
+  const u32* cand = data + meta[0];
+  u64 n = meta[1];
+  for (u64 t = (u64)blockIdx.x * TILE + threadIdx.x; t * seg < n; t += (u64)gridDim.x * TILE) {
+    u64 lo = t * seg, hi = lo + seg < n ? lo + seg : n;
+    u32 pos[ISECT_MAX_LISTS], end[ISECT_MAX_LISTS];
+    for (u64 j = 1; j < m; j++) {
+      const u32* l = data + meta[j * ISECT_META];
+      u32 len = (u32)meta[j * ISECT_META + 1];
+      pos[j] = lower_bound(l, 0, len, cand[lo]);
+      end[j] = hi < n ? lower_bound(l, pos[j], len, cand[hi]) : len;
+    }
+    u32 alive = hi - lo == 32 ? FULL : (1u << (hi - lo)) - 1;
+    if (adp) {
+      for (u64 i = lo; i < hi; i++) {
+        u32 c = cand[i];
+        for (u64 j = 1; j < m; j++) {
+          const u32* l = data + meta[j * ISECT_META];
+          u32 p = gallop(l, pos[j], end[j], c);
+          pos[j] = p;
+          if (p == end[j] || l[p] != c) {
+            alive &= ~(1u << (i - lo));
+            break;
+          }
+        }
+      }
+    } else {
+      for (u64 j = 1; j < m && alive != 0; j++) {
+        const u32* l = data + meta[j * ISECT_META];
+        for (u64 i = lo; i < hi; i++) {
+          if (!(alive >> (i - lo) & 1)) continue;
+          u32 c = cand[i];
+          u32 p = gallop(l, pos[j], end[j], c);
+          pos[j] = p;
+          if (p == end[j] || l[p] != c) alive &= ~(1u << (i - lo));
+        }
+      }
+    }
+    for (u64 i = lo; i < hi; i++) flags[i] = alive >> (i - lo) & 1;
+  }
+}
+
+// isect_hash: one thread per candidate, which scans its bucket in every
+// other list.
+extern "C" __global__ void __launch_bounds__(TILE)
+    isect_hash(const u32* data, const u32* hstart, const u64* meta, u64 m, u32* flags) {
+  const u32* cand = data + meta[0];
+  u64 n = meta[1];
+  for (u64 i = (u64)blockIdx.x * TILE + threadIdx.x; i < n; i += (u64)gridDim.x * TILE) {
+    u32 c = cand[i];
+    bool in = true;
+    for (u64 j = 1; j < m && in; j++) {
+      const u64* mj = meta + j * ISECT_META;
+      const u32* l = data + mj[0];
+      const u32* starts = hstart + mj[2];
+      u64 b = c >> mj[4];
+      in = false;
+      if (b < mj[3]) {
+        u32 k = starts[b], e = starts[b + 1];
+        while (k < e && l[k] < c) k++;
+        in = k < e && l[k] == c;
+      }
+    }
+    flags[i] = in ? 1 : 0;
+  }
+}
+
+// isect_bitmap: one thread per candidate, one bit test per other list.
+extern "C" __global__ void __launch_bounds__(TILE)
+    isect_bitmap(const u32* data, const u64* bits, const u64* meta, u64 m, u32* flags) {
+  const u32* cand = data + meta[0];
+  u64 n = meta[1];
+  for (u64 i = (u64)blockIdx.x * TILE + threadIdx.x; i < n; i += (u64)gridDim.x * TILE) {
+    u32 c = cand[i];
+    bool in = true;
+    for (u64 j = 1; j < m && in; j++) {
+      const u64* mj = meta + j * ISECT_META;
+      u64 w = c >> 6;
+      in = w < mj[6] && (bits[mj[5] + w] >> (c & 63) & 1);
+    }
+    flags[i] = in ? 1 : 0;
+  }
+}
+
+// isect_count counts the set flags of each tile of the *countp candidates.
+extern "C" __global__ void __launch_bounds__(TILE)
+    isect_count(const u32* flags, const u32* countp, u32* tileCounts) {
+  u32 n = *countp;
+  for (u32 t = blockIdx.x; t < tiles_of(n); t += gridDim.x) {
+    u64 i = (u64)t * TILE + threadIdx.x;
+    u32 cnt = __syncthreads_count(i < n && flags[i] != 0);
+    if (threadIdx.x == 0) tileCounts[t] = cnt;
+  }
+}
+
+// isect_scatter writes the flagged candidates, in order, from each tile's
+// offset on.
+extern "C" __global__ void __launch_bounds__(TILE)
+    isect_scatter(const u32* data, const u64* meta, const u32* flags, const u32* countp, const u32* tileOffsets,
+                  u32* out) {
+  const u32* cand = data + meta[0];
+  u32 n = *countp;
+  for (u32 t = blockIdx.x; t < tiles_of(n); t += gridDim.x) {
+    u64 i = (u64)t * TILE + threadIdx.x;
+    bool keep = i < n && flags[i] != 0;
+    u32 total;
+    u32 r = tileOffsets[t] + block_scan(keep ? 1 : 0, &total);
+    if (keep) out[r] = cand[i];
+  }
+}

@@ -20,6 +20,10 @@ func NewBitset(list []uint32) *Bitset {
 	return s
 }
 
+// Words returns the bitset's words: docid d is bit d%64 of word d/64. The
+// slice is the set's own.
+func (s *Bitset) Words() []uint64 { return s.words }
+
 // Contains reports whether bit x is set.
 func (s *Bitset) Contains(x uint32) bool {
 	w := int(x / 64)

@@ -38,6 +38,13 @@ func NewHashTable(list []uint32) *HashTable {
 	return t
 }
 
+// Layout returns what a device copy of the table needs: its list, the
+// shift that maps a docid to its bucket, and the bucket starts (bucket b
+// is list[starts[b]:starts[b+1]]). The slices are the table's own.
+func (t *HashTable) Layout() (list []uint32, shift uint, starts []uint32) {
+	return t.list, t.shift, t.starts
+}
+
 // Contains reports whether the table's list holds x.
 func (t *HashTable) Contains(x uint32) bool {
 	b := int(x >> t.shift)
