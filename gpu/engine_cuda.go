@@ -13,6 +13,9 @@ import (
 type Options struct {
 	Device         int   // CUDA device ordinal
 	MemoryBudgetMB int64 // device memory the engine may use; 0 = all free memory
+	// TopK is a single OR query's top-k method: TopKRadix (default) or
+	// TopKTree.
+	TopK string
 }
 
 // Engine answers queries on a GPU: the index stays resident in device
@@ -29,6 +32,10 @@ type Engine struct {
 // of the same block size (gpu-bp128 for every CPU codec). Errors wrap
 // ErrNoDevice, ErrBadPTX, ErrOutOfMemory or ErrFormat.
 func NewEngine(ix *index.Index, opts Options) (*Engine, error) {
+	topk, err := checkTopK(opts.TopK)
+	if err != nil {
+		return nil, err
+	}
 	d, err := OpenDevice(DeviceOptions{Ordinal: opts.Device, MemoryBudgetMB: opts.MemoryBudgetMB})
 	if err != nil {
 		return nil, err
@@ -43,6 +50,7 @@ func NewEngine(ix *index.Index, opts Options) (*Engine, error) {
 		d.Close()
 		return nil, err
 	}
+	q.topk = topk
 	return &Engine{dev: d, q: q}, nil
 }
 

@@ -182,3 +182,33 @@ func TestEngineErrors(t *testing.T) {
 		t.Errorf("Search after Close: %v, want ErrClosed", err)
 	}
 }
+
+// TestEngineTopKTree: the max-tree top-k gives the exhaustive scorer's
+// answers to OR and AND+OR queries, with ties and with k past a group.
+func TestEngineTopKTree(t *testing.T) {
+	if _, err := NewEngine(openCorpus(t, corpusSpec{Docs: 100, Vocab: 5, Zipf: 1, Density: 0.5, Codec: "gpu-bp256", Seed: 1}),
+		Options{TopK: "heap"}); err == nil {
+		t.Error("NewEngine with TopK heap: want an error")
+	}
+	for _, spec := range []corpusSpec{
+		{Docs: 400000, Vocab: 200, Zipf: 1.1, Density: 0.3, Codec: "gpu-bp256", Seed: 21},
+		{Docs: 50000, Vocab: 30, Zipf: 1, Density: 0.2, Codec: "gpu-bp128", Seed: 9, Ties: true},
+	} {
+		ix := openCorpus(t, spec)
+		e, err := NewEngine(ix, Options{TopK: TopKTree})
+		if err != nil {
+			t.Fatalf("NewEngine: %v", err)
+		}
+		var qs []query.Query
+		for _, q := range randomQueries(rand.New(rand.NewPCG(spec.Seed, 2)), 120, spec.Vocab) {
+			if q.Mode != query.And {
+				qs = append(qs, q)
+			}
+		}
+		for _, k := range []int{1, 10, 513, 5000} {
+			qs = append(qs, query.Query{Terms: []string{termName(1), termName(2)}, Mode: query.Or, K: k})
+		}
+		checkEngine(t, e.q, ix, qs)
+		e.Close()
+	}
+}

@@ -13,6 +13,9 @@ import (
 type Options struct {
 	Device         int   // CUDA device ordinal
 	MemoryBudgetMB int64 // device memory the engine may use; 0 = all free memory
+	// TopK is a single OR query's top-k method: TopKRadix (default) or
+	// TopKTree.
+	TopK string
 }
 
 // Engine answers queries on a GPU. This build has no CUDA support.

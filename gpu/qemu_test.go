@@ -191,6 +191,24 @@ func TestQueryEngineEmulated(t *testing.T) {
 			checkEngine(t, e, ix, randomQueries(rand.New(rand.NewPCG(spec.Seed, 5)), 15, spec.Vocab))
 		})
 	}
+	// The max-tree top-k on OR queries, over more than one run of groups.
+	t.Run("tree", func(t *testing.T) {
+		spec := corpusSpec{Docs: 270000, Vocab: 30, Zipf: 1.2, Density: 0.02, Codec: "gpu-bp256", Seed: 6}
+		ix := openCorpus(t, spec)
+		e, err := newQEngine(ix, startEmu(t, bin))
+		if err != nil {
+			t.Fatalf("newQEngine: %v", err)
+		}
+		defer e.release()
+		e.topk = TopKTree
+		var qs []query.Query
+		for _, q := range randomQueries(rand.New(rand.NewPCG(6, 6)), 9, spec.Vocab) {
+			if q.Mode != query.And {
+				qs = append(qs, q)
+			}
+		}
+		checkEngine(t, e, ix, qs)
+	})
 }
 
 // TestTopKRefineEmulated: over 4096 documents tie on the top score, so the

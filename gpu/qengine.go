@@ -64,6 +64,7 @@ type qengine struct {
 	// A wave of OR passes holds at most waveAccBytes of accumulators and
 	// decodes at most wavePostings postings (see runWaves).
 	waveAccBytes, wavePostings int64
+	topk                       string // a single OR pass's top-k: TopKRadix or TopKTree
 
 	mu       sync.Mutex // one search at a time owns the scratch
 	owned    []devPtr
@@ -79,7 +80,7 @@ type qengine struct {
 // decoder is re-encoded first (see gpuColumn).
 func newQEngine(ix *index.Index, be backend) (*qengine, error) {
 	e := &qengine{ix: ix, be: be, bs: ix.BlockSize(), docs: ix.NumDocs(), gridCap: 8 * max(1, be.multiprocessors()),
-		waveAccBytes: defaultWaveAccBytes, wavePostings: defaultWavePostings}
+		waveAccBytes: defaultWaveAccBytes, wavePostings: defaultWavePostings, topk: TopKRadix}
 	p := ix.BM25()
 	e.k1p1 = math.Float32bits(p.K1 + 1)
 	if err := e.upload(ix); err != nil {
@@ -200,7 +201,7 @@ type scratch struct {
 	blk, row, slot, scores     devPtr
 	tileCounts, tileOffsets    devPtr
 	sel, docs, freqs           devPtr
-	keys, acc, hist            devPtr
+	keys, acc, hist, lvl1      devPtr
 	bnd                        [2]devPtr
 	cap, selCap, bndCap, accN  int64
 	tiles                      int64
@@ -237,6 +238,7 @@ func (e *qengine) layout(p *qplan, base devPtr) (scratch, int64) {
 	} else {
 		s.accN = (int64(e.docs) + 3) &^ 3
 		s.acc = c.take(4 * s.accN)
+		s.lvl1 = c.take(8 * treeGroups(int64(e.docs)))
 		var longest int64
 		for _, l := range p.lists {
 			longest = max(longest, int64(l.nb))
@@ -456,6 +458,9 @@ func (e *qengine) enqueueOr(s stream, p *qplan, sc *scratch, slot devPtr, tm *qt
 	}
 	if err := tm.begin(s, PhaseTopK); err != nil {
 		return err
+	}
+	if e.topk == TopKTree && treeGroups(int64(e.docs)) <= treeGroup*treeRuns {
+		return e.topKTree(s, sc, slot)
 	}
 	return e.topK(s, sc, slot, topkInput{dense: true, acc: sc.acc, n: int64(e.docs)})
 }

@@ -22,6 +22,7 @@ func init() { gpuBenchSubcommands = append(gpuBenchSubcommands, newBenchGPUQueri
 // gpuQueriesOptions are bench gpu queries' flags.
 type gpuQueriesOptions struct {
 	index, queries, modes, cpu, batches string
+	topk                                string
 	k, device                           int
 	bigPostings                         int64
 	minTime                             time.Duration
@@ -59,7 +60,7 @@ queries, for each size of --batch.`,
 				return err
 			}
 			defer ix.Close()
-			e, err := gpu.NewEngine(ix, gpu.Options{Device: o.device})
+			e, err := gpu.NewEngine(ix, gpu.Options{Device: o.device, TopK: o.topk})
 			if err != nil {
 				return err
 			}
@@ -85,6 +86,7 @@ queries, for each size of --batch.`,
 	fl.StringVar(&o.batches, "batch", "1,8,32,128", "comma-separated batch sizes for throughput")
 	fl.IntVar(&o.k, "k", 10, "results per query")
 	fl.IntVar(&o.device, "device", 0, "CUDA device ordinal")
+	fl.StringVar(&o.topk, "topk", "radix", "top-k method of single OR queries: radix (radix select) or tree (the paper's max tree)")
 	fl.Int64Var(&o.bigPostings, "big-postings", 1000000, "a query is big when its lists hold more postings than this")
 	fl.DurationVar(&o.minTime, "min-time", time.Second, "least measured time per engine and mode")
 	fl.BoolVar(&o.json, "json", false, "print JSON to stdout (the table goes to stderr)")
@@ -115,6 +117,7 @@ type gpuQueriesReport struct {
 	Index       gpuQueriesIndex `json:"index"`
 	Queries     int             `json:"queries"`
 	K           int             `json:"k"`
+	TopK        string          `json:"topk"`
 	BigPostings int64           `json:"big_postings"`
 	Modes       []gpuModeReport `json:"modes"`
 	Notes       []string        `json:"notes"`
@@ -189,7 +192,7 @@ func benchGPUQueries(ctx context.Context, ix *index.Index, g gpuQueryEngine, o g
 	dc, fc := ix.Codecs()
 	rep := &gpuQueriesReport{
 		Index:   gpuQueriesIndex{Dir: o.index, Docs: ix.NumDocs(), Postings: ix.Meta().Postings, DocIDCodec: dc.Name(), FreqCodec: fc.Name()},
-		Queries: len(lines), K: o.k, BigPostings: o.bigPostings,
+		Queries: len(lines), K: o.k, TopK: o.topk, BigPostings: o.bigPostings,
 		Command: "gpusearch " + strings.Join(os.Args[1:], " "), Date: time.Now().UTC().Format(time.RFC3339),
 		Notes: []string{
 			"latency: wall time of Search on one goroutine, each query's mean over the measured passes; mean/p50/p99 over queries",

@@ -591,6 +591,119 @@ extern "C" __global__ void __launch_bounds__(BIG)
   }
 }
 
+// ---- Top-k by max tree (the paper's method, for comparison) ----------------
+//
+// Section 8.2 of the paper: the candidates are cut into groups of
+// TREE_GROUP, each group's maximum forms the next level, and so on; the
+// maximum is then taken k times, each time updating the branch it came
+// from. Here over dense OR accumulators, two levels: topk_tree_build
+// writes every group's largest key to lvl1 (0: no document of the group
+// matched); topk_tree_select, one CTA, keeps the maxima of runs of
+// TREE_GROUP lvl1 entries in shared memory and extracts the S_NEED largest
+// keys: a key names its document, so the extracted document's accumulator
+// is zeroed and its group's and run's maxima are recomputed. The
+// accumulators are scratch, spent by the selection. The host uses it only
+// while the runs fit in shared memory (TREE_RUNS).
+#define TREE_GROUP 512
+#define TREE_RUNS 1024
+
+// block_max returns the largest x over the CTA's threads (every thread
+// calls it; blockDim.x is a multiple of 32).
+static __device__ u64 block_max(u64 x) {
+  __shared__ u64 part[32];
+  int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) {
+    u64 y = __shfl_sync(FULL, x, lane ^ d);
+    x = y > x ? y : x;
+  }
+  if (lane == 0) part[w] = x;
+  __syncthreads();
+  if (w == 0) {
+    x = lane < nw ? part[lane] : 0;
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+      u64 y = __shfl_sync(FULL, x, lane ^ d);
+      x = y > x ? y : x;
+    }
+    if (lane == 0) part[0] = x;
+  }
+  __syncthreads();
+  x = part[0];
+  __syncthreads();  // the next call reuses part
+  return x;
+}
+
+// group_max is the largest key of accumulators [g*TREE_GROUP, ...) below n.
+static __device__ u64 group_max(const float* acc, u64 n, u64 g) {
+  u64 best = 0;
+  for (u64 j = threadIdx.x; j < TREE_GROUP; j += blockDim.x) {
+    u64 d = g * TREE_GROUP + j;
+    if (d < n) {
+      float f = acc[d];
+      u64 key = f != 0.0f ? make_key(f, (u32)d) : 0;
+      best = key > best ? key : best;
+    }
+  }
+  return block_max(best);
+}
+
+// run_max is the largest of lvl1 entries [r*TREE_GROUP, ...) below groups.
+static __device__ u64 run_max(const u64* lvl1, u64 groups, u64 r) {
+  u64 best = 0;
+  for (u64 j = threadIdx.x; j < TREE_GROUP; j += blockDim.x) {
+    u64 g = r * TREE_GROUP + j;
+    if (g < groups) best = lvl1[g] > best ? lvl1[g] : best;
+  }
+  return block_max(best);
+}
+
+// topk_tree_build writes each group's largest key to lvl1.
+extern "C" __global__ void __launch_bounds__(TILE) topk_tree_build(const float* acc, u64 n, u64* lvl1, u64 groups) {
+  for (u64 g = blockIdx.x; g < groups; g += gridDim.x) {
+    u64 m = group_max(acc, n, g);
+    if (threadIdx.x == 0) lvl1[g] = m;
+  }
+}
+
+// topk_tree_select extracts the S_NEED largest keys into result and marks
+// the state done. One CTA of BIG threads.
+extern "C" __global__ void __launch_bounds__(BIG)
+    topk_tree_select(float* acc, u64 n, u64* lvl1, u64 groups, u32* state, u64* result, u64 resultCap) {
+  __shared__ u64 lvl2[TREE_RUNS];
+  u64 runs = (groups + TREE_GROUP - 1) / TREE_GROUP;
+  for (u64 r = threadIdx.x; r < TREE_RUNS; r += blockDim.x) {
+    u64 best = 0;
+    for (u64 g = r * TREE_GROUP; r < runs && g < groups && g < (r + 1) * TREE_GROUP; g++) best = lvl1[g] > best ? lvl1[g] : best;
+    lvl2[r] = best;
+  }
+  __syncthreads();
+  u32 need = state[S_NEED], got = 0;
+  for (; got < need && got < resultCap; got++) {
+    u64 top = 0;
+    for (u64 r = threadIdx.x; r < TREE_RUNS; r += blockDim.x) top = lvl2[r] > top ? lvl2[r] : top;
+    top = block_max(top);
+    if (top == 0) break;
+    u32 d = NONE - (u32)top;
+    u64 g = d / TREE_GROUP, r = g / TREE_GROUP;
+    if (threadIdx.x == 0) {
+      result[got] = top;
+      acc[d] = 0.0f;
+    }
+    __syncthreads();
+    u64 m = group_max(acc, n, g);
+    if (threadIdx.x == 0) lvl1[g] = m;
+    __syncthreads();
+    m = run_max(lvl1, groups, r);
+    if (threadIdx.x == 0) lvl2[r] = m;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    state[S_RESULT] = got;
+    state[S_DONE] = 1;
+  }
+}
+
 // ---- List intersection (bench intersect --engine gpu) ---------------------
 //
 // The list-intersection report's algorithms, coarse-grained: list 0 (the

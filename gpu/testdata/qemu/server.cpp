@@ -53,7 +53,8 @@ static const std::map<std::string, Entry> kernels = {
     K(and_scatter_survivors), K(and_score),               K(or_score),              K(or_score_rows),         K(q_init),
     K(topk_hist_keys),        K(topk_hist_dense),         K(topk_pick),             K(topk_compact_keys),
     K(topk_compact_dense),    K(topk_finish),             K(isect_seg),             K(isect_hash),
-    K(isect_bitmap),          K(isect_count),             K(isect_scatter),
+    K(isect_bitmap),          K(isect_count),             K(isect_scatter),         K(topk_tree_build),
+    K(topk_tree_select),
 };
 
 static std::map<u64, u64> allocs;  // address -> size
