@@ -28,6 +28,20 @@ type cudaBackend struct {
 
 // newCudaBackend loads the query kernels (kernels/query.ptx, or from
 // PTXDirEnv) next to the device's decoders.
+// openBackend opens a device and loads the query kernels on it.
+func openBackend(opts DeviceOptions) (*Device, *cudaBackend, error) {
+	d, err := OpenDevice(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	be, err := newCudaBackend(d)
+	if err != nil {
+		d.Close()
+		return nil, nil, err
+	}
+	return d, be, nil
+}
+
 func newCudaBackend(d *Device) (*cudaBackend, error) {
 	b := &cudaBackend{d: d, fns: map[string]cu.Function{}, bufs: map[devPtr]*Buffer{}}
 	err := d.do(func() error {

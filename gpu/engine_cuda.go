@@ -36,13 +36,8 @@ func NewEngine(ix *index.Index, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := OpenDevice(DeviceOptions{Ordinal: opts.Device, MemoryBudgetMB: opts.MemoryBudgetMB})
+	d, be, err := openBackend(DeviceOptions{Ordinal: opts.Device, MemoryBudgetMB: opts.MemoryBudgetMB})
 	if err != nil {
-		return nil, err
-	}
-	be, err := newCudaBackend(d)
-	if err != nil {
-		d.Close()
 		return nil, err
 	}
 	q, err := newQEngine(ix, be)

@@ -21,13 +21,8 @@ type IntersectLists struct {
 // NewIntersector opens the GPU and loads the kernels. Errors wrap
 // ErrNoDevice or ErrBadPTX.
 func NewIntersector(opts DeviceOptions) (*Intersector, error) {
-	d, err := OpenDevice(opts)
+	d, be, err := openBackend(opts)
 	if err != nil {
-		return nil, err
-	}
-	be, err := newCudaBackend(d)
-	if err != nil {
-		d.Close()
 		return nil, err
 	}
 	return &Intersector{dev: d, be: be}, nil

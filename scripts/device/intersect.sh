@@ -10,21 +10,13 @@
 # $OUT gets query.ptx and intersect.tgz (everything else).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-ROOT=$(pwd)
 OUT=${OUT:-/tmp/intersect-out}
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 B=.device/gpusearch
 R=$(mktemp -d)
-PTX=$(mktemp -d)
 mkdir -p "$OUT"
-{ nvidia-smi -L; nproc; "$NVCC" --version | tail -1; } >"$R/machine.txt" 2>&1
-for cu in gpu/kernels/*.cu; do
-	NVCC=$NVCC sh gpu/kernels/mkptx.sh "$cu" "$PTX/$(basename "$cu" .cu).ptx" >>"$R/nvcc.log" 2>&1
-done
-cp "$PTX/query.ptx" "$OUT/"
-export GPUSEARCH_PTX_DIR=$PTX
-(cd gpu && timeout 200 "$ROOT/.device/gpu.test" -test.v -test.timeout 195s) >"$R/gpu-test.log" 2>&1
-echo "tests rc=$?: $(grep -c -- '^--- PASS' "$R/gpu-test.log") passed; $(grep -- '--- FAIL' "$R/gpu-test.log" | tr '\n' ' ')"
+. scripts/device/lib.sh
+fresh_ptx_and_tests
 for e in cpu gpu; do
 	timeout 120 $B bench intersect --engine $e --json >"$R/intersect-$e.json" 2>>"$R/intersect.log"
 	echo "bench intersect $e rc=$?"
@@ -33,4 +25,4 @@ for e in cpu gpu; do
 done
 tail -3 "$R/intersect.log"
 tar czf "$OUT/intersect.tgz" -C "$R" .
-rm -rf "$R" "$PTX"
+rm -rf "$R"

@@ -12,22 +12,14 @@
 # $OUT gets query.ptx and topk.tgz (everything else).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-ROOT=$(pwd)
 OUT=${OUT:-/tmp/topk-out}
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 B=.device/gpusearch
 R=$(mktemp -d)
-PTX=$(mktemp -d)
 W=$(mktemp -d)
 mkdir -p "$OUT"
-{ nvidia-smi -L; nproc; "$NVCC" --version | tail -1; } >"$R/machine.txt" 2>&1
-for cu in gpu/kernels/*.cu; do
-	NVCC=$NVCC sh gpu/kernels/mkptx.sh "$cu" "$PTX/$(basename "$cu" .cu).ptx" >>"$R/nvcc.log" 2>&1
-done
-cp "$PTX/query.ptx" "$OUT/"
-export GPUSEARCH_PTX_DIR=$PTX
-(cd gpu && timeout 200 "$ROOT/.device/gpu.test" -test.v -test.timeout 195s) >"$R/gpu-test.log" 2>&1
-echo "tests rc=$?: $(grep -c -- '^--- PASS' "$R/gpu-test.log") passed; $(grep -- '--- FAIL' "$R/gpu-test.log" | tr '\n' ' ')"
+. scripts/device/lib.sh
+fresh_ptx_and_tests
 timeout 150 $B gen index --docs 5000000 --seed 1 --codec gpu-bp256 --out "$W/g" --quiet --json >"$R/gen.json" 2>>"$R/topk.log"
 timeout 30 $B gen queries --index "$W/g" --n 500 --out "$W/q.txt" 2>>"$R/topk.log"
 for k in 10 1000; do
@@ -49,4 +41,4 @@ for f in sorted(os.listdir(d)):
     print(f"{f}: gpu mean {g['mean_us']:.1f} p50 {g['p50_us']:.1f} p99 {g['p99_us']:.1f} us; topk phase {ph['us']['topk']:.1f} us; mismatches {m['mismatches']}/{m['checked']}")
 PY
 tar czf "$OUT/topk.tgz" -C "$R" .
-rm -rf "$R" "$PTX" "$W"
+rm -rf "$R" "$W"
