@@ -30,6 +30,13 @@ type loadRun struct {
 	Missed      int     `json:"missed"`
 	RanOnCPU    uint64  `json:"ran_on_cpu"`
 	RanOnGPU    uint64  `json:"ran_on_gpu"`
+	// Busy: seconds the CPU workers together, and the GPU workers, spent
+	// in engine calls; calls: how many (a GPU batch is one call).
+	BusyCPUS float64 `json:"busy_cpu_s"`
+	BusyGPUS float64 `json:"busy_gpu_s"`
+	CallsCPU uint64  `json:"calls_cpu"`
+	CallsGPU uint64  `json:"calls_gpu"`
+	Seconds  float64 `json:"seconds"` // from the first arrival to the last answer
 }
 
 // loadFlags are bench load's options.
@@ -253,5 +260,9 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 	run.MeanDelayUS = float64(sum.Microseconds()) / float64(len(delays))
 	run.P99DelayUS = float64(delays[(len(delays)*99)/100].Microseconds())
 	run.RanOnCPU, run.RanOnGPU = s.Counts()
+	busy, calls := s.Usage()
+	run.BusyCPUS, run.BusyGPUS = busy[schedule.CPU].Seconds(), busy[schedule.GPU].Seconds()
+	run.CallsCPU, run.CallsGPU = calls[schedule.CPU], calls[schedule.GPU]
+	run.Seconds = time.Since(start).Seconds()
 	return run, nil
 }

@@ -39,6 +39,8 @@ type Scheduler struct {
 	wg       sync.WaitGroup
 	ranOnGPU uint64
 	ranOnCPU uint64
+	busy     [2]time.Duration // time workers spent in engine calls, per processor kind
+	calls    [2]uint64        // engine calls (a batch is one), per processor kind
 }
 
 type pending struct {
@@ -154,9 +156,13 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 		if len(jobs) == 0 {
 			return
 		}
+		start := time.Now()
 		outs := s.run(e, be, jobs)
+		took := time.Since(start)
 		// Counted before answered, so that a caller sees its query in Counts.
 		s.mu.Lock()
+		s.busy[p] += took
+		s.calls[p]++
 		for range jobs {
 			s.q.Done()
 		}
@@ -214,6 +220,15 @@ func (s *Scheduler) Counts() (cpu, gpu uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ranOnCPU, s.ranOnGPU
+}
+
+// Usage reports, per processor kind (indexed by Proc), the time its
+// workers spent in engine calls and how many calls they made (a batch is
+// one call).
+func (s *Scheduler) Usage() (busy [2]time.Duration, calls [2]uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.busy, s.calls
 }
 
 // Close stops the workers once the queued jobs have run.

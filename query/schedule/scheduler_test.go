@@ -149,6 +149,10 @@ func TestSchedulerMatchesCPU(t *testing.T) {
 			if p == PolicyCPU && g != 0 || p == PolicyGPU && c != 0 {
 				t.Errorf("policy %s ran %d on CPU and %d on GPU", p, c, g)
 			}
+			busy, calls := s.Usage()
+			if calls[CPU] > c || calls[GPU] > g || calls[CPU]+calls[GPU] == 0 || (g > 0 && busy[GPU] < time.Duration(calls[GPU])*2*time.Millisecond) {
+				t.Errorf("policy %s: usage %v in %v calls for %d CPU and %d GPU queries", p, busy, calls, c, g)
+			}
 			// 200 queries at once on a GPU worker busy 2 ms per call:
 			// it must take them in batches, of at most GPUBatch.
 			switch {

@@ -21,7 +21,9 @@ head -400 "$W/q.txt" >"$W/fit.txt"
 tail -200 "$W/q.txt" >"$W/load.txt"
 $B bench fit --index "$W/s" --queries "$W/fit.txt" --mode or --repeat 3 >"$R/fit.json" 2>>"$LOG"
 i=0
-for v in "cpu" "hybrid" "hybrid --urgent-any-proc" "hybrid --cpu-workers 15" "hybrid --cpu-workers 15 --urgent-any-proc"; do
+# VARIANTS (';'-separated) replaces the list above.
+IFS=';' read -r -a variants <<<"${VARIANTS:-cpu;hybrid;hybrid --urgent-any-proc;hybrid --cpu-workers 15;hybrid --cpu-workers 15 --urgent-any-proc}"
+for v in "${variants[@]}"; do
 	i=$((i + 1))
 	echo "== $i: $v" | tee -a "$LOG"
 	set -- $v
