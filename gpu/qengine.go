@@ -236,7 +236,7 @@ func (e *qengine) layout(p *qplan, base devPtr) (scratch, int64) {
 		candidates = int64(l0.df)
 		s.hdrWords += 2 * s.lists
 	} else {
-		s.accN = (int64(e.docs) + 3) &^ 3
+		s.accN = e.accN()
 		s.acc = c.take(4 * s.accN)
 		s.lvl1 = c.take(8 * treeGroups(int64(e.docs)))
 		var longest int64
@@ -424,7 +424,7 @@ func (e *qengine) enqueueAnd(s stream, p *qplan, sc *scratch, slot devPtr, tm *q
 	if err := tm.begin(s, PhaseTopK); err != nil {
 		return err
 	}
-	return e.topK(s, sc, slot, topkInput{keys: sc.keys, count: final, bound: n1})
+	return e.topK(s, sc, slot, sc.keys, final, n1)
 }
 
 func (e *qengine) enqueueOr(s stream, p *qplan, sc *scratch, slot devPtr, tm *qtimer) error {
@@ -462,48 +462,62 @@ func (e *qengine) enqueueOr(s stream, p *qplan, sc *scratch, slot devPtr, tm *qt
 	if e.topk == TopKTree && treeGroups(int64(e.docs)) <= treeGroup*treeRuns {
 		return e.topKTree(s, sc, slot)
 	}
-	return e.topK(s, sc, slot, topkInput{dense: true, acc: sc.acc, n: int64(e.docs)})
+	return e.denseTopK(s, denseRound{w: 1, acc: sc.acc, accN: sc.accN, hist: sc.hist, out: slot, hdr: sc.hdrBytes(),
+		resultCap: sc.resultCap, bnd: sc.bnd[0], bndCap: sc.bndCap})
 }
 
-// topkInput is round 0's input: n accumulators, or keys with their count
-// in device memory (at most bound).
-type topkInput struct {
-	dense bool
-	acc   devPtr
-	n     int64
-	keys  devPtr
-	count uint64
-	bound int64
-}
-
-// topK queues round 0 of the radix select.
-func (e *qengine) topK(s stream, sc *scratch, slot devPtr, in topkInput) error {
+// topK queues round 0 of the radix select over count keys (a word in
+// device memory, at most bound).
+func (e *qengine) topK(s stream, sc *scratch, slot devPtr, keys devPtr, count uint64, bound int64) error {
 	state, result := uint64(slot), uint64(slot)+uint64(sc.hdrBytes())
 	shift, bits := digitShift[0], digitBits[0]
-	var err error
-	gx := uint64(e.gridFor((in.n + 3) / 4))
-	if in.dense {
-		err = s.launch("topk_hist_dense", int(gx), qTile, uint64(in.acc), uint64(in.n), 0, shift, bits, state, 0, uint64(sc.hist), 0, gx)
-	} else {
-		err = s.launch("topk_hist_keys", e.gridFor(in.bound), qTile, uint64(in.keys), in.count, shift, bits, state, uint64(sc.hist))
-	}
-	if err != nil {
+	grid := e.gridFor(bound)
+	if err := s.launch("topk_hist_keys", grid, qTile, uint64(keys), count, shift, bits, state, uint64(sc.hist)); err != nil {
 		return err
 	}
 	if err := s.launch("topk_pick", 1, qBig, uint64(sc.hist), 0, bits, 0, state, 0); err != nil {
 		return err
 	}
-	if in.dense {
-		err = s.launch("topk_compact_dense", int(gx), qTile, uint64(in.acc), uint64(in.n), 0, shift, bits, 0, state, 0,
-			result, uint64(sc.resultCap), uint64(sc.bnd[0]), uint64(sc.bndCap), gx)
-	} else {
-		err = s.launch("topk_compact_keys", e.gridFor(in.bound), qTile, uint64(in.keys), in.count, shift, bits, 0, state,
-			result, uint64(sc.resultCap), uint64(sc.bnd[0]), uint64(sc.bndCap))
-	}
-	if err != nil {
+	if err := s.launch("topk_compact_keys", grid, qTile, uint64(keys), count, shift, bits, 0, state,
+		result, uint64(sc.resultCap), uint64(sc.bnd[0]), uint64(sc.bndCap)); err != nil {
 		return err
 	}
 	return s.launch("topk_finish", 1, qBig, 0, uint64(sc.bnd[0]), uint64(sc.bndCap), state, 0, result, uint64(sc.resultCap))
+}
+
+// denseRound is round 0 of the radix select over the dense accumulators
+// of w queries (one for a single pass, a wave's otherwise): query q's
+// accumulators start at acc + q*accN floats, its histogram at hist +
+// q<<qHistBits words, its slot at out + q*slot bytes (state words, then
+// its result hdr bytes on, room for resultCap keys), its boundary at bnd +
+// q*bndCap keys.
+type denseRound struct {
+	w                   int
+	acc, hist, out, bnd devPtr
+	accN, slot, hdr     int64
+	bndCap              int64
+	resultCap           int
+}
+
+// denseTopK queues a denseRound: the dense passes run gx CTAs per query,
+// about two grids' worth in all.
+func (e *qengine) denseTopK(s stream, r denseRound) error {
+	n, w := uint64(e.docs), uint64(r.w)
+	gx := uint64(max(1, min(e.gridFor((int64(n)+3)/4), (2*e.gridCap+r.w-1)/r.w)))
+	shift, bits := digitShift[0], digitBits[0]
+	out, slot, result := uint64(r.out), uint64(r.slot), uint64(r.out)+uint64(r.hdr)
+	if err := s.launch("topk_hist_dense", int(w*gx), qTile, uint64(r.acc), n, uint64(r.accN), shift, bits, out, slot,
+		uint64(r.hist), 1<<qHistBits, gx); err != nil {
+		return err
+	}
+	if err := s.launch("topk_pick", r.w, qBig, uint64(r.hist), 1<<qHistBits, bits, 0, out, slot); err != nil {
+		return err
+	}
+	if err := s.launch("topk_compact_dense", int(w*gx), qTile, uint64(r.acc), n, uint64(r.accN), shift, bits, 0, out, slot,
+		result, uint64(r.resultCap), uint64(r.bnd), uint64(r.bndCap), gx); err != nil {
+		return err
+	}
+	return s.launch("topk_finish", r.w, qBig, 0, uint64(r.bnd), uint64(r.bndCap), out, slot, result, uint64(r.resultCap))
 }
 
 // refine queues round r of the radix select over the previous round's

@@ -141,10 +141,7 @@ func (e *qengine) wave(jobs []*qjob) ([]*qjob, error) {
 		e.slotBuf = make([]byte, total)
 	}
 	buf := e.slotBuf[:total]
-	out, result := uint64(e.out), uint64(e.out)+uint64(t.hdr)
-	slot, n := uint64(t.slotSize), uint64(e.docs)
-	shift, bits := digitShift[0], digitBits[0]
-	gx := uint64(max(1, min(e.gridFor((int64(n)+3)/4), (2*e.gridCap+int(w)-1)/int(w))))
+	out, slot := uint64(e.out), uint64(t.slotSize)
 	err := e.be.run(func(s stream) error {
 		steps := []func() error{
 			func() error { return s.launch("q_init", int(w), qTile, out, slot, sSteps, needs, 0, none32, 0) },
@@ -162,18 +159,8 @@ func (e *qengine) wave(jobs []*qjob) ([]*qjob, error) {
 		}
 		steps = append(steps,
 			func() error {
-				return s.launch("topk_hist_dense", int(w*int64(gx)), qTile, uint64(acc), n, uint64(accN), shift, bits, out, slot,
-					uint64(hist), 1<<qHistBits, gx)
-			},
-			func() error {
-				return s.launch("topk_pick", int(w), qBig, uint64(hist), 1<<qHistBits, bits, 0, out, slot)
-			},
-			func() error {
-				return s.launch("topk_compact_dense", int(w*int64(gx)), qTile, uint64(acc), n, uint64(accN), shift, bits, 0, out,
-					slot, result, uint64(t.resultCap), uint64(bnd), qFinCap, gx)
-			},
-			func() error {
-				return s.launch("topk_finish", int(w), qBig, 0, uint64(bnd), qFinCap, out, slot, result, uint64(t.resultCap))
+				return e.denseTopK(s, denseRound{w: int(w), acc: acc, accN: accN, hist: hist, out: e.out, slot: t.slotSize,
+					hdr: t.hdr, resultCap: t.resultCap, bnd: bnd, bndCap: qFinCap})
 			},
 			func() error { return s.download(buf, e.out) },
 		)
