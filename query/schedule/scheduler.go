@@ -37,10 +37,11 @@ type Scheduler struct {
 	nextID   uint64
 	closed   bool
 	wg       sync.WaitGroup
-	ranOnGPU uint64
-	ranOnCPU uint64
-	busy     [2]time.Duration // time workers spent in engine calls, per processor kind
-	calls    [2]uint64        // engine calls (a batch is one), per processor kind
+	// Per processor kind (indexed by Proc): queries run, time workers
+	// spent in engine calls, and engine calls (a batch is one).
+	ran   [2]uint64
+	busy  [2]time.Duration
+	calls [2]uint64
 }
 
 type pending struct {
@@ -166,11 +167,7 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 		for range jobs {
 			s.q.Done()
 		}
-		if p == GPU {
-			s.ranOnGPU += uint64(len(jobs))
-		} else {
-			s.ranOnCPU += uint64(len(jobs))
-		}
+		s.ran[p] += uint64(len(jobs))
 		s.cond.Broadcast()
 		s.mu.Unlock()
 		for i, j := range jobs {
@@ -219,7 +216,7 @@ func (s *Scheduler) run(e query.Engine, be query.BatchEngine, jobs []*Job) []out
 func (s *Scheduler) Counts() (cpu, gpu uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.ranOnCPU, s.ranOnGPU
+	return s.ran[CPU], s.ran[GPU]
 }
 
 // Usage reports, per processor kind (indexed by Proc), the time its
