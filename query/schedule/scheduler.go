@@ -28,15 +28,15 @@ type Config struct {
 // Scheduler is a query.Engine that runs each query on a pool of CPU
 // workers and GPU workers, as Queues decides.
 type Scheduler struct {
-	ix       *index.Index
-	cfg      Config
-	mu       sync.Mutex
-	cond     *sync.Cond
-	q        *Queues
-	start    time.Time
-	nextID   uint64
-	closed   bool
-	wg       sync.WaitGroup
+	ix     *index.Index
+	cfg    Config
+	mu     sync.Mutex
+	cond   *sync.Cond
+	q      *Queues
+	start  time.Time
+	nextID uint64
+	closed bool
+	wg     sync.WaitGroup
 	// Per processor kind (indexed by Proc): queries run, time workers
 	// spent in engine calls, and engine calls (a batch is one).
 	ran   [2]uint64
