@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"time"
@@ -110,7 +111,7 @@ func (l *isectLists) free() error {
 // intersect runs one algorithm and returns the intersection and the
 // device time of its kernels (zero unless the backend times marks).
 func (l *isectLists) intersect(alg string, gridCap int) ([]uint32, time.Duration, error) {
-	grid := func(n int64) int { return int(max(1, min(int64(gridCap), (n+qTile-1)/qTile))) }
+	grid := func(n int64) int { return gridFor(gridCap, n) }
 	m := uint64(l.m)
 	var find func(s stream) error
 	switch alg {
@@ -165,7 +166,7 @@ func (l *isectLists) intersect(alg string, gridCap int) ([]uint32, time.Duration
 		if err := s.download(st[:], l.state); err != nil {
 			return err
 		}
-		k := int(uint32(st[4]) | uint32(st[5])<<8 | uint32(st[6])<<16 | uint32(st[7])<<24)
+		k := int(binary.LittleEndian.Uint32(st[4:]))
 		if int64(k) > l.n {
 			return fmt.Errorf("gpu: intersection of %d candidates found %d", l.n, k)
 		}

@@ -293,8 +293,12 @@ func (t *qtimer) phases(s stream) (Phases, error) {
 }
 
 // gridFor is the grid of a grid-stride launch over n elements.
-func (e *qengine) gridFor(n int64) int {
-	return int(max(1, min(int64(e.gridCap), (n+qTile-1)/qTile)))
+func (e *qengine) gridFor(n int64) int { return gridFor(e.gridCap, n) }
+
+// gridFor is the grid of a grid-stride launch over n elements, TILE per
+// CTA, at most gridCap CTAs.
+func gridFor(gridCap int, n int64) int {
+	return int(max(1, min(int64(gridCap), (n+qTile-1)/qTile)))
 }
 
 // decode launches a decode kernel over nblocks blocks of col: the range
