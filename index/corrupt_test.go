@@ -2,10 +2,13 @@ package index_test
 
 import (
 	"bytes"
+	"compress/flate"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -19,10 +22,13 @@ import (
 )
 
 // dataFiles are the files meta.json checksums.
-var dataFiles = []string{"docids.bin", "freqs.bin", "skips.bin", "lexicon.bin", "terms.bin", "doclens.bin", "urls.bin", "urloffs.bin"}
+var dataFiles = []string{"docids.bin", "freqs.bin", "lexicon.bin", "doclens.bin", "urls.bin"}
+
+// streamFiles are the data files that hold deflate streams.
+var streamFiles = []string{"lexicon.bin", "doclens.bin", "urls.bin"}
 
 // goodIndex writes a small valid index and returns its directory.
-func goodIndex(t *testing.T) string {
+func goodIndex(t testing.TB) string {
 	t.Helper()
 	r := rand.New(rand.NewPCG(21, 22))
 	c := randomCollection(r, 600, []int{1, 3, 127, 128, 129, 300, 600})
@@ -32,7 +38,7 @@ func goodIndex(t *testing.T) string {
 }
 
 // copyIndex copies the index in src into a new directory.
-func copyIndex(t *testing.T, src string) string {
+func copyIndex(t testing.TB, src string) string {
 	t.Helper()
 	dst := t.TempDir()
 	entries, err := os.ReadDir(src)
@@ -52,7 +58,7 @@ func copyIndex(t *testing.T, src string) string {
 }
 
 // editFile rewrites one file of the index in dir.
-func editFile(t *testing.T, dir, name string, edit func([]byte) []byte) {
+func editFile(t testing.TB, dir, name string, edit func([]byte) []byte) {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	b, err := os.ReadFile(p)
@@ -66,7 +72,7 @@ func editFile(t *testing.T, dir, name string, edit func([]byte) []byte) {
 
 // editMeta rewrites meta.json through a map, so that fields can be given
 // any JSON value.
-func editMeta(t *testing.T, dir string, edit func(m map[string]any)) {
+func editMeta(t testing.TB, dir string, edit func(m map[string]any)) {
 	t.Helper()
 	editFile(t, dir, "meta.json", func(b []byte) []byte {
 		var m map[string]any
@@ -87,7 +93,7 @@ func editMeta(t *testing.T, dir string, edit func(m map[string]any)) {
 // resum records a file's current size and checksum in meta.json, so that
 // damage to it gets past the checksum and must be caught by the
 // cross-checks.
-func resum(t *testing.T, dir, name string) {
+func resum(t testing.TB, dir, name string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
@@ -99,6 +105,38 @@ func resum(t *testing.T, dir, name string) {
 			"crc32c": crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)),
 		}
 	})
+}
+
+// editStream rewrites the inflated content of one of the index's deflate
+// streams and fixes its checksum, so that only the record checks stand
+// between the damage and the cursors.
+func editStream(t testing.TB, dir, name string, edit func([]byte) []byte) {
+	t.Helper()
+	editFile(t, dir, name, func(b []byte) []byte { return deflate(t, edit(inflate(t, b))) })
+	resum(t, dir, name)
+}
+
+func inflate(t testing.TB, b []byte) []byte {
+	t.Helper()
+	raw, err := io.ReadAll(flate.NewReader(bytes.NewReader(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+func deflate(t testing.TB, raw []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	z, err := flate.NewWriter(&buf, flate.BestSpeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z.Write(raw)
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 // openNoPanic calls index.Open, turning a panic into an error for the test.
@@ -193,39 +231,78 @@ func TestOpenDamaged(t *testing.T) {
 				}
 			})
 		}, index.ErrCorrupt, ""},
-		// Damage that keeps the checksums right: the cross-checks catch it.
-		tc{"skip offsets decrease", func(t *testing.T, dir string) {
-			m, _ := index.ReadMeta(dir)
-			editFile(t, dir, "skips.bin", func(b []byte) []byte {
-				off := m.Blocks * 8 // the docid offset column
-				b[off+8], b[off+9] = 0xff, 0xff
-				return b
-			})
-			resum(t, dir, "skips.bin")
-		}, index.ErrCorrupt, "skips.bin"},
-		tc{"last docid out of range", func(t *testing.T, dir string) {
-			editFile(t, dir, "skips.bin", func(b []byte) []byte { b[3] = 0x7f; return b })
-			resum(t, dir, "skips.bin")
-		}, index.ErrCorrupt, "skips.bin"},
+		// Damage that keeps the checksums right: the record checks catch
+		// it. The lexicon's first record is the term "t000-len1" (prefix 0,
+		// length 9, 9 bytes), df 1 at byte 11, cf-df, its score, then its
+		// one skip row.
 		tc{"terms out of order", func(t *testing.T, dir string) {
-			editFile(t, dir, "terms.bin", func(b []byte) []byte { b[0] = 'z'; return b })
-			resum(t, dir, "terms.bin")
+			editStream(t, dir, "lexicon.bin", func(b []byte) []byte { b[5] = '9'; return b }) // t009-len1 before t001-len3
 		}, index.ErrCorrupt, "lexicon.bin"},
-		tc{"term outside terms.bin", func(t *testing.T, dir string) {
-			editFile(t, dir, "lexicon.bin", func(b []byte) []byte { b[16] = 0xff; return b })
-			resum(t, dir, "lexicon.bin")
+		tc{"prefix longer than the previous term", func(t *testing.T, dir string) {
+			editStream(t, dir, "lexicon.bin", func(b []byte) []byte { b[0] = 3; return b })
 		}, index.ErrCorrupt, "lexicon.bin"},
 		tc{"zero df", func(t *testing.T, dir string) {
-			editFile(t, dir, "lexicon.bin", func(b []byte) []byte { copy(b[20:24], []byte{0, 0, 0, 0}); return b })
+			editStream(t, dir, "lexicon.bin", func(b []byte) []byte { b[11] = 0; return b })
+		}, index.ErrCorrupt, "lexicon.bin"},
+		tc{"df beyond the documents", func(t *testing.T, dir string) {
+			editStream(t, dir, "lexicon.bin", func(b []byte) []byte {
+				return slices.Concat(b[:11], []byte{0xff, 0xff, 0x7f}, b[12:])
+			})
+		}, index.ErrCorrupt, "lexicon.bin"},
+		tc{"last docid out of range", func(t *testing.T, dir string) {
+			editStream(t, dir, "lexicon.bin", func(b []byte) []byte {
+				return slices.Concat(b[:17], []byte{0xff, 0xff, 0x7f}, b[18:]) // the skip row's last docid
+			})
+		}, index.ErrCorrupt, "lexicon.bin"},
+		tc{"block past docids.bin", func(t *testing.T, dir string) {
+			editStream(t, dir, "lexicon.bin", func(b []byte) []byte {
+				i := 18 + uvarintLen(b[18:]) // after the skip row's last docid: the docid block's size
+				return slices.Concat(b[:i], []byte{0xff, 0xff, 0x7f}, b[i+uvarintLen(b[i:]):])
+			})
+		}, index.ErrCorrupt, "lexicon.bin"},
+		tc{"block sizes do not span docids.bin", func(t *testing.T, dir string) {
+			editStream(t, dir, "lexicon.bin", func(b []byte) []byte {
+				i := 18 + uvarintLen(b[18:])
+				b[i]--
+				return b
+			})
+		}, index.ErrCorrupt, "lexicon.bin"},
+		tc{"varint past 64 bits", func(t *testing.T, dir string) {
+			editStream(t, dir, "lexicon.bin", func(b []byte) []byte {
+				return slices.Concat(b[:11], bytes.Repeat([]byte{0xff}, 11), b[12:])
+			})
+		}, index.ErrCorrupt, "lexicon.bin"},
+		tc{"lexicon cut short", func(t *testing.T, dir string) {
+			editStream(t, dir, "lexicon.bin", func(b []byte) []byte { return b[:len(b)-3] })
+		}, index.ErrCorrupt, "lexicon.bin"},
+		tc{"record after the last term", func(t *testing.T, dir string) {
+			editStream(t, dir, "lexicon.bin", func(b []byte) []byte { return append(b, 0) })
+		}, index.ErrCorrupt, "lexicon.bin"},
+		tc{"not a deflate stream", func(t *testing.T, dir string) {
+			editFile(t, dir, "lexicon.bin", func(b []byte) []byte { return []byte("plain bytes, not deflate") })
 			resum(t, dir, "lexicon.bin")
 		}, index.ErrCorrupt, "lexicon.bin"},
-		tc{"url offsets decrease", func(t *testing.T, dir string) {
-			editFile(t, dir, "urloffs.bin", func(b []byte) []byte { b[8+7] = 0x80; return b })
-			resum(t, dir, "urloffs.bin")
-		}, index.ErrCorrupt, "urloffs.bin"},
+		tc{"url prefix longer than the previous URL", func(t *testing.T, dir string) {
+			editStream(t, dir, "urls.bin", func(b []byte) []byte { b[0] = 1; return b })
+		}, index.ErrCorrupt, "urls.bin"},
+		tc{"url of a huge length", func(t *testing.T, dir string) {
+			editStream(t, dir, "urls.bin", func(b []byte) []byte {
+				return slices.Concat(b[:1], []byte{0xff, 0xff, 0xff, 0x7f}, b[1+uvarintLen(b[1:]):])
+			})
+		}, index.ErrCorrupt, "urls.bin"},
+		tc{"urls cut short", func(t *testing.T, dir string) {
+			editStream(t, dir, "urls.bin", func(b []byte) []byte { return b[:len(b)-1] })
+		}, index.ErrCorrupt, "urls.bin"},
 		tc{"document lengths disagree with tokens", func(t *testing.T, dir string) {
-			editFile(t, dir, "doclens.bin", func(b []byte) []byte { b[4]++; return b })
-			resum(t, dir, "doclens.bin")
+			editStream(t, dir, "doclens.bin", func(b []byte) []byte { b[0]++; return b })
+		}, index.ErrCorrupt, "doclens.bin"},
+		tc{"document length past 32 bits", func(t *testing.T, dir string) {
+			editStream(t, dir, "doclens.bin", func(b []byte) []byte {
+				return slices.Concat([]byte{0xff, 0xff, 0xff, 0xff, 0x7f}, b[1:])
+			})
+		}, index.ErrCorrupt, "doclens.bin"},
+		tc{"one document length more", func(t *testing.T, dir string) {
+			editStream(t, dir, "doclens.bin", func(b []byte) []byte { return append(b, 0) })
 		}, index.ErrCorrupt, "doclens.bin"},
 	)
 	for _, tt := range tests {
@@ -251,6 +328,12 @@ func TestOpenDamaged(t *testing.T) {
 			}
 		})
 	}
+}
+
+// uvarintLen is the length of the uvarint at the start of b.
+func uvarintLen(b []byte) int {
+	_, n := binary.Uvarint(b)
+	return n
 }
 
 func namesAFile(msg string) bool {
@@ -284,16 +367,35 @@ func TestDamageBehindChecksums(t *testing.T) {
 		}
 	}
 	r := rand.New(rand.NewPCG(23, 24))
+	flip := func(b []byte) []byte {
+		b = slices.Clone(b)
+		for range 1 + r.IntN(3) {
+			b[r.IntN(len(b))] ^= byte(1 << r.IntN(8))
+		}
+		return b
+	}
+	type target struct {
+		name, file string
+		damage     func() []byte
+	}
+	var targets []target
 	for _, f := range dataFiles {
-		t.Run(f, func(t *testing.T) {
+		targets = append(targets, target{f, f, func() []byte { return flip(orig[f]) }})
+	}
+	// Flipped bits in a compressed stream mostly break the deflate
+	// encoding; flipped bits in its records, deflated again, reach the
+	// record checks.
+	for _, f := range streamFiles {
+		raw := inflate(t, orig[f])
+		targets = append(targets, target{f + " records", f, func() []byte { return deflate(t, flip(raw)) }})
+	}
+	for _, tg := range targets {
+		f := tg.file
+		t.Run(tg.name, func(t *testing.T) {
 			defer put(f, orig[f])
 			opened, refused := 0, 0
 			for trial := range 50 {
-				b := slices.Clone(orig[f])
-				for range 1 + r.IntN(3) {
-					b[r.IntN(len(b))] ^= byte(1 << r.IntN(8))
-				}
-				put(f, b)
+				put(f, tg.damage())
 				put("meta.json", orig["meta.json"])
 				resum(t, dir, f)
 				openErr, err := exercise(dir)
@@ -309,7 +411,7 @@ func TestDamageBehindChecksums(t *testing.T) {
 					t.Errorf("trial %d: Open error = %v, want ErrCorrupt naming a file", trial, openErr)
 				}
 			}
-			t.Logf("%s: %d damaged indexes opened, %d refused", f, opened, refused)
+			t.Logf("%s: %d damaged indexes opened, %d refused", tg.name, opened, refused)
 		})
 	}
 }
@@ -359,4 +461,30 @@ func exercise(dir string) (openErr, err error) {
 		}
 	}
 	return nil, nil
+}
+
+// FuzzStreams feeds arbitrary records to Open through each deflate stream
+// of a valid index (checksums fixed): Open must refuse them or give an
+// index whose every accessor and cursor stays in bounds.
+func FuzzStreams(f *testing.F) {
+	good := goodIndex(f)
+	raw := map[string][]byte{}
+	for i, name := range streamFiles {
+		b, err := os.ReadFile(filepath.Join(good, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		raw[name] = inflate(f, b)
+		f.Add(uint8(i), raw[name])
+	}
+	f.Fuzz(func(t *testing.T, which uint8, records []byte) {
+		dir := copyIndex(t, good)
+		name := streamFiles[int(which)%len(streamFiles)]
+		editStream(t, dir, name, func([]byte) []byte { return records })
+		if openErr, err := exercise(dir); err != nil {
+			t.Fatal(err)
+		} else if openErr != nil && !errors.Is(openErr, index.ErrCorrupt) {
+			t.Fatalf("Open error = %v, want ErrCorrupt", openErr)
+		}
+	})
 }

@@ -9,26 +9,25 @@ import (
 //
 // Changelog:
 //
-//	1: first format.
-const FormatVersion = 1
+//	1: first format: fixed-size lexicon records and skip-table columns,
+//	   mapped as they lie.
+//	2: the lexicon (terms front-coded, with each list's skip rows), the
+//	   document lengths and the URLs are deflated streams of varints,
+//	   inflated at Open: the same tables in memory, 2.5-4x smaller on disk.
+const FormatVersion = 2
 
 // File names inside an index directory.
 const (
 	fileDocIDs  = "docids.bin"
 	fileFreqs   = "freqs.bin"
-	fileSkips   = "skips.bin"
 	fileLexicon = "lexicon.bin"
-	fileTerms   = "terms.bin"
 	fileDocLens = "doclens.bin"
 	fileURLs    = "urls.bin"
-	fileURLOffs = "urloffs.bin"
 	fileMeta    = "meta.json"
 )
 
 // dataFiles lists every file that meta.json checksums, in writing order.
-var dataFiles = []string{fileDocIDs, fileFreqs, fileSkips, fileLexicon, fileTerms, fileDocLens, fileURLs, fileURLOffs}
-
-const lexiconRecordSize = 32
+var dataFiles = []string{fileDocIDs, fileFreqs, fileLexicon, fileDocLens, fileURLs}
 
 // ErrCorrupt is wrapped by every error about a damaged index.
 var ErrCorrupt = errors.New("index corrupt")

@@ -142,7 +142,7 @@ func TestWriteOpenRoundTrip(t *testing.T) {
 			for _, e := range entries {
 				names = append(names, e.Name())
 			}
-			want := []string{"docids.bin", "doclens.bin", "freqs.bin", "lexicon.bin", "meta.json", "skips.bin", "terms.bin", "urloffs.bin", "urls.bin"}
+			want := []string{"docids.bin", "doclens.bin", "freqs.bin", "lexicon.bin", "meta.json", "urls.bin"}
 			if !slices.Equal(names, want) {
 				t.Errorf("index directory holds %v, want %v (temporary files left behind?)", names, want)
 			}

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,8 +22,8 @@ type Index struct {
 	meta     Meta
 	dc, fc   codecplugins.Codec
 	maps     map[string][]byte
-	lexicon  []byte
-	terms    []byte
+	lexicon  []lexEntry
+	terms    []byte // every term, concatenated in order
 	docData  []byte
 	freqData []byte
 	lastDoc  []uint32
@@ -32,8 +31,8 @@ type Index struct {
 	docOffs  []uint64
 	freqOffs []uint64
 	docLens  []uint32
-	urls     []byte
-	urlOffs  []uint64
+	urls     []byte   // every URL, concatenated in docid order
+	urlOffs  []uint64 // N+1 offsets into urls
 	params   bm25.Params
 	avgLen   float32
 	norms    []float32
@@ -42,9 +41,6 @@ type Index struct {
 // Open maps the index in dir, checking its version, every file's size and
 // checksum, and the consistency of its tables.
 func Open(dir string) (*Index, error) {
-	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
-		return nil, errors.New("index: this build reads indexes on little-endian machines only")
-	}
 	meta, err := ReadMeta(dir)
 	if err != nil {
 		return nil, err
@@ -65,13 +61,12 @@ func Open(dir string) (*Index, error) {
 			return nil, err
 		}
 	}
-	if err := ix.slice(); err != nil {
-		ix.Close()
-		return nil, err
-	}
-	if err := ix.verify(); err != nil {
-		ix.Close()
-		return nil, err
+	ix.docData, ix.freqData = ix.maps[fileDocIDs], ix.maps[fileFreqs]
+	for _, read := range []func() error{ix.readDocLens, ix.readURLs, ix.readLexicon} {
+		if err := read(); err != nil {
+			ix.Close()
+			return nil, err
+		}
 	}
 	ix.params = bm25.Params{K1: ix.meta.K1, B: ix.meta.B}
 	ix.avgLen = float32(ix.meta.AvgDocLength)
@@ -110,104 +105,130 @@ func (ix *Index) mapChecked(name string) error {
 	return nil
 }
 
-// slice carves the typed tables out of the mapped files.
-func (ix *Index) slice() error {
-	m := ix.meta
-	n, blocks := m.Docs, m.Blocks
-	// Each table's size is count*unit + extra. The counts come from
-	// meta.json, which no checksum covers, so they are compared with the
-	// sizes by division: a product could overflow to the right size.
-	want := []struct {
-		name               string
-		count, unit, extra uint64
-	}{
-		{fileLexicon, m.Terms, lexiconRecordSize, 0},
-		{fileSkips, blocks, 8 + 16, 16}, // last docid, block max, two offsets; one more offset each
-		{fileDocLens, n, 4, 0},
-		{fileURLOffs, n, 8, 8},
+// lexEntry is one term of the in-memory lexicon.
+type lexEntry struct {
+	termOff    uint64 // the term is terms[termOff:termOff+termLen]
+	cf         uint64
+	termLen    uint32
+	df         uint32
+	maxScore   float32
+	firstBlock uint32
+}
+
+// initialCap bounds the capacity allocated ahead for a table of n rows:
+// n comes from meta.json, which no checksum covers, so tables grow with
+// the rows actually read.
+func initialCap(n uint64) int { return int(min(n, 1<<20)) }
+
+// readDocLens inflates doclens.bin: one uvarint length per document, which
+// must add up to meta.json's token count.
+func (ix *Index) readDocLens() error {
+	s := newStreamReader(fileDocLens, ix.maps[fileDocLens])
+	ix.docLens = make([]uint32, 0, initialCap(ix.meta.Docs))
+	var tokens uint64
+	for d := uint64(0); d < ix.meta.Docs && s.err == nil; d++ {
+		l := s.uint32()
+		tokens += uint64(l)
+		ix.docLens = append(ix.docLens, l)
 	}
-	for _, w := range want {
-		size := uint64(len(ix.maps[w.name]))
-		if size < w.extra || (size-w.extra)%w.unit != 0 || (size-w.extra)/w.unit != w.count {
-			return corruptf(w.name, "size %d does not fit %d terms, %d blocks, %d documents", size, m.Terms, blocks, n)
-		}
+	if err := s.end(); err != nil {
+		return err
 	}
-	ix.lexicon = ix.maps[fileLexicon]
-	ix.terms = ix.maps[fileTerms]
-	ix.docData = ix.maps[fileDocIDs]
-	ix.freqData = ix.maps[fileFreqs]
-	ix.urls = ix.maps[fileURLs]
-	sk := ix.maps[fileSkips]
-	ix.lastDoc = asUint32s(sk[:blocks*4])
-	ix.blockMax = asFloat32s(sk[blocks*4 : blocks*8])
-	ix.docOffs = asUint64s(sk[blocks*8 : blocks*8+(blocks+1)*8])
-	ix.freqOffs = asUint64s(sk[blocks*8+(blocks+1)*8:])
-	ix.docLens = asUint32s(ix.maps[fileDocLens])
-	ix.urlOffs = asUint64s(ix.maps[fileURLOffs])
+	if tokens != ix.meta.Tokens {
+		return corruptf(fileDocLens, "%d tokens, meta.json says %d", tokens, ix.meta.Tokens)
+	}
 	return nil
 }
 
-// verify cross-checks the tables so that no later access can go out of
-// bounds, whatever the files hold.
-func (ix *Index) verify() error {
+// readURLs inflates urls.bin: the documents' URLs, front-coded in docid
+// order.
+func (ix *Index) readURLs() error {
+	s := newStreamReader(fileURLs, ix.maps[fileURLs])
+	ix.urlOffs = make([]uint64, 1, initialCap(ix.meta.Docs+1))
+	var prev []byte
+	for d := uint64(0); d < ix.meta.Docs && s.err == nil; d++ {
+		ix.urls, prev = s.frontCoded(ix.urls, prev)
+		ix.urlOffs = append(ix.urlOffs, uint64(len(ix.urls)))
+	}
+	return s.end()
+}
+
+// readLexicon inflates lexicon.bin into the lexicon and the skip table,
+// checking every count and bound the cursors rely on: terms strictly
+// increasing, df within the documents, each list's last docids strictly
+// increasing below the document count, and block sizes that tile
+// docids.bin and freqs.bin exactly.
+func (ix *Index) readLexicon() error {
 	m := ix.meta
-	for i := 1; i < len(ix.docOffs); i++ {
-		if ix.docOffs[i] < ix.docOffs[i-1] || ix.freqOffs[i] < ix.freqOffs[i-1] {
-			return corruptf(fileSkips, "block offsets decrease at block %d", i)
+	s := newStreamReader(fileLexicon, ix.maps[fileLexicon])
+	ix.lexicon = make([]lexEntry, 0, initialCap(m.Terms))
+	ix.lastDoc = make([]uint32, 0, initialCap(m.Blocks))
+	ix.blockMax = make([]float32, 0, initialCap(m.Blocks))
+	ix.docOffs = make([]uint64, 1, initialCap(m.Blocks+1))
+	ix.freqOffs = make([]uint64, 1, initialCap(m.Blocks+1))
+	docEnd, freqEnd := uint64(len(ix.docData)), uint64(len(ix.freqData))
+	var prev []byte
+	var postings uint64
+	for i := uint64(0); i < m.Terms && s.err == nil; i++ {
+		off := uint64(len(ix.terms))
+		var term []byte
+		ix.terms, term = s.frontCoded(ix.terms, prev)
+		df, cfExtra, maxScore := s.uvarint(), s.uvarint(), s.float32()
+		if s.err != nil {
+			break
 		}
-	}
-	if ix.docOffs[0] != 0 || ix.freqOffs[0] != 0 ||
-		ix.docOffs[m.Blocks] != uint64(len(ix.docData)) || ix.freqOffs[m.Blocks] != uint64(len(ix.freqData)) {
-		return corruptf(fileSkips, "block offsets do not span %s and %s", fileDocIDs, fileFreqs)
-	}
-	for i := 1; i < len(ix.urlOffs); i++ {
-		if ix.urlOffs[i] < ix.urlOffs[i-1] {
-			return corruptf(fileURLOffs, "offsets decrease at document %d", i)
+		if i > 0 && string(term) <= string(prev) {
+			s.failf("terms out of order at %d (%q after %q)", i, term, prev)
+			break
 		}
-	}
-	if ix.urlOffs[0] != 0 || ix.urlOffs[m.Docs] != uint64(len(ix.urls)) {
-		return corruptf(fileURLOffs, "offsets do not span %s", fileURLs)
-	}
-	var tokens uint64
-	for _, l := range ix.docLens {
-		tokens += uint64(l)
-	}
-	if tokens != m.Tokens {
-		return corruptf(fileDocLens, "%d tokens, meta.json says %d", tokens, m.Tokens)
-	}
-	var postings, nextBlock uint64
-	prev := ""
-	for i := 0; i < int(m.Terms); i++ {
-		r := ix.lexicon[i*lexiconRecordSize:]
-		off := binary.LittleEndian.Uint64(r[0:])
-		tlen := uint64(binary.LittleEndian.Uint32(r[16:]))
-		df := uint64(binary.LittleEndian.Uint32(r[20:]))
-		first := uint64(binary.LittleEndian.Uint32(r[28:]))
-		if off > uint64(len(ix.terms)) || tlen > uint64(len(ix.terms))-off {
-			return corruptf(fileLexicon, "term %d points outside %s", i, fileTerms)
+		if df == 0 || df > m.Docs || cfExtra > math.MaxUint64-df {
+			s.failf("term %q: df %d, collection frequency %d+df", term, df, cfExtra)
+			break
 		}
-		term := string(ix.terms[off : off+tlen])
-		if i > 0 && term <= prev {
-			return corruptf(fileLexicon, "terms out of order at %d (%q after %q)", i, term, prev)
+		first := uint64(len(ix.lastDoc))
+		blocks := (df + uint64(m.BlockSize) - 1) / uint64(m.BlockSize)
+		if first+blocks > m.Blocks || first > math.MaxUint32 {
+			s.failf("term %q: blocks beyond meta.json's %d", term, m.Blocks)
+			break
 		}
-		if df == 0 || df > m.Docs || first != nextBlock {
-			return corruptf(fileLexicon, "term %q: df %d, first block %d, want block %d", term, df, first, nextBlock)
-		}
-		end := first + (df+uint64(m.BlockSize)-1)/uint64(m.BlockSize)
-		if end > m.Blocks {
-			return corruptf(fileLexicon, "term %q: blocks beyond the skip table", term)
-		}
-		for b := first; b < end; b++ {
-			if uint64(ix.lastDoc[b]) >= m.Docs || (b > first && ix.lastDoc[b] <= ix.lastDoc[b-1]) {
-				return corruptf(fileSkips, "term %q: block %d has last docid %d out of order or range", term, b, ix.lastDoc[b])
+		ix.lexicon = append(ix.lexicon, lexEntry{
+			termOff: off, cf: df + cfExtra, termLen: uint32(len(term)), df: uint32(df),
+			maxScore: maxScore, firstBlock: uint32(first),
+		})
+		last := uint64(0)
+		for b := uint64(0); b < blocks && s.err == nil; b++ {
+			delta, docBytes, freqBytes := s.uvarint(), s.uvarint(), s.uvarint()
+			bmax := maxScore
+			if blocks > 1 {
+				bmax = s.float32()
+			}
+			doc, freq := ix.docOffs[len(ix.docOffs)-1], ix.freqOffs[len(ix.freqOffs)-1]
+			switch {
+			case s.err != nil:
+			case (b > 0 && delta == 0) || delta >= m.Docs-last:
+				s.failf("term %q: block %d has last docid %d+%d, out of order or range", term, b, last, delta)
+			case docBytes > docEnd-doc || freqBytes > freqEnd-freq:
+				s.failf("term %q: block %d reaches past %s or %s", term, b, fileDocIDs, fileFreqs)
+			default:
+				last += delta
+				ix.lastDoc = append(ix.lastDoc, uint32(last))
+				ix.blockMax = append(ix.blockMax, bmax)
+				ix.docOffs = append(ix.docOffs, doc+docBytes)
+				ix.freqOffs = append(ix.freqOffs, freq+freqBytes)
 			}
 		}
-		nextBlock = end
 		postings += df
 		prev = term
 	}
-	if nextBlock != m.Blocks || postings != m.Postings {
-		return corruptf(fileLexicon, "%d blocks and %d postings, meta.json says %d and %d", nextBlock, postings, m.Blocks, m.Postings)
+	if err := s.end(); err != nil {
+		return err
+	}
+	switch {
+	case uint64(len(ix.lexicon)) != m.Terms || uint64(len(ix.lastDoc)) != m.Blocks || postings != m.Postings:
+		return corruptf(fileLexicon, "%d terms, %d blocks and %d postings, meta.json says %d, %d and %d",
+			len(ix.lexicon), len(ix.lastDoc), postings, m.Terms, m.Blocks, m.Postings)
+	case ix.docOffs[m.Blocks] != docEnd || ix.freqOffs[m.Blocks] != freqEnd:
+		return corruptf(fileLexicon, "blocks do not span %s and %s", fileDocIDs, fileFreqs)
 	}
 	return nil
 }
@@ -292,22 +313,20 @@ func (ix *Index) URL(docid uint32) string {
 
 // Term returns the i-th term of the sorted lexicon.
 func (ix *Index) Term(i int) TermInfo {
-	r := ix.lexicon[i*lexiconRecordSize:]
-	off := binary.LittleEndian.Uint64(r[0:])
-	tlen := uint64(binary.LittleEndian.Uint32(r[16:]))
+	e := &ix.lexicon[i]
 	return TermInfo{
 		ID:         i,
-		Term:       string(ix.terms[off : off+tlen]),
-		CF:         binary.LittleEndian.Uint64(r[8:]),
-		DF:         binary.LittleEndian.Uint32(r[20:]),
-		MaxScore:   math.Float32frombits(binary.LittleEndian.Uint32(r[24:])),
-		FirstBlock: binary.LittleEndian.Uint32(r[28:]),
+		Term:       string(ix.terms[e.termOff : e.termOff+uint64(e.termLen)]),
+		CF:         e.cf,
+		DF:         e.df,
+		MaxScore:   e.maxScore,
+		FirstBlock: e.firstBlock,
 	}
 }
 
 // Lookup finds a term by binary search in the lexicon.
 func (ix *Index) Lookup(term string) (TermInfo, bool) {
-	n := int(ix.meta.Terms)
+	n := len(ix.lexicon)
 	i := sort.Search(n, func(i int) bool { return ix.termString(i) >= term })
 	if i < n && ix.termString(i) == term {
 		return ix.Term(i), true
@@ -316,10 +335,8 @@ func (ix *Index) Lookup(term string) (TermInfo, bool) {
 }
 
 func (ix *Index) termString(i int) string {
-	r := ix.lexicon[i*lexiconRecordSize:]
-	off := binary.LittleEndian.Uint64(r[0:])
-	tlen := uint64(binary.LittleEndian.Uint32(r[16:]))
-	return unsafe.String(unsafe.SliceData(ix.terms[off:]), int(tlen))
+	e := &ix.lexicon[i]
+	return unsafe.String(unsafe.SliceData(ix.terms[e.termOff:]), int(e.termLen))
 }
 
 // IDF is the term's BM25 inverse document frequency in this collection.
@@ -341,24 +358,3 @@ func (ix *Index) Skips() SkipTable {
 
 // Data returns the encoded docid and frequency files (read-only, mapped).
 func (ix *Index) Data() (docids, freqs []byte) { return ix.docData, ix.freqData }
-
-func asUint32s(b []byte) []uint32 {
-	if len(b) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
-}
-
-func asFloat32s(b []byte) []float32 {
-	if len(b) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
-}
-
-func asUint64s(b []byte) []uint64 {
-	if len(b) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8)
-}

@@ -1,12 +1,9 @@
 package index
 
 import (
-	"bufio"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -37,9 +34,7 @@ type Writer struct {
 	tokens   uint64
 	docs     *fileWriter
 	freqs    *fileWriter
-	lexicon  *fileWriter
-	terms    *fileWriter
-	skipCols [4]*columnFile // last docid, block max, docid offset, freq offset
+	lexicon  *streamWriter
 	files    map[string]FileMeta
 	prevTerm string
 	nTerms   uint64
@@ -47,7 +42,15 @@ type Writer struct {
 	blocks   uint64
 	gaps     []uint32
 	fm1      []uint32
+	skips    []skipEntry // the current term's blocks
 	closed   bool
+}
+
+// skipEntry is one block's row of the skip table, as the writer gathers it.
+type skipEntry struct {
+	lastDoc             uint32
+	blockMax            float32
+	docBytes, freqBytes uint64
 }
 
 // NewWriter starts an index in dir (created if missing) for the documents
@@ -60,6 +63,11 @@ func NewWriter(dir string, opts WriterOptions, docLens []uint32, urls []string) 
 	}
 	if uint64(len(docLens)) >= uint64(NoMoreDocs) {
 		return nil, fmt.Errorf("index: %d documents exceed the docid space", len(docLens))
+	}
+	for d, u := range urls {
+		if len(u) > maxStringBytes {
+			return nil, fmt.Errorf("index: document %d: URL of %d bytes: at most %d", d, len(u), maxStringBytes)
+		}
 	}
 	dc, err := codecplugins.Lookup(opts.DocIDCodec)
 	if err != nil {
@@ -98,61 +106,43 @@ func NewWriter(dir string, opts WriterOptions, docLens []uint32, urls []string) 
 	if err := w.writeDocTable(urls); err != nil {
 		return nil, err
 	}
-	for _, f := range []struct {
-		dst  **fileWriter
-		name string
-	}{{&w.docs, fileDocIDs}, {&w.freqs, fileFreqs}, {&w.lexicon, fileLexicon}, {&w.terms, fileTerms}} {
-		if *f.dst, err = createFile(dir, f.name); err != nil {
-			w.Abort()
-			return nil, err
+	if w.docs, err = createFile(dir, fileDocIDs); err == nil {
+		if w.freqs, err = createFile(dir, fileFreqs); err == nil {
+			w.lexicon, err = createStream(dir, fileLexicon)
 		}
 	}
-	for i := range w.skipCols {
-		if w.skipCols[i], err = newColumnFile(dir); err != nil {
-			w.Abort()
-			return nil, err
-		}
+	if err != nil {
+		w.Abort()
+		return nil, err
 	}
 	return w, nil
 }
 
-// writeDocTable writes doclens.bin, urls.bin and urloffs.bin.
+// writeDocTable writes doclens.bin (uvarint lengths) and urls.bin
+// (front-coded URLs).
 func (w *Writer) writeDocTable(urls []string) error {
-	lens, err := createFile(w.dir, fileDocLens)
+	lens, err := createStream(w.dir, fileDocLens)
 	if err != nil {
 		return err
 	}
-	var b [8]byte
 	for _, l := range w.docLens {
-		binary.LittleEndian.PutUint32(b[:4], l)
-		lens.Write(b[:4])
+		lens.uvarint(uint64(l))
+		lens.flush()
 	}
 	if w.files[fileDocLens], err = lens.commit(w.dir); err != nil {
 		return err
 	}
-	u, err := createFile(w.dir, fileURLs)
+	u, err := createStream(w.dir, fileURLs)
 	if err != nil {
 		return err
 	}
-	offs, err := createFile(w.dir, fileURLOffs)
-	if err != nil {
-		u.abort()
-		return err
-	}
-	var off uint64
+	prev := ""
 	for _, s := range urls {
-		binary.LittleEndian.PutUint64(b[:], off)
-		offs.Write(b[:])
-		io.WriteString(u, s)
-		off += uint64(len(s))
+		u.frontCoded(prev, s)
+		u.flush()
+		prev = s
 	}
-	binary.LittleEndian.PutUint64(b[:], off)
-	offs.Write(b[:])
-	if w.files[fileURLs], err = u.commit(w.dir); err != nil {
-		offs.abort()
-		return err
-	}
-	w.files[fileURLOffs], err = offs.commit(w.dir)
+	w.files[fileURLs], err = u.commit(w.dir)
 	return err
 }
 
@@ -165,6 +155,9 @@ func (w *Writer) AddTerm(term string, docids, freqs []uint32) error {
 	}
 	if w.nTerms > 0 && term <= w.prevTerm {
 		return fmt.Errorf("index: term %q added after %q: terms must be strictly increasing", term, w.prevTerm)
+	}
+	if len(term) > maxStringBytes {
+		return fmt.Errorf("index: term of %d bytes: at most %d", len(term), maxStringBytes)
 	}
 	if len(docids) == 0 || len(docids) != len(freqs) {
 		return fmt.Errorf("index: term %q: %d docids, %d freqs", term, len(docids), len(freqs))
@@ -196,74 +189,76 @@ func (w *Writer) AddTerm(term string, docids, freqs []uint32) error {
 		fc = le.ForList(w.fm1)
 	}
 	idf := bm25.IDF(uint64(n), uint64(len(docids)))
-	firstBlock := w.blocks
 	var maxScore float32
 	var enc []byte
+	w.skips = w.skips[:0]
 	for start := 0; start < len(docids); start += w.bs {
 		end := min(start+w.bs, len(docids))
-		var blockMax float32
+		e := skipEntry{lastDoc: docids[end-1]}
 		for i := start; i < end; i++ {
-			if s := w.opts.BM25.TermScore(idf, freqs[i], w.norms[docids[i]]); s > blockMax {
-				blockMax = s
-			}
+			e.blockMax = max(e.blockMax, w.opts.BM25.TermScore(idf, freqs[i], w.norms[docids[i]]))
 		}
-		maxScore = max(maxScore, blockMax)
-		w.skipCols[0].putUint32(docids[end-1])
-		w.skipCols[1].putUint32(math.Float32bits(blockMax))
-		w.skipCols[2].putUint64(uint64(w.docs.size))
-		w.skipCols[3].putUint64(uint64(w.freqs.size))
+		maxScore = max(maxScore, e.blockMax)
 		enc = dc.AppendBlock(enc[:0], w.gaps[start:end])
 		w.docs.Write(enc)
+		e.docBytes = uint64(len(enc))
 		enc = fc.AppendBlock(enc[:0], w.fm1[start:end])
 		w.freqs.Write(enc)
-		w.blocks++
+		e.freqBytes = uint64(len(enc))
+		w.skips = append(w.skips, e)
 	}
-	if firstBlock > math.MaxUint32 {
+	if w.blocks+uint64(len(w.skips)) > math.MaxUint32 {
 		return fmt.Errorf("index: more than 2^32 blocks")
 	}
-	var rec [lexiconRecordSize]byte
-	binary.LittleEndian.PutUint64(rec[0:], uint64(w.terms.size))
-	binary.LittleEndian.PutUint64(rec[8:], cf)
-	binary.LittleEndian.PutUint32(rec[16:], uint32(len(term)))
-	binary.LittleEndian.PutUint32(rec[20:], uint32(len(docids)))
-	binary.LittleEndian.PutUint32(rec[24:], math.Float32bits(maxScore))
-	binary.LittleEndian.PutUint32(rec[28:], uint32(firstBlock))
-	w.lexicon.Write(rec[:])
-	io.WriteString(w.terms, term)
+	w.writeTerm(term, uint64(len(docids)), cf, maxScore)
+	w.blocks += uint64(len(w.skips))
 	w.prevTerm = term
 	w.nTerms++
 	w.postings += uint64(len(docids))
 	return nil
 }
 
-// Close writes the skip table and meta.json, making the index valid.
+// writeTerm appends the term's lexicon record: the term front-coded after
+// the previous one, df, cf-df and the largest score, then one row per
+// block: the last docid (less the previous block's), the encoded sizes of
+// the docid and frequency blocks, and, when the list has more than one
+// block, the block's largest score (a single block's is the term's).
+func (w *Writer) writeTerm(term string, df, cf uint64, maxScore float32) {
+	lx := w.lexicon
+	lx.frontCoded(w.prevTerm, term)
+	lx.uvarint(df)
+	lx.uvarint(cf - df)
+	lx.float32(maxScore)
+	prev := uint32(0)
+	for _, e := range w.skips {
+		lx.uvarint(uint64(e.lastDoc - prev))
+		lx.uvarint(e.docBytes)
+		lx.uvarint(e.freqBytes)
+		if len(w.skips) > 1 {
+			lx.float32(e.blockMax)
+		}
+		prev = e.lastDoc
+	}
+	lx.flush()
+}
+
+// Close finishes the data files and writes meta.json, making the index
+// valid.
 func (w *Writer) Close() error {
 	if w.closed {
 		return errors.New("index: Close called twice")
 	}
 	w.closed = true
-	// The offset columns get their end entries.
-	w.skipCols[2].putUint64(uint64(w.docs.size))
-	w.skipCols[3].putUint64(uint64(w.freqs.size))
-	skips, err := createFile(w.dir, fileSkips)
+	var err error
+	if w.files[fileDocIDs], err = w.docs.commit(w.dir); err == nil {
+		if w.files[fileFreqs], err = w.freqs.commit(w.dir); err == nil {
+			w.files[fileLexicon], err = w.lexicon.commit(w.dir)
+		}
+	}
 	if err != nil {
 		w.Abort()
 		return err
 	}
-	for _, c := range w.skipCols {
-		if err := c.copyTo(skips); err != nil {
-			skips.abort()
-			w.Abort()
-			return fmt.Errorf("index: write %s: %w", fileSkips, err)
-		}
-	}
-	for _, f := range []*fileWriter{w.docs, w.freqs, w.lexicon, w.terms, skips} {
-		if w.files[f.name], err = f.commit(w.dir); err != nil {
-			w.Abort()
-			return err
-		}
-	}
-	w.removeColumns()
 	if err := syncDir(w.dir); err != nil {
 		return fmt.Errorf("index: sync %s: %w", w.dir, err)
 	}
@@ -304,60 +299,12 @@ func (w *Writer) Close() error {
 // Abort discards everything written; the directory holds no valid index.
 func (w *Writer) Abort() {
 	w.closed = true
-	for _, f := range []*fileWriter{w.docs, w.freqs, w.lexicon, w.terms} {
+	for _, f := range []*fileWriter{w.docs, w.freqs} {
 		if f != nil {
 			f.abort()
 		}
 	}
-	w.removeColumns()
-}
-
-func (w *Writer) removeColumns() {
-	for _, c := range w.skipCols {
-		if c != nil {
-			c.remove()
-		}
+	if w.lexicon != nil {
+		w.lexicon.abort()
 	}
-}
-
-// columnFile is a scratch file holding one skip-table column until Close
-// concatenates the columns into skips.bin.
-type columnFile struct {
-	f   *os.File
-	buf *bufio.Writer
-	tmp [8]byte
-}
-
-func newColumnFile(dir string) (*columnFile, error) {
-	f, err := os.CreateTemp(dir, ".skipcol.tmp-*")
-	if err != nil {
-		return nil, fmt.Errorf("index: %w", err)
-	}
-	return &columnFile{f: f, buf: bufio.NewWriterSize(f, 1<<18)}, nil
-}
-
-func (c *columnFile) putUint32(v uint32) {
-	binary.LittleEndian.PutUint32(c.tmp[:4], v)
-	c.buf.Write(c.tmp[:4])
-}
-
-func (c *columnFile) putUint64(v uint64) {
-	binary.LittleEndian.PutUint64(c.tmp[:], v)
-	c.buf.Write(c.tmp[:])
-}
-
-func (c *columnFile) copyTo(w io.Writer) error {
-	if err := c.buf.Flush(); err != nil {
-		return err
-	}
-	if _, err := c.f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	_, err := io.Copy(w, bufio.NewReaderSize(c.f, 1<<18))
-	return err
-}
-
-func (c *columnFile) remove() {
-	c.f.Close()
-	os.Remove(c.f.Name())
 }

@@ -48,6 +48,7 @@ type options struct {
 	engines        string
 	luceneAnalyzer string
 	gpusearchAlgo  string
+	gpusearchCodec string
 	warmupQueries  int
 	repeat, limit  int
 	work           string
@@ -70,6 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.modes, "modes", "and,or", "comma-separated modes")
 	fs.StringVar(&o.engines, "engines", "gpusearch,lucene,xapian,bleve", "comma-separated engines; gpusearch always runs first")
 	fs.StringVar(&o.gpusearchAlgo, "gpusearch-engine", "cpu", "gpusearch's CPU engine (query.New): cpu, daat, maxscore, wand, bmw, exhaustive, bitmap")
+	fs.StringVar(&o.gpusearchCodec, "gpusearch-codec", "", "gpusearch's docid and frequency codec (default: the indexer's)")
 	fs.StringVar(&o.luceneAnalyzer, "lucene-analyzer", "porter2", "Lucene analyzer: porter2, english or standard")
 	fs.IntVar(&o.warmupQueries, "warmup-queries", 20000, "untimed queries before each run's timed passes (whole passes over the queries, at least one)")
 	fs.IntVar(&o.repeat, "repeat", 1, "timed passes over the queries in each run")
@@ -162,7 +164,7 @@ func parseSpecs(modes, ks string) ([]peer.Spec, error) {
 // newEngines builds the engines named in o, gpusearch first; a peer that is
 // not installed is skipped, with the reason.
 func newEngines(ctx context.Context, o options, stderr io.Writer) ([]peer.Engine, map[string]string, error) {
-	engines := []peer.Engine{&peer.GPUSearch{Engine: o.gpusearchAlgo}}
+	engines := []peer.Engine{&peer.GPUSearch{Engine: o.gpusearchAlgo, Codec: o.gpusearchCodec}}
 	skipped := map[string]string{}
 	for _, name := range strings.Split(o.engines, ",") {
 		var e peer.Engine

@@ -13,9 +13,11 @@ import (
 )
 
 // GPUSearch is gpusearch itself, in-process: indexer.Build with one parsing
-// worker and the default codecs, and query.New(ix, Engine) for both modes.
+// worker and the default codecs (or Codec), and query.New(ix, Engine) for
+// both modes.
 type GPUSearch struct {
 	Engine string // query engine name for query.New; "cpu" when empty
+	Codec  string // docid and frequency codec; the indexer's default when empty
 
 	ix  *index.Index
 	eng query.Engine
@@ -44,7 +46,7 @@ func (g *GPUSearch) engine() string {
 // corpus line i.
 func (g *GPUSearch) Index(ctx context.Context, c *Corpus, dir string) (time.Duration, error) {
 	start := time.Now()
-	if _, err := indexer.Build(ctx, c.TextDir, dir, indexer.Options{Workers: 1}); err != nil {
+	if _, err := indexer.Build(ctx, c.TextDir, dir, indexer.Options{Workers: 1, DocIDCodec: g.Codec, FreqCodec: g.Codec}); err != nil {
 		return 0, err
 	}
 	took := time.Since(start)
