@@ -154,6 +154,7 @@ func TestOpenDamaged(t *testing.T) {
 		wantErr error
 		file    string // the file the message must name
 	}
+	const row = 13
 	var tests []tc
 	for _, f := range dataFiles {
 		tests = append(tests,
@@ -233,8 +234,8 @@ func TestOpenDamaged(t *testing.T) {
 		}, index.ErrCorrupt, ""},
 		// Damage that keeps the checksums right: the record checks catch
 		// it. The lexicon's first record is the term "t000-len1" (prefix 0,
-		// length 9, 9 bytes), df 1 at byte 11, cf-df, its score, then its
-		// one skip row.
+		// length 9, 9 bytes), df 1 at byte 11, cf-df, then (no score, as
+		// df is 1) its one skip row at byte row.
 		tc{"terms out of order", func(t *testing.T, dir string) {
 			editStream(t, dir, "lexicon.bin", func(b []byte) []byte { b[5] = '9'; return b }) // t009-len1 before t001-len3
 		}, index.ErrCorrupt, "lexicon.bin"},
@@ -251,19 +252,18 @@ func TestOpenDamaged(t *testing.T) {
 		}, index.ErrCorrupt, "lexicon.bin"},
 		tc{"last docid out of range", func(t *testing.T, dir string) {
 			editStream(t, dir, "lexicon.bin", func(b []byte) []byte {
-				return slices.Concat(b[:17], []byte{0xff, 0xff, 0x7f}, b[18:]) // the skip row's last docid
+				return slices.Concat(b[:row], []byte{0xff, 0xff, 0x7f}, b[row+uvarintLen(b[row:]):])
 			})
 		}, index.ErrCorrupt, "lexicon.bin"},
 		tc{"block past docids.bin", func(t *testing.T, dir string) {
 			editStream(t, dir, "lexicon.bin", func(b []byte) []byte {
-				i := 18 + uvarintLen(b[18:]) // after the skip row's last docid: the docid block's size
+				i := row + uvarintLen(b[row:]) // the docid block's size
 				return slices.Concat(b[:i], []byte{0xff, 0xff, 0x7f}, b[i+uvarintLen(b[i:]):])
 			})
 		}, index.ErrCorrupt, "lexicon.bin"},
 		tc{"block sizes do not span docids.bin", func(t *testing.T, dir string) {
 			editStream(t, dir, "lexicon.bin", func(b []byte) []byte {
-				i := 18 + uvarintLen(b[18:])
-				b[i]--
+				b[row+uvarintLen(b[row:])]--
 				return b
 			})
 		}, index.ErrCorrupt, "lexicon.bin"},

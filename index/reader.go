@@ -62,15 +62,18 @@ func Open(dir string) (*Index, error) {
 		}
 	}
 	ix.docData, ix.freqData = ix.maps[fileDocIDs], ix.maps[fileFreqs]
+	ix.params = bm25.Params{K1: ix.meta.K1, B: ix.meta.B}
+	ix.avgLen = float32(ix.meta.AvgDocLength)
+	// The lexicon needs the norms: a one-posting list's score is computed.
 	for _, read := range []func() error{ix.readDocLens, ix.readURLs, ix.readLexicon} {
 		if err := read(); err != nil {
 			ix.Close()
 			return nil, err
 		}
+		if ix.norms == nil {
+			ix.norms = ix.params.Norms(ix.docLens, ix.avgLen)
+		}
 	}
-	ix.params = bm25.Params{K1: ix.meta.K1, B: ix.meta.B}
-	ix.avgLen = float32(ix.meta.AvgDocLength)
-	ix.norms = ix.params.Norms(ix.docLens, ix.avgLen)
 	return ix, nil
 }
 
@@ -173,7 +176,11 @@ func (ix *Index) readLexicon() error {
 		off := uint64(len(ix.terms))
 		var term []byte
 		ix.terms, term = s.frontCoded(ix.terms, prev)
-		df, cfExtra, maxScore := s.uvarint(), s.uvarint(), s.float32()
+		df, cfExtra := s.uvarint(), s.uvarint()
+		var maxScore float32
+		if df > 1 {
+			maxScore = s.float32()
+		}
 		if s.err != nil {
 			break
 		}
@@ -181,7 +188,7 @@ func (ix *Index) readLexicon() error {
 			s.failf("terms out of order at %d (%q after %q)", i, term, prev)
 			break
 		}
-		if df == 0 || df > m.Docs || cfExtra > math.MaxUint64-df {
+		if df == 0 || df > m.Docs || cfExtra > math.MaxUint64-df || (df == 1 && cfExtra >= math.MaxUint32) {
 			s.failf("term %q: df %d, collection frequency %d+df", term, df, cfExtra)
 			break
 		}
@@ -216,6 +223,11 @@ func (ix *Index) readLexicon() error {
 				ix.docOffs = append(ix.docOffs, doc+docBytes)
 				ix.freqOffs = append(ix.freqOffs, freq+freqBytes)
 			}
+		}
+		if df == 1 && s.err == nil {
+			e := &ix.lexicon[len(ix.lexicon)-1]
+			e.maxScore = ix.params.TermScore(bm25.IDF(m.Docs, 1), uint32(e.cf), ix.norms[ix.lastDoc[first]])
+			ix.blockMax[first] = e.maxScore
 		}
 		postings += df
 		prev = term

@@ -219,7 +219,9 @@ func (w *Writer) AddTerm(term string, docids, freqs []uint32) error {
 }
 
 // writeTerm appends the term's lexicon record: the term front-coded after
-// the previous one, df, cf-df and the largest score, then one row per
+// the previous one, df, cf-df and the largest score (left out when df is 1:
+// the reader computes it from the one posting, which cf and the skip row
+// give), then one row per
 // block: the last docid (less the previous block's), the encoded sizes of
 // the docid and frequency blocks, and, when the list has more than one
 // block, the block's largest score (a single block's is the term's).
@@ -228,7 +230,9 @@ func (w *Writer) writeTerm(term string, df, cf uint64, maxScore float32) {
 	lx.frontCoded(w.prevTerm, term)
 	lx.uvarint(df)
 	lx.uvarint(cf - df)
-	lx.float32(maxScore)
+	if df > 1 {
+		lx.float32(maxScore)
+	}
 	prev := uint32(0)
 	for _, e := range w.skips {
 		lx.uvarint(uint64(e.lastDoc - prev))
