@@ -76,8 +76,8 @@ type GPU struct {
 func Default() Config {
 	return Config{
 		Index: Index{
-			DocIDCodec:     "bp128",
-			FreqCodec:      "bp128",
+			DocIDCodec:     "newpfor",
+			FreqCodec:      "newpfor",
 			Order:          "url",
 			Seed:           1,
 			MemoryBudgetMB: 512,

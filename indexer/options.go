@@ -9,8 +9,8 @@ import (
 
 // Options control a build. The zero value of a field means its default.
 type Options struct {
-	DocIDCodec   string      // docid codec name (default "bp128")
-	FreqCodec    string      // frequency codec name (default "bp128")
+	DocIDCodec   string      // docid codec name (default "newpfor")
+	FreqCodec    string      // frequency codec name (default "newpfor")
 	Order        string      // "url" (default), "crawl" or "random"
 	Seed         uint64      // seed of the random order
 	Workers      int         // parsing goroutines (default: every core)
@@ -26,10 +26,10 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.DocIDCodec == "" {
-		o.DocIDCodec = "bp128"
+		o.DocIDCodec = "newpfor"
 	}
 	if o.FreqCodec == "" {
-		o.FreqCodec = "bp128"
+		o.FreqCodec = "newpfor"
 	}
 	if o.Order == "" {
 		o.Order = "url"

@@ -60,7 +60,11 @@ func appendBlock(dst []byte, v []uint32, b int) []byte {
 	}
 	var buf [2 * blockLen]uint32
 	exc := exceptions(&buf, v, b)
-	dst = append(dst, byte(b), byte(len(exc)/2))
+	if len(exc) == 0 {
+		dst = append(dst, byte(b))
+	} else {
+		dst = append(dst, byte(b)|hasExceptions, byte(len(exc)/2))
+	}
 	if len(v) == blockLen {
 		dst = bitpack.AppendVertical(dst, (*[blockLen]uint32)(v), b)
 	} else {
@@ -72,8 +76,15 @@ func appendBlock(dst []byte, v []uint32, b int) []byte {
 // blockLenAt returns the encoded size of v at slot width b.
 func blockLenAt(v []uint32, b int) int {
 	var buf [2 * blockLen]uint32
-	return 2 + slotLen(len(v), b) + s16Len(exceptions(&buf, v, b))
+	exc := exceptions(&buf, v, b)
+	if len(exc) == 0 {
+		return 1 + slotLen(len(v), b)
+	}
+	return 2 + slotLen(len(v), b) + s16Len(exc)
 }
+
+// hasExceptions is the header bit that says an exception count follows.
+const hasExceptions = 0x80
 
 // decodeBlock decodes a block of n values for the codec called name.
 func decodeBlock(name string, dst []uint32, src []byte, n int) error {
@@ -83,17 +94,26 @@ func decodeBlock(name string, dst []uint32, src []byte, n int) error {
 	if n == 0 {
 		return nil
 	}
-	if len(src) < 2 {
-		return codecplugins.Corrupt(name, len(src), "truncated header")
+	if len(src) == 0 {
+		return codecplugins.Corrupt(name, 0, "truncated header")
 	}
-	b, e := int(src[0]), int(src[1])
+	b, e, h := int(src[0]), 0, 1 // width, exceptions, header bytes
+	if b&hasExceptions != 0 {
+		if len(src) < 2 {
+			return codecplugins.Corrupt(name, 1, "truncated header")
+		}
+		b, e, h = b&^hasExceptions, int(src[1]), 2
+		if e == 0 {
+			return codecplugins.Corrupt(name, 1, "exception flag with no exceptions")
+		}
+	}
 	if b > bitpack.MaxWidth {
 		return codecplugins.Corrupt(name, 0, "bit width above 32")
 	}
 	if e > n {
 		return codecplugins.Corrupt(name, 1, "more exceptions than values")
 	}
-	slots := src[2:]
+	slots := src[h:]
 	sl := slotLen(n, b)
 	if len(slots) < sl {
 		return codecplugins.Corrupt(name, len(src), "truncated slots")
@@ -111,21 +131,22 @@ func decodeBlock(name string, dst []uint32, src []byte, n int) error {
 	// large one.
 	if 2*e+s16MaxFields <= smallBuf {
 		var buf [smallBuf]uint32
-		return patched(name, dst, src, n, b, e, sl, buf[:])
+		return patched(name, dst, slots, n, b, e, sl, buf[:])
 	}
 	var buf [2*blockLen + s16MaxFields]uint32
-	return patched(name, dst, src, n, b, e, sl, buf[:])
+	return patched(name, dst, slots, n, b, e, sl, buf[:])
 }
 
 // smallBuf is the size of the exception buffer for blocks with few
 // exceptions.
 const smallBuf = 64
 
-// patched decodes a block with e > 0 exceptions; buf holds at least
-// 2e+s16MaxFields values.
-func patched(name string, dst []uint32, src []byte, n, b, e, sl int, buf []uint32) error {
-	if !s16Decode(buf, 2*e, src[2+sl:]) {
-		return codecplugins.Corrupt(name, len(src), "truncated exceptions")
+// patched decodes a block with e > 0 exceptions from body, the block after
+// its header; buf holds at least 2e+s16MaxFields values.
+func patched(name string, dst []uint32, body []byte, n, b, e, sl int, buf []uint32) error {
+	const h = 2 // header bytes, for error offsets
+	if !s16Decode(buf, 2*e, body[sl:]) {
+		return codecplugins.Corrupt(name, h+len(body), "truncated exceptions")
 	}
 	gaps, highs := buf[:e], buf[e:2*e]
 	// Turn gaps into positions and check everything first.
@@ -134,14 +155,14 @@ func patched(name string, dst []uint32, src []byte, n, b, e, sl int, buf []uint3
 	for i, g := range gaps {
 		pos += int(g) + 1
 		if pos >= n {
-			return codecplugins.Corrupt(name, 2+sl, "exception position out of range")
+			return codecplugins.Corrupt(name, h+sl, "exception position out of range")
 		}
 		gaps[i] = uint32(pos)
 		if highs[i] > limit {
-			return codecplugins.Corrupt(name, 2+sl, "exception overflows 32 bits")
+			return codecplugins.Corrupt(name, h+sl, "exception overflows 32 bits")
 		}
 	}
-	unpackSlots(dst, src[2:], n, b)
+	unpackSlots(dst, body, n, b)
 	dst = dst[:n]
 	for i, p := range gaps {
 		dst[p] |= (highs[i] + 1) << b

@@ -11,7 +11,7 @@ import (
 func TestBlockFormat(t *testing.T) {
 	full := make([]uint32, blockLen)
 	full[0], full[5] = 1, 3 // b=1: value 3 at position 5 is the one exception
-	fullEnc := append([]byte{1, 1}, make([]byte, 16)...)
+	fullEnc := append([]byte{0x81, 1}, make([]byte, 16)...)
 	fullEnc[2] = 0x01                           // lane 0 word 0: value 0
 	fullEnc[2+4] = 0x02                         // lane 1 word 0: its second value, block position 5
 	fullEnc = append(fullEnc, 0x05, 0, 0, 0x50) // simple16 selector 5: gap 5, high-1 = 0
@@ -22,12 +22,12 @@ func TestBlockFormat(t *testing.T) {
 		want []byte
 	}{
 		{"empty", nil, 3, nil},
-		{"no exceptions", []uint32{1, 2, 3}, 2, []byte{2, 0, 0x39}},
+		{"no exceptions", []uint32{1, 2, 3}, 2, []byte{2, 0x39}},
 		// Slots 1,0,1 in one byte; exception at position 2 with high part 4:
 		// simple16 of gap 2 and 4-1 = 3 is selector 1, fields 2 and 3.
-		{"short", []uint32{1, 0, 9}, 1, []byte{1, 1, 0x05, 0x0e, 0, 0, 0x10}},
+		{"short", []uint32{1, 0, 9}, 1, []byte{0x81, 1, 0x05, 0x0e, 0, 0, 0x10}},
 		// Gap 1 and 7-1 = 6: selector 5, fields of 4 and 3 bits.
-		{"width 0", []uint32{0, 7}, 0, []byte{0, 1, 0x61, 0, 0, 0x50}},
+		{"width 0", []uint32{0, 7}, 0, []byte{0x80, 1, 0x61, 0, 0, 0x50}},
 		{"full", full, 1, fullEnc},
 	}
 	for _, tt := range tests {
@@ -56,14 +56,17 @@ func TestBlockCorrupt(t *testing.T) {
 	}{
 		{"negative n", []byte{0, 0}, -1},
 		{"n above block", []byte{0, 0}, 129},
-		{"no header", []byte{0}, 3},
-		{"width 33", append([]byte{33, 0}, make([]byte, 200)...), 3},
-		{"too many exceptions", []byte{0, 4, 0, 0, 0, 0}, 3},
-		{"truncated slots", append([]byte{5, 0}, slots128(5)[1:]...), 128},
-		{"truncated exceptions", []byte{1, 2, 0x05, 0x0e, 0, 0, 0x10}, 3},
-		{"exceptions at width 32", append(append([]byte{32, 1}, make([]byte, 4)...), 0, 0, 0, 0), 1},
-		{"position past n", []byte{1, 1, 0x05, 0x03, 0, 0, 0x10}, 3},                        // gap 3
-		{"overflow", append(append([]byte{30, 1}, slots128(30)...), 0x40, 0, 0, 0x50), 128}, // high 5 at b=30
+		{"no header", nil, 3},
+		{"flag without count", []byte{0x81}, 3},
+		{"flag with zero count", []byte{0x81, 0, 0xff, 0, 0, 0, 0}, 3},
+		{"width 33", append([]byte{33}, make([]byte, 200)...), 3},
+		{"width 33 with exceptions", append([]byte{0x80 | 33, 1}, make([]byte, 200)...), 3},
+		{"too many exceptions", []byte{0x80, 4, 0, 0, 0, 0}, 3},
+		{"truncated slots", append([]byte{5}, slots128(5)[1:]...), 128},
+		{"truncated exceptions", []byte{0x81, 2, 0x05, 0x0e, 0, 0, 0x10}, 3},
+		{"exceptions at width 32", append(append([]byte{0x80 | 32, 1}, make([]byte, 4)...), 0, 0, 0, 0), 1},
+		{"position past n", []byte{0x81, 1, 0x05, 0x03, 0, 0, 0x10}, 3},                            // gap 3
+		{"overflow", append(append([]byte{0x80 | 30, 1}, slots128(30)...), 0x40, 0, 0, 0x50), 128}, // high 5 at b=30
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

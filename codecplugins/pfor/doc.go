@@ -11,8 +11,8 @@
 // Block format, n values (n <= 128):
 //
 //	n == 0:    nothing
-//	byte 0:    b, 0..32
-//	byte 1:    e, the number of exceptions, 0..n
+//	byte 0:    b, 0..32, with bit 7 (0x80) set when the block has exceptions
+//	byte 1:    e, the number of exceptions, 1..n; only when bit 7 is set
 //	slots:     the low b bits of every value: 16*b bytes in the 4-way
 //	           vertical layout of package bitpack when n == 128, else
 //	           ceil(n*b/8) bytes in its horizontal layout
