@@ -28,10 +28,11 @@
 //	bitmap      roaring bitmaps per term, built lazily and kept in an LRU
 //	            cache bounded in bytes, intersected or unioned, then the
 //	            survivors scored through cursors (bitmap.go)
-//	cpu         DAAT AND and Block-Max WAND OR, the fastest measured
+//	cpu         DAAT AND and MaxScore OR, the fastest measured on real
+//	            collections (BMW wins on the synthetic ones)
 //
 // Stats.Algorithm names what answered; for AND+OR that fell back to OR it
-// is "and+bmw" and the like, and the statistics add up over both passes.
+// is "and+maxscore" and the like, and the statistics add up over both passes.
 //
 // Safe pruning. The DAAT engines add a document's term scores in query
 // order (not cursor order) and break ties as TopK does, so they return the

@@ -28,10 +28,10 @@ var (
 //	wand        DAAT AND / WAND OR
 //	bmw         block-max DAAT AND / Block-Max WAND OR
 //	bitmap      roaring-bitmap baseline with a DefaultBitmapCacheBytes cache
-//	cpu         the fastest measured per mode (docs/queries.md): DAAT AND
-//	            and Block-Max WAND OR
+//	cpu         the fastest measured per mode on real collections
+//	            (docs/queries.md): DAAT AND and MaxScore OR
 //
-// Stats.Algorithm names the algorithm that answered, "and+bmw" for an
+// Stats.Algorithm names the algorithm that answered, "and+maxscore" for an
 // AND+OR query that fell back to OR.
 func New(ix *index.Index, name string) (Engine, error) {
 	daat := func(and, or daatAlgorithm) Engine { return &DAAT{ix: ix, and: and, or: or} }
@@ -47,7 +47,7 @@ func New(ix *index.Index, name string) (Engine, error) {
 	case "bmw":
 		return daat(algoBlockMaxAnd, algoBMW), nil
 	case "cpu":
-		return daat(algoAnd, algoBMW), nil
+		return daat(algoAnd, algoMaxScore), nil
 	case "bitmap":
 		return NewBitmap(ix, BitmapOptions{CacheBytes: DefaultBitmapCacheBytes}), nil
 	}

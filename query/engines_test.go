@@ -369,9 +369,9 @@ func TestStatsAlgorithm(t *testing.T) {
 		want   string
 	}{
 		{"cpu", Query{Terms: []string{"common", "rare"}, Mode: And, K: 10}, "and"},
-		{"cpu", Query{Terms: []string{"common", "rare"}, Mode: Or, K: 10}, "bmw"},
+		{"cpu", Query{Terms: []string{"common", "rare"}, Mode: Or, K: 10}, "maxscore"},
 		{"cpu", Query{Terms: []string{"common", "rare"}, Mode: AndOr, K: 2}, "and"},
-		{"cpu", Query{Terms: []string{"common", "rare"}, Mode: AndOr, K: 10}, "and+bmw"},
+		{"cpu", Query{Terms: []string{"common", "rare"}, Mode: AndOr, K: 10}, "and+maxscore"},
 		{"bmw", Query{Terms: []string{"common", "rare"}, Mode: And, K: 10}, "and-blockmax"},
 		{"maxscore", Query{Terms: []string{"common"}, Mode: Or, K: 10}, "maxscore"},
 		{"bitmap", Query{Terms: []string{"common"}, Mode: Or, K: 10}, "bitmap"},

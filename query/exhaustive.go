@@ -92,7 +92,7 @@ func (e *Exhaustive) run(ctx context.Context, q Query, mode Mode) (Result, error
 
 // runMode answers q by calling run for AND or OR, and for AND+OR runs AND
 // then OR when AND found fewer than k hits; statistics add up, and a
-// fallback's Algorithm names both runs ("and+bmw").
+// fallback's Algorithm names both runs ("and+maxscore").
 func runMode(ctx context.Context, q Query, run func(context.Context, Query, Mode) (Result, error)) (Result, error) {
 	if q.K <= 0 || len(q.Terms) == 0 {
 		return Result{}, nil

@@ -42,6 +42,7 @@ type loadRun struct {
 // loadFlags are bench load's options.
 type loadFlags struct {
 	dir, queries, mode, policies string
+	cpuEngine                    string
 	rate                         float64
 	deadline, duration           time.Duration
 	maxQueries, k, sweepSteps    int
@@ -87,7 +88,7 @@ func newBenchLoadCmd() *cobra.Command {
 			for i, l := range lines {
 				qs[i] = query.Parse(a, l.Text, m, f.k)
 			}
-			cpu, err := query.New(ix, "cpu")
+			cpu, err := query.New(ix, f.cpuEngine)
 			if err != nil {
 				return err
 			}
@@ -162,7 +163,7 @@ func newBenchLoadCmd() *cobra.Command {
 				best[string(p)] = lo
 			}
 			out := map[string]any{"index": f.dir, "deadline_ms": f.deadline.Milliseconds(), "gpus": len(gpus), "model_fitted": fitted,
-				"cpu_workers": f.cpuWorkers, "gpu_batch": f.gpuBatch, "urgent_any_proc": f.urgentAnyProc, "runs": runs}
+				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "gpu_batch": f.gpuBatch, "urgent_any_proc": f.urgentAnyProc, "runs": runs}
 			if f.sweep {
 				out["max_rate_without_misses"] = best
 			}
@@ -184,6 +185,7 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.IntVar(&f.sweepSteps, "sweep-steps", 4, "bisection steps after the doubling phase")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the arrival process")
 	fl.IntVar(&f.cpuWorkers, "cpu-workers", 0, "CPU workers (0: one per core)")
+	fl.StringVar(&f.cpuEngine, "cpu-engine", "cpu", "the CPU workers' engine (query.New): cpu, maxscore, bmw, ...")
 	fl.IntVar(&f.gpuBatch, "gpu-batch", 0, "most queries a GPU worker takes at once (0: the config's gpu.batch)")
 	fl.BoolVar(&f.urgentAnyProc, "urgent-any-proc", false, "hybrid: an urgent query runs on whichever processor is free first")
 	fl.Bool("json", true, "print JSON (always on)")

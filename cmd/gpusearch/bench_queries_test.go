@@ -71,8 +71,8 @@ func TestCLIBenchQueries(t *testing.T) {
 
 	res = mustRun(t, "bench", "queries", "--index", idx, "--queries", "../../examples/queries.txt",
 		"--mode", "andor", "--engine", "cpu", "--threads", "1", "--min-time", "1ms")
-	if !strings.Contains(res.stdout, "and+bmw") || !strings.Contains(res.stdout, "p99_us") {
-		t.Errorf("bench queries --engine cpu printed %q, want a table naming and+bmw", res.stdout)
+	if !strings.Contains(res.stdout, "and+maxscore") || !strings.Contains(res.stdout, "p99_us") {
+		t.Errorf("bench queries --engine cpu printed %q, want a table naming and+maxscore", res.stdout)
 	}
 
 	for _, args := range [][]string{
