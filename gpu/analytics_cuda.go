@@ -20,14 +20,16 @@ import (
 var ErrAnalyticsTask = errors.New("gpu: not supported by the GPU analytics engine")
 
 const (
-	analyticsCTA = 256 // threads per CTA of the analytics kernels
-	chunkSymbols = 32  // root symbols per CTA of tadoc_files
+	analyticsCTA = 256  // threads per CTA of the analytics kernels
+	chunkSymbols = 32   // root symbols per CTA of tadoc_files
+	compactChunk = 2048 // pool slots per CTA of the compaction (COMPACT_CHUNK)
 	emptySlot    = ^uint32(0)
 )
 
 var analyticsKernels = []string{
 	"tadoc_root_weights", "tadoc_topdown_threads", "tadoc_topdown_groups",
 	"tadoc_tables_threads", "tadoc_tables_groups", "tadoc_files",
+	"tadoc_chunk_counts", "tadoc_compact", "tadoc_row_starts",
 }
 
 // AnalyticsCorpus is a compressed corpus resident on a device with its
@@ -288,28 +290,16 @@ func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
 	if flag[0] != 0 {
 		return errors.New("gpu: a hash table ran out of slots (its bound is wrong)")
 	}
-	off := a.layout.FileOff
-	fkeys, fvals := make([]uint32, off[len(off)-1]), make([]uint32, off[len(off)-1])
-	if err := a.fkeys.ReadUint32s(fkeys); err != nil {
+	m, compactTime, err := a.compact()
+	if err != nil {
 		return err
 	}
-	if err := a.fvals.ReadUint32s(fvals); err != nil {
-		return err
-	}
-	m := &analytics.Matrix{Start: make([]int, 1, len(off))}
-	for f := range len(off) - 1 {
-		for q := off[f]; q < off[f+1]; q++ {
-			if fkeys[q] != emptySlot {
-				m.Col = append(m.Col, fkeys[q])
-				m.Val = append(m.Val, fvals[q])
-			}
-		}
-		m.Start = append(m.Start, len(m.Col))
-	}
+	res.Kernels += compactTime
 	switch res.Task {
 	case analytics.TermVector:
-		m.SortRows()
-		res.Vectors = m
+		// Two counting-sort transposes sort every row by word in linear
+		// time, where sorting each row would compare.
+		res.Vectors = m.Transpose(len(a.c.Dict)).Transpose(m.Rows())
 	default:
 		res.Postings = m.Transpose(len(a.c.Dict))
 		if res.Task == analytics.RankedInvertedIndex {
@@ -318,6 +308,86 @@ func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
 	}
 	res.Traverse = time.Since(start)
 	return nil
+}
+
+// compact gathers the document pool's filled slots, in pool order, into a
+// CSR matrix with one row per document, on the device, and copies only
+// those back: counts per chunk of slots (tadoc_chunk_counts), each chunk's
+// output base from them on the host, then the ordered writes
+// (tadoc_compact) and each document's first position (tadoc_row_starts).
+// It returns the matrix and the device time of its launches.
+func (a *AnalyticsCorpus) compact() (*analytics.Matrix, time.Duration, error) {
+	off := a.layout.FileOff
+	slots, files := off[len(off)-1], len(off)-1
+	nchunks := int((slots + compactChunk - 1) / compactChunk)
+	var counts, base, rowStart, outKeys, outVals *Buffer
+	defer func() {
+		for _, b := range []*Buffer{counts, base, rowStart, outKeys, outVals} {
+			if b != nil {
+				b.Free()
+			}
+		}
+	}()
+	var err error
+	if counts, err = a.d.Alloc(4 * int64(nchunks)); err != nil {
+		return nil, 0, err
+	}
+	fkeys, fvals := uint64(a.fkeys.ptr), uint64(a.fvals.ptr)
+	countTime, err := a.d.timed(func() error {
+		return a.launch("tadoc_chunk_counts", nchunks, analyticsCTA, fkeys, slots, uint64(counts.ptr))
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	n := make([]uint32, nchunks)
+	if err := counts.ReadUint32s(n); err != nil {
+		return nil, 0, err
+	}
+	bases := make([]uint64, nchunks+1)
+	for c, k := range n {
+		bases[c+1] = bases[c] + uint64(k)
+	}
+	filled := bases[nchunks]
+	for _, u := range []struct {
+		dst  **Buffer
+		size int64
+	}{{&base, 8 * int64(nchunks+1)}, {&rowStart, 8 * int64(files+1)}, {&outKeys, 4 * int64(filled)}, {&outVals, 4 * int64(filled)}} {
+		if *u.dst, err = a.d.Alloc(u.size); err != nil {
+			return nil, 0, err
+		}
+	}
+	if err := base.WriteUint64s(bases); err != nil {
+		return nil, 0, err
+	}
+	compactTime, err := a.d.timed(func() error {
+		if err := a.launch("tadoc_compact", nchunks, analyticsCTA, fkeys, fvals, slots, uint64(base.ptr),
+			uint64(outKeys.ptr), uint64(outVals.ptr)); err != nil {
+			return err
+		}
+		return a.launch("tadoc_row_starts", files+1, 1, uint64(a.fileOff.ptr), uint64(files), fkeys,
+			uint64(base.ptr), uint64(rowStart.ptr))
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	m := &analytics.Matrix{Start: make([]int, files+1), Col: make([]uint32, filled), Val: make([]uint32, filled)}
+	starts := make([]uint64, files+1)
+	if err := rowStart.readUint64s(starts); err != nil {
+		return nil, 0, err
+	}
+	for f, s := range starts {
+		m.Start[f] = int(s)
+	}
+	if err := outKeys.ReadUint32s(m.Col); err != nil {
+		return nil, 0, err
+	}
+	if err := outVals.ReadUint32s(m.Val); err != nil {
+		return nil, 0, err
+	}
+	if m.Start[0] != 0 || m.Start[files] != int(filled) {
+		return nil, 0, fmt.Errorf("gpu: compaction gave rows %d..%d for %d entries", m.Start[0], m.Start[files], filled)
+	}
+	return m, countTime + compactTime, nil
 }
 
 // readUint64s copies the start of the buffer into dst.

@@ -243,3 +243,81 @@ extern "C" __global__ void tadoc_files(const u32 *chunks, u64 nchunks, const u32
 		}
 	}
 }
+
+// Compaction of the document pool. The pool is cut into chunks of
+// COMPACT_CHUNK slots, one CTA each: tadoc_chunk_counts counts each chunk's
+// filled slots, the host turns the counts into each chunk's first output
+// position (base), and tadoc_compact writes the filled slots' keys and
+// values, in pool order, to out_keys/out_vals at base + their rank among
+// the chunk's filled slots. tadoc_row_starts gives each document the output
+// position of its first slot, so that documents become the rows of a CSR
+// matrix. A chunk's slots are read COMPACT_CHUNK / blockDim.x at a time,
+// ranked with warp ballots and one shared total per warp.
+
+#define COMPACT_CHUNK 2048u
+#define MAX_WARPS 32
+
+static __device__ __forceinline__ u64 min64(u64 a, u64 b) { return a < b ? a : b; }
+
+extern "C" __global__ void tadoc_chunk_counts(const u32 *fkeys, u64 slots, u32 *counts) {
+	__shared__ u32 total;
+	if (threadIdx.x == 0) {
+		total = 0;
+	}
+	__syncthreads();
+	u64 lo = (u64)blockIdx.x * COMPACT_CHUNK, hi = min64(lo + COMPACT_CHUNK, slots);
+	u32 c = 0;
+	for (u64 q = lo + threadIdx.x; q < hi; q += blockDim.x) {
+		c += fkeys[q] != EMPTY;
+	}
+	atomicAdd(&total, c);
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		counts[blockIdx.x] = total;
+	}
+}
+
+extern "C" __global__ void tadoc_compact(const u32 *fkeys, const u32 *fvals, u64 slots, const u64 *base,
+					 u32 *out_keys, u32 *out_vals) {
+	__shared__ u32 warp_total[MAX_WARPS];
+	u32 lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, warps = blockDim.x / WARP;
+	u64 lo = (u64)blockIdx.x * COMPACT_CHUNK, hi = min64(lo + COMPACT_CHUNK, slots);
+	u64 at = base[blockIdx.x];
+	for (u64 first = lo; first < hi; first += blockDim.x) {
+		u64 q = first + threadIdx.x;
+		bool filled = q < hi && fkeys[q] != EMPTY;
+		u32 ballot = __ballot_sync(0xffffffffu, filled);
+		if (lane == 0) {
+			warp_total[warp] = __popc(ballot);
+		}
+		__syncthreads();
+		u32 before = __popc(ballot & ((1u << lane) - 1)), round = 0;
+		for (u32 w = 0; w < warps; w++) {
+			before += w < warp ? warp_total[w] : 0;
+			round += warp_total[w];
+		}
+		if (filled) {
+			out_keys[at + before] = fkeys[q];
+			out_vals[at + before] = fvals[q];
+		}
+		at += round;
+		__syncthreads();
+	}
+}
+
+// tadoc_row_starts: one thread per document f: row_start[f] is the output
+// position of the first filled slot at or after file_off[f] (the count of
+// filled slots before it), from its chunk's base and the slots of the
+// chunk before it.
+extern "C" __global__ void tadoc_row_starts(const u64 *file_off, u64 nfiles, const u32 *fkeys, const u64 *base,
+					    u64 *row_start) {
+	u64 f = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (f > nfiles) {
+		return;
+	}
+	u64 q = file_off[f], c = q / COMPACT_CHUNK, at = base[c];
+	for (u64 p = c * COMPACT_CHUNK; p < q; p++) {
+		at += fkeys[p] != EMPTY;
+	}
+	row_start[f] = at;
+}
