@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -106,24 +107,68 @@ func (m *Matrix) Row(i int) ([]uint32, []uint32) {
 
 // Transpose returns the transpose, with cols rows; each of its rows is
 // sorted by column, whatever the order within m's rows.
-func (m *Matrix) Transpose(cols int) *Matrix {
+func (m *Matrix) Transpose(cols int) *Matrix { return m.ParallelTranspose(cols, 1) }
+
+// ParallelTranspose is Transpose on up to workers goroutines: each counts
+// and then places the entries of a range of m's rows, the ranges in order,
+// so that the result is the same.
+func (m *Matrix) ParallelTranspose(cols, workers int) *Matrix {
 	t := &Matrix{Start: make([]int, cols+1), Col: make([]uint32, len(m.Col)), Val: make([]uint32, len(m.Val))}
-	for _, c := range m.Col {
-		t.Start[c+1]++
+	if m.Rows() <= 0 {
+		return t
 	}
-	for i := range cols {
-		t.Start[i+1] += t.Start[i]
-	}
-	at := slices.Clone(t.Start[:cols])
-	for r := range m.Rows() {
-		cs, vs := m.Row(r)
-		for i, c := range cs {
-			t.Col[at[c]] = uint32(r)
-			t.Val[at[c]] = vs[i]
-			at[c]++
+	ranges := m.rowRanges(workers)
+	// at[w][c] counts range w's entries in column c, then becomes the
+	// position of its next one.
+	at := make([][]int, len(ranges)-1)
+	parallel(len(at), func(w int) {
+		at[w] = make([]int, cols)
+		for _, c := range m.Col[m.Start[ranges[w]]:m.Start[ranges[w+1]]] {
+			at[w][c]++
 		}
+	})
+	pos := 0
+	for c := range cols {
+		for w := range at {
+			at[w][c], pos = pos, pos+at[w][c]
+		}
+		t.Start[c+1] = pos
 	}
+	parallel(len(at), func(w int) {
+		next := at[w]
+		for r := ranges[w]; r < ranges[w+1]; r++ {
+			cs, vs := m.Row(r)
+			for i, c := range cs {
+				t.Col[next[c]] = uint32(r)
+				t.Val[next[c]] = vs[i]
+				next[c]++
+			}
+		}
+	})
 	return t
+}
+
+// rowRanges cuts the rows into at most workers ranges of about equal
+// entries: range w is rows [r[w], r[w+1]).
+func (m *Matrix) rowRanges(workers int) []int {
+	rows := m.Rows()
+	workers = max(1, min(workers, rows))
+	r := make([]int, workers+1)
+	for w := 1; w < workers; w++ {
+		row, _ := slices.BinarySearch(m.Start, len(m.Col)*w/workers)
+		r[w] = max(r[w-1], min(row, rows))
+	}
+	r[workers] = rows
+	return r
+}
+
+// parallel runs f(0) .. f(n-1) on n goroutines and waits for them.
+func parallel(n int, f func(int)) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { f(i) })
+	}
+	wg.Wait()
 }
 
 // Estimate is the selector's cost estimate of each traversal, in units of
@@ -245,25 +290,35 @@ func Run(ctx context.Context, c *Corpus, task Task, opts Options) (*Result, erro
 }
 
 // Rank orders each row by value descending, then column ascending.
-func (m *Matrix) Rank() {
+func (m *Matrix) Rank() { m.ParallelRank(1) }
+
+// ParallelRank is Rank on up to workers goroutines, each ranking a range
+// of rows.
+func (m *Matrix) ParallelRank(workers int) {
 	type pair struct{ col, val uint32 }
-	var buf []pair
-	for r := range m.Rows() {
-		cs, vs := m.Row(r)
-		buf = buf[:0]
-		for i, c := range cs {
-			buf = append(buf, pair{c, vs[i]})
-		}
-		slices.SortFunc(buf, func(a, b pair) int {
-			if c := cmp.Compare(b.val, a.val); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.col, b.col)
-		})
-		for i, p := range buf {
-			cs[i], vs[i] = p.col, p.val
-		}
+	if m.Rows() <= 0 {
+		return
 	}
+	ranges := m.rowRanges(workers)
+	parallel(len(ranges)-1, func(w int) {
+		var buf []pair
+		for r := ranges[w]; r < ranges[w+1]; r++ {
+			cs, vs := m.Row(r)
+			buf = buf[:0]
+			for i, c := range cs {
+				buf = append(buf, pair{c, vs[i]})
+			}
+			slices.SortFunc(buf, func(a, b pair) int {
+				if c := cmp.Compare(b.val, a.val); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.col, b.col)
+			})
+			for i, p := range buf {
+				cs[i], vs[i] = p.col, p.val
+			}
+		}
+	})
 }
 
 // estimate returns the cost of a per-file task each way, in entries moved,

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 	"unsafe"
 
@@ -295,15 +296,18 @@ func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
 		return err
 	}
 	res.Kernels += compactTime
+	// The host's part uses every core: the transposes and the ranking split
+	// the rows among goroutines.
+	workers := runtime.GOMAXPROCS(0)
 	switch res.Task {
 	case analytics.TermVector:
 		// Two counting-sort transposes sort every row by word in linear
 		// time, where sorting each row would compare.
-		res.Vectors = m.Transpose(len(a.c.Dict)).Transpose(m.Rows())
+		res.Vectors = m.ParallelTranspose(len(a.c.Dict), workers).ParallelTranspose(m.Rows(), workers)
 	default:
-		res.Postings = m.Transpose(len(a.c.Dict))
+		res.Postings = m.ParallelTranspose(len(a.c.Dict), workers)
 		if res.Task == analytics.RankedInvertedIndex {
-			res.Postings.Rank()
+			res.Postings.ParallelRank(workers)
 		}
 	}
 	res.Traverse = time.Since(start)
