@@ -279,6 +279,12 @@ func TestTasksRandom(t *testing.T) {
 			docs := randomDocs(r, tt.docs, tt.maxLen, tt.vocab, tt.repeat)
 			c := corpusOf(t, docs)
 			checkTasks(t, c, docs, []int{1, 2, 3, 5})
+			// The same corpus without rules answers the same.
+			p := c.Plain()
+			if err := p.Grammar.Validate(len(p.Dict)); err != nil || p.Grammar.NumRules() != 0 {
+				t.Fatalf("Plain: %d rules, Validate = %v", p.Grammar.NumRules(), err)
+			}
+			checkTasks(t, p, docs, []int{1, 3})
 		})
 	}
 }

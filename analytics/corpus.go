@@ -140,6 +140,20 @@ func (c *Corpus) Decompress() [][]uint32 {
 	return docs
 }
 
+// Plain returns the corpus uncompressed: the same dictionary, URLs and
+// meta data, and a grammar without rules whose root is every document's
+// words. A data-parallel engine run on it is the uncompressed baseline of
+// the same engine on c.
+func (c *Corpus) Plain() *Corpus {
+	docs := c.Decompress()
+	g := &sequitur.Grammar{RuleStart: []uint32{0}, FileStart: make([]uint32, 1, len(docs)+1)}
+	for _, d := range docs {
+		g.Root = append(g.Root, d...)
+		g.FileStart = append(g.FileStart, uint32(len(g.Root)))
+	}
+	return &Corpus{Meta: c.Meta, Dict: c.Dict, URLs: c.URLs, Grammar: g}
+}
+
 // WriteDir writes the corpus into dir (created if missing). Every file is
 // written under a temporary name, synced and renamed; meta.json comes
 // last, so a crash leaves the old corpus or none.

@@ -55,10 +55,17 @@ func (d *Device) UploadCorpus(c *analytics.Corpus) (*AnalyticsCorpus, error) {
 		return nil, err
 	}
 	g, l := c.Grammar, a.layout
+	// A root of rules gets few symbols per CTA, each a table to merge; a
+	// root of words alone (an uncompressed corpus, Corpus.Plain) gets one
+	// word per thread.
+	per := uint32(chunkSymbols)
+	if g.NumRules() == 0 {
+		per = analyticsCTA
+	}
 	var chunks []uint32
 	for f := range g.NumFiles() {
-		for s := g.FileStart[f]; s < g.FileStart[f+1]; s += chunkSymbols {
-			chunks = append(chunks, uint32(f), s, min(s+chunkSymbols, g.FileStart[f+1]))
+		for s := g.FileStart[f]; s < g.FileStart[f+1]; s += per {
+			chunks = append(chunks, uint32(f), s, min(s+per, g.FileStart[f+1]))
 		}
 	}
 	a.nchunks = len(chunks) / 3

@@ -58,6 +58,10 @@ func analyticsCorpora(t *testing.T) map[string]*analytics.Corpus {
 		t.Fatal(err)
 	}
 	out["sample crawl"] = c
+	// Uncompressed corpora (no rules: the root holds every word) take the
+	// same kernels; the GPU's plain baseline runs on them.
+	out["sample crawl, plain"] = c.Plain()
+	out["repetitive, plain"] = out["repetitive"].Plain()
 	return out
 }
 
