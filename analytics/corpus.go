@@ -141,7 +141,7 @@ func (c *Corpus) Decompress() [][]uint32 {
 }
 
 // Plain returns the corpus uncompressed: the same dictionary, URLs and
-// meta data, and a grammar without rules whose root is every document's
+// meta data (but no rules), and a grammar without rules whose root is every document's
 // words. A data-parallel engine run on it is the uncompressed baseline of
 // the same engine on c.
 func (c *Corpus) Plain() *Corpus {
@@ -151,7 +151,9 @@ func (c *Corpus) Plain() *Corpus {
 		g.Root = append(g.Root, d...)
 		g.FileStart = append(g.FileStart, uint32(len(g.Root)))
 	}
-	return &Corpus{Meta: c.Meta, Dict: c.Dict, URLs: c.URLs, Grammar: g}
+	meta := c.Meta
+	meta.Rules = 0
+	return &Corpus{Meta: meta, Dict: c.Dict, URLs: c.URLs, Grammar: g}
 }
 
 // WriteDir writes the corpus into dir (created if missing). Every file is
