@@ -44,7 +44,7 @@ type AnalyticsCorpus struct {
 	nchunks int
 
 	ruleStart, body, root, rules, tableOff, fileOff, chunks *Buffer
-	weight, counts, keys, vals, fkeys, fvals, errFlag       *Buffer
+	weight, counts, keys, vals, used, fkeys, fvals, errFlag *Buffer
 }
 
 // UploadCorpus computes c's layout, copies its grammar to the device and
@@ -105,7 +105,7 @@ func (d *Device) UploadCorpus(c *analytics.Corpus) (*AnalyticsCorpus, error) {
 			size int64
 		}{
 			{&a.weight, 8 * int64(g.NumRules())}, {&a.counts, 8 * int64(len(c.Dict))},
-			{&a.keys, 4 * ruleSlots}, {&a.vals, 4 * ruleSlots},
+			{&a.keys, 4 * ruleSlots}, {&a.vals, 4 * ruleSlots}, {&a.used, 4 * int64(g.NumRules())},
 			{&a.fkeys, 4 * fileSlots}, {&a.fvals, 4 * fileSlots}, {&a.errFlag, 4},
 		} {
 			b, err := d.Alloc(u.size)
@@ -147,7 +147,7 @@ func (a *AnalyticsCorpus) loadKernels() error {
 func (a *AnalyticsCorpus) Free() error {
 	var first error
 	for _, b := range []*Buffer{a.ruleStart, a.body, a.root, a.rules, a.tableOff, a.fileOff, a.chunks,
-		a.weight, a.counts, a.keys, a.vals, a.fkeys, a.fvals, a.errFlag} {
+		a.weight, a.counts, a.keys, a.vals, a.used, a.fkeys, a.fvals, a.errFlag} {
 		if err := b.Free(); err != nil && first == nil {
 			first = err
 		}
@@ -264,7 +264,7 @@ func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
 	for _, f := range []struct {
 		b *Buffer
 		v uint32
-	}{{a.keys, emptySlot}, {a.vals, 0}, {a.fkeys, emptySlot}, {a.fvals, 0}, {a.errFlag, 0}} {
+	}{{a.keys, emptySlot}, {a.vals, 0}, {a.used, 0}, {a.fkeys, emptySlot}, {a.fvals, 0}, {a.errFlag, 0}} {
 		if err := f.b.Fill32(f.v); err != nil {
 			return err
 		}
@@ -272,21 +272,21 @@ func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
 	res.Init = time.Since(start)
 	start = time.Now()
 	ruleStart, body, tableOff := uint64(a.ruleStart.ptr), uint64(a.body.ptr), uint64(a.tableOff.ptr)
-	keys, vals, errFlag := uint64(a.keys.ptr), uint64(a.vals.ptr), uint64(a.errFlag.ptr)
+	keys, vals, used, errFlag := uint64(a.keys.ptr), uint64(a.vals.ptr), uint64(a.used.ptr), uint64(a.errFlag.ptr)
 	var err error
 	res.Kernels, err = a.d.timed(func() error {
 		for l := range a.layout.Levels {
 			rules, n := a.levelRules(l, false)
-			if err := a.launch("tadoc_tables_threads", n, 1, rules, uint64(n), ruleStart, body, tableOff, keys, vals, errFlag); err != nil {
+			if err := a.launch("tadoc_tables_threads", n, 1, rules, uint64(n), ruleStart, body, tableOff, keys, vals, used, errFlag); err != nil {
 				return err
 			}
 			rules, n = a.levelRules(l, true)
-			if err := a.launch("tadoc_tables_groups", n, 32, rules, uint64(n), ruleStart, body, tableOff, keys, vals, errFlag); err != nil {
+			if err := a.launch("tadoc_tables_groups", n, 32, rules, uint64(n), ruleStart, body, tableOff, keys, vals, used, errFlag); err != nil {
 				return err
 			}
 		}
 		return a.launch("tadoc_files", a.nchunks, analyticsCTA, uint64(a.chunks.ptr), uint64(a.nchunks), uint64(a.root.ptr),
-			tableOff, keys, vals, uint64(a.fileOff.ptr), uint64(a.fkeys.ptr), uint64(a.fvals.ptr), errFlag)
+			tableOff, keys, vals, used, uint64(a.fileOff.ptr), uint64(a.fkeys.ptr), uint64(a.fvals.ptr), errFlag)
 	})
 	if err != nil {
 		return err

@@ -27,7 +27,10 @@
 // warp shares it through compare-and-swap inserts (open addressing, linear
 // probing). Documents' root runs are cut into chunks of at most CHUNK
 // symbols, one CTA per chunk, and chunks of one document share its table
-// the same way.
+// the same way. Once a rule's table is complete (at the end of its level's
+// launch) its entries are compacted to the front of its slots and used[r]
+// counts them, so that parents and documents read entries, not the empty
+// slots of a half-empty hash table, however often the rule is referenced.
 //
 // Safety: every probe sequence stops after the table's size; an insert
 // that finds no slot (a wrong bound) sets *err and is dropped, never
@@ -148,7 +151,7 @@ extern "C" __global__ void tadoc_topdown_groups(const u32 *rules, u64 n, const u
 // rule's table with its words and its children's tables.
 extern "C" __global__ void tadoc_tables_threads(const u32 *rules, u64 n, const u32 *rule_start,
 						const u32 *body, const u64 *table_off, u32 *keys, u32 *vals,
-						u32 *err) {
+						u32 *used, u32 *err) {
 	u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x;
 	if (i >= n) {
 		return;
@@ -166,20 +169,27 @@ extern "C" __global__ void tadoc_tables_threads(const u32 *rules, u64 n, const u
 			continue;
 		}
 		u32 c = s & ~RULE;
-		for (u64 q = table_off[c]; q < table_off[c + 1]; q++) {
-			u32 key = keys[q];
-			if (key != EMPTY) {
-				put_private(k, v, cap, key, vals[q], err);
-			}
+		for (u64 q = table_off[c], e = q + used[c]; q < e; q++) {
+			put_private(k, v, cap, keys[q], vals[q], err);
 		}
 	}
+	// Compaction: the entries move to the front, in slot order.
+	u32 e = 0;
+	for (u64 q = 0; q < cap; q++) {
+		if (k[q] != EMPTY) {
+			k[e] = k[q];
+			v[e] = v[q];
+			e++;
+		}
+	}
+	used[r] = e;
 }
 
 // tadoc_tables_groups: one warp per rule of rules[0..n), lanes striding
 // over each child's table slots.
 extern "C" __global__ void tadoc_tables_groups(const u32 *rules, u64 n, const u32 *rule_start,
 					       const u32 *body, const u64 *table_off, u32 *keys, u32 *vals,
-					       u32 *err) {
+					       u32 *used, u32 *err) {
 	u64 g = (blockIdx.x * (u64)blockDim.x + threadIdx.x) / WARP;
 	u32 lane = threadIdx.x % WARP;
 	if (g >= n) {
@@ -201,12 +211,29 @@ extern "C" __global__ void tadoc_tables_groups(const u32 *rules, u64 n, const u3
 			continue;
 		}
 		u32 c = s & ~RULE;
-		for (u64 q = table_off[c] + lane; q < table_off[c + 1]; q += WARP) {
-			u32 key = keys[q];
-			if (key != EMPTY) {
-				put_shared(k, v, cap, key, vals[q], err);
-			}
+		for (u64 q = table_off[c] + lane, e = table_off[c] + used[c]; q < e; q += WARP) {
+			put_shared(k, v, cap, keys[q], vals[q], err);
 		}
+	}
+	// Compaction by the warp, 32 slots a round in slot order: each lane
+	// reads its slot before any lane writes, and writes land at or before
+	// the round's slots, so nothing unread is overwritten.
+	__syncwarp();
+	u32 e = 0;
+	for (u64 base = 0; base < cap; base += WARP) {
+		u64 q = base + lane;
+		u32 key = q < cap ? k[q] : EMPTY, val = q < cap ? v[q] : 0;
+		u32 ballot = __ballot_sync(0xffffffffu, key != EMPTY);
+		if (key != EMPTY) {
+			u32 at = e + __popc(ballot & ((1u << lane) - 1));
+			k[at] = key;
+			v[at] = val;
+		}
+		e += __popc(ballot);
+		__syncwarp();
+	}
+	if (lane == 0) {
+		used[r] = e;
 	}
 }
 
@@ -214,7 +241,7 @@ extern "C" __global__ void tadoc_tables_groups(const u32 *rules, u64 n, const u3
 // chunks[3i+1] .. chunks[3i+2) of document chunks[3i], merged into the
 // document's table in the file pool.
 extern "C" __global__ void tadoc_files(const u32 *chunks, u64 nchunks, const u32 *root,
-				       const u64 *table_off, const u32 *keys, const u32 *vals,
+				       const u64 *table_off, const u32 *keys, const u32 *vals, const u32 *used,
 				       const u64 *file_off, u32 *fkeys, u32 *fvals, u32 *err) {
 	u64 i = blockIdx.x;
 	if (i >= nchunks) {
@@ -235,11 +262,8 @@ extern "C" __global__ void tadoc_files(const u32 *chunks, u64 nchunks, const u32
 			continue;
 		}
 		u32 c = s & ~RULE;
-		for (u64 q = table_off[c] + threadIdx.x; q < table_off[c + 1]; q += blockDim.x) {
-			u32 key = keys[q];
-			if (key != EMPTY) {
-				put_shared(k, v, cap, key, vals[q], err);
-			}
+		for (u64 q = table_off[c] + threadIdx.x, e = table_off[c] + used[c]; q < e; q += blockDim.x) {
+			put_shared(k, v, cap, keys[q], vals[q], err);
 		}
 	}
 }
