@@ -64,15 +64,21 @@ func Open(dir string) (*Index, error) {
 	ix.docData, ix.freqData = ix.maps[fileDocIDs], ix.maps[fileFreqs]
 	ix.params = bm25.Params{K1: ix.meta.K1, B: ix.meta.B}
 	ix.avgLen = float32(ix.meta.AvgDocLength)
-	// The lexicon needs the norms: a one-posting list's score is computed.
-	for _, read := range []func() error{ix.readDocLens, ix.readURLs, ix.readLexicon} {
-		if err := read(); err != nil {
-			ix.Close()
-			return nil, err
-		}
-		if ix.norms == nil {
-			ix.norms = ix.params.Norms(ix.docLens, ix.avgLen)
-		}
+	// The URLs inflate beside the lengths and the lexicon, which needs the
+	// norms: a one-posting list's score is computed.
+	urls := make(chan error, 1)
+	go func() { urls <- ix.readURLs() }()
+	err = ix.readDocLens()
+	if err == nil {
+		ix.norms = ix.params.Norms(ix.docLens, ix.avgLen)
+		err = ix.readLexicon()
+	}
+	if uerr := <-urls; err == nil {
+		err = uerr
+	}
+	if err != nil {
+		ix.Close()
+		return nil, err
 	}
 	return ix, nil
 }
@@ -164,11 +170,17 @@ func (ix *Index) readURLs() error {
 func (ix *Index) readLexicon() error {
 	m := ix.meta
 	s := newStreamReader(fileLexicon, ix.maps[fileLexicon])
-	ix.lexicon = make([]lexEntry, 0, initialCap(m.Terms))
-	ix.lastDoc = make([]uint32, 0, initialCap(m.Blocks))
-	ix.blockMax = make([]float32, 0, initialCap(m.Blocks))
-	ix.docOffs = make([]uint64, 1, initialCap(m.Blocks+1))
-	ix.freqOffs = make([]uint64, 1, initialCap(m.Blocks+1))
+	// A term's record takes at least 7 inflated bytes and a block's 3, and
+	// deflate rarely shrinks them 4 times: capacities from the stream's
+	// size that meta.json's counts cannot inflate.
+	size := uint64(len(ix.maps[fileLexicon]))
+	terms, blocks := min(m.Terms, size*4/7+16), min(m.Blocks, size*4/3+16)
+	ix.lexicon = make([]lexEntry, 0, terms)
+	ix.lastDoc = make([]uint32, 0, blocks)
+	ix.blockMax = make([]float32, 0, blocks)
+	ix.docOffs = make([]uint64, 1, blocks+1)
+	ix.freqOffs = make([]uint64, 1, blocks+1)
+	singleIDF := bm25.IDF(m.Docs, 1)
 	docEnd, freqEnd := uint64(len(ix.docData)), uint64(len(ix.freqData))
 	var prev []byte
 	var postings uint64
@@ -226,7 +238,7 @@ func (ix *Index) readLexicon() error {
 		}
 		if df == 1 && s.err == nil {
 			e := &ix.lexicon[len(ix.lexicon)-1]
-			e.maxScore = ix.params.TermScore(bm25.IDF(m.Docs, 1), uint32(e.cf), ix.norms[ix.lastDoc[first]])
+			e.maxScore = ix.params.TermScore(singleIDF, uint32(e.cf), ix.norms[ix.lastDoc[first]])
 			ix.blockMax[first] = e.maxScore
 		}
 		postings += df

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bufio"
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
@@ -75,16 +74,41 @@ func (s *streamWriter) commit(dir string) (FileMeta, error) {
 
 func (s *streamWriter) abort() { s.fw.abort() }
 
-// streamReader parses the records of an inflated index file. The first
-// error sticks: later reads return zero values, and err reports it.
+// streamReader parses the records of an inflated index file through a
+// window of inflated bytes. The first error sticks: later reads return
+// zero values, and err reports it.
 type streamReader struct {
-	name string
-	r    *bufio.Reader
-	err  error
+	name   string
+	src    io.Reader // the inflater
+	window []byte    // inflated bytes not yet parsed
+	buf    []byte    // the window's backing array
+	done   bool      // src is exhausted
+	err    error
 }
 
 func newStreamReader(name string, data []byte) *streamReader {
-	return &streamReader{name: name, r: bufio.NewReaderSize(flate.NewReader(bytes.NewReader(data)), 1<<16)}
+	return &streamReader{name: name, src: flate.NewReader(bytes.NewReader(data)), buf: make([]byte, 1<<16)}
+}
+
+// fill makes at least n bytes (n <= len(buf)) available in the window,
+// unless the stream ends first; it reports whether they are there.
+func (s *streamReader) fill(n int) bool {
+	if len(s.window) >= n {
+		return true
+	}
+	if s.done || s.err != nil {
+		return false
+	}
+	k := copy(s.buf, s.window)
+	m, err := io.ReadAtLeast(s.src, s.buf[k:], n-k)
+	s.window = s.buf[:k+m]
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		s.done = true
+	case err != nil:
+		s.fail(err)
+	}
+	return len(s.window) >= n
 }
 
 func (s *streamReader) fail(err error) {
@@ -108,10 +132,17 @@ func (s *streamReader) uvarint() uint64 {
 	if s.err != nil {
 		return 0
 	}
-	v, err := binary.ReadUvarint(s.r)
-	if err != nil {
-		s.fail(err)
+	s.fill(binary.MaxVarintLen64) // fewer at the end of the stream
+	v, k := binary.Uvarint(s.window)
+	switch {
+	case k == 0:
+		s.fail(io.ErrUnexpectedEOF)
+		return 0
+	case k < 0:
+		s.failf("uvarint overflows 64 bits")
+		return 0
 	}
+	s.window = s.window[k:]
 	return v
 }
 
@@ -126,13 +157,28 @@ func (s *streamReader) uint32() uint32 {
 }
 
 func (s *streamReader) float32() float32 {
-	var b [4]byte
-	if s.err == nil {
-		if _, err := io.ReadFull(s.r, b[:]); err != nil {
-			s.fail(err)
-		}
+	if s.err != nil {
+		return 0
 	}
-	return math.Float32frombits(binary.LittleEndian.Uint32(b[:]))
+	if !s.fill(4) {
+		s.fail(io.ErrUnexpectedEOF)
+		return 0
+	}
+	f := math.Float32frombits(binary.LittleEndian.Uint32(s.window))
+	s.window = s.window[4:]
+	return f
+}
+
+// read fills dst from the stream.
+func (s *streamReader) read(dst []byte) {
+	for len(dst) > 0 && s.err == nil {
+		if !s.fill(1) {
+			s.fail(io.ErrUnexpectedEOF)
+			return
+		}
+		k := copy(dst, s.window)
+		dst, s.window = dst[k:], s.window[k:]
+	}
 }
 
 // frontCoded reads a string written by streamWriter.frontCoded after prev
@@ -150,8 +196,7 @@ func (s *streamReader) frontCoded(dst, prev []byte) (grown, str []byte) {
 	start := len(dst)
 	dst = append(dst, prev[:p]...)
 	dst = slices.Grow(dst, int(n))[:len(dst)+int(n)]
-	if _, err := io.ReadFull(s.r, dst[start+int(p):]); err != nil {
-		s.fail(err)
+	if s.read(dst[start+int(p):]); s.err != nil {
 		return dst[:start], nil
 	}
 	return dst, dst[start:]
@@ -160,12 +205,8 @@ func (s *streamReader) frontCoded(dst, prev []byte) (grown, str []byte) {
 // end checks that the stream holds nothing more, and returns the first
 // error.
 func (s *streamReader) end() error {
-	if s.err == nil {
-		if _, err := s.r.ReadByte(); err == nil {
-			s.failf("data after the last record")
-		} else if !errors.Is(err, io.EOF) {
-			s.fail(err)
-		}
+	if s.fill(1) {
+		s.failf("data after the last record")
 	}
 	return s.err
 }
