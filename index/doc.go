@@ -24,7 +24,7 @@
 // into in-memory tables: the lexicon (32 bytes a term), the skip table
 // (24 bytes a block: last docid, block max, docid and frequency byte
 // offsets) and the document table. The varints and deflate make the
-// tables that v1 stored as fixed-size records 5 to 10 times smaller on
+// tables that v1 stored as fixed-size records 6 to 15 times smaller on
 // disk, which matters most for the many rare terms of a real crawl; the
 // price is Open's time and heap, which grow with terms and blocks (1 s and
 // 313 MB for 3.8 M terms and 5.6 M blocks, docs/peers.md).
