@@ -181,7 +181,6 @@ func (ix *Index) readLexicon() error {
 	ix.docOffs = make([]uint64, 1, blocks+1)
 	ix.freqOffs = make([]uint64, 1, blocks+1)
 	singleIDF := bm25.IDF(m.Docs, 1)
-	docEnd, freqEnd := uint64(len(ix.docData)), uint64(len(ix.freqData))
 	var prev []byte
 	var postings uint64
 	for i := uint64(0); i < m.Terms && s.err == nil; i++ {
@@ -214,28 +213,7 @@ func (ix *Index) readLexicon() error {
 			termOff: off, cf: df + cfExtra, termLen: uint32(len(term)), df: uint32(df),
 			maxScore: maxScore, firstBlock: uint32(first),
 		})
-		last := uint64(0)
-		for b := uint64(0); b < blocks && s.err == nil; b++ {
-			delta, docBytes, freqBytes := s.uvarint(), s.uvarint(), s.uvarint()
-			bmax := maxScore
-			if blocks > 1 {
-				bmax = s.float32()
-			}
-			doc, freq := ix.docOffs[len(ix.docOffs)-1], ix.freqOffs[len(ix.freqOffs)-1]
-			switch {
-			case s.err != nil:
-			case (b > 0 && delta == 0) || delta >= m.Docs-last:
-				s.failf("term %q: block %d has last docid %d+%d, out of order or range", term, b, last, delta)
-			case docBytes > docEnd-doc || freqBytes > freqEnd-freq:
-				s.failf("term %q: block %d reaches past %s or %s", term, b, fileDocIDs, fileFreqs)
-			default:
-				last += delta
-				ix.lastDoc = append(ix.lastDoc, uint32(last))
-				ix.blockMax = append(ix.blockMax, bmax)
-				ix.docOffs = append(ix.docOffs, doc+docBytes)
-				ix.freqOffs = append(ix.freqOffs, freq+freqBytes)
-			}
-		}
+		ix.readSkipRows(s, term, blocks, maxScore)
 		if df == 1 && s.err == nil {
 			e := &ix.lexicon[len(ix.lexicon)-1]
 			e.maxScore = ix.params.TermScore(singleIDF, uint32(e.cf), ix.norms[ix.lastDoc[first]])
@@ -247,6 +225,7 @@ func (ix *Index) readLexicon() error {
 	if err := s.end(); err != nil {
 		return err
 	}
+	docEnd, freqEnd := uint64(len(ix.docData)), uint64(len(ix.freqData))
 	switch {
 	case uint64(len(ix.lexicon)) != m.Terms || uint64(len(ix.lastDoc)) != m.Blocks || postings != m.Postings:
 		return corruptf(fileLexicon, "%d terms, %d blocks and %d postings, meta.json says %d, %d and %d",
@@ -255,6 +234,35 @@ func (ix *Index) readLexicon() error {
 		return corruptf(fileLexicon, "blocks do not span %s and %s", fileDocIDs, fileFreqs)
 	}
 	return nil
+}
+
+// readSkipRows appends a term's skip rows to the skip table: last docids
+// strictly increasing below the document count, block sizes within
+// docids.bin and freqs.bin, block maxima (a single block's is maxScore).
+func (ix *Index) readSkipRows(s *streamReader, term []byte, blocks uint64, maxScore float32) {
+	docs, docEnd, freqEnd := ix.meta.Docs, uint64(len(ix.docData)), uint64(len(ix.freqData))
+	last := uint64(0)
+	for b := uint64(0); b < blocks && s.err == nil; b++ {
+		delta, docBytes, freqBytes := s.uvarint(), s.uvarint(), s.uvarint()
+		bmax := maxScore
+		if blocks > 1 {
+			bmax = s.float32()
+		}
+		doc, freq := ix.docOffs[len(ix.docOffs)-1], ix.freqOffs[len(ix.freqOffs)-1]
+		switch {
+		case s.err != nil:
+		case (b > 0 && delta == 0) || delta >= docs-last:
+			s.failf("term %q: block %d has last docid %d+%d, out of order or range", term, b, last, delta)
+		case docBytes > docEnd-doc || freqBytes > freqEnd-freq:
+			s.failf("term %q: block %d reaches past %s or %s", term, b, fileDocIDs, fileFreqs)
+		default:
+			last += delta
+			ix.lastDoc = append(ix.lastDoc, uint32(last))
+			ix.blockMax = append(ix.blockMax, bmax)
+			ix.docOffs = append(ix.docOffs, doc+docBytes)
+			ix.freqOffs = append(ix.freqOffs, freq+freqBytes)
+		}
+	}
 }
 
 // ReadMeta reads and checks an index's meta.json without opening the rest.
