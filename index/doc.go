@@ -5,7 +5,10 @@
 //
 //	docids.bin     encoded docid blocks, every term's blocks in term order
 //	freqs.bin      encoded frequency blocks (freq-1), same order
-//	lexicon.bin    deflate stream, one record per term in byte order:
+//	lexicon.bin    deflate streams of 16,384 terms each (segments, each
+//	               front-coded afresh), then the segment table that
+//	               locates them (segments.go); one record per term in
+//	               byte order:
 //	                 shared prefix length with the previous term, suffix
 //	                 length, suffix bytes, df, cf-df (uvarints), the list's
 //	                 largest BM25 term score (float32, little-endian),
@@ -20,14 +23,14 @@
 //	meta.json      format version, codecs, block size, counts, BM25 parameters,
 //	               docid order, and size + CRC-32C of every other file
 //
-// The postings are mapped as they lie; Open inflates the three streams
-// into in-memory tables: the lexicon (32 bytes a term), the skip table
+// The postings are mapped as they lie; Open inflates the streams (the
+// lexicon's segments in parallel) into in-memory tables: the lexicon (32 bytes a term), the skip table
 // (24 bytes a block: last docid, block max, docid and frequency byte
 // offsets) and the document table. The varints and deflate make the
 // tables that v1 stored as fixed-size records 6 to 15 times smaller on
 // disk, which matters most for the many rare terms of a real crawl; the
-// price is Open's time and heap, which grow with terms and blocks (1 s and
-// 313 MB for 3.8 M terms and 5.6 M blocks, docs/peers.md).
+// price is Open's time and heap, which grow with terms and blocks (0.5 s on
+// two cores and 310 MB for 3.8 M terms and 5.6 M blocks, docs/peers.md).
 //
 // Blocks hold BlockSize postings (the last block of a list fewer). Docids are
 // d-gaps relative to the previous block's last docid (0 before the first

@@ -11,9 +11,10 @@ import (
 //
 //	1: first format: fixed-size lexicon records and skip-table columns,
 //	   mapped as they lie.
-//	2: the lexicon (terms front-coded, with each list's skip rows), the
-//	   document lengths and the URLs are deflated streams of varints,
-//	   inflated at Open: the same tables in memory, 6-15x smaller on disk.
+//	2: the lexicon (terms front-coded, with each list's skip rows, in
+//	   segments that inflate in parallel), the document lengths and the
+//	   URLs are deflated streams of varints, inflated at Open: the same
+//	   tables in memory, 6-15x smaller on disk.
 const FormatVersion = 2
 
 // File names inside an index directory.

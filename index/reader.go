@@ -8,7 +8,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sort"
+	"sync"
 	"unsafe"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
@@ -162,31 +165,80 @@ func (ix *Index) readURLs() error {
 	return s.end()
 }
 
-// readLexicon inflates lexicon.bin into the lexicon and the skip table,
-// checking every count and bound the cursors rely on: terms strictly
-// increasing, df within the documents, each list's last docids strictly
-// increasing below the document count, and block sizes that tile
-// docids.bin and freqs.bin exactly.
+// readLexicon inflates lexicon.bin's segments, in parallel, into the
+// lexicon and the skip table, checking every count and bound the cursors
+// rely on: terms strictly increasing, df within the documents, each list's
+// last docids strictly increasing below the document count, and block
+// sizes that tile docids.bin and freqs.bin exactly. The tables are sized
+// from meta.json's counts once the segment table, which the checksum
+// covers, agrees with them.
 func (ix *Index) readLexicon() error {
 	m := ix.meta
-	s := newStreamReader(fileLexicon, ix.maps[fileLexicon])
-	// A term's record takes at least 7 inflated bytes and a block's 3, and
-	// deflate rarely shrinks them 4 times: capacities from the stream's
-	// size that meta.json's counts cannot inflate.
-	size := uint64(len(ix.maps[fileLexicon]))
-	terms, blocks := min(m.Terms, size*4/7+16), min(m.Blocks, size*4/3+16)
-	ix.lexicon = make([]lexEntry, 0, terms)
-	ix.lastDoc = make([]uint32, 0, blocks)
-	ix.blockMax = make([]float32, 0, blocks)
-	ix.docOffs = make([]uint64, 1, blocks+1)
-	ix.freqOffs = make([]uint64, 1, blocks+1)
+	segs, body, err := parseSegments(ix.maps[fileLexicon])
+	if err != nil {
+		return corruptf(fileLexicon, "%v", err)
+	}
+	end := segs[len(segs)-1]
+	if end.term != m.Terms || end.block != m.Blocks || end.docOff != uint64(len(ix.docData)) || end.freqOff != uint64(len(ix.freqData)) {
+		return corruptf(fileLexicon, "segments end at term %d, block %d, offsets %d and %d; meta.json and the postings say %d, %d, %d and %d",
+			end.term, end.block, end.docOff, end.freqOff, m.Terms, m.Blocks, len(ix.docData), len(ix.freqData))
+	}
+	if m.Blocks > math.MaxUint32 {
+		return corruptf(fileLexicon, "%d blocks: at most 2^32", m.Blocks)
+	}
+	ix.lexicon = make([]lexEntry, m.Terms)
+	ix.lastDoc, ix.blockMax = make([]uint32, m.Blocks), make([]float32, m.Blocks)
+	ix.docOffs, ix.freqOffs = make([]uint64, m.Blocks+1), make([]uint64, m.Blocks+1)
+	n := len(segs) - 1
+	terms := make([][]byte, n)
+	postings := make([]uint64, n)
+	errs := make([]error, n)
+	next := make(chan int, n)
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := range next {
+				terms[i], postings[i], errs[i] = ix.readSegment(segs[i], segs[i+1], body)
+			}
+		})
+	}
+	wg.Wait()
+	var total uint64
+	for i := range n {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		total += postings[i]
+	}
+	if total != m.Postings {
+		return corruptf(fileLexicon, "%d postings, meta.json says %d", total, m.Postings)
+	}
+	ix.terms = slices.Concat(terms...)
+	for i := 1; i < n; i++ {
+		if t := segs[i].term; t > 0 && t < m.Terms && ix.termString(int(t)) <= ix.termString(int(t-1)) {
+			return corruptf(fileLexicon, "terms out of order at %d (%q after %q)", t, ix.termString(int(t)), ix.termString(int(t-1)))
+		}
+	}
+	return nil
+}
+
+// readSegment inflates one lexicon segment into its rows of the lexicon
+// and the skip table, and returns its terms' bytes and its postings.
+func (ix *Index) readSegment(seg, next segment, body []byte) ([]byte, uint64, error) {
+	m := ix.meta
+	s := newStreamReader(fileLexicon, body[seg.offset:next.offset])
 	singleIDF := bm25.IDF(m.Docs, 1)
-	var prev []byte
+	var terms, prev []byte
 	var postings uint64
-	for i := uint64(0); i < m.Terms && s.err == nil; i++ {
-		off := uint64(len(ix.terms))
+	block, doc, freq := seg.block, seg.docOff, seg.freqOff
+	for i := seg.term; i < next.term && s.err == nil; i++ {
+		off := uint64(len(terms))
 		var term []byte
-		ix.terms, term = s.frontCoded(ix.terms, prev)
+		terms, term = s.frontCoded(terms, prev)
 		df, cfExtra := s.uvarint(), s.uvarint()
 		var maxScore float32
 		if df > 1 {
@@ -195,7 +247,7 @@ func (ix *Index) readLexicon() error {
 		if s.err != nil {
 			break
 		}
-		if i > 0 && string(term) <= string(prev) {
+		if i > seg.term && string(term) <= string(prev) {
 			s.failf("terms out of order at %d (%q after %q)", i, term, prev)
 			break
 		}
@@ -203,43 +255,40 @@ func (ix *Index) readLexicon() error {
 			s.failf("term %q: df %d, collection frequency %d+df", term, df, cfExtra)
 			break
 		}
-		first := uint64(len(ix.lastDoc))
 		blocks := (df + uint64(m.BlockSize) - 1) / uint64(m.BlockSize)
-		if first+blocks > m.Blocks || first > math.MaxUint32 {
-			s.failf("term %q: blocks beyond meta.json's %d", term, m.Blocks)
+		if blocks > next.block-block {
+			s.failf("term %q: blocks beyond its segment's", term)
 			break
 		}
-		ix.lexicon = append(ix.lexicon, lexEntry{
-			termOff: off, cf: df + cfExtra, termLen: uint32(len(term)), df: uint32(df),
-			maxScore: maxScore, firstBlock: uint32(first),
-		})
-		ix.readSkipRows(s, term, blocks, maxScore)
-		if df == 1 && s.err == nil {
-			e := &ix.lexicon[len(ix.lexicon)-1]
-			e.maxScore = ix.params.TermScore(singleIDF, uint32(e.cf), ix.norms[ix.lastDoc[first]])
-			ix.blockMax[first] = e.maxScore
+		ix.lexicon[i] = lexEntry{
+			termOff: seg.termBytes + off, cf: df + cfExtra, termLen: uint32(len(term)), df: uint32(df),
+			maxScore: maxScore, firstBlock: uint32(block),
 		}
+		doc, freq = ix.readSkipRows(s, term, block, blocks, maxScore, doc, freq)
+		if df == 1 && s.err == nil {
+			e := &ix.lexicon[i]
+			e.maxScore = ix.params.TermScore(singleIDF, uint32(e.cf), ix.norms[ix.lastDoc[block]])
+			ix.blockMax[block] = e.maxScore
+		}
+		block += blocks
 		postings += df
 		prev = term
 	}
 	if err := s.end(); err != nil {
-		return err
+		return nil, 0, err
 	}
-	docEnd, freqEnd := uint64(len(ix.docData)), uint64(len(ix.freqData))
-	switch {
-	case uint64(len(ix.lexicon)) != m.Terms || uint64(len(ix.lastDoc)) != m.Blocks || postings != m.Postings:
-		return corruptf(fileLexicon, "%d terms, %d blocks and %d postings, meta.json says %d, %d and %d",
-			len(ix.lexicon), len(ix.lastDoc), postings, m.Terms, m.Blocks, m.Postings)
-	case ix.docOffs[m.Blocks] != docEnd || ix.freqOffs[m.Blocks] != freqEnd:
-		return corruptf(fileLexicon, "blocks do not span %s and %s", fileDocIDs, fileFreqs)
+	if block != next.block || doc != next.docOff || freq != next.freqOff || seg.termBytes+uint64(len(terms)) != next.termBytes {
+		return nil, 0, corruptf(fileLexicon, "segment of terms %d..%d ends at block %d, offsets %d and %d, %d term bytes; the segment table says %d, %d, %d and %d",
+			seg.term, next.term, block, doc, freq, seg.termBytes+uint64(len(terms)), next.block, next.docOff, next.freqOff, next.termBytes)
 	}
-	return nil
+	return terms, postings, nil
 }
 
-// readSkipRows appends a term's skip rows to the skip table: last docids
-// strictly increasing below the document count, block sizes within
-// docids.bin and freqs.bin, block maxima (a single block's is maxScore).
-func (ix *Index) readSkipRows(s *streamReader, term []byte, blocks uint64, maxScore float32) {
+// readSkipRows fills a term's rows of the skip table, from block first on,
+// and returns the byte offsets after its blocks: last docids strictly
+// increasing below the document count, block sizes within docids.bin and
+// freqs.bin, block maxima (a single block's is maxScore).
+func (ix *Index) readSkipRows(s *streamReader, term []byte, first, blocks uint64, maxScore float32, doc, freq uint64) (uint64, uint64) {
 	docs, docEnd, freqEnd := ix.meta.Docs, uint64(len(ix.docData)), uint64(len(ix.freqData))
 	last := uint64(0)
 	for b := uint64(0); b < blocks && s.err == nil; b++ {
@@ -248,7 +297,6 @@ func (ix *Index) readSkipRows(s *streamReader, term []byte, blocks uint64, maxSc
 		if blocks > 1 {
 			bmax = s.float32()
 		}
-		doc, freq := ix.docOffs[len(ix.docOffs)-1], ix.freqOffs[len(ix.freqOffs)-1]
 		switch {
 		case s.err != nil:
 		case (b > 0 && delta == 0) || delta >= docs-last:
@@ -257,12 +305,14 @@ func (ix *Index) readSkipRows(s *streamReader, term []byte, blocks uint64, maxSc
 			s.failf("term %q: block %d reaches past %s or %s", term, b, fileDocIDs, fileFreqs)
 		default:
 			last += delta
-			ix.lastDoc = append(ix.lastDoc, uint32(last))
-			ix.blockMax = append(ix.blockMax, bmax)
-			ix.docOffs = append(ix.docOffs, doc+docBytes)
-			ix.freqOffs = append(ix.freqOffs, freq+freqBytes)
+			doc, freq = doc+docBytes, freq+freqBytes
+			ix.lastDoc[first+b] = uint32(last)
+			ix.blockMax[first+b] = bmax
+			ix.docOffs[first+b+1] = doc
+			ix.freqOffs[first+b+1] = freq
 		}
 	}
+	return doc, freq
 }
 
 // ReadMeta reads and checks an index's meta.json without opening the rest.

@@ -63,12 +63,23 @@ func (s *streamWriter) flush() {
 	s.buf = s.buf[:0]
 }
 
-func (s *streamWriter) commit(dir string) (FileMeta, error) {
+// restart ends the deflate stream and starts another, independent one
+// after it, so that a reader may inflate from there.
+func (s *streamWriter) restart() {
+	s.end()
+	s.z.Reset(s.fw)
+}
+
+// end writes the record built so far and ends the deflate stream; errors
+// surface in the file writer's commit.
+func (s *streamWriter) end() {
 	s.flush()
-	if err := s.z.Close(); err != nil {
-		s.fw.abort()
-		return FileMeta{}, fmt.Errorf("index: write %s: %w", s.fw.name, err)
-	}
+	s.z.Close()
+}
+
+// commit ends the deflate stream and commits the file.
+func (s *streamWriter) commit(dir string) (FileMeta, error) {
+	s.end()
 	return s.fw.commit(dir)
 }
 

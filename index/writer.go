@@ -24,26 +24,29 @@ type WriterOptions struct {
 // (block max scores need every document's length); posting lists are then
 // added one term at a time in increasing term order, and Close commits.
 type Writer struct {
-	dir      string
-	opts     WriterOptions
-	dc, fc   codecplugins.Codec
-	bs       int
-	docLens  []uint32
-	norms    []float32
-	avgLen   float32
-	tokens   uint64
-	docs     *fileWriter
-	freqs    *fileWriter
-	lexicon  *streamWriter
-	files    map[string]FileMeta
-	prevTerm string
-	nTerms   uint64
-	postings uint64
-	blocks   uint64
-	gaps     []uint32
-	fm1      []uint32
-	skips    []skipEntry // the current term's blocks
-	closed   bool
+	dir       string
+	opts      WriterOptions
+	dc, fc    codecplugins.Codec
+	bs        int
+	docLens   []uint32
+	norms     []float32
+	avgLen    float32
+	tokens    uint64
+	docs      *fileWriter
+	freqs     *fileWriter
+	lexicon   *streamWriter
+	files     map[string]FileMeta
+	prevTerm  string
+	nTerms    uint64
+	postings  uint64
+	blocks    uint64
+	gaps      []uint32
+	fm1       []uint32
+	skips     []skipEntry // the current term's blocks
+	segments  []segment   // the lexicon's segments so far
+	segPrev   string      // the previous term within the segment
+	termBytes uint64      // the terms' bytes so far
+	closed    bool
 }
 
 // skipEntry is one block's row of the skip table, as the writer gathers it.
@@ -115,6 +118,7 @@ func NewWriter(dir string, opts WriterOptions, docLens []uint32, urls []string) 
 		w.Abort()
 		return nil, err
 	}
+	w.segments = []segment{{}}
 	return w, nil
 }
 
@@ -188,6 +192,9 @@ func (w *Writer) AddTerm(term string, docids, freqs []uint32) error {
 	if le, ok := fc.(codecplugins.ListEncoder); ok {
 		fc = le.ForList(w.fm1)
 	}
+	if w.nTerms > 0 && w.nTerms%segmentTerms == 0 {
+		w.startSegment()
+	}
 	idf := bm25.IDF(uint64(n), uint64(len(docids)))
 	var maxScore float32
 	var enc []byte
@@ -227,7 +234,9 @@ func (w *Writer) AddTerm(term string, docids, freqs []uint32) error {
 // block, the block's largest score (a single block's is the term's).
 func (w *Writer) writeTerm(term string, df, cf uint64, maxScore float32) {
 	lx := w.lexicon
-	lx.frontCoded(w.prevTerm, term)
+	lx.frontCoded(w.segPrev, term)
+	w.segPrev = term
+	w.termBytes += uint64(len(term))
 	lx.uvarint(df)
 	lx.uvarint(cf - df)
 	if df > 1 {
@@ -246,6 +255,22 @@ func (w *Writer) writeTerm(term string, df, cf uint64, maxScore float32) {
 	lx.flush()
 }
 
+// startSegment starts another lexicon segment: a new deflate stream whose
+// front coding starts afresh. (The first starts with the writer.)
+func (w *Writer) startSegment() {
+	w.lexicon.restart()
+	w.segments = append(w.segments, w.segmentStart())
+	w.segPrev = ""
+}
+
+// segmentStart describes a segment that would start now.
+func (w *Writer) segmentStart() segment {
+	return segment{
+		term: w.nTerms, block: w.blocks, termBytes: w.termBytes,
+		docOff: uint64(w.docs.size), freqOff: uint64(w.freqs.size), offset: uint64(w.lexicon.fw.size),
+	}
+}
+
 // Close finishes the data files and writes meta.json, making the index
 // valid.
 func (w *Writer) Close() error {
@@ -256,7 +281,11 @@ func (w *Writer) Close() error {
 	var err error
 	if w.files[fileDocIDs], err = w.docs.commit(w.dir); err == nil {
 		if w.files[fileFreqs], err = w.freqs.commit(w.dir); err == nil {
-			w.files[fileLexicon], err = w.lexicon.commit(w.dir)
+			// The lexicon ends with its segment table, past the last stream.
+			w.lexicon.end()
+			w.segments = append(w.segments, w.segmentStart())
+			w.lexicon.fw.Write(appendSegments(nil, w.segments))
+			w.files[fileLexicon], err = w.lexicon.fw.commit(w.dir)
 		}
 	}
 	if err != nil {
