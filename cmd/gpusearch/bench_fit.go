@@ -18,7 +18,7 @@ import (
 func init() { benchSubcommands = append(benchSubcommands, newBenchFitCmd) }
 
 func newBenchFitCmd() *cobra.Command {
-	var dir, queries, mode string
+	var dir, queries, mode, cpuEngine string
 	var k, repeat, holdOut int
 	cmd := &cobra.Command{
 		Use:   "fit --index DIR --queries FILE",
@@ -46,7 +46,7 @@ func newBenchFitCmd() *cobra.Command {
 				return err
 			}
 			defer ix.Close()
-			cpu, err := query.New(ix, "cpu")
+			cpu, err := query.New(ix, cpuEngine)
 			if err != nil {
 				return err
 			}
@@ -82,7 +82,7 @@ func newBenchFitCmd() *cobra.Command {
 				return err
 			}
 			return writeJSON(os.Stdout, map[string]any{
-				"index": dir, "queries": len(samples), "held_out_every": holdOut, "model": model,
+				"index": dir, "cpu_engine": cpuEngine, "queries": len(samples), "held_out_every": holdOut, "model": model,
 				"cpu_mean_relative_error": model.CPUError, "gpu_mean_relative_error": model.GPUError,
 			})
 		},
@@ -95,6 +95,7 @@ func newBenchFitCmd() *cobra.Command {
 	fl.IntVar(&k, "k", 10, "results per query")
 	fl.IntVar(&repeat, "repeat", 3, "runs per query; the median is used")
 	fl.IntVar(&holdOut, "hold-out", 4, "every n-th query is held out to measure the model's error")
+	fl.StringVar(&cpuEngine, "cpu-engine", "cpu", "the CPU engine timed (query.New); the server's engine=auto uses cpu")
 	fl.Bool("json", true, "print JSON (always on)")
 	cmd.MarkFlagRequired("queries")
 	return cmd
