@@ -329,7 +329,11 @@ func ReadMeta(dir string) (Meta, error) {
 		return m, corruptf(fileMeta, "%v", err)
 	}
 	if m.Version != FormatVersion {
-		return m, fmt.Errorf("index: %s: file is version %d, want %d: %w", fileMeta, m.Version, FormatVersion, ErrVersion)
+		hint := "written by a newer gpusearch"
+		if m.Version < FormatVersion {
+			hint = "rebuild it with gpusearch index"
+		}
+		return m, fmt.Errorf("index: %s: file is version %d, want %d (%s): %w", fileMeta, m.Version, FormatVersion, hint, ErrVersion)
 	}
 	return m, nil
 }
