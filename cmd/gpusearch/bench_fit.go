@@ -18,7 +18,7 @@ import (
 func init() { benchSubcommands = append(benchSubcommands, newBenchFitCmd) }
 
 func newBenchFitCmd() *cobra.Command {
-	var dir, queries, mode, cpuEngine string
+	var dir, queries, mode, cpuEngine, samplesFile string
 	var k, repeat, holdOut int
 	cmd := &cobra.Command{
 		Use:   "fit --index DIR --queries FILE",
@@ -74,6 +74,19 @@ func newBenchFitCmd() *cobra.Command {
 					samples = append(samples, s)
 				}
 			}
+			if samplesFile != "" {
+				f, err := os.Create(samplesFile)
+				if err != nil {
+					return err
+				}
+				werr := writeJSON(f, samples)
+				if err := f.Close(); werr == nil {
+					werr = err
+				}
+				if werr != nil {
+					return werr
+				}
+			}
 			model, err := schedule.Fit(samples, holdOut)
 			if err != nil {
 				return err
@@ -95,6 +108,7 @@ func newBenchFitCmd() *cobra.Command {
 	fl.IntVar(&k, "k", 10, "results per query")
 	fl.IntVar(&repeat, "repeat", 3, "runs per query; the median is used")
 	fl.IntVar(&holdOut, "hold-out", 4, "every n-th query is held out to measure the model's error")
+	fl.StringVar(&samplesFile, "samples", "", "also write the measured samples (features and times) to this JSON file")
 	fl.StringVar(&cpuEngine, "cpu-engine", "cpu", "the CPU engine timed (query.New); the server's engine=auto uses cpu")
 	fl.Bool("json", true, "print JSON (always on)")
 	cmd.MarkFlagRequired("queries")

@@ -22,6 +22,7 @@ type Features struct {
 	Terms    int        `json:"terms"`
 	Shortest float64    `json:"shortest"` // postings of the shortest list
 	Second   float64    `json:"second"`   // postings of the second-shortest list (0 for one term)
+	Longest  float64    `json:"longest"`  // postings of the longest list
 	Total    float64    `json:"total"`    // postings of all lists
 	Mode     query.Mode `json:"mode"`
 }
@@ -44,11 +45,16 @@ func FeaturesOf(ix *index.Index, q query.Query) Features {
 	if len(lens) > 1 {
 		f.Second = lens[1]
 	}
+	if len(lens) > 0 {
+		f.Longest = lens[len(lens)-1]
+	}
 	return f
 }
 
-// vector is the regression input: a constant, the log list lengths, the
-// term count and mode indicators.
+// vector is the regression input: a constant, the log list lengths (the
+// longest list and the others apart: pruned OR engines skip most of the
+// longest list, so the two weigh differently), the term count and mode
+// indicators.
 func (f Features) vector() []float64 {
 	b := func(ok bool) float64 {
 		if ok {
@@ -57,7 +63,8 @@ func (f Features) vector() []float64 {
 		return 0
 	}
 	return []float64{1, math.Log1p(f.Shortest), math.Log1p(f.Second), math.Log1p(f.Total),
-		float64(f.Terms), b(f.Mode == query.Or), b(f.Mode == query.AndOr)}
+		float64(f.Terms), b(f.Mode == query.Or), b(f.Mode == query.AndOr),
+		math.Log1p(f.Longest), math.Log1p(max(0, f.Total-f.Longest))}
 }
 
 // Linear predicts ln(seconds) as a dot product with Features.vector.
@@ -94,8 +101,8 @@ type Model struct {
 func DefaultModel() *Model {
 	// ln t = w0 + w3*ln(1+total): t = e^w0 * total^w3 with w3 = 1.
 	return &Model{
-		CPU: Linear{Weights: []float64{math.Log(10e-9), 0, 0, 1, 0, 0, 0}},
-		GPU: Linear{Weights: []float64{math.Log(0.5e-9), 0, 0, 1, 0, 0, 0}},
+		CPU: Linear{Weights: []float64{math.Log(10e-9), 0, 0, 1, 0, 0, 0, 0, 0}},
+		GPU: Linear{Weights: []float64{math.Log(0.5e-9), 0, 0, 1, 0, 0, 0, 0, 0}},
 	}
 }
 
@@ -250,7 +257,7 @@ func LoadModel(indexDir string) (m *Model, ok bool, err error) {
 	}
 	n := len(Features{}.vector())
 	if len(m.CPU.Weights) != n || len(m.GPU.Weights) != n {
-		return nil, false, fmt.Errorf("schedule: %s: want %d weights per processor", ModelFile, n)
+		return nil, false, fmt.Errorf("schedule: %s: want %d weights per processor (a model of an older gpusearch: refit it with gpusearch bench fit)", ModelFile, n)
 	}
 	return m, true, nil
 }
