@@ -157,6 +157,21 @@ func deflate(t testing.TB, raw []byte) []byte {
 	return buf.Bytes()
 }
 
+// openRefused opens the index in dir and fails the test unless Open
+// returns an error, without panicking; it returns the error.
+func openRefused(t *testing.T, dir string) error {
+	t.Helper()
+	ix, err, p := openNoPanic(dir)
+	if p != nil {
+		t.Fatalf("Open panicked: %v", p)
+	}
+	if err == nil {
+		ix.Close()
+		t.Fatal("Open = nil error, want an error")
+	}
+	return err
+}
+
 // openNoPanic calls index.Open, turning a panic into an error for the test.
 func openNoPanic(dir string) (ix *index.Index, err error, panicked any) {
 	defer func() { panicked = recover() }()
@@ -327,14 +342,7 @@ func TestOpenDamaged(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := copyIndex(t, good)
 			tt.damage(t, dir)
-			ix, err, p := openNoPanic(dir)
-			if p != nil {
-				t.Fatalf("Open panicked: %v", p)
-			}
-			if err == nil {
-				ix.Close()
-				t.Fatalf("Open = nil error, want %v", tt.wantErr)
-			}
+			err := openRefused(t, dir)
 			if !errors.Is(err, tt.wantErr) {
 				t.Errorf("Open error = %v, want errors.Is %v", err, tt.wantErr)
 			}

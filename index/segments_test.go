@@ -127,14 +127,7 @@ func TestSegmentedLexiconDamaged(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := copyIndex(t, good)
 			tt.damage(t, dir)
-			ix, err, p := openNoPanic(dir)
-			if p != nil {
-				t.Fatalf("Open panicked: %v", p)
-			}
-			if err == nil {
-				ix.Close()
-				t.Fatal("Open = nil error, want ErrCorrupt")
-			}
+			err := openRefused(t, dir)
 			if !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "lexicon.bin") {
 				t.Errorf("Open error = %v, want ErrCorrupt naming lexicon.bin and %q", err, tt.want)
 			}
