@@ -17,6 +17,11 @@ import (
 
 func init() { benchSubcommands = append(benchSubcommands, newBenchFitCmd) }
 
+// fitCandidates are the CPU engines bench fit --cpu-engine auto compares:
+// MaxScore OR (cpu) wins on real collections, Block-Max WAND on synthetic
+// ones (docs/queries.md).
+var fitCandidates = []string{"cpu", "bmw"}
+
 func newBenchFitCmd() *cobra.Command {
 	var dir, queries, mode, cpuEngine, samplesFile string
 	var k, repeat, holdOut int
@@ -46,9 +51,15 @@ func newBenchFitCmd() *cobra.Command {
 				return err
 			}
 			defer ix.Close()
-			cpu, err := query.New(ix, cpuEngine)
-			if err != nil {
-				return err
+			candidates := []string{cpuEngine}
+			if cpuEngine == "auto" {
+				candidates = fitCandidates
+			}
+			cpus := make([]query.Engine, len(candidates))
+			for i, name := range candidates {
+				if cpus[i], err = query.New(ix, name); err != nil {
+					return err
+				}
 			}
 			gpus, gerr := openGPUs(ix, cfg.GPU)
 			defer closeGPUs(gpus)
@@ -56,30 +67,45 @@ func newBenchFitCmd() *cobra.Command {
 				fmt.Fprintf(os.Stderr, "bench fit: no GPU (%v); fitting the CPU model only\n", gerr)
 			}
 			a := analysis.New()
-			var samples []schedule.Sample
-			// Every query in every mode, interleaved, so that the model
-			// learns each mode and the held-out set covers them all.
+			// samples[c] holds every query timed with candidate c; every
+			// query in every mode, interleaved, so that the model learns
+			// each mode and the held-out set covers them all.
+			samples := make([][]schedule.Sample, len(candidates))
+			totals := make([]time.Duration, len(candidates))
 			for _, l := range lines {
 				for _, m := range modes {
 					q := query.Parse(a, l.Text, m, k)
 					s := schedule.Sample{Features: schedule.FeaturesOf(ix, q)}
-					if s.CPU, err = medianTime(cmd.Context(), cpu, q, repeat); err != nil {
-						return err
-					}
 					if len(gpus) > 0 {
 						if s.GPU, err = medianTime(cmd.Context(), gpus[0], q, repeat); err != nil {
 							return err
 						}
 					}
-					samples = append(samples, s)
+					for c, cpu := range cpus {
+						if s.CPU, err = medianTime(cmd.Context(), cpu, q, repeat); err != nil {
+							return err
+						}
+						totals[c] += s.CPU
+						samples[c] = append(samples[c], s)
+					}
 				}
+			}
+			best := 0
+			for c := range candidates {
+				if totals[c] < totals[best] {
+					best = c
+				}
+			}
+			cpuTotals := map[string]float64{}
+			for c, name := range candidates {
+				cpuTotals[name] = totals[c].Seconds()
 			}
 			if samplesFile != "" {
 				f, err := os.Create(samplesFile)
 				if err != nil {
 					return err
 				}
-				werr := writeJSON(f, samples)
+				werr := writeJSON(f, samples[best])
 				if err := f.Close(); werr == nil {
 					werr = err
 				}
@@ -87,15 +113,16 @@ func newBenchFitCmd() *cobra.Command {
 					return werr
 				}
 			}
-			model, err := schedule.Fit(samples, holdOut)
+			model, err := schedule.Fit(samples[best], holdOut)
 			if err != nil {
 				return err
 			}
+			model.CPUEngine = candidates[best]
 			if err := model.Save(dir); err != nil {
 				return err
 			}
 			return writeJSON(os.Stdout, map[string]any{
-				"index": dir, "cpu_engine": cpuEngine, "queries": len(samples), "held_out_every": holdOut, "model": model,
+				"index": dir, "cpu_engine": model.CPUEngine, "cpu_total_seconds": cpuTotals, "queries": len(samples[best]), "held_out_every": holdOut, "model": model,
 				"cpu_mean_relative_error": model.CPUError, "gpu_mean_relative_error": model.GPUError,
 			})
 		},
@@ -109,7 +136,7 @@ func newBenchFitCmd() *cobra.Command {
 	fl.IntVar(&repeat, "repeat", 3, "runs per query; the median is used")
 	fl.IntVar(&holdOut, "hold-out", 4, "every n-th query is held out to measure the model's error")
 	fl.StringVar(&samplesFile, "samples", "", "also write the measured samples (features and times) to this JSON file")
-	fl.StringVar(&cpuEngine, "cpu-engine", "cpu", "the CPU engine timed (query.New); the server's engine=auto uses cpu")
+	fl.StringVar(&cpuEngine, "cpu-engine", "auto", "the CPU engine timed (query.New name), or auto: time cpu and bmw and keep the faster, which engine=auto then runs")
 	fl.Bool("json", true, "print JSON (always on)")
 	cmd.MarkFlagRequired("queries")
 	return cmd

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -88,6 +89,13 @@ func newBenchLoadCmd() *cobra.Command {
 			for i, l := range lines {
 				qs[i] = query.Parse(a, l.Text, m, f.k)
 			}
+			model, fitted, err := schedule.LoadModel(f.dir)
+			if err != nil {
+				return err
+			}
+			if f.cpuEngine == "" {
+				f.cpuEngine = cmp.Or(model.CPUEngine, "cpu")
+			}
 			cpu, err := query.New(ix, f.cpuEngine)
 			if err != nil {
 				return err
@@ -96,10 +104,6 @@ func newBenchLoadCmd() *cobra.Command {
 			defer closeGPUs(gpus)
 			if len(gpus) == 0 {
 				fmt.Fprintf(os.Stderr, "bench load: no GPU (%v)\n", gerr)
-			}
-			model, fitted, err := schedule.LoadModel(f.dir)
-			if err != nil {
-				return err
 			}
 			if !fitted {
 				fmt.Fprintln(os.Stderr, "bench load: no cost-model.json beside the index (run bench fit); using the default model")
@@ -185,7 +189,7 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.IntVar(&f.sweepSteps, "sweep-steps", 4, "bisection steps after the doubling phase")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the arrival process")
 	fl.IntVar(&f.cpuWorkers, "cpu-workers", 0, "CPU workers (0: one per core)")
-	fl.StringVar(&f.cpuEngine, "cpu-engine", "cpu", "the CPU workers' engine (query.New): cpu, maxscore, bmw, ...")
+	fl.StringVar(&f.cpuEngine, "cpu-engine", "", "the CPU workers' engine (query.New): cpu, maxscore, bmw, ... (default: the cost model's, else cpu)")
 	fl.IntVar(&f.gpuBatch, "gpu-batch", 0, "most queries a GPU worker takes at once (0: the config's gpu.batch)")
 	fl.BoolVar(&f.urgentAnyProc, "urgent-any-proc", false, "hybrid: an urgent query runs on whichever processor is free first")
 	fl.Bool("json", true, "print JSON (always on)")

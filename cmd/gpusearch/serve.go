@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"log/slog"
 	"os"
 
@@ -65,6 +66,14 @@ func scheduler(cfg config.Config, log *slog.Logger) api.AutoFunc {
 			log.Warn("cost model unreadable; using the default", "err", err)
 			model = schedule.DefaultModel()
 		}
+		if name := model.CPUEngine; name != "" && name != "cpu" {
+			// The fitted model chose another CPU engine for this index.
+			if e, err := query.New(ix, name); err != nil {
+				log.Warn("cost model names an unknown CPU engine; using cpu", "engine", name, "err", err)
+			} else {
+				cpu = e
+			}
+		}
 		var gpus []query.Engine
 		if gpu != nil {
 			gpus = append(gpus, gpu)
@@ -79,7 +88,7 @@ func scheduler(cfg config.Config, log *slog.Logger) api.AutoFunc {
 			log.Warn("scheduler not started; engine=auto is the CPU", "err", err)
 			return cpu
 		}
-		log.Info("engine=auto scheduler", "policy", policy, "gpus", len(gpus), "fitted_model", fitted)
+		log.Info("engine=auto scheduler", "policy", policy, "gpus", len(gpus), "fitted_model", fitted, "cpu_engine", cmp.Or(model.CPUEngine, "cpu"))
 		return s
 	}
 }

@@ -10,8 +10,11 @@
 // setting it apart cut MaxScore's held-out error from 0.97 to 0.59, BMW's
 // from 0.47 to 0.43, on a 10^6-document synthetic index.) The model is linear in
 // the logarithms (ln t = w . x), fitted by least squares on measured runs
-// (`gpusearch bench fit` writes it as cost-model.json beside the index);
-// without one, DefaultModel's documented constants are used.
+// (`gpusearch bench fit` writes it as cost-model.json beside the index,
+// with the CPU engine it was fitted for: by default bench fit times both
+// MaxScore and Block-Max WAND OR and keeps the faster, which the server's
+// engine=auto then runs); without one, DefaultModel's documented
+// constants and the cpu engine are used.
 //
 // Queues. A query whose predicted GPU time is below (1-Margin) of its CPU
 // time goes to the GPU queue; one whose CPU time is below (1-Margin) of its

@@ -88,6 +88,10 @@ func (l Linear) predict(f Features) time.Duration {
 type Model struct {
 	CPU Linear `json:"cpu"`
 	GPU Linear `json:"gpu"`
+	// CPUEngine names the CPU engine (query.New) the CPU model was fitted
+	// for, the faster on this index's queries when bench fit compared
+	// several; engine=auto runs its CPU work with it. Empty: "cpu".
+	CPUEngine string `json:"cpu_engine,omitempty"`
 	// Held-out mean relative errors measured when the model was fitted.
 	CPUError float64 `json:"cpu_mean_relative_error,omitempty"`
 	GPUError float64 `json:"gpu_mean_relative_error,omitempty"`

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gpusearch/gpusearch/query/schedule"
+)
+
+// TestCLIBenchFit fits the cost model on the sample crawl, without a GPU:
+// --cpu-engine auto times both candidate CPU engines, keeps the faster in
+// the model beside the index, and writes the samples it fitted; a named
+// engine is kept as given.
+func TestCLIBenchFit(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	mustRun(t, "index", "--quiet", "--out", idx, sampleCrawl)
+	samplesFile := filepath.Join(t.TempDir(), "samples.json")
+	res := mustRun(t, "bench", "fit", "--index", idx, "--queries", "../../examples/queries.txt",
+		"--mode", "or", "--repeat", "1", "--samples", samplesFile)
+	var out struct {
+		CPUEngine string             `json:"cpu_engine"`
+		Totals    map[string]float64 `json:"cpu_total_seconds"`
+		Queries   int                `json:"queries"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
+		t.Fatalf("bench fit printed %q: %v", res.stdout, err)
+	}
+	if out.Queries != 200 || len(out.Totals) != len(fitCandidates) {
+		t.Fatalf("bench fit = %+v, want 200 queries and a total per candidate %v", out, fitCandidates)
+	}
+	for _, name := range fitCandidates {
+		if out.Totals[name] <= 0 || out.Totals[name] < out.Totals[out.CPUEngine] {
+			t.Errorf("candidate %s: total %v s, chosen %s with %v s: want the fastest chosen", name, out.Totals[name], out.CPUEngine, out.Totals[out.CPUEngine])
+		}
+	}
+	model, fitted, err := schedule.LoadModel(idx)
+	if err != nil || !fitted || model.CPUEngine != out.CPUEngine {
+		t.Fatalf("LoadModel = %+v, %v, %v; want the fitted model with cpu_engine %s", model, fitted, err, out.CPUEngine)
+	}
+	raw, err := os.ReadFile(samplesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samples []schedule.Sample
+	if err := json.Unmarshal(raw, &samples); err != nil || len(samples) != 200 || samples[0].CPU <= 0 {
+		t.Fatalf("samples file: %d samples, %v", len(samples), err)
+	}
+
+	mustRun(t, "bench", "fit", "--index", idx, "--queries", "../../examples/queries.txt",
+		"--mode", "or", "--repeat", "1", "--cpu-engine", "bmw")
+	if model, _, err := schedule.LoadModel(idx); err != nil || model.CPUEngine != "bmw" {
+		t.Errorf("after --cpu-engine bmw: model engine %q, %v", model.CPUEngine, err)
+	}
+}
