@@ -44,7 +44,6 @@ type Writer struct {
 	fm1       []uint32
 	skips     []skipEntry // the current term's blocks
 	segments  []segment   // the lexicon's segments so far
-	segPrev   string      // the previous term within the segment
 	termBytes uint64      // the terms' bytes so far
 	closed    bool
 }
@@ -234,8 +233,11 @@ func (w *Writer) AddTerm(term string, docids, freqs []uint32) error {
 // block, the block's largest score (a single block's is the term's).
 func (w *Writer) writeTerm(term string, df, cf uint64, maxScore float32) {
 	lx := w.lexicon
-	lx.frontCoded(w.segPrev, term)
-	w.segPrev = term
+	after := w.prevTerm
+	if w.nTerms%segmentTerms == 0 {
+		after = "" // a segment's first term: its front coding starts afresh
+	}
+	lx.frontCoded(after, term)
 	w.termBytes += uint64(len(term))
 	lx.uvarint(df)
 	lx.uvarint(cf - df)
@@ -260,7 +262,6 @@ func (w *Writer) writeTerm(term string, df, cf uint64, maxScore float32) {
 func (w *Writer) startSegment() {
 	w.lexicon.restart()
 	w.segments = append(w.segments, w.segmentStart())
-	w.segPrev = ""
 }
 
 // segmentStart describes a segment that would start now.
