@@ -295,27 +295,35 @@ func (m *Matrix) Rank() { m.ParallelRank(1) }
 // ParallelRank is Rank on up to workers goroutines, each ranking a range
 // of rows.
 func (m *Matrix) ParallelRank(workers int) {
-	type pair struct{ col, val uint32 }
+	m.sortRows(workers, func(a, b entry) int {
+		if c := cmp.Compare(b.val, a.val); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.col, b.col)
+	})
+}
+
+// entry is one (column, value) of a row.
+type entry struct{ col, val uint32 }
+
+// sortRows orders every row's entries by order, on up to workers
+// goroutines, each sorting a range of rows.
+func (m *Matrix) sortRows(workers int, order func(a, b entry) int) {
 	if m.Rows() <= 0 {
 		return
 	}
 	ranges := m.rowRanges(workers)
 	parallel(len(ranges)-1, func(w int) {
-		var buf []pair
+		var buf []entry
 		for r := ranges[w]; r < ranges[w+1]; r++ {
 			cs, vs := m.Row(r)
 			buf = buf[:0]
 			for i, c := range cs {
-				buf = append(buf, pair{c, vs[i]})
+				buf = append(buf, entry{c, vs[i]})
 			}
-			slices.SortFunc(buf, func(a, b pair) int {
-				if c := cmp.Compare(b.val, a.val); c != 0 {
-					return c
-				}
-				return cmp.Compare(a.col, b.col)
-			})
-			for i, p := range buf {
-				cs[i], vs[i] = p.col, p.val
+			slices.SortFunc(buf, order)
+			for i, e := range buf {
+				cs[i], vs[i] = e.col, e.val
 			}
 		}
 	})

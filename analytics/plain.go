@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -121,17 +120,5 @@ func plainSeqs(ctx context.Context, docs [][]uint32, numWords, l int) (*Matrix, 
 
 // SortRows sorts each row by column.
 func (m *Matrix) SortRows() {
-	type pair struct{ col, val uint32 }
-	var buf []pair
-	for r := range m.Rows() {
-		cs, vs := m.Row(r)
-		buf = buf[:0]
-		for i, c := range cs {
-			buf = append(buf, pair{c, vs[i]})
-		}
-		slices.SortFunc(buf, func(a, b pair) int { return cmp.Compare(a.col, b.col) })
-		for i, p := range buf {
-			cs[i], vs[i] = p.col, p.val
-		}
-	}
+	m.sortRows(1, func(a, b entry) int { return cmp.Compare(a.col, b.col) })
 }
