@@ -125,19 +125,29 @@ func (c *Corpus) Doc(dst []uint32, d int) []uint32 {
 
 // Decompress returns every document's words.
 func (c *Corpus) Decompress() [][]uint32 {
+	flat, starts := c.words()
+	docs := make([][]uint32, len(starts)-1)
+	for d := range docs {
+		docs[d] = flat[starts[d]:starts[d+1]:starts[d+1]]
+	}
+	return docs
+}
+
+// words returns every document's words, concatenated in docid order, and
+// where each document starts in them (one more entry: the end).
+func (c *Corpus) words() (flat []uint32, starts []int) {
 	lens := c.DocLengths()
 	var total uint64
 	for _, l := range lens {
 		total += uint64(l)
 	}
-	flat := make([]uint32, 0, total)
-	docs := make([][]uint32, len(lens))
-	for d := range docs {
-		start := len(flat)
+	flat = make([]uint32, 0, total)
+	starts = make([]int, 1, len(lens)+1)
+	for d := range lens {
 		flat = c.Doc(flat, d)
-		docs[d] = flat[start:len(flat):len(flat)]
+		starts = append(starts, len(flat))
 	}
-	return docs
+	return flat, starts
 }
 
 // Plain returns the corpus uncompressed: the same dictionary, URLs and
@@ -145,11 +155,10 @@ func (c *Corpus) Decompress() [][]uint32 {
 // words. A data-parallel engine run on it is the uncompressed baseline of
 // the same engine on c.
 func (c *Corpus) Plain() *Corpus {
-	docs := c.Decompress()
-	g := &sequitur.Grammar{RuleStart: []uint32{0}, FileStart: make([]uint32, 1, len(docs)+1)}
-	for _, d := range docs {
-		g.Root = append(g.Root, d...)
-		g.FileStart = append(g.FileStart, uint32(len(g.Root)))
+	flat, starts := c.words()
+	g := &sequitur.Grammar{RuleStart: []uint32{0}, Root: flat, FileStart: make([]uint32, len(starts))}
+	for d, s := range starts {
+		g.FileStart[d] = uint32(s)
 	}
 	meta := c.Meta
 	meta.Rules = 0
