@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -94,7 +93,7 @@ func newBenchLoadCmd() *cobra.Command {
 				return err
 			}
 			if f.cpuEngine == "" {
-				f.cpuEngine = cmp.Or(model.CPUEngine, "cpu")
+				f.cpuEngine = model.CPUEngineName()
 			}
 			cpu, err := query.New(ix, f.cpuEngine)
 			if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"log/slog"
 	"os"
 
@@ -66,7 +65,7 @@ func scheduler(cfg config.Config, log *slog.Logger) api.AutoFunc {
 			log.Warn("cost model unreadable; using the default", "err", err)
 			model = schedule.DefaultModel()
 		}
-		if name := model.CPUEngine; name != "" && name != "cpu" {
+		if name := model.CPUEngineName(); name != "cpu" {
 			// The fitted model chose another CPU engine for this index.
 			if e, err := query.New(ix, name); err != nil {
 				log.Warn("cost model names an unknown CPU engine; using cpu", "engine", name, "err", err)
@@ -88,7 +87,7 @@ func scheduler(cfg config.Config, log *slog.Logger) api.AutoFunc {
 			log.Warn("scheduler not started; engine=auto is the CPU", "err", err)
 			return cpu
 		}
-		log.Info("engine=auto scheduler", "policy", policy, "gpus", len(gpus), "fitted_model", fitted, "cpu_engine", cmp.Or(model.CPUEngine, "cpu"))
+		log.Info("engine=auto scheduler", "policy", policy, "gpus", len(gpus), "fitted_model", fitted, "cpu_engine", model.CPUEngineName())
 		return s
 	}
 }

@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,6 +97,10 @@ type Model struct {
 	CPUError float64 `json:"cpu_mean_relative_error,omitempty"`
 	GPUError float64 `json:"gpu_mean_relative_error,omitempty"`
 }
+
+// CPUEngineName is the CPU engine to run with this model: CPUEngine, or
+// "cpu" when it names none.
+func (m *Model) CPUEngineName() string { return cmp.Or(m.CPUEngine, "cpu") }
 
 // DefaultModel is used when an index has no fitted model. CPU time grows
 // with the total postings (about 10 ns each on one core, 2 us fixed); the
