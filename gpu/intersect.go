@@ -98,14 +98,9 @@ func uploadIntersect(be backend, lists [][]uint32) (_ *isectLists, err error) {
 
 // free releases the device memory; it is safe to call twice.
 func (l *isectLists) free() error {
-	var first error
-	for _, p := range l.owned {
-		if err := l.be.free(p); err != nil && first == nil {
-			first = err
-		}
-	}
+	err := freeAll(l.be, l.owned...)
 	l.owned = nil
-	return first
+	return err
 }
 
 // intersect runs one algorithm and returns the intersection and the

@@ -31,6 +31,21 @@ type backend interface {
 	multiprocessors() int
 }
 
+// freeAll frees every non-zero pointer of ptrs on be and returns the first
+// error.
+func freeAll(be backend, ptrs ...devPtr) error {
+	var first error
+	for _, p := range ptrs {
+		if p == 0 {
+			continue
+		}
+		if err := be.free(p); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 // stream queues work on the device; the work runs in order.
 type stream interface {
 	memset32(p devPtr, v uint32, n int64) error

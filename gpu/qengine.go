@@ -137,17 +137,9 @@ func (e *qengine) release() error {
 		return nil
 	}
 	e.released = true
-	var first error
-	for _, p := range append(e.owned, e.scratch, e.out) {
-		if p == 0 {
-			continue
-		}
-		if err := e.be.free(p); err != nil && first == nil {
-			first = err
-		}
-	}
+	err := freeAll(e.be, append(e.owned, e.scratch, e.out)...)
 	e.owned, e.scratch, e.out = nil, 0, 0
-	return first
+	return err
 }
 
 // grow makes *p at least size bytes (with headroom), freeing the old block.
