@@ -334,9 +334,7 @@ func (a *AnalyticsCorpus) compact() (*analytics.Matrix, time.Duration, error) {
 	var counts, base, rowStart, outKeys, outVals *Buffer
 	defer func() {
 		for _, b := range []*Buffer{counts, base, rowStart, outKeys, outVals} {
-			if b != nil {
-				b.Free()
-			}
+			b.Free() // nil-safe
 		}
 	}()
 	var err error
