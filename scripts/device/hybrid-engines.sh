@@ -14,11 +14,8 @@ B=.device/gpusearch
 R=$(mktemp -d)
 W=$(mktemp -d)
 LOG=$R/hybrid.log
-{ nvidia-smi -L; nproc; } >"$R/machine.txt" 2>&1
-$B gen index --docs 2000000 --seed 2 --codec gpu-bp256 --out "$W/s" --quiet --json >"$R/gen.json" 2>>"$LOG"
-$B gen queries --index "$W/s" --n 600 --seed 3 --out "$W/q.txt" 2>>"$LOG"
-head -400 "$W/q.txt" >"$W/fit.txt"
-tail -200 "$W/q.txt" >"$W/load.txt"
+. scripts/device/lib.sh
+scheduling_set
 sweep() { # name, then bench load flags
 	local name=$1
 	shift

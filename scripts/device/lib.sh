@@ -17,3 +17,16 @@ fresh_ptx_and_tests() {
 	(cd gpu && timeout 200 "$(pwd)/../.device/gpu.test" -test.v -test.timeout 195s) >"$R/gpu-test.log" 2>&1
 	echo "tests rc=$?: $(grep -c -- '^--- PASS' "$R/gpu-test.log") passed; $(grep -- '--- FAIL' "$R/gpu-test.log" | tr '\n' ' ')"
 }
+
+# scheduling_set writes the scheduling runs' machine description, index
+# and queries, with B (the gpusearch binary), R, W (a scratch directory)
+# and LOG set: $W/s is 2x10^6 documents (gpu-bp256, seed 2), and its 600
+# queries (seed 3) are split into $W/fit.txt (the first 400) and
+# $W/load.txt (the last 200).
+scheduling_set() {
+	{ nvidia-smi -L; nproc; } >"$R/machine.txt" 2>&1
+	$B gen index --docs 2000000 --seed 2 --codec gpu-bp256 --out "$W/s" --quiet --json >"$R/gen.json" 2>>"$LOG"
+	$B gen queries --index "$W/s" --n 600 --seed 3 --out "$W/q.txt" 2>>"$LOG"
+	head -400 "$W/q.txt" >"$W/fit.txt"
+	tail -200 "$W/q.txt" >"$W/load.txt"
+}
