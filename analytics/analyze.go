@@ -79,7 +79,9 @@ type Options struct {
 	SeqLen    int // words per sequence for seqcount (default 3, at most MaxSeqLen)
 }
 
-func (o Options) withDefaults() (Options, error) {
+// WithDefaults returns o with its defaults filled in, or an error for an
+// option out of range.
+func (o Options) WithDefaults() (Options, error) {
 	if o.SeqLen == 0 {
 		o.SeqLen = 3
 	}
@@ -218,7 +220,7 @@ func (r *Result) Entries() int {
 
 // Run computes task on the compressed corpus without decompressing it.
 func Run(ctx context.Context, c *Corpus, task Task, opts Options) (*Result, error) {
-	opts, err := opts.withDefaults()
+	opts, err := opts.WithDefaults()
 	if err != nil {
 		return nil, err
 	}

@@ -105,10 +105,11 @@
 // sequences a rule owns are the l-word windows of its expansion that do not
 // lie inside one child rule's expansion; they all fall in a compact stream
 // of the rule's body in which each child is replaced by its whole
-// expansion when that is at most 2(l-1) words, else by its head, a gap
-// and its tail. Windows across a gap or inside one child's part are
-// skipped, so each window of the text is counted exactly once, by the
-// lowest rule that contains it whole (or by the document's root run).
+// expansion when that is at most 2(l-1) words, else by its head and its
+// tail. Windows inside one child's part are skipped (among them every
+// window that joins a head to its tail, head and tail being l-1 words),
+// so each window of the text is counted exactly once, by the lowest rule
+// that contains it whole (or by the document's root run).
 // Sequence ids are interned (packed into a uint64 when l word ids fit) and
 // renumbered in the sequences' order, so results are canonical.
 //

@@ -49,6 +49,21 @@ func tableSlots(bound uint64) uint64 {
 // NewLayout computes the layout of g over a dictionary of numWords words
 // in one pass over the rules in increasing order (children first).
 func NewLayout(g *sequitur.Grammar, numWords int) *Layout {
+	word := func(s uint32) uint64 {
+		if s&sequitur.RuleFlag == 0 {
+			return 1
+		}
+		return 0
+	}
+	words := func(int) uint64 { return uint64(numWords) }
+	return newLayout(g, word, words, words)
+}
+
+// newLayout computes a layout whose table bounds are, for a rule or a
+// document, the sum over its symbols of own(symbol) (the keys the symbol
+// adds itself) and of its child rules' bounds, at most ruleCap(r) or
+// fileCap(f).
+func newLayout(g *sequitur.Grammar, own func(uint32) uint64, ruleCap, fileCap func(int) uint64) *Layout {
 	nr := g.NumRules()
 	level := make([]uint32, nr)
 	bound := make([]uint64, nr)
@@ -57,8 +72,8 @@ func NewLayout(g *sequitur.Grammar, numWords int) *Layout {
 	slots := func(syms []uint32) (lv uint32, b, w uint64) {
 		w = uint64(len(syms))
 		for _, s := range syms {
+			b += own(s)
 			if s&sequitur.RuleFlag == 0 {
-				b++
 				continue
 			}
 			c := s &^ sequitur.RuleFlag
@@ -66,16 +81,17 @@ func NewLayout(g *sequitur.Grammar, numWords int) *Layout {
 			b += bound[c]
 			w += l.TableOff[c+1] - l.TableOff[c]
 		}
-		return lv, min(b, uint64(numWords)), w
+		return lv, b, w
 	}
 	for r := range nr {
 		level[r], bound[r], work[r] = slots(g.Rule(r))
+		bound[r] = min(bound[r], ruleCap(r))
 		l.Levels = max(l.Levels, int(level[r])+1)
 		l.TableOff[r+1] = l.TableOff[r] + tableSlots(bound[r])
 	}
 	for f := range g.NumFiles() {
 		_, b, _ := slots(g.File(f))
-		l.FileOff[f+1] = l.FileOff[f] + tableSlots(b)
+		l.FileOff[f+1] = l.FileOff[f] + tableSlots(min(b, fileCap(f)))
 	}
 	// Counting sort by (level, group).
 	l.LevelStart = make([]uint32, 2*l.Levels+1)

@@ -12,7 +12,7 @@ import (
 // analytics on the compressed form is measured against. It returns what
 // Run returns for the same corpus, with Traversal Auto.
 func RunPlain(ctx context.Context, docs [][]uint32, numWords int, task Task, opts Options) (*Result, error) {
-	opts, err := opts.withDefaults()
+	opts, err := opts.WithDefaults()
 	if err != nil {
 		return nil, err
 	}

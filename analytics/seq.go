@@ -150,8 +150,10 @@ func (si *seqInterner) canonical() ([]uint32, []uint32) {
 // its expansion that do not lie inside the expansion of one child rule.
 // They all fall in a compact stream of the run: its words, and for each
 // child rule its whole expansion when it is at most 2(l-1) words long, or
-// else its head, a gap, and its tail. Windows across a gap, or inside one
-// child's part of the stream, are skipped.
+// else its head and its tail. Windows inside one child's part of the
+// stream are skipped; those are also all the windows that join a head to
+// its tail across the words left out, since head and tail are l-1 words
+// each.
 type ownSeqs struct {
 	l      int
 	lens   []uint64
@@ -159,44 +161,34 @@ type ownSeqs struct {
 	si     *seqInterner
 	words  []uint32
 	origin []int32 // index in the run of the symbol each stream word came from
-	run    []int32 // gap-free stretch each stream word is in
 }
 
 // each calls fn with the sequence id of every owned window of syms.
 func (o *ownSeqs) each(syms []uint32, fn func(id uint32)) {
-	o.words, o.origin, o.run = o.words[:0], o.origin[:0], o.run[:0]
+	o.words, o.origin = o.words[:0], o.origin[:0]
 	w := o.ht.w
-	run := int32(0)
 	emit := func(ws []uint32, i int) {
 		for _, x := range ws {
 			o.words = append(o.words, x)
 			o.origin = append(o.origin, int32(i))
-			o.run = append(o.run, run)
 		}
 	}
 	for i, s := range syms {
 		if s&sequitur.RuleFlag == 0 {
 			o.words = append(o.words, s)
 			o.origin = append(o.origin, int32(i))
-			o.run = append(o.run, run)
 			continue
 		}
 		c := s &^ sequitur.RuleFlag
 		h, t := o.ht.headOf(c), o.ht.tailOf(c)
-		if n := o.lens[c]; n <= uint64(2*w) {
-			emit(h, i)
-			emit(t[len(t)-int(n-uint64(len(h))):], i)
-			continue
-		}
 		emit(h, i)
-		run++
+		if n := o.lens[c]; n <= uint64(2*w) {
+			t = t[len(t)-int(n-uint64(len(h))):]
+		}
 		emit(t, i)
 	}
 	for p := 0; p+o.l <= len(o.words); p++ {
 		q := p + o.l - 1
-		if o.run[p] != o.run[q] {
-			continue
-		}
 		if o.origin[p] == o.origin[q] && syms[o.origin[p]]&sequitur.RuleFlag != 0 {
 			continue
 		}

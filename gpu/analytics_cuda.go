@@ -15,11 +15,6 @@ import (
 	"github.com/gpusearch/gpusearch/analytics"
 )
 
-// ErrAnalyticsTask is returned for a task or traversal the GPU analytics
-// engine does not run: it runs wordcount and sort top-down, invindex,
-// termvector and rankedinv bottom-up, and not seqcount.
-var ErrAnalyticsTask = errors.New("gpu: not supported by the GPU analytics engine")
-
 const (
 	analyticsCTA = 256  // threads per CTA of the analytics kernels
 	chunkSymbols = 32   // root symbols per CTA of tadoc_files
@@ -31,6 +26,8 @@ var analyticsKernels = []string{
 	"tadoc_root_weights", "tadoc_topdown_threads", "tadoc_topdown_groups",
 	"tadoc_tables_threads", "tadoc_tables_groups", "tadoc_files",
 	"tadoc_chunk_counts", "tadoc_compact", "tadoc_row_starts",
+	"tadoc_seq_tables_threads", "tadoc_seq_tables_groups", "tadoc_seq_files",
+	"tadoc_seq_chunk_counts", "tadoc_seq_compact", "tadoc_seq_row_starts",
 }
 
 // AnalyticsCorpus is a compressed corpus resident on a device with its
@@ -43,8 +40,10 @@ type AnalyticsCorpus struct {
 	fns     map[string]cu.Function
 	nchunks int
 
-	ruleStart, body, root, rules, tableOff, fileOff, chunks *Buffer
-	weight, counts, keys, vals, used, fkeys, fvals, errFlag *Buffer
+	ruleStart, body, root, fileStart, rules, tableOff, fileOff, chunks *Buffer
+	weight, counts, keys, vals, used, fkeys, fvals, errFlag            *Buffer
+
+	seq *seqPools // seqcount's, for the last sequence length run
 }
 
 // UploadCorpus computes c's layout, copies its grammar to the device and
@@ -75,14 +74,10 @@ func (d *Device) UploadCorpus(c *analytics.Corpus) (*AnalyticsCorpus, error) {
 			src []uint32
 		}{
 			{&a.ruleStart, g.RuleStart}, {&a.body, g.Body}, {&a.root, g.Root},
-			{&a.rules, l.Rules}, {&a.chunks, chunks},
+			{&a.fileStart, g.FileStart}, {&a.rules, l.Rules}, {&a.chunks, chunks},
 		} {
-			b, err := d.Alloc(4 * int64(len(u.src)))
-			if err != nil {
-				return err
-			}
-			*u.dst = b
-			if err := b.WriteUint32s(u.src); err != nil {
+			var err error
+			if *u.dst, err = upload(d, u.src); err != nil {
 				return err
 			}
 		}
@@ -90,12 +85,8 @@ func (d *Device) UploadCorpus(c *analytics.Corpus) (*AnalyticsCorpus, error) {
 			dst **Buffer
 			src []uint64
 		}{{&a.tableOff, l.TableOff}, {&a.fileOff, l.FileOff}} {
-			b, err := d.Alloc(8 * int64(len(u.src)))
-			if err != nil {
-				return err
-			}
-			*u.dst = b
-			if err := b.WriteUint64s(u.src); err != nil {
+			var err error
+			if *u.dst, err = upload(d, u.src); err != nil {
 				return err
 			}
 		}
@@ -143,10 +134,28 @@ func (a *AnalyticsCorpus) loadKernels() error {
 	return nil
 }
 
+// upload allocates a buffer and copies src into it.
+func upload[T uint32 | uint64](d *Device, src []T) (*Buffer, error) {
+	n := int64(unsafe.Sizeof(T(0))) * int64(len(src))
+	b, err := d.Alloc(n)
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		err = b.write(unsafe.Pointer(&src[0]), n)
+	}
+	if err != nil {
+		b.Free()
+		return nil, err
+	}
+	return b, nil
+}
+
 // Free releases the corpus's device memory.
 func (a *AnalyticsCorpus) Free() error {
-	var first error
-	for _, b := range []*Buffer{a.ruleStart, a.body, a.root, a.rules, a.tableOff, a.fileOff, a.chunks,
+	first := a.seq.free()
+	a.seq = nil
+	for _, b := range []*Buffer{a.ruleStart, a.body, a.root, a.fileStart, a.rules, a.tableOff, a.fileOff, a.chunks,
 		a.weight, a.counts, a.keys, a.vals, a.used, a.fkeys, a.fvals, a.errFlag} {
 		if err := b.Free(); err != nil && first == nil {
 			first = err
@@ -165,8 +174,11 @@ func (a *AnalyticsCorpus) Run(ctx context.Context, task analytics.Task, opts ana
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	opts, err := opts.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
 	res := &analytics.Result{Task: task, SeqLen: opts.SeqLen}
-	var err error
 	switch task {
 	case analytics.WordCount, analytics.Sort:
 		if opts.Traversal == analytics.BottomUp {
@@ -180,6 +192,12 @@ func (a *AnalyticsCorpus) Run(ctx context.Context, task analytics.Task, opts ana
 		}
 		res.Traversal = analytics.BottomUp
 		err = a.tables(res)
+	case analytics.SeqCount:
+		if opts.Traversal == analytics.TopDown {
+			return nil, fmt.Errorf("%w: %s top-down", ErrAnalyticsTask, task)
+		}
+		res.Traversal = analytics.BottomUp
+		err = a.seqCounts(res)
 	default:
 		return nil, fmt.Errorf("%w: %s", ErrAnalyticsTask, task)
 	}
@@ -208,14 +226,15 @@ func (a *AnalyticsCorpus) launch(name string, n, per int, args ...uint64) error 
 }
 
 // levelRules returns the device pointer and count of level l's thread
-// rules (group false) or group rules (group true).
-func (a *AnalyticsCorpus) levelRules(l int, group bool) (uint64, int) {
+// rules (group false) or group rules (group true) of a layout whose Rules
+// are in buffer rules.
+func levelRules(layout *analytics.Layout, rules *Buffer, l int, group bool) (uint64, int) {
 	i := 2 * l
 	if group {
 		i++
 	}
-	from, to := a.layout.LevelStart[i], a.layout.LevelStart[i+1]
-	return uint64(a.rules.ptr) + 4*uint64(from), int(to - from)
+	from, to := layout.LevelStart[i], layout.LevelStart[i+1]
+	return uint64(rules.ptr) + 4*uint64(from), int(to - from)
 }
 
 // wordCounts runs the top-down word count.
@@ -236,11 +255,11 @@ func (a *AnalyticsCorpus) wordCounts(res *analytics.Result) error {
 			return err
 		}
 		for l := a.layout.Levels - 1; l >= 0; l-- {
-			rules, n := a.levelRules(l, false)
+			rules, n := levelRules(a.layout, a.rules, l, false)
 			if err := a.launch("tadoc_topdown_threads", n, 1, rules, uint64(n), ruleStart, body, weight, counts); err != nil {
 				return err
 			}
-			rules, n = a.levelRules(l, true)
+			rules, n = levelRules(a.layout, a.rules, l, true)
 			if err := a.launch("tadoc_topdown_groups", n, 32, rules, uint64(n), ruleStart, body, weight, counts); err != nil {
 				return err
 			}
@@ -251,7 +270,7 @@ func (a *AnalyticsCorpus) wordCounts(res *analytics.Result) error {
 		return err
 	}
 	res.Counts = make([]uint64, len(a.c.Dict))
-	if err := a.counts.readUint64s(res.Counts); err != nil {
+	if err := read(a.counts, res.Counts); err != nil {
 		return err
 	}
 	res.Traverse = time.Since(start)
@@ -276,33 +295,30 @@ func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
 	var err error
 	res.Kernels, err = a.d.timed(func() error {
 		for l := range a.layout.Levels {
-			rules, n := a.levelRules(l, false)
+			rules, n := levelRules(a.layout, a.rules, l, false)
 			if err := a.launch("tadoc_tables_threads", n, 1, rules, uint64(n), ruleStart, body, tableOff, keys, vals, used, errFlag); err != nil {
 				return err
 			}
-			rules, n = a.levelRules(l, true)
+			rules, n = levelRules(a.layout, a.rules, l, true)
 			if err := a.launch("tadoc_tables_groups", n, 32, rules, uint64(n), ruleStart, body, tableOff, keys, vals, used, errFlag); err != nil {
 				return err
 			}
 		}
 		return a.launch("tadoc_files", a.nchunks, analyticsCTA, uint64(a.chunks.ptr), uint64(a.nchunks), uint64(a.root.ptr),
-			tableOff, keys, vals, used, uint64(a.fileOff.ptr), uint64(a.fkeys.ptr), uint64(a.fvals.ptr), errFlag)
+			uint64(a.fileStart.ptr), tableOff, keys, vals, used, uint64(a.fileOff.ptr), uint64(a.fkeys.ptr), uint64(a.fvals.ptr), errFlag)
 	})
 	if err != nil {
 		return err
 	}
-	flag := make([]uint32, 1)
-	if err := a.errFlag.ReadUint32s(flag); err != nil {
+	if err := a.checkFlag(); err != nil {
 		return err
 	}
-	if flag[0] != 0 {
-		return errors.New("gpu: a hash table ran out of slots (its bound is wrong)")
-	}
-	m, compactTime, err := a.compact()
+	start32, cols, vals32, compactTime, err := compact[uint32](a, filePool{"tadoc_", a.layout.FileOff, a.fileOff, a.fkeys, a.fvals})
 	if err != nil {
 		return err
 	}
 	res.Kernels += compactTime
+	m := &analytics.Matrix{Start: start32, Col: cols, Val: vals32}
 	// The host's part uses every core: the transposes and the ranking split
 	// the rows among goroutines.
 	workers := runtime.GOMAXPROCS(0)
@@ -321,15 +337,36 @@ func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
 	return nil
 }
 
-// compact gathers the document pool's filled slots, in pool order, into a
-// CSR matrix with one row per document, on the device, and copies only
-// those back: counts per chunk of slots (tadoc_chunk_counts), each chunk's
-// output base from them on the host, then the ordered writes
-// (tadoc_compact) and each document's first position (tadoc_row_starts).
-// It returns the matrix and the device time of its launches.
-func (a *AnalyticsCorpus) compact() (*analytics.Matrix, time.Duration, error) {
-	off := a.layout.FileOff
-	slots, files := off[len(off)-1], len(off)-1
+// checkFlag fails if a kernel found a hash table full.
+func (a *AnalyticsCorpus) checkFlag() error {
+	flag := make([]uint32, 1)
+	if err := a.errFlag.ReadUint32s(flag); err != nil {
+		return err
+	}
+	if flag[0] != 0 {
+		return errors.New("gpu: a hash table ran out of slots (its bound is wrong)")
+	}
+	return nil
+}
+
+// filePool is a pool of per-document hash tables on the device: document
+// f's slots are fileOff[f]..fileOff[f+1] (also in buffer off) of keys and
+// vals; its compaction kernels are named prefix + chunk_counts, compact
+// and row_starts.
+type filePool struct {
+	prefix          string
+	fileOff         []uint64
+	off, keys, vals *Buffer
+}
+
+// compact gathers the pool's filled slots, in pool order, into rows of a
+// CSR matrix, one per document, on the device, and copies only those
+// back: counts per chunk of slots (chunk_counts), each chunk's output base
+// from them on the host, then the ordered writes (compact) and each
+// document's first position (row_starts). It returns the rows' starts,
+// keys and values and the device time of its launches.
+func compact[K uint32 | uint64](a *AnalyticsCorpus, p filePool) (start []int, keys []K, vals []uint32, kernels time.Duration, err error) {
+	slots, files := p.fileOff[len(p.fileOff)-1], len(p.fileOff)-1
 	nchunks := int((slots + compactChunk - 1) / compactChunk)
 	var counts, base, rowStart, outKeys, outVals *Buffer
 	defer func() {
@@ -337,71 +374,72 @@ func (a *AnalyticsCorpus) compact() (*analytics.Matrix, time.Duration, error) {
 			b.Free() // nil-safe
 		}
 	}()
-	var err error
 	if counts, err = a.d.Alloc(4 * int64(nchunks)); err != nil {
-		return nil, 0, err
+		return nil, nil, nil, 0, err
 	}
-	fkeys, fvals := uint64(a.fkeys.ptr), uint64(a.fvals.ptr)
+	fkeys, fvals := uint64(p.keys.ptr), uint64(p.vals.ptr)
 	countTime, err := a.d.timed(func() error {
-		return a.launch("tadoc_chunk_counts", nchunks, analyticsCTA, fkeys, slots, uint64(counts.ptr))
+		return a.launch(p.prefix+"chunk_counts", nchunks, analyticsCTA, fkeys, slots, uint64(counts.ptr))
 	})
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, nil, 0, err
 	}
 	n := make([]uint32, nchunks)
 	if err := counts.ReadUint32s(n); err != nil {
-		return nil, 0, err
+		return nil, nil, nil, 0, err
 	}
 	bases := make([]uint64, nchunks+1)
 	for c, k := range n {
 		bases[c+1] = bases[c] + uint64(k)
 	}
 	filled := bases[nchunks]
+	if base, err = upload(a.d, bases); err != nil {
+		return nil, nil, nil, 0, err
+	}
+	keySize := int64(unsafe.Sizeof(K(0)))
 	for _, u := range []struct {
 		dst  **Buffer
 		size int64
-	}{{&base, 8 * int64(nchunks+1)}, {&rowStart, 8 * int64(files+1)}, {&outKeys, 4 * int64(filled)}, {&outVals, 4 * int64(filled)}} {
+	}{{&rowStart, 8 * int64(files+1)}, {&outKeys, keySize * int64(filled)}, {&outVals, 4 * int64(filled)}} {
 		if *u.dst, err = a.d.Alloc(u.size); err != nil {
-			return nil, 0, err
+			return nil, nil, nil, 0, err
 		}
 	}
-	if err := base.WriteUint64s(bases); err != nil {
-		return nil, 0, err
-	}
 	compactTime, err := a.d.timed(func() error {
-		if err := a.launch("tadoc_compact", nchunks, analyticsCTA, fkeys, fvals, slots, uint64(base.ptr),
+		if err := a.launch(p.prefix+"compact", nchunks, analyticsCTA, fkeys, fvals, slots, uint64(base.ptr),
 			uint64(outKeys.ptr), uint64(outVals.ptr)); err != nil {
 			return err
 		}
-		return a.launch("tadoc_row_starts", files+1, 1, uint64(a.fileOff.ptr), uint64(files), fkeys,
+		return a.launch(p.prefix+"row_starts", files+1, 1, uint64(p.off.ptr), uint64(files), fkeys,
 			uint64(base.ptr), uint64(rowStart.ptr))
 	})
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, nil, 0, err
 	}
-	m := &analytics.Matrix{Start: make([]int, files+1), Col: make([]uint32, filled), Val: make([]uint32, filled)}
 	starts := make([]uint64, files+1)
-	if err := rowStart.readUint64s(starts); err != nil {
-		return nil, 0, err
+	keys, vals = make([]K, filled), make([]uint32, filled)
+	if err := read(rowStart, starts); err != nil {
+		return nil, nil, nil, 0, err
 	}
+	if err := read(outKeys, keys); err != nil {
+		return nil, nil, nil, 0, err
+	}
+	if err := read(outVals, vals); err != nil {
+		return nil, nil, nil, 0, err
+	}
+	if starts[0] != 0 || starts[files] != filled {
+		return nil, nil, nil, 0, fmt.Errorf("gpu: compaction gave rows %d..%d for %d entries", starts[0], starts[files], filled)
+	}
+	start = make([]int, files+1)
 	for f, s := range starts {
-		m.Start[f] = int(s)
+		start[f] = int(s)
 	}
-	if err := outKeys.ReadUint32s(m.Col); err != nil {
-		return nil, 0, err
-	}
-	if err := outVals.ReadUint32s(m.Val); err != nil {
-		return nil, 0, err
-	}
-	if m.Start[0] != 0 || m.Start[files] != int(filled) {
-		return nil, 0, fmt.Errorf("gpu: compaction gave rows %d..%d for %d entries", m.Start[0], m.Start[files], filled)
-	}
-	return m, countTime + compactTime, nil
+	return start, keys, vals, countTime + compactTime, nil
 }
 
-// readUint64s copies the start of the buffer into dst.
-func (b *Buffer) readUint64s(dst []uint64) error {
-	n := 8 * int64(len(dst))
+// read copies the start of the buffer into dst.
+func read[T uint32 | uint64](b *Buffer, dst []T) error {
+	n := int64(unsafe.Sizeof(T(0))) * int64(len(dst))
 	if n > b.size {
 		return fmt.Errorf("gpu: read of %d bytes from a %d-byte buffer", n, b.size)
 	}

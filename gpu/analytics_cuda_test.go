@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -85,33 +86,55 @@ func TestAnalyticsMatchesCPU(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer a.Free()
+			type job struct {
+				task analytics.Task
+				l    int
+			}
+			var jobs []job
 			for _, task := range []analytics.Task{analytics.WordCount, analytics.Sort, analytics.InvertedIndex,
 				analytics.TermVector, analytics.RankedInvertedIndex} {
+				jobs = append(jobs, job{task, 0})
+			}
+			// seqcount for several lengths, one twice after another (its
+			// pools are prepared again), the default length last.
+			for _, l := range []int{1, 2, 4, 2, 3} {
+				jobs = append(jobs, job{analytics.SeqCount, l})
+			}
+			for _, j := range jobs {
+				opts := analytics.Options{SeqLen: j.l}
 				for run := range 2 { // a second run must find its buffers cleared
-					got, err := a.Run(ctx, task, analytics.Options{})
+					got, err := a.Run(ctx, j.task, opts)
 					if err != nil {
-						t.Fatalf("%s: %v", task, err)
+						t.Fatalf("%s (l=%d): %v", j.task, j.l, err)
 					}
-					want, err := analytics.Run(ctx, c, task, analytics.Options{})
+					want, err := analytics.Run(ctx, c, j.task, opts)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if !slices.Equal(got.Counts, want.Counts) || !equalMatrix(got.Postings, want.Postings) || !equalMatrix(got.Vectors, want.Vectors) {
-						t.Errorf("%s (run %d): GPU result differs from the CPU's", task, run)
+					if !slices.Equal(got.Counts, want.Counts) || !equalMatrix(got.Postings, want.Postings) ||
+						!equalMatrix(got.Vectors, want.Vectors) || !slices.Equal(got.Seqs, want.Seqs) {
+						t.Errorf("%s (l=%d, run %d): GPU result differs from the CPU's", j.task, j.l, run)
 					}
-					t.Logf("%s: %d entries, kernels %v, total %v", task, got.Entries(), got.Kernels, got.Init+got.Traverse)
+					t.Logf("%s (l=%d): %d entries, kernels %v, total %v", j.task, j.l, got.Entries(), got.Kernels, got.Init+got.Traverse)
 				}
 			}
 			for _, tc := range []struct {
 				task analytics.Task
-				trav analytics.Traversal
+				opts analytics.Options
 			}{
-				{analytics.SeqCount, analytics.Auto},
-				{analytics.WordCount, analytics.BottomUp},
-				{analytics.InvertedIndex, analytics.TopDown},
+				{analytics.SeqCount, analytics.Options{Traversal: analytics.TopDown}},
+				{analytics.SeqCount, analytics.Options{SeqLen: MaxGPUSeqLen + 1}},
+				{analytics.WordCount, analytics.Options{Traversal: analytics.BottomUp}},
+				{analytics.InvertedIndex, analytics.Options{Traversal: analytics.TopDown}},
 			} {
-				if _, err := a.Run(ctx, tc.task, analytics.Options{Traversal: tc.trav}); !errors.Is(err, ErrAnalyticsTask) {
-					t.Errorf("Run(%s, %v) error = %v, want ErrAnalyticsTask", tc.task, tc.trav, err)
+				if _, err := a.Run(ctx, tc.task, tc.opts); !errors.Is(err, ErrAnalyticsTask) {
+					t.Errorf("Run(%s, %+v) error = %v, want ErrAnalyticsTask", tc.task, tc.opts, err)
+				}
+			}
+			// MaxGPUSeqLen words too wide for a 64-bit key.
+			if bits.Len(uint(len(c.Dict)))*MaxGPUSeqLen > 64 {
+				if _, err := a.Run(ctx, analytics.SeqCount, analytics.Options{SeqLen: MaxGPUSeqLen}); !errors.Is(err, ErrAnalyticsTask) {
+					t.Errorf("seqcount of %d words over %d words: error = %v, want ErrAnalyticsTask", MaxGPUSeqLen, len(c.Dict), err)
 				}
 			}
 		})
@@ -138,8 +161,7 @@ func BenchmarkAnalytics(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer a.Free()
-	for _, task := range []analytics.Task{analytics.WordCount, analytics.Sort, analytics.InvertedIndex,
-		analytics.TermVector, analytics.RankedInvertedIndex} {
+	for _, task := range analytics.Tasks() {
 		b.Run(string(task), func(b *testing.B) {
 			var kernels float64
 			for b.Loop() {

@@ -4,15 +4,9 @@ package gpu
 
 import (
 	"context"
-	"errors"
 
 	"github.com/gpusearch/gpusearch/analytics"
 )
-
-// ErrAnalyticsTask is returned for a task or traversal the GPU analytics
-// engine does not run: it runs wordcount and sort top-down, invindex,
-// termvector and rankedinv bottom-up, and not seqcount.
-var ErrAnalyticsTask = errors.New("gpu: not supported by the GPU analytics engine")
 
 // AnalyticsCorpus is a compressed corpus resident on a device. This build
 // has no CUDA support.

@@ -18,3 +18,13 @@ var ErrBadPTX = errors.New("gpu: cannot load kernels")
 
 // ErrClosed is returned by a Device after Close.
 var ErrClosed = errors.New("gpu: device closed")
+
+// ErrAnalyticsTask is returned for a task or traversal the GPU analytics
+// engine does not run: it runs wordcount and sort top-down, invindex,
+// termvector, rankedinv and seqcount bottom-up, seqcount for sequences of
+// at most MaxGPUSeqLen words that pack into 64-bit keys.
+var ErrAnalyticsTask = errors.New("gpu: not supported by the GPU analytics engine")
+
+// MaxGPUSeqLen is the longest sequence the GPU's seqcount counts (the
+// window its kernels keep, MAX_SEQ in kernels/analytics.cu).
+const MaxGPUSeqLen = 16

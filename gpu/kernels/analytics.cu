@@ -32,6 +32,15 @@
 // counts them, so that parents and documents read entries, not the empty
 // slots of a half-empty hash table, however often the rule is referenced.
 //
+// Sequences, bottom-up: the same tables with 64-bit keys, each an l-word
+// window packed into one integer. A rule's own windows (those of its
+// expansion inside no single child) come from a stream of its body in
+// which each child stands for its head and tail buffers (its first and
+// last l-1 words, computed on the host), so that every window of the text
+// is counted once, by the lowest rule that holds it whole (SeqItems).
+// A warp's lanes, or a document chunk's threads, each take the windows
+// that start in their symbols, reading ahead at most l-1 words.
+//
 // Safety: every probe sequence stops after the table's size; an insert
 // that finds no slot (a wrong bound) sets *err and is dropped, never
 // writes out of bounds. Kernel parameters are 8 bytes wide (pointers and
@@ -41,24 +50,31 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 
 #define RULE 0x80000000u
-#define EMPTY 0xffffffffu
 #define WARP 32
 
-__device__ __forceinline__ u64 home_slot(u32 k, u64 mask) {
-	return (u64)(k * 2654435761u) & mask;
+// empty_key is the key of an empty slot: all ones (no word id and no
+// packed sequence is).
+template <class K> __device__ __forceinline__ K empty_key() { return (K)~(K)0; }
+
+__device__ __forceinline__ u64 home_slot(u32 k, u64 mask) { return (u64)(k * 2654435761u) & mask; }
+
+__device__ __forceinline__ u64 home_slot(u64 k, u64 mask) {
+	k ^= k >> 31;
+	k *= 0x9e3779b97f4a7c15ull;
+	return (k ^ (k >> 29)) & mask;
 }
 
 // put_private adds v to key k in a table only this thread writes.
-__device__ void put_private(u32 *keys, u32 *vals, u64 cap, u32 k, u32 v, u32 *err) {
+template <class K> __device__ void put_private(K *keys, u32 *vals, u64 cap, K k, u32 v, u32 *err) {
 	u64 mask = cap - 1;
 	u64 i = home_slot(k, mask);
 	for (u64 p = 0; p < cap; p++, i = (i + 1) & mask) {
-		u32 c = keys[i];
+		K c = keys[i];
 		if (c == k) {
 			vals[i] += v;
 			return;
 		}
-		if (c == EMPTY) {
+		if (c == empty_key<K>()) {
 			keys[i] = k;
 			vals[i] = v;
 			return;
@@ -68,14 +84,14 @@ __device__ void put_private(u32 *keys, u32 *vals, u64 cap, u32 k, u32 v, u32 *er
 }
 
 // put_shared adds v to key k in a table several threads write.
-__device__ void put_shared(u32 *keys, u32 *vals, u64 cap, u32 k, u32 v, u32 *err) {
+template <class K> __device__ void put_shared(K *keys, u32 *vals, u64 cap, K k, u32 v, u32 *err) {
 	u64 mask = cap - 1;
 	u64 i = home_slot(k, mask);
 	for (u64 p = 0; p < cap; p++, i = (i + 1) & mask) {
-		u32 c = ((volatile u32 *)keys)[i];
-		if (c == EMPTY) {
-			c = atomicCAS(&keys[i], EMPTY, k);
-			if (c == EMPTY) {
+		K c = ((volatile K *)keys)[i];
+		if (c == empty_key<K>()) {
+			c = atomicCAS(&keys[i], empty_key<K>(), k);
+			if (c == empty_key<K>()) {
 				c = k;
 			}
 		}
@@ -147,36 +163,132 @@ extern "C" __global__ void tadoc_topdown_groups(const u32 *rules, u64 n, const u
 	}
 }
 
-// tadoc_tables_threads: one thread per rule of rules[0..n) fills the
-// rule's table with its words and its children's tables.
-extern "C" __global__ void tadoc_tables_threads(const u32 *rules, u64 n, const u32 *rule_start,
-						const u32 *body, const u64 *table_off, u32 *keys, u32 *vals,
-						u32 *used, u32 *err) {
-	u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x;
-	if (i >= n) {
-		return;
+// Own items. A rule's or a document's table holds its children's tables
+// and the items its own symbols add, which an Own policy enumerates:
+// own(syms, from, to, end, lane, stride, put) calls put(key, count) for
+// the items that start at symbols from+lane, from+lane+stride, ... below
+// to, reading at most up to end. WordItems: the words among the symbols.
+struct WordItems {
+	template <class Put>
+	__device__ void operator()(const u32 *syms, u32 from, u32 to, u32 end, u32 lane, u32 stride, Put &put) const {
+		for (u32 j = from + lane; j < to; j += stride) {
+			if (!(syms[j] & RULE)) {
+				put(syms[j], 1u);
+			}
+		}
 	}
-	u32 r = rules[i];
+};
+
+#define MAX_SEQ 16
+
+// SeqItems: the l-word windows the symbols own (package analytics's
+// ownSeqs, one window per start word), as keys of l word ids of bits bits
+// each, first word highest. The stream replaces a child rule by its whole
+// expansion when that is at most 2(l-1) words (head, then the tail's last
+// words), else by its head and its tail; a window is owned unless it lies
+// in one child's part (a window across the gap between a head and a tail
+// of l-1 words each always does). head/tail hold l-1 words per rule,
+// hlen/tlen how many are set.
+struct SeqItems {
+	const u64 *lens;
+	const u32 *head, *tail, *hlen, *tlen;
+	u32 l, bits;
+
+	template <class Put>
+	__device__ void operator()(const u32 *syms, u32 from, u32 to, u32 end, u32 lane, u32 stride, Put &put) const {
+		if (stride == 1) {
+			windows(syms, from, to, end, put);
+			return;
+		}
+		for (u32 j = from + lane; j < to; j += stride) {
+			windows(syms, j, j + 1, end, put);
+		}
+	}
+
+	// windows streams syms[from..end) and puts the owned windows whose
+	// first word comes from a symbol below to; it stops at the first
+	// window that does not.
+	template <class Put> __device__ void windows(const u32 *syms, u32 from, u32 to, u32 end, Put &put) const {
+		u32 origin[MAX_SEQ]; // of the last l words, word n at n % l
+		u64 key = 0, mask = bits * l >= 64 ? ~0ull : (1ull << (bits * l)) - 1;
+		u32 n = 0, w = l - 1; // words pushed
+		// push adds word x of symbol o; false: stop.
+		auto push = [&](u32 x, u32 o) -> bool {
+			key = (key << bits | x) & mask;
+			origin[n % l] = o;
+			n++;
+			if (n < l) {
+				return true;
+			}
+			u32 first = origin[n % l];
+			if (first >= to) {
+				return false;
+			}
+			if (first == o && (syms[o] & RULE)) {
+				return true;
+			}
+			put(key, 1u);
+			return true;
+		};
+		for (u32 i = from; i < end; i++) {
+			u32 s = syms[i];
+			if (!(s & RULE)) {
+				if (!push(s, i)) {
+					return;
+				}
+				continue;
+			}
+			u32 c = s & ~RULE, hl = hlen[c], tl = tlen[c];
+			const u32 *h = head + (u64)c * w, *t = tail + (u64)c * w;
+			for (u32 k = 0; k < hl; k++) {
+				if (!push(h[k], i)) {
+					return;
+				}
+			}
+			u64 len = lens[c];
+			for (u32 k = len > 2 * (u64)w ? 0 : tl - (u32)(len - hl); k < tl; k++) {
+				if (!push(t[k], i)) {
+					return;
+				}
+			}
+		}
+	}
+};
+
+// fill puts the own items of syms[from..to) and the entries of the
+// tables of the child rules among them, lane of stride.
+template <class K, class Own, class Put>
+__device__ void fill(const Own &own, const u32 *syms, u32 from, u32 to, u32 end, u32 lane, u32 stride,
+		     const u64 *table_off, const K *keys, const u32 *vals, const u32 *used, Put &put) {
+	own(syms, from, to, end, lane, stride, put);
+	for (u32 j = from; j < to; j++) {
+		u32 s = syms[j];
+		if (!(s & RULE)) {
+			continue;
+		}
+		u32 c = s & ~RULE;
+		for (u64 q = table_off[c] + lane, e = table_off[c] + used[c]; q < e; q += stride) {
+			put(keys[q], vals[q]);
+		}
+	}
+}
+
+// rule_table_thread fills rule r's table alone, then moves its entries to
+// the front, in slot order, and counts them in used[r].
+template <class K, class Own>
+__device__ void rule_table_thread(const Own &own, u32 r, const u32 *rule_start, const u32 *body,
+				  const u64 *table_off, K *keys, u32 *vals, u32 *used, u32 *err) {
 	u64 off = table_off[r], cap = table_off[r + 1] - off;
 	if (cap == 0) {
 		return;
 	}
-	u32 *k = keys + off, *v = vals + off;
-	for (u32 j = rule_start[r]; j < rule_start[r + 1]; j++) {
-		u32 s = body[j];
-		if (!(s & RULE)) {
-			put_private(k, v, cap, s, 1, err);
-			continue;
-		}
-		u32 c = s & ~RULE;
-		for (u64 q = table_off[c], e = q + used[c]; q < e; q++) {
-			put_private(k, v, cap, keys[q], vals[q], err);
-		}
-	}
-	// Compaction: the entries move to the front, in slot order.
+	K *k = keys + off;
+	u32 *v = vals + off;
+	auto put = [&](K key, u32 val) { put_private(k, v, cap, key, val, err); };
+	fill(own, body, rule_start[r], rule_start[r + 1], rule_start[r + 1], 0, 1, table_off, keys, vals, used, put);
 	u32 e = 0;
 	for (u64 q = 0; q < cap; q++) {
-		if (k[q] != EMPTY) {
+		if (k[q] != empty_key<K>()) {
 			k[e] = k[q];
 			v[e] = v[q];
 			e++;
@@ -185,46 +297,30 @@ extern "C" __global__ void tadoc_tables_threads(const u32 *rules, u64 n, const u
 	used[r] = e;
 }
 
-// tadoc_tables_groups: one warp per rule of rules[0..n), lanes striding
-// over each child's table slots.
-extern "C" __global__ void tadoc_tables_groups(const u32 *rules, u64 n, const u32 *rule_start,
-					       const u32 *body, const u64 *table_off, u32 *keys, u32 *vals,
-					       u32 *used, u32 *err) {
-	u64 g = (blockIdx.x * (u64)blockDim.x + threadIdx.x) / WARP;
-	u32 lane = threadIdx.x % WARP;
-	if (g >= n) {
-		return;
-	}
-	u32 r = rules[g];
+// rule_table_warp fills rule r's table with a warp, lanes striding over
+// its symbols and each child's entries, then compacts it 32 slots a round
+// in slot order: each lane reads its slot before any lane writes, and
+// writes land at or before the round's slots, so nothing unread is
+// overwritten.
+template <class K, class Own>
+__device__ void rule_table_warp(const Own &own, u32 r, u32 lane, const u32 *rule_start, const u32 *body,
+				const u64 *table_off, K *keys, u32 *vals, u32 *used, u32 *err) {
 	u64 off = table_off[r], cap = table_off[r + 1] - off;
 	if (cap == 0) {
 		return;
 	}
-	u32 *k = keys + off, *v = vals + off;
-	u32 start = rule_start[r], end = rule_start[r + 1];
-	for (u32 j = start; j < end; j++) {
-		u32 s = body[j];
-		if (!(s & RULE)) {
-			if ((j - start) % WARP == lane) {
-				put_shared(k, v, cap, s, 1, err);
-			}
-			continue;
-		}
-		u32 c = s & ~RULE;
-		for (u64 q = table_off[c] + lane, e = table_off[c] + used[c]; q < e; q += WARP) {
-			put_shared(k, v, cap, keys[q], vals[q], err);
-		}
-	}
-	// Compaction by the warp, 32 slots a round in slot order: each lane
-	// reads its slot before any lane writes, and writes land at or before
-	// the round's slots, so nothing unread is overwritten.
+	K *k = keys + off;
+	u32 *v = vals + off;
+	auto put = [&](K key, u32 val) { put_shared(k, v, cap, key, val, err); };
+	fill(own, body, rule_start[r], rule_start[r + 1], rule_start[r + 1], lane, WARP, table_off, keys, vals, used, put);
 	__syncwarp();
 	u32 e = 0;
 	for (u64 base = 0; base < cap; base += WARP) {
 		u64 q = base + lane;
-		u32 key = q < cap ? k[q] : EMPTY, val = q < cap ? v[q] : 0;
-		u32 ballot = __ballot_sync(0xffffffffu, key != EMPTY);
-		if (key != EMPTY) {
+		K key = q < cap ? k[q] : empty_key<K>();
+		u32 val = q < cap ? v[q] : 0;
+		u32 ballot = __ballot_sync(0xffffffffu, key != empty_key<K>());
+		if (key != empty_key<K>()) {
 			u32 at = e + __popc(ballot & ((1u << lane) - 1));
 			k[at] = key;
 			v[at] = val;
@@ -237,12 +333,13 @@ extern "C" __global__ void tadoc_tables_groups(const u32 *rules, u64 n, const u3
 	}
 }
 
-// tadoc_files: one CTA per chunk; chunk i is root symbols
-// chunks[3i+1] .. chunks[3i+2) of document chunks[3i], merged into the
-// document's table in the file pool.
-extern "C" __global__ void tadoc_files(const u32 *chunks, u64 nchunks, const u32 *root,
-				       const u64 *table_off, const u32 *keys, const u32 *vals, const u32 *used,
-				       const u64 *file_off, u32 *fkeys, u32 *fvals, u32 *err) {
+// file_table: one CTA per chunk; chunk i is root symbols chunks[3i+1] ..
+// chunks[3i+2) of document chunks[3i] (whose run ends at end), merged into
+// the document's table in the file pool.
+template <class K, class Own>
+__device__ void file_table(const Own &own, const u32 *chunks, u64 nchunks, const u32 *root, const u32 *file_start,
+			   const u64 *table_off, const K *keys, const u32 *vals, const u32 *used, const u64 *file_off,
+			   K *fkeys, u32 *fvals, u32 *err) {
 	u64 i = blockIdx.x;
 	if (i >= nchunks) {
 		return;
@@ -252,20 +349,77 @@ extern "C" __global__ void tadoc_files(const u32 *chunks, u64 nchunks, const u32
 	if (cap == 0) {
 		return;
 	}
-	u32 *k = fkeys + off, *v = fvals + off;
-	for (u32 j = start; j < end; j++) {
-		u32 s = root[j];
-		if (!(s & RULE)) {
-			if ((j - start) % blockDim.x == threadIdx.x) {
-				put_shared(k, v, cap, s, 1, err);
-			}
-			continue;
-		}
-		u32 c = s & ~RULE;
-		for (u64 q = table_off[c] + threadIdx.x, e = table_off[c] + used[c]; q < e; q += blockDim.x) {
-			put_shared(k, v, cap, keys[q], vals[q], err);
-		}
+	K *k = fkeys + off;
+	u32 *v = fvals + off;
+	auto put = [&](K key, u32 val) { put_shared(k, v, cap, key, val, err); };
+	fill(own, root, start, end, file_start[f + 1], threadIdx.x, blockDim.x, table_off, keys, vals, used, put);
+}
+
+// Word tables.
+
+// tadoc_tables_threads: one thread per rule of rules[0..n).
+extern "C" __global__ void tadoc_tables_threads(const u32 *rules, u64 n, const u32 *rule_start,
+						const u32 *body, const u64 *table_off, u32 *keys, u32 *vals,
+						u32 *used, u32 *err) {
+	u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+	if (i < n) {
+		rule_table_thread(WordItems{}, rules[i], rule_start, body, table_off, keys, vals, used, err);
 	}
+}
+
+// tadoc_tables_groups: one warp per rule of rules[0..n).
+extern "C" __global__ void tadoc_tables_groups(const u32 *rules, u64 n, const u32 *rule_start,
+					       const u32 *body, const u64 *table_off, u32 *keys, u32 *vals,
+					       u32 *used, u32 *err) {
+	u64 g = (blockIdx.x * (u64)blockDim.x + threadIdx.x) / WARP;
+	if (g < n) {
+		rule_table_warp(WordItems{}, rules[g], threadIdx.x % WARP, rule_start, body, table_off, keys, vals,
+				used, err);
+	}
+}
+
+// tadoc_files: the documents' word tables.
+extern "C" __global__ void tadoc_files(const u32 *chunks, u64 nchunks, const u32 *root, const u32 *file_start,
+				       const u64 *table_off, const u32 *keys, const u32 *vals, const u32 *used,
+				       const u64 *file_off, u32 *fkeys, u32 *fvals, u32 *err) {
+	file_table(WordItems{}, chunks, nchunks, root, file_start, table_off, keys, vals, used, file_off, fkeys, fvals,
+		   err);
+}
+
+// Sequence tables: keys are packed sequences (SeqItems); lens, head, tail,
+// hlen, tlen, l and bits describe them.
+
+extern "C" __global__ void tadoc_seq_tables_threads(const u32 *rules, u64 n, const u32 *rule_start,
+						    const u32 *body, const u64 *lens, const u32 *head,
+						    const u32 *tail, const u32 *hlen, const u32 *tlen, u64 l,
+						    u64 bits, const u64 *table_off, u64 *keys, u32 *vals,
+						    u32 *used, u32 *err) {
+	u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+	if (i < n) {
+		SeqItems own{lens, head, tail, hlen, tlen, (u32)l, (u32)bits};
+		rule_table_thread(own, rules[i], rule_start, body, table_off, keys, vals, used, err);
+	}
+}
+
+extern "C" __global__ void tadoc_seq_tables_groups(const u32 *rules, u64 n, const u32 *rule_start,
+						   const u32 *body, const u64 *lens, const u32 *head,
+						   const u32 *tail, const u32 *hlen, const u32 *tlen, u64 l,
+						   u64 bits, const u64 *table_off, u64 *keys, u32 *vals, u32 *used,
+						   u32 *err) {
+	u64 g = (blockIdx.x * (u64)blockDim.x + threadIdx.x) / WARP;
+	if (g < n) {
+		SeqItems own{lens, head, tail, hlen, tlen, (u32)l, (u32)bits};
+		rule_table_warp(own, rules[g], threadIdx.x % WARP, rule_start, body, table_off, keys, vals, used, err);
+	}
+}
+
+extern "C" __global__ void tadoc_seq_files(const u32 *chunks, u64 nchunks, const u32 *root, const u32 *file_start,
+					   const u64 *lens, const u32 *head, const u32 *tail, const u32 *hlen,
+					   const u32 *tlen, u64 l, u64 bits, const u64 *table_off, const u64 *keys,
+					   const u32 *vals, const u32 *used, const u64 *file_off, u64 *fkeys,
+					   u32 *fvals, u32 *err) {
+	SeqItems own{lens, head, tail, hlen, tlen, (u32)l, (u32)bits};
+	file_table(own, chunks, nchunks, root, file_start, table_off, keys, vals, used, file_off, fkeys, fvals, err);
 }
 
 // Compaction of the document pool. The pool is cut into chunks of
@@ -276,14 +430,15 @@ extern "C" __global__ void tadoc_files(const u32 *chunks, u64 nchunks, const u32
 // the chunk's filled slots. tadoc_row_starts gives each document the output
 // position of its first slot, so that documents become the rows of a CSR
 // matrix. A chunk's slots are read COMPACT_CHUNK / blockDim.x at a time,
-// ranked with warp ballots and one shared total per warp.
+// ranked with warp ballots and one shared total per warp. The tadoc_seq_
+// kernels do the same for a pool of sequence keys.
 
 #define COMPACT_CHUNK 2048u
 #define MAX_WARPS 32
 
 static __device__ __forceinline__ u64 min64(u64 a, u64 b) { return a < b ? a : b; }
 
-extern "C" __global__ void tadoc_chunk_counts(const u32 *fkeys, u64 slots, u32 *counts) {
+template <class K> __device__ void chunk_counts(const K *fkeys, u64 slots, u32 *counts) {
 	__shared__ u32 total;
 	if (threadIdx.x == 0) {
 		total = 0;
@@ -292,7 +447,7 @@ extern "C" __global__ void tadoc_chunk_counts(const u32 *fkeys, u64 slots, u32 *
 	u64 lo = (u64)blockIdx.x * COMPACT_CHUNK, hi = min64(lo + COMPACT_CHUNK, slots);
 	u32 c = 0;
 	for (u64 q = lo + threadIdx.x; q < hi; q += blockDim.x) {
-		c += fkeys[q] != EMPTY;
+		c += fkeys[q] != empty_key<K>();
 	}
 	atomicAdd(&total, c);
 	__syncthreads();
@@ -301,15 +456,15 @@ extern "C" __global__ void tadoc_chunk_counts(const u32 *fkeys, u64 slots, u32 *
 	}
 }
 
-extern "C" __global__ void tadoc_compact(const u32 *fkeys, const u32 *fvals, u64 slots, const u64 *base,
-					 u32 *out_keys, u32 *out_vals) {
+template <class K>
+__device__ void compact(const K *fkeys, const u32 *fvals, u64 slots, const u64 *base, K *out_keys, u32 *out_vals) {
 	__shared__ u32 warp_total[MAX_WARPS];
 	u32 lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, warps = blockDim.x / WARP;
 	u64 lo = (u64)blockIdx.x * COMPACT_CHUNK, hi = min64(lo + COMPACT_CHUNK, slots);
 	u64 at = base[blockIdx.x];
 	for (u64 first = lo; first < hi; first += blockDim.x) {
 		u64 q = first + threadIdx.x;
-		bool filled = q < hi && fkeys[q] != EMPTY;
+		bool filled = q < hi && fkeys[q] != empty_key<K>();
 		u32 ballot = __ballot_sync(0xffffffffu, filled);
 		if (lane == 0) {
 			warp_total[warp] = __popc(ballot);
@@ -329,19 +484,47 @@ extern "C" __global__ void tadoc_compact(const u32 *fkeys, const u32 *fvals, u64
 	}
 }
 
-// tadoc_row_starts: one thread per document f: row_start[f] is the output
+// row_starts: one thread per document f: row_start[f] is the output
 // position of the first filled slot at or after file_off[f] (the count of
 // filled slots before it), from its chunk's base and the slots of the
 // chunk before it.
-extern "C" __global__ void tadoc_row_starts(const u64 *file_off, u64 nfiles, const u32 *fkeys, const u64 *base,
-					    u64 *row_start) {
+template <class K>
+__device__ void row_starts(const u64 *file_off, u64 nfiles, const K *fkeys, const u64 *base, u64 *row_start) {
 	u64 f = (u64)blockIdx.x * blockDim.x + threadIdx.x;
 	if (f > nfiles) {
 		return;
 	}
 	u64 q = file_off[f], c = q / COMPACT_CHUNK, at = base[c];
 	for (u64 p = c * COMPACT_CHUNK; p < q; p++) {
-		at += fkeys[p] != EMPTY;
+		at += fkeys[p] != empty_key<K>();
 	}
 	row_start[f] = at;
+}
+
+extern "C" __global__ void tadoc_chunk_counts(const u32 *fkeys, u64 slots, u32 *counts) {
+	chunk_counts(fkeys, slots, counts);
+}
+
+extern "C" __global__ void tadoc_compact(const u32 *fkeys, const u32 *fvals, u64 slots, const u64 *base,
+					 u32 *out_keys, u32 *out_vals) {
+	compact(fkeys, fvals, slots, base, out_keys, out_vals);
+}
+
+extern "C" __global__ void tadoc_row_starts(const u64 *file_off, u64 nfiles, const u32 *fkeys, const u64 *base,
+					    u64 *row_start) {
+	row_starts(file_off, nfiles, fkeys, base, row_start);
+}
+
+extern "C" __global__ void tadoc_seq_chunk_counts(const u64 *fkeys, u64 slots, u32 *counts) {
+	chunk_counts(fkeys, slots, counts);
+}
+
+extern "C" __global__ void tadoc_seq_compact(const u64 *fkeys, const u32 *fvals, u64 slots, const u64 *base,
+					     u64 *out_keys, u32 *out_vals) {
+	compact(fkeys, fvals, slots, base, out_keys, out_vals);
+}
+
+extern "C" __global__ void tadoc_seq_row_starts(const u64 *file_off, u64 nfiles, const u64 *fkeys, const u64 *base,
+						u64 *row_start) {
+	row_starts(file_off, nfiles, fkeys, base, row_start);
 }

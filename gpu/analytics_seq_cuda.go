@@ -1,0 +1,161 @@
+//go:build cuda
+
+package gpu
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/gpusearch/gpusearch/analytics"
+)
+
+// seqPools holds what seqcount needs on the device for one sequence
+// length: its layout (levels and table bounds for sequences), each rule's
+// head and tail buffers, and pools of hash tables with 64-bit keys.
+type seqPools struct {
+	layout                                                 *analytics.SeqLayout
+	rules, lens, head, tail, hlen, tlen, tableOff, fileOff *Buffer
+	keys, vals, used, fkeys, fvals                         *Buffer
+}
+
+func (s *seqPools) buffers() []*Buffer {
+	return []*Buffer{s.rules, s.lens, s.head, s.tail, s.hlen, s.tlen, s.tableOff, s.fileOff,
+		s.keys, s.vals, s.used, s.fkeys, s.fvals}
+}
+
+// free releases the pools; a nil s has none.
+func (s *seqPools) free() error {
+	if s == nil {
+		return nil
+	}
+	var first error
+	for _, b := range s.buffers() {
+		if err := b.Free(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// seqPoolsFor returns the pools for l-word sequences, computing the layout
+// and uploading it on the first run with that length (the previous
+// length's pools are freed).
+func (a *AnalyticsCorpus) seqPoolsFor(l int) (*seqPools, error) {
+	if a.seq != nil && a.seq.layout.SeqLen == l {
+		return a.seq, nil
+	}
+	if err := a.seq.free(); err != nil {
+		return nil, err
+	}
+	a.seq = nil
+	if l > MaxGPUSeqLen {
+		return nil, fmt.Errorf("%w: sequences of %d words (at most %d)", ErrAnalyticsTask, l, MaxGPUSeqLen)
+	}
+	g := a.c.Grammar
+	layout, err := analytics.NewSeqLayout(g, len(a.c.Dict), a.c.RuleLengths(), l)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrAnalyticsTask, err)
+	}
+	s := &seqPools{layout: layout}
+	err = func() error {
+		for _, u := range []struct {
+			dst **Buffer
+			src []uint32
+		}{{&s.rules, layout.Rules}, {&s.head, layout.Head}, {&s.tail, layout.Tail}, {&s.hlen, layout.HeadLen}, {&s.tlen, layout.TailLen}} {
+			var err error
+			if *u.dst, err = upload(a.d, u.src); err != nil {
+				return err
+			}
+		}
+		for _, u := range []struct {
+			dst **Buffer
+			src []uint64
+		}{{&s.lens, a.c.RuleLengths()}, {&s.tableOff, layout.TableOff}, {&s.fileOff, layout.FileOff}} {
+			var err error
+			if *u.dst, err = upload(a.d, u.src); err != nil {
+				return err
+			}
+		}
+		ruleSlots, fileSlots := int64(layout.TableOff[len(layout.TableOff)-1]), int64(layout.FileOff[len(layout.FileOff)-1])
+		for _, u := range []struct {
+			dst  **Buffer
+			size int64
+		}{
+			{&s.keys, 8 * ruleSlots}, {&s.vals, 4 * ruleSlots}, {&s.used, 4 * int64(g.NumRules())},
+			{&s.fkeys, 8 * fileSlots}, {&s.fvals, 4 * fileSlots},
+		} {
+			var err error
+			if *u.dst, err = a.d.Alloc(u.size); err != nil {
+				return err
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		s.free()
+		return nil, fmt.Errorf("gpu: seqcount pools: %w", err)
+	}
+	a.seq = s
+	return s, nil
+}
+
+// seqCounts runs the bottom-up per-document sequence tables. Init
+// includes preparing the pools when this is the first run with this
+// sequence length.
+func (a *AnalyticsCorpus) seqCounts(res *analytics.Result) error {
+	start := time.Now()
+	s, err := a.seqPoolsFor(res.SeqLen)
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		b *Buffer
+		v uint32
+	}{{s.keys, emptySlot}, {s.vals, 0}, {s.used, 0}, {s.fkeys, emptySlot}, {s.fvals, 0}, {a.errFlag, 0}} {
+		if err := f.b.Fill32(f.v); err != nil {
+			return err
+		}
+	}
+	res.Init = time.Since(start)
+	start = time.Now()
+	l := s.layout
+	seq := []uint64{uint64(s.lens.ptr), uint64(s.head.ptr), uint64(s.tail.ptr), uint64(s.hlen.ptr), uint64(s.tlen.ptr),
+		uint64(l.SeqLen), uint64(l.Bits)}
+	tables := []uint64{uint64(s.tableOff.ptr), uint64(s.keys.ptr), uint64(s.vals.ptr), uint64(s.used.ptr)}
+	errFlag := uint64(a.errFlag.ptr)
+	res.Kernels, err = a.d.timed(func() error {
+		for lv := range l.Levels {
+			for _, k := range []struct {
+				name  string
+				group bool
+				per   int
+			}{{"tadoc_seq_tables_threads", false, 1}, {"tadoc_seq_tables_groups", true, 32}} {
+				rules, n := levelRules(l.Layout, s.rules, lv, k.group)
+				args := append([]uint64{rules, uint64(n), uint64(a.ruleStart.ptr), uint64(a.body.ptr)}, seq...)
+				args = append(append(args, tables...), errFlag)
+				if err := a.launch(k.name, n, k.per, args...); err != nil {
+					return err
+				}
+			}
+		}
+		args := append([]uint64{uint64(a.chunks.ptr), uint64(a.nchunks), uint64(a.root.ptr), uint64(a.fileStart.ptr)}, seq...)
+		args = append(append(args, tables...), uint64(s.fileOff.ptr), uint64(s.fkeys.ptr), uint64(s.fvals.ptr), errFlag)
+		return a.launch("tadoc_seq_files", a.nchunks, analyticsCTA, args...)
+	})
+	if err != nil {
+		return err
+	}
+	if err := a.checkFlag(); err != nil {
+		return err
+	}
+	rows, keys, vals, compactTime, err := compact[uint64](a, filePool{"tadoc_seq_", l.FileOff, s.fileOff, s.fkeys, s.fvals})
+	if err != nil {
+		return err
+	}
+	res.Kernels += compactTime
+	// Numbering the sequences and sorting the rows by them uses every core.
+	res.Vectors, res.Seqs = l.Result(rows, keys, vals, runtime.GOMAXPROCS(0))
+	res.Traverse = time.Since(start)
+	return nil
+}
