@@ -671,10 +671,9 @@ extern "C" __global__ void __launch_bounds__(TILE) topk_tree_build(const float* 
 extern "C" __global__ void __launch_bounds__(BIG)
     topk_tree_select(float* acc, u64 n, u64* lvl1, u64 groups, u32* state, u64* result, u64 resultCap) {
   __shared__ u64 lvl2[TREE_RUNS];
-  u64 runs = (groups + TREE_GROUP - 1) / TREE_GROUP;
   for (u64 r = threadIdx.x; r < TREE_RUNS; r += blockDim.x) {
     u64 best = 0;
-    for (u64 g = r * TREE_GROUP; r < runs && g < groups && g < (r + 1) * TREE_GROUP; g++) best = lvl1[g] > best ? lvl1[g] : best;
+    for (u64 g = r * TREE_GROUP; g < groups && g < (r + 1) * TREE_GROUP; g++) best = lvl1[g] > best ? lvl1[g] : best;
     lvl2[r] = best;
   }
   __syncthreads();
@@ -779,46 +778,41 @@ extern "C" __global__ void __launch_bounds__(TILE)
   }
 }
 
-// isect_hash: one thread per candidate, which scans its bucket in every
-// other list.
-extern "C" __global__ void __launch_bounds__(TILE)
-    isect_hash(const u32* data, const u32* hstart, const u64* meta, u64 m, u32* flags) {
+// isect_probe: one thread per candidate of list 0, flagged when member
+// finds it in every other list (member(meta of list j, candidate)).
+template <class Member>
+__device__ void isect_probe(const u32* data, const u64* meta, u64 m, u32* flags, Member member) {
   const u32* cand = data + meta[0];
   u64 n = meta[1];
   for (u64 i = (u64)blockIdx.x * TILE + threadIdx.x; i < n; i += (u64)gridDim.x * TILE) {
     u32 c = cand[i];
     bool in = true;
-    for (u64 j = 1; j < m && in; j++) {
-      const u64* mj = meta + j * ISECT_META;
-      const u32* l = data + mj[0];
-      const u32* starts = hstart + mj[2];
-      u64 b = c >> mj[4];
-      in = false;
-      if (b < mj[3]) {
-        u32 k = starts[b], e = starts[b + 1];
-        while (k < e && l[k] < c) k++;
-        in = k < e && l[k] == c;
-      }
-    }
+    for (u64 j = 1; j < m && in; j++) in = member(meta + j * ISECT_META, c);
     flags[i] = in ? 1 : 0;
   }
 }
 
-// isect_bitmap: one thread per candidate, one bit test per other list.
+// isect_hash: each candidate scans its bucket in every other list.
+extern "C" __global__ void __launch_bounds__(TILE)
+    isect_hash(const u32* data, const u32* hstart, const u64* meta, u64 m, u32* flags) {
+  isect_probe(data, meta, m, flags, [&](const u64* mj, u32 c) {
+    const u32* l = data + mj[0];
+    const u32* starts = hstart + mj[2];
+    u64 b = c >> mj[4];
+    if (b >= mj[3]) return false;
+    u32 k = starts[b], e = starts[b + 1];
+    while (k < e && l[k] < c) k++;
+    return k < e && l[k] == c;
+  });
+}
+
+// isect_bitmap: one bit test per candidate and other list.
 extern "C" __global__ void __launch_bounds__(TILE)
     isect_bitmap(const u32* data, const u64* bits, const u64* meta, u64 m, u32* flags) {
-  const u32* cand = data + meta[0];
-  u64 n = meta[1];
-  for (u64 i = (u64)blockIdx.x * TILE + threadIdx.x; i < n; i += (u64)gridDim.x * TILE) {
-    u32 c = cand[i];
-    bool in = true;
-    for (u64 j = 1; j < m && in; j++) {
-      const u64* mj = meta + j * ISECT_META;
-      u64 w = c >> 6;
-      in = w < mj[6] && (bits[mj[5] + w] >> (c & 63) & 1);
-    }
-    flags[i] = in ? 1 : 0;
-  }
+  isect_probe(data, meta, m, flags, [&](const u64* mj, u32 c) {
+    u64 w = c >> 6;
+    return w < mj[6] && (bits[mj[5] + w] >> (c & 63) & 1);
+  });
 }
 
 // isect_count counts the set flags of each tile of the *countp candidates.
