@@ -3,11 +3,11 @@
 # repository root, with .device carried (`make device`):
 #   OUT=... bash scripts/device/intersect.sh
 #   1. every gpu/kernels/*.cu to PTX in a scratch directory the binaries
-#      load (GPUSEARCH_PTX_DIR); query.ptx is copied to $OUT to be committed;
+#      load (GPUSEARCH_PTX_DIR); the PTX is copied to $OUT to be committed;
 #   2. the gpu package's tests on the GPU;
 #   3. bench intersect on the CPU and on the GPU, default shapes and with
 #      --max-len 10000000, JSON.
-# $OUT gets query.ptx and intersect.tgz (everything else).
+# $OUT gets the PTX and intersect.tgz (everything else).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/intersect-out}

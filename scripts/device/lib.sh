@@ -2,9 +2,9 @@
 # root with OUT, NVCC and R (the run's scratch directory) set.
 
 # fresh_ptx_and_tests compiles every gpu/kernels/*.cu to PTX in a scratch
-# directory that the binaries then load (GPUSEARCH_PTX_DIR), copies
-# query.ptx to $OUT to be committed, and runs the gpu package's tests on
-# the GPU into $R/gpu-test.log, printing a one-line verdict.
+# directory that the binaries then load (GPUSEARCH_PTX_DIR), copies the
+# PTX to $OUT to be committed, and runs the gpu package's tests on the GPU
+# into $R/gpu-test.log, printing a one-line verdict.
 fresh_ptx_and_tests() {
 	local ptx
 	ptx=$(mktemp -d)
@@ -12,7 +12,7 @@ fresh_ptx_and_tests() {
 	for cu in gpu/kernels/*.cu; do
 		NVCC=$NVCC sh gpu/kernels/mkptx.sh "$cu" "$ptx/$(basename "$cu" .cu).ptx" >>"$R/nvcc.log" 2>&1
 	done
-	cp "$ptx/query.ptx" "$OUT/"
+	cp "$ptx"/*.ptx "$OUT/"
 	export GPUSEARCH_PTX_DIR=$ptx
 	(cd gpu && timeout 200 "$(pwd)/../.device/gpu.test" -test.v -test.timeout 195s) >"$R/gpu-test.log" 2>&1
 	echo "tests rc=$?: $(grep -c -- '^--- PASS' "$R/gpu-test.log") passed; $(grep -- '--- FAIL' "$R/gpu-test.log" | tr '\n' ' ')"

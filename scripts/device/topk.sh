@@ -4,12 +4,12 @@
 # device`):
 #   OUT=... bash scripts/device/topk.sh
 #   1. every gpu/kernels/*.cu to PTX in a scratch directory the binaries
-#      load (GPUSEARCH_PTX_DIR); query.ptx is copied to $OUT to be committed;
+#      load (GPUSEARCH_PTX_DIR); the PTX is copied to $OUT to be committed;
 #   2. the gpu package's tests on the GPU;
 #   3. gen index 5x10^6 docs (gpu-bp256, seed 1), 500 queries, then bench gpu
 #      queries in OR mode for --topk radix and tree at k 10 and 1000 (one
 #      query at a time; exhaustive, which checks the answers, and bmw beside).
-# $OUT gets query.ptx and topk.tgz (everything else).
+# $OUT gets the PTX and topk.tgz (everything else).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/topk-out}
