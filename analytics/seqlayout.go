@@ -87,69 +87,80 @@ func (s *SeqLayout) Pack(words []uint32) uint64 {
 // keys[start[d]:start[d+1]] in any order and each key at most once a
 // row, into seqcount's result: sequence ids numbered in the sequences'
 // order, rows sorted by id, and the sequences (SeqLen words per id). It
-// runs on up to workers goroutines.
+// runs on up to workers goroutines: the entries are sorted by key (keys
+// order as their sequences do) with a stable radix sort, which numbers the
+// sequences and leaves each one's documents in order; transposing that
+// sequence-by-document matrix gives the rows.
 func (s *SeqLayout) Result(start []int, keys []uint64, vals []uint32, workers int) (vectors *Matrix, seqs []uint32) {
 	workers = max(1, workers)
-	distinct := sortedDistinct(keys, workers)
-	col := make([]uint32, len(keys))
-	chunk := (len(keys) + workers - 1) / workers
-	parallel(workers, func(w int) {
-		for i := w * chunk; i < min(len(keys), (w+1)*chunk); i++ {
-			id, _ := slices.BinarySearch(distinct, keys[i])
-			col[i] = uint32(id)
-		}
-	})
-	m := &Matrix{Start: start, Col: col, Val: vals}
-	// Two counting-sort transposes sort every row by id.
-	vectors = m.ParallelTranspose(len(distinct), workers).ParallelTranspose(m.Rows(), workers)
-	l, mask := s.SeqLen, uint64(1)<<s.Bits-1
-	seqs = make([]uint32, l*len(distinct))
-	for i, k := range distinct {
-		for j := l - 1; j >= 0; j-- {
-			seqs[i*l+j] = uint32(k & mask)
-			k >>= s.Bits
-		}
-	}
-	return vectors, seqs
-}
-
-// sortedDistinct returns keys' distinct values in increasing order: each
-// of up to workers chunks sorted and deduplicated on its own goroutine,
-// then merged in pairs, the pairs of a round in parallel.
-func sortedDistinct(keys []uint64, workers int) []uint64 {
-	workers = max(1, min(workers, len(keys)))
-	parts := make([][]uint64, workers)
-	parallel(workers, func(w int) {
-		p := slices.Clone(keys[len(keys)*w/workers : len(keys)*(w+1)/workers])
-		slices.Sort(p)
-		parts[w] = slices.Compact(p)
-	})
-	for len(parts) > 1 {
-		next := make([][]uint64, (len(parts)+1)/2)
-		parallel(len(next), func(i int) {
-			if 2*i+1 == len(parts) {
-				next[i] = parts[2*i]
-				return
+	// The payload of an entry is its document and count.
+	pay := make([]uint64, len(keys))
+	rows := (&Matrix{Start: start}).rowRanges(workers)
+	parallel(len(rows)-1, func(w int) {
+		for d := rows[w]; d < rows[w+1]; d++ {
+			for i := start[d]; i < start[d+1]; i++ {
+				pay[i] = uint64(d)<<32 | uint64(vals[i])
 			}
-			next[i] = mergeDistinct(parts[2*i], parts[2*i+1])
-		})
-		parts = next
+		}
+	})
+	keys, pay = radixSort(slices.Clone(keys), pay, s.Bits*s.SeqLen, workers)
+	bySeq := &Matrix{Start: []int{0}, Col: make([]uint32, len(keys)), Val: make([]uint32, len(keys))}
+	l, mask := s.SeqLen, uint64(1)<<s.Bits-1
+	for i, k := range keys {
+		if i == 0 || k != keys[i-1] {
+			if i > 0 {
+				bySeq.Start = append(bySeq.Start, i)
+			}
+			for j := range l {
+				seqs = append(seqs, uint32(k>>(uint(l-1-j)*uint(s.Bits))&mask))
+			}
+		}
+		bySeq.Col[i], bySeq.Val[i] = uint32(pay[i]>>32), uint32(pay[i])
 	}
-	return parts[0]
+	if len(keys) > 0 {
+		bySeq.Start = append(bySeq.Start, len(keys))
+	}
+	return bySeq.ParallelTranspose(len(start)-1, workers), seqs
 }
 
-// mergeDistinct merges two increasing lists without repeats into one.
-func mergeDistinct(a, b []uint64) []uint64 {
-	out := make([]uint64, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		switch {
-		case a[0] < b[0]:
-			out, a = append(out, a[0]), a[1:]
-		case b[0] < a[0]:
-			out, b = append(out, b[0]), b[1:]
-		default:
-			out, a, b = append(out, a[0]), a[1:], b[1:]
+// radixDigit is the width of a radix sort digit in bits.
+const radixDigit = 11
+
+// radixSort sorts keys, and pay with them, by the keys' low keyBits bits,
+// stably, and returns the sorted slices (either the inputs or buffers of
+// the same length; the inputs are overwritten). Each pass, on up to
+// workers goroutines, counts a digit's values per chunk of the entries,
+// then places every chunk's entries, chunks in order.
+func radixSort(keys, pay []uint64, keyBits, workers int) ([]uint64, []uint64) {
+	n := len(keys)
+	workers = max(1, min(workers, n/4096+1))
+	k2, p2 := make([]uint64, n), make([]uint64, n)
+	chunk := func(w int) (int, int) { return n * w / workers, n * (w + 1) / workers }
+	at := make([][]int, workers)
+	for shift := 0; shift < keyBits; shift += radixDigit {
+		parallel(workers, func(w int) {
+			at[w] = make([]int, 1<<radixDigit)
+			lo, hi := chunk(w)
+			for _, k := range keys[lo:hi] {
+				at[w][k>>shift&(1<<radixDigit-1)]++
+			}
+		})
+		pos := 0
+		for d := range 1 << radixDigit {
+			for w := range at {
+				at[w][d], pos = pos, pos+at[w][d]
+			}
 		}
+		parallel(workers, func(w int) {
+			next := at[w]
+			lo, hi := chunk(w)
+			for i := lo; i < hi; i++ {
+				d := keys[i] >> shift & (1<<radixDigit - 1)
+				k2[next[d]], p2[next[d]] = keys[i], pay[i]
+				next[d]++
+			}
+		})
+		keys, k2, pay, p2 = k2, keys, p2, pay
 	}
-	return append(append(out, a...), b...)
+	return keys, pay
 }
