@@ -126,9 +126,9 @@ func (s *SeqLayout) Result(start []int, keys []uint64, vals []uint32, workers in
 // radixDigit is the width of a radix sort digit in bits.
 const radixDigit = 11
 
-// radixSort sorts keys, and pay with them, by the keys' low keyBits bits,
-// stably, and returns the sorted slices (either the inputs or buffers of
-// the same length; the inputs are overwritten). Each pass, on up to
+// radixSort sorts keys, all below 2^keyBits, and pay with them, stably,
+// and returns the sorted slices (either the inputs or buffers of the same
+// length; the inputs are overwritten). Each pass, on up to
 // workers goroutines, counts a digit's values per chunk of the entries,
 // then places every chunk's entries, chunks in order.
 func radixSort(keys, pay []uint64, keyBits, workers int) ([]uint64, []uint64) {

@@ -1,6 +1,7 @@
 package analytics
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -108,6 +109,39 @@ func TestSeqLayoutResult(t *testing.T) {
 						t.Fatalf("vectors %+v, want %+v", got, m)
 					}
 				})
+			}
+		}
+	}
+}
+
+// TestRadixSort compares radixSort with a stable sort.
+func TestRadixSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 36))
+	for _, n := range []int{0, 1, 100, 20000} {
+		for _, keyBits := range []int{1, 13, 51, 64} {
+			for _, workers := range []int{1, 3, 8} {
+				mask := ^uint64(0)
+				if keyBits < 64 {
+					mask = 1<<keyBits - 1
+				}
+				keys := make([]uint64, n)
+				for i := range keys {
+					keys[i] = r.Uint64() >> r.IntN(64) & mask // many small keys, some repeats
+				}
+				type entry struct{ key, pay uint64 }
+				want := make([]entry, n)
+				pay := make([]uint64, n)
+				for i, k := range keys {
+					pay[i] = uint64(i)
+					want[i] = entry{k, uint64(i)}
+				}
+				slices.SortStableFunc(want, func(a, b entry) int { return cmp.Compare(a.key, b.key) })
+				gotKeys, gotPay := radixSort(slices.Clone(keys), pay, keyBits, workers)
+				for i, e := range want {
+					if gotKeys[i] != e.key || gotPay[i] != e.pay {
+						t.Fatalf("n=%d bits=%d workers=%d: entry %d is (%x, %d), want (%x, %d)", n, keyBits, workers, i, gotKeys[i], gotPay[i], e.key, e.pay)
+					}
+				}
 			}
 		}
 	}
