@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 )
 
@@ -108,69 +107,25 @@ func (m *Matrix) Row(i int) ([]uint32, []uint32) {
 }
 
 // Transpose returns the transpose, with cols rows; each of its rows is
-// sorted by column, whatever the order within m's rows.
-func (m *Matrix) Transpose(cols int) *Matrix { return m.ParallelTranspose(cols, 1) }
-
-// ParallelTranspose is Transpose on up to workers goroutines: each counts
-// and then places the entries of a range of m's rows, the ranges in order,
-// so that the result is the same.
-func (m *Matrix) ParallelTranspose(cols, workers int) *Matrix {
+// sorted by column, whatever the order within m's rows (a counting sort:
+// count each column's entries, then place m's rows in order).
+func (m *Matrix) Transpose(cols int) *Matrix {
 	t := &Matrix{Start: make([]int, cols+1), Col: make([]uint32, len(m.Col)), Val: make([]uint32, len(m.Val))}
-	if m.Rows() <= 0 {
-		return t
+	for _, c := range m.Col {
+		t.Start[c+1]++
 	}
-	ranges := m.rowRanges(workers)
-	// at[w][c] counts range w's entries in column c, then becomes the
-	// position of its next one.
-	at := make([][]int, len(ranges)-1)
-	parallel(len(at), func(w int) {
-		at[w] = make([]int, cols)
-		for _, c := range m.Col[m.Start[ranges[w]]:m.Start[ranges[w+1]]] {
-			at[w][c]++
-		}
-	})
-	pos := 0
 	for c := range cols {
-		for w := range at {
-			at[w][c], pos = pos, pos+at[w][c]
-		}
-		t.Start[c+1] = pos
+		t.Start[c+1] += t.Start[c]
 	}
-	parallel(len(at), func(w int) {
-		next := at[w]
-		for r := ranges[w]; r < ranges[w+1]; r++ {
-			cs, vs := m.Row(r)
-			for i, c := range cs {
-				t.Col[next[c]] = uint32(r)
-				t.Val[next[c]] = vs[i]
-				next[c]++
-			}
+	next := slices.Clone(t.Start[:cols])
+	for r := range m.Rows() {
+		cs, vs := m.Row(r)
+		for i, c := range cs {
+			t.Col[next[c]], t.Val[next[c]] = uint32(r), vs[i]
+			next[c]++
 		}
-	})
+	}
 	return t
-}
-
-// rowRanges cuts the rows into at most workers ranges of about equal
-// entries: range w is rows [r[w], r[w+1]).
-func (m *Matrix) rowRanges(workers int) []int {
-	rows := m.Rows()
-	workers = max(1, min(workers, rows))
-	r := make([]int, workers+1)
-	for w := 1; w < workers; w++ {
-		row, _ := slices.BinarySearch(m.Start, len(m.Col)*w/workers)
-		r[w] = max(r[w-1], min(row, rows))
-	}
-	r[workers] = rows
-	return r
-}
-
-// parallel runs f(0) .. f(n-1) on n goroutines and waits for them.
-func parallel(n int, f func(int)) {
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() { f(i) })
-	}
-	wg.Wait()
 }
 
 // Estimate is the selector's cost estimate of each traversal, in units of
@@ -292,12 +247,8 @@ func Run(ctx context.Context, c *Corpus, task Task, opts Options) (*Result, erro
 }
 
 // Rank orders each row by value descending, then column ascending.
-func (m *Matrix) Rank() { m.ParallelRank(1) }
-
-// ParallelRank is Rank on up to workers goroutines, each ranking a range
-// of rows.
-func (m *Matrix) ParallelRank(workers int) {
-	m.sortRows(workers, func(a, b entry) int {
+func (m *Matrix) Rank() {
+	m.sortRows(func(a, b entry) int {
 		if c := cmp.Compare(b.val, a.val); c != 0 {
 			return c
 		}
@@ -308,27 +259,20 @@ func (m *Matrix) ParallelRank(workers int) {
 // entry is one (column, value) of a row.
 type entry struct{ col, val uint32 }
 
-// sortRows orders every row's entries by order, on up to workers
-// goroutines, each sorting a range of rows.
-func (m *Matrix) sortRows(workers int, order func(a, b entry) int) {
-	if m.Rows() <= 0 {
-		return
-	}
-	ranges := m.rowRanges(workers)
-	parallel(len(ranges)-1, func(w int) {
-		var buf []entry
-		for r := ranges[w]; r < ranges[w+1]; r++ {
-			cs, vs := m.Row(r)
-			buf = buf[:0]
-			for i, c := range cs {
-				buf = append(buf, entry{c, vs[i]})
-			}
-			slices.SortFunc(buf, order)
-			for i, e := range buf {
-				cs[i], vs[i] = e.col, e.val
-			}
+// sortRows orders every row's entries by order.
+func (m *Matrix) sortRows(order func(a, b entry) int) {
+	var buf []entry
+	for r := range m.Rows() {
+		cs, vs := m.Row(r)
+		buf = buf[:0]
+		for i, c := range cs {
+			buf = append(buf, entry{c, vs[i]})
 		}
-	})
+		slices.SortFunc(buf, order)
+		for i, e := range buf {
+			cs[i], vs[i] = e.col, e.val
+		}
+	}
 }
 
 // estimate returns the cost of a per-file task each way, in entries moved,

@@ -51,38 +51,36 @@ func plainTranspose(m *Matrix, cols int) *Matrix {
 	return t
 }
 
-func TestParallelTransposeAndRank(t *testing.T) {
+func TestTransposeAndRank(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	tests := []struct{ rows, cols, maxRow int }{
 		{0, 3, 0}, {1, 1, 1}, {3, 5, 0}, {7, 4, 4}, {50, 20, 15}, {200, 300, 60}, {1000, 50, 3},
 	}
 	for _, tt := range tests {
-		m := randomMatrix(r, tt.rows, tt.cols, tt.maxRow)
-		want := plainTranspose(m, tt.cols)
-		for _, workers := range []int{1, 2, 3, 7, 64} {
-			t.Run(fmt.Sprintf("%dx%d/%d-workers", tt.rows, tt.cols, workers), func(t *testing.T) {
-				got := m.ParallelTranspose(tt.cols, workers)
-				if !reflect.DeepEqual(got.Start, want.Start) || !slices.Equal(got.Col, want.Col) || !slices.Equal(got.Val, want.Val) {
-					t.Fatalf("ParallelTranspose = %+v, want %+v", got, want)
+		t.Run(fmt.Sprintf("%dx%d", tt.rows, tt.cols), func(t *testing.T) {
+			m := randomMatrix(r, tt.rows, tt.cols, tt.maxRow)
+			want := plainTranspose(m, tt.cols)
+			got := m.Transpose(tt.cols)
+			if !reflect.DeepEqual(got.Start, want.Start) || !slices.Equal(got.Col, want.Col) || !slices.Equal(got.Val, want.Val) {
+				t.Fatalf("Transpose = %+v, want %+v", got, want)
+			}
+			ranked := got.Transpose(tt.rows)
+			ranked.Rank()
+			for row := range ranked.Rows() {
+				cs, vs := ranked.Row(row)
+				wc, _ := m.Row(row)
+				if len(cs) != len(wc) {
+					t.Fatalf("row %d has %d entries after Rank, want %d", row, len(cs), len(wc))
 				}
-				ranked, seq := got.ParallelTranspose(tt.rows, 1), got.ParallelTranspose(tt.rows, 1)
-				ranked.ParallelRank(workers)
-				seq.Rank()
-				if !slices.Equal(ranked.Col, seq.Col) || !slices.Equal(ranked.Val, seq.Val) {
-					t.Fatalf("ParallelRank = %v %v, Rank = %v %v", ranked.Col, ranked.Val, seq.Col, seq.Val)
-				}
-				for row := range seq.Rows() {
-					cs, vs := seq.Row(row)
-					for i := 1; i < len(cs); i++ {
-						if vs[i] > vs[i-1] || (vs[i] == vs[i-1] && cs[i] <= cs[i-1]) {
-							t.Fatalf("row %d not ranked: %v %v", row, cs, vs)
-						}
+				for i := 1; i < len(cs); i++ {
+					if vs[i] > vs[i-1] || (vs[i] == vs[i-1] && cs[i] <= cs[i-1]) {
+						t.Fatalf("row %d not ranked: %v %v", row, cs, vs)
 					}
 				}
-			})
-		}
+			}
+		})
 	}
-	if got := (&Matrix{}).ParallelTranspose(2, 4); !slices.Equal(got.Start, []int{0, 0, 0}) {
+	if got := (&Matrix{}).Transpose(2); !slices.Equal(got.Start, []int{0, 0, 0}) {
 		t.Errorf("transpose of the zero Matrix = %+v", got)
 	}
 }

@@ -120,5 +120,5 @@ func plainSeqs(ctx context.Context, docs [][]uint32, numWords, l int) (*Matrix, 
 
 // SortRows sorts each row by column.
 func (m *Matrix) SortRows() {
-	m.sortRows(1, func(a, b entry) int { return cmp.Compare(a.col, b.col) })
+	m.sortRows(func(a, b entry) int { return cmp.Compare(a.col, b.col) })
 }

@@ -3,7 +3,6 @@ package analytics
 import (
 	"errors"
 	"math/bits"
-	"slices"
 
 	"github.com/gpusearch/gpusearch/analytics/sequitur"
 )
@@ -83,84 +82,15 @@ func (s *SeqLayout) Pack(words []uint32) uint64 {
 	return k
 }
 
-// Result turns per-document rows of (key, count) entries, row d being
-// keys[start[d]:start[d+1]] in any order and each key at most once a
-// row, into seqcount's result: sequence ids numbered in the sequences'
-// order, rows sorted by id, and the sequences (SeqLen words per id). It
-// runs on up to workers goroutines: the entries are sorted by key (keys
-// order as their sequences do) with a stable radix sort, which numbers the
-// sequences and leaves each one's documents in order; transposing that
-// sequence-by-document matrix gives the rows.
-func (s *SeqLayout) Result(start []int, keys []uint64, vals []uint32, workers int) (vectors *Matrix, seqs []uint32) {
-	workers = max(1, workers)
-	// The payload of an entry is its document and count.
-	pay := make([]uint64, len(keys))
-	rows := (&Matrix{Start: start}).rowRanges(workers)
-	parallel(len(rows)-1, func(w int) {
-		for d := rows[w]; d < rows[w+1]; d++ {
-			for i := start[d]; i < start[d+1]; i++ {
-				pay[i] = uint64(d)<<32 | uint64(vals[i])
-			}
-		}
-	})
-	keys, pay = radixSort(slices.Clone(keys), pay, s.Bits*s.SeqLen, workers)
-	bySeq := &Matrix{Start: []int{0}, Col: make([]uint32, len(keys)), Val: make([]uint32, len(keys))}
+// Unpack returns the words of the sequences keys packs, SeqLen a key.
+func (s *SeqLayout) Unpack(keys []uint64) []uint32 {
 	l, mask := s.SeqLen, uint64(1)<<s.Bits-1
+	seqs := make([]uint32, l*len(keys))
 	for i, k := range keys {
-		if i == 0 || k != keys[i-1] {
-			if i > 0 {
-				bySeq.Start = append(bySeq.Start, i)
-			}
-			for j := range l {
-				seqs = append(seqs, uint32(k>>(uint(l-1-j)*uint(s.Bits))&mask))
-			}
+		for j := l - 1; j >= 0; j-- {
+			seqs[i*l+j] = uint32(k & mask)
+			k >>= s.Bits
 		}
-		bySeq.Col[i], bySeq.Val[i] = uint32(pay[i]>>32), uint32(pay[i])
 	}
-	if len(keys) > 0 {
-		bySeq.Start = append(bySeq.Start, len(keys))
-	}
-	return bySeq.ParallelTranspose(len(start)-1, workers), seqs
-}
-
-// radixDigit is the width of a radix sort digit in bits.
-const radixDigit = 11
-
-// radixSort sorts keys, all below 2^keyBits, and pay with them, stably,
-// and returns the sorted slices (either the inputs or buffers of the same
-// length; the inputs are overwritten). Each pass, on up to
-// workers goroutines, counts a digit's values per chunk of the entries,
-// then places every chunk's entries, chunks in order.
-func radixSort(keys, pay []uint64, keyBits, workers int) ([]uint64, []uint64) {
-	n := len(keys)
-	workers = max(1, min(workers, n/4096+1))
-	k2, p2 := make([]uint64, n), make([]uint64, n)
-	chunk := func(w int) (int, int) { return n * w / workers, n * (w + 1) / workers }
-	at := make([][]int, workers)
-	for shift := 0; shift < keyBits; shift += radixDigit {
-		parallel(workers, func(w int) {
-			at[w] = make([]int, 1<<radixDigit)
-			lo, hi := chunk(w)
-			for _, k := range keys[lo:hi] {
-				at[w][k>>shift&(1<<radixDigit-1)]++
-			}
-		})
-		pos := 0
-		for d := range 1 << radixDigit {
-			for w := range at {
-				at[w][d], pos = pos, pos+at[w][d]
-			}
-		}
-		parallel(workers, func(w int) {
-			next := at[w]
-			lo, hi := chunk(w)
-			for i := lo; i < hi; i++ {
-				d := keys[i] >> shift & (1<<radixDigit - 1)
-				k2[next[d]], p2[next[d]] = keys[i], pay[i]
-				next[d]++
-			}
-		})
-		keys, k2, pay, p2 = k2, keys, p2, pay
-	}
-	return keys, pay
+	return seqs
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"time"
 	"unsafe"
 
@@ -313,25 +312,21 @@ func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
 	if err := a.checkFlag(); err != nil {
 		return err
 	}
-	start32, cols, vals32, compactTime, err := compact[uint32](a, filePool{"tadoc_", a.layout.FileOff, a.fileOff, a.fkeys, a.fvals})
+	rows, compactTime, err := compact[uint32](a, filePool{"tadoc_", a.layout.FileOff, a.fileOff, a.fkeys, a.fvals})
 	if err != nil {
 		return err
 	}
+	defer rows.free()
 	res.Kernels += compactTime
-	m := &analytics.Matrix{Start: start32, Col: cols, Val: vals32}
-	// The host's part uses every core: the transposes and the ranking split
-	// the rows among goroutines.
-	workers := runtime.GOMAXPROCS(0)
-	switch res.Task {
-	case analytics.TermVector:
-		// Two counting-sort transposes sort every row by word in linear
-		// time, where sorting each row would compare.
-		res.Vectors = m.ParallelTranspose(len(a.c.Dict), workers).ParallelTranspose(m.Rows(), workers)
-	default:
-		res.Postings = m.ParallelTranspose(len(a.c.Dict), workers)
-		if res.Task == analytics.RankedInvertedIndex {
-			res.Postings.ParallelRank(workers)
-		}
+	m, sortTime, err := a.assemble(res.Task, rows)
+	if err != nil {
+		return err
+	}
+	res.Kernels += sortTime
+	if res.Task == analytics.TermVector {
+		res.Vectors = m
+	} else {
+		res.Postings = m
 	}
 	res.Traverse = time.Since(start)
 	return nil
@@ -359,34 +354,53 @@ type filePool struct {
 	off, keys, vals *Buffer
 }
 
-// compact gathers the pool's filled slots, in pool order, into rows of a
-// CSR matrix, one per document, on the device, and copies only those
-// back: counts per chunk of slots (chunk_counts), each chunk's output base
-// from them on the host, then the ordered writes (compact) and each
-// document's first position (row_starts). It returns the rows' starts,
-// keys and values and the device time of its launches.
-func compact[K uint32 | uint64](a *AnalyticsCorpus, p filePool) (start []int, keys []K, vals []uint32, kernels time.Duration, err error) {
+// deviceRows is a document pool compacted on the device: document f's
+// entries are start[f]..start[f+1] of keys and vals (n in all); startBuf
+// holds start on the device.
+type deviceRows struct {
+	n                    int
+	start                []int
+	startBuf, keys, vals *Buffer
+}
+
+func (r *deviceRows) free() {
+	for _, b := range []*Buffer{r.startBuf, r.keys, r.vals} {
+		b.Free() // nil-safe
+	}
+}
+
+// compact gathers the pool's filled slots, in pool order, into rows, one
+// per document, on the device: counts per chunk of slots (chunk_counts),
+// each chunk's output base from them on the host, then the ordered writes
+// (compact) and each document's first position (row_starts). It returns
+// the rows and the device time of its launches.
+func compact[K uint32 | uint64](a *AnalyticsCorpus, p filePool) (*deviceRows, time.Duration, error) {
 	slots, files := p.fileOff[len(p.fileOff)-1], len(p.fileOff)-1
 	nchunks := int((slots + compactChunk - 1) / compactChunk)
-	var counts, base, rowStart, outKeys, outVals *Buffer
+	rows := &deviceRows{}
+	var counts, base *Buffer
+	ok := false
 	defer func() {
-		for _, b := range []*Buffer{counts, base, rowStart, outKeys, outVals} {
-			b.Free() // nil-safe
+		counts.Free() // nil-safe
+		base.Free()
+		if !ok {
+			rows.free()
 		}
 	}()
+	var err error
 	if counts, err = a.d.Alloc(4 * int64(nchunks)); err != nil {
-		return nil, nil, nil, 0, err
+		return nil, 0, err
 	}
 	fkeys, fvals := uint64(p.keys.ptr), uint64(p.vals.ptr)
 	countTime, err := a.d.timed(func() error {
 		return a.launch(p.prefix+"chunk_counts", nchunks, analyticsCTA, fkeys, slots, uint64(counts.ptr))
 	})
 	if err != nil {
-		return nil, nil, nil, 0, err
+		return nil, 0, err
 	}
 	n := make([]uint32, nchunks)
 	if err := counts.ReadUint32s(n); err != nil {
-		return nil, nil, nil, 0, err
+		return nil, 0, err
 	}
 	bases := make([]uint64, nchunks+1)
 	for c, k := range n {
@@ -394,47 +408,41 @@ func compact[K uint32 | uint64](a *AnalyticsCorpus, p filePool) (start []int, ke
 	}
 	filled := bases[nchunks]
 	if base, err = upload(a.d, bases); err != nil {
-		return nil, nil, nil, 0, err
+		return nil, 0, err
 	}
 	keySize := int64(unsafe.Sizeof(K(0)))
 	for _, u := range []struct {
 		dst  **Buffer
 		size int64
-	}{{&rowStart, 8 * int64(files+1)}, {&outKeys, keySize * int64(filled)}, {&outVals, 4 * int64(filled)}} {
+	}{{&rows.startBuf, 8 * int64(files+1)}, {&rows.keys, keySize * int64(filled)}, {&rows.vals, 4 * int64(filled)}} {
 		if *u.dst, err = a.d.Alloc(u.size); err != nil {
-			return nil, nil, nil, 0, err
+			return nil, 0, err
 		}
 	}
 	compactTime, err := a.d.timed(func() error {
 		if err := a.launch(p.prefix+"compact", nchunks, analyticsCTA, fkeys, fvals, slots, uint64(base.ptr),
-			uint64(outKeys.ptr), uint64(outVals.ptr)); err != nil {
+			uint64(rows.keys.ptr), uint64(rows.vals.ptr)); err != nil {
 			return err
 		}
 		return a.launch(p.prefix+"row_starts", files+1, 1, uint64(p.off.ptr), uint64(files), fkeys,
-			uint64(base.ptr), uint64(rowStart.ptr))
+			uint64(base.ptr), uint64(rows.startBuf.ptr))
 	})
 	if err != nil {
-		return nil, nil, nil, 0, err
+		return nil, 0, err
 	}
 	starts := make([]uint64, files+1)
-	keys, vals = make([]K, filled), make([]uint32, filled)
-	if err := read(rowStart, starts); err != nil {
-		return nil, nil, nil, 0, err
-	}
-	if err := read(outKeys, keys); err != nil {
-		return nil, nil, nil, 0, err
-	}
-	if err := read(outVals, vals); err != nil {
-		return nil, nil, nil, 0, err
+	if err := read(rows.startBuf, starts); err != nil {
+		return nil, 0, err
 	}
 	if starts[0] != 0 || starts[files] != filled {
-		return nil, nil, nil, 0, fmt.Errorf("gpu: compaction gave rows %d..%d for %d entries", starts[0], starts[files], filled)
+		return nil, 0, fmt.Errorf("gpu: compaction gave rows %d..%d for %d entries", starts[0], starts[files], filled)
 	}
-	start = make([]int, files+1)
+	rows.n, rows.start = int(filled), make([]int, files+1)
 	for f, s := range starts {
-		start[f] = int(s)
+		rows.start[f] = int(s)
 	}
-	return start, keys, vals, countTime + compactTime, nil
+	ok = true
+	return rows, countTime + compactTime, nil
 }
 
 // read copies the start of the buffer into dst.

@@ -4,7 +4,6 @@ package gpu
 
 import (
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/gpusearch/gpusearch/analytics"
@@ -149,13 +148,17 @@ func (a *AnalyticsCorpus) seqCounts(res *analytics.Result) error {
 	if err := a.checkFlag(); err != nil {
 		return err
 	}
-	rows, keys, vals, compactTime, err := compact[uint64](a, filePool{"tadoc_seq_", l.FileOff, s.fileOff, s.fkeys, s.fvals})
+	rows, compactTime, err := compact[uint64](a, filePool{"tadoc_seq_", l.FileOff, s.fileOff, s.fkeys, s.fvals})
 	if err != nil {
 		return err
 	}
-	res.Kernels += compactTime
-	// Numbering the sequences and sorting the rows by them uses every core.
-	res.Vectors, res.Seqs = l.Result(rows, keys, vals, runtime.GOMAXPROCS(0))
+	defer rows.free()
+	var sortTime time.Duration
+	res.Vectors, res.Seqs, sortTime, err = a.assembleSeqs(l, rows)
+	if err != nil {
+		return err
+	}
+	res.Kernels += compactTime + sortTime
 	res.Traverse = time.Since(start)
 	return nil
 }

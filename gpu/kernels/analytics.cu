@@ -528,3 +528,255 @@ extern "C" __global__ void tadoc_seq_row_starts(const u64 *file_off, u64 nfiles,
 						u64 *row_start) {
 	row_starts(file_off, nfiles, fkeys, base, row_start);
 }
+
+// Sorting and assembly on the device. A task's result leaves the device
+// as the rows of a CSR matrix already in their final order, so that the
+// host only copies it: the compacted (document, key, count) entries become
+// (sort key, payload) pairs (tadoc_pairs, tadoc_seq_pairs), a stable
+// least-significant-digit radix sort orders them (SORT_BITS a pass:
+// sort_histogram, an exclusive scan of the per-tile counts, sort_scatter),
+// and small kernels cut rows (tadoc_csr_starts) and split payloads
+// (tadoc_split). seqcount numbers its sequences in between (tadoc_seq_heads,
+// a scan, tadoc_seq_ids) and sorts once more, by document.
+
+#define SORT_BITS 8
+#define SORT_BUCKETS (1u << SORT_BITS)
+#define SORT_TILE 2048u // entries per warp
+#define SORT_WARPS 8    // warps per CTA of 256 threads
+
+// sort_histogram: one warp per tile of SORT_TILE entries counts the
+// tile's digits (bits shift .. shift+SORT_BITS of each key) into
+// counts[digit * ntiles + tile], so that an exclusive scan of counts gives
+// every (digit, tile) its first output position.
+extern "C" __global__ void sort_histogram(const u64 *keys, u64 n, u64 shift, u64 ntiles, u32 *counts) {
+	__shared__ u32 hist[SORT_WARPS][SORT_BUCKETS];
+	u32 warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
+	u64 tile = (u64)blockIdx.x * SORT_WARPS + warp;
+	if (tile >= ntiles) {
+		return;
+	}
+	for (u32 d = lane; d < SORT_BUCKETS; d += WARP) {
+		hist[warp][d] = 0;
+	}
+	__syncwarp();
+	u64 lo = tile * SORT_TILE, hi = min64(lo + SORT_TILE, n);
+	for (u64 i = lo + lane; i < hi; i += WARP) {
+		atomicAdd(&hist[warp][(keys[i] >> shift) & (SORT_BUCKETS - 1)], 1u);
+	}
+	__syncwarp();
+	for (u32 d = lane; d < SORT_BUCKETS; d += WARP) {
+		counts[(u64)d * ntiles + tile] = hist[warp][d];
+	}
+}
+
+// sort_scatter: one warp per tile writes each entry to its digit's next
+// position, 32 entries a round in order: lanes with the same digit
+// (__match_any_sync) take consecutive positions by lane, so the sort is
+// stable.
+extern "C" __global__ void sort_scatter(const u64 *keys, const u64 *pays, u64 n, u64 shift, u64 ntiles,
+					const u32 *offsets, u64 *out_keys, u64 *out_pays) {
+	__shared__ u32 next[SORT_WARPS][SORT_BUCKETS];
+	u32 warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
+	u64 tile = (u64)blockIdx.x * SORT_WARPS + warp;
+	if (tile >= ntiles) {
+		return;
+	}
+	for (u32 d = lane; d < SORT_BUCKETS; d += WARP) {
+		next[warp][d] = offsets[(u64)d * ntiles + tile];
+	}
+	__syncwarp();
+	u64 lo = tile * SORT_TILE, hi = min64(lo + SORT_TILE, n);
+	for (u64 base = lo; base < hi; base += WARP) {
+		u64 i = base + lane;
+		bool in = i < hi;
+		u64 k = in ? keys[i] : 0;
+		u32 d = in ? (u32)((k >> shift) & (SORT_BUCKETS - 1)) : SORT_BUCKETS;
+		u32 peers = __match_any_sync(0xffffffffu, d);
+		u32 pos = in ? next[warp][d] + __popc(peers & ((1u << lane) - 1)) : 0;
+		__syncwarp();
+		if (in && (peers >> lane) == 1) { // the group's last lane
+			next[warp][d] += __popc(peers);
+		}
+		__syncwarp();
+		if (in) {
+			out_keys[pos] = k;
+			out_pays[pos] = pays[i];
+		}
+	}
+}
+
+// Exclusive scan of n u32 values in place, in three launches: scan_sums
+// (one CTA per block of SCAN_BLOCK values writes its total), scan_blocks
+// (one CTA scans the totals) and scan_apply (one CTA per block scans it
+// from its total's prefix). Totals fit in 32 bits (n entries at most).
+
+#define SCAN_BLOCK 8192u
+
+// cta_scan returns the exclusive prefix of x over the CTA's threads (256)
+// and sets *total to their sum, for every thread.
+__device__ u32 cta_scan(u32 x, u32 *total) {
+	__shared__ u32 warp_sum[MAX_WARPS];
+	u32 lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, warps = blockDim.x / WARP;
+	u32 in = x;
+	for (u32 d = 1; d < WARP; d <<= 1) {
+		u32 y = __shfl_up_sync(0xffffffffu, in, d);
+		if (lane >= d) {
+			in += y;
+		}
+	}
+	if (lane == WARP - 1) {
+		warp_sum[warp] = in;
+	}
+	__syncthreads();
+	u32 before = 0, all = 0;
+	for (u32 w = 0; w < warps; w++) {
+		before += w < warp ? warp_sum[w] : 0;
+		all += warp_sum[w];
+	}
+	__syncthreads();
+	*total = all;
+	return before + in - x;
+}
+
+extern "C" __global__ void scan_sums(const u32 *v, u64 n, u32 *sums) {
+	u64 lo = (u64)blockIdx.x * SCAN_BLOCK, hi = min64(lo + SCAN_BLOCK, n);
+	u32 s = 0, total;
+	for (u64 i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+		s += v[i];
+	}
+	cta_scan(s, &total);
+	if (threadIdx.x == 0) {
+		sums[blockIdx.x] = total;
+	}
+}
+
+extern "C" __global__ void scan_blocks(u32 *sums, u64 nblocks) {
+	u32 base = 0;
+	for (u64 first = 0; first < nblocks; first += blockDim.x) {
+		u64 i = first + threadIdx.x;
+		u32 x = i < nblocks ? sums[i] : 0, total;
+		u32 p = cta_scan(x, &total);
+		if (i < nblocks) {
+			sums[i] = base + p;
+		}
+		base += total;
+	}
+}
+
+extern "C" __global__ void scan_apply(u32 *v, u64 n, const u32 *sums) {
+	u64 lo = (u64)blockIdx.x * SCAN_BLOCK, hi = min64(lo + SCAN_BLOCK, n);
+	u32 base = sums[blockIdx.x];
+	for (u64 first = lo; first < hi; first += blockDim.x) {
+		u64 i = first + threadIdx.x;
+		u32 x = i < hi ? v[i] : 0, total;
+		u32 p = cta_scan(x, &total);
+		if (i < hi) {
+			v[i] = base + p;
+		}
+		base += total;
+	}
+}
+
+// Pairs from the compacted rows: one warp per document f, whose entries
+// are row_start[f] .. row_start[f+1] of keys/vals. mode 0 (invindex):
+// key word, payload f:count; 1 (rankedinv): key word:~count, payload
+// f:count; 2 (termvector): key f:word (word_bits bits for the word),
+// payload word:count. tadoc_seq_pairs: key the sequence, payload f:count.
+template <class K, class Pair>
+__device__ void pairs(const u64 *row_start, u64 nfiles, const K *keys, const u32 *vals, u64 *out_keys, u64 *out_pays,
+		      Pair pair) {
+	u64 f = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / WARP;
+	if (f >= nfiles) {
+		return;
+	}
+	for (u64 i = row_start[f] + threadIdx.x % WARP; i < row_start[f + 1]; i += WARP) {
+		pair(f, keys[i], vals[i], &out_keys[i], &out_pays[i]);
+	}
+}
+
+extern "C" __global__ void tadoc_pairs(const u64 *row_start, u64 nfiles, const u32 *keys, const u32 *vals, u64 mode,
+				       u64 word_bits, u64 *out_keys, u64 *out_pays) {
+	pairs(row_start, nfiles, keys, vals, out_keys, out_pays, [&](u64 f, u32 w, u32 c, u64 *k, u64 *p) {
+		switch (mode) {
+		case 0:
+			*k = w;
+			*p = f << 32 | c;
+			break;
+		case 1:
+			*k = (u64)w << 32 | (u32)~c;
+			*p = f << 32 | c;
+			break;
+		default:
+			*k = f << word_bits | w;
+			*p = (u64)w << 32 | c;
+		}
+	});
+}
+
+extern "C" __global__ void tadoc_seq_pairs(const u64 *row_start, u64 nfiles, const u64 *keys, const u32 *vals,
+					   u64 *out_keys, u64 *out_pays) {
+	pairs(row_start, nfiles, keys, vals, out_keys, out_pays, [&](u64 f, u64 s, u32 c, u64 *k, u64 *p) {
+		*k = s;
+		*p = f << 32 | c;
+	});
+}
+
+// tadoc_csr_starts: keys sorted, row r of the result holds the entries
+// whose key >> shift is r: one thread per entry i sets start[r] = i for
+// the rows from the previous entry's (exclusive) to its own (inclusive),
+// and the last entry closes the rows after it; start has rows+1 slots.
+extern "C" __global__ void tadoc_csr_starts(const u64 *keys, u64 n, u64 shift, u64 rows, u64 *start) {
+	u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n) {
+		return;
+	}
+	u64 r = keys[i] >> shift, from = i == 0 ? 0 : (keys[i - 1] >> shift) + 1;
+	for (u64 q = from; q <= r; q++) {
+		start[q] = i;
+	}
+	if (i == n - 1) {
+		for (u64 q = r + 1; q <= rows; q++) {
+			start[q] = n;
+		}
+	}
+}
+
+// tadoc_split: col[i] = pays[i] >> 32, val[i] = the low half.
+extern "C" __global__ void tadoc_split(const u64 *pays, u64 n, u32 *col, u32 *val) {
+	u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		col[i] = (u32)(pays[i] >> 32);
+		val[i] = (u32)pays[i];
+	}
+}
+
+// tadoc_seq_heads: head[i] = 1 where sorted key i differs from key i-1
+// (a new sequence), else 0, for i < n, and head[n] = 0; an exclusive scan
+// of head[0..n] then numbers the sequences and counts them in head[n].
+extern "C" __global__ void tadoc_seq_heads(const u64 *keys, u64 n, u32 *head) {
+	u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i <= n) {
+		head[i] = i < n && (i == 0 || keys[i] != keys[i - 1]);
+	}
+}
+
+// tadoc_seq_ids: keys sorted and before[i] the sequences that start before
+// entry i (the exclusive scan of tadoc_seq_heads), entry i's sequence is
+// number before[i] - 1, or before[i] when it starts one, whose key goes to
+// distinct[id]; the entry is rewritten into out_keys/out_pays as key its
+// document, payload id:count, ready to be sorted by document.
+extern "C" __global__ void tadoc_seq_ids(const u64 *keys, const u64 *pays, u64 n, const u32 *before,
+					 u64 *distinct, u64 *out_keys, u64 *out_pays) {
+	u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n) {
+		return;
+	}
+	u64 k = keys[i];
+	bool head = i == 0 || k != keys[i - 1];
+	u64 id = before[i] - (head ? 0 : 1);
+	if (head) {
+		distinct[id] = k;
+	}
+	out_keys[i] = pays[i] >> 32;
+	out_pays[i] = id << 32 | (u32)pays[i];
+}

@@ -1,0 +1,258 @@
+//go:build cuda
+
+package gpu
+
+import (
+	"fmt"
+	"math/bits"
+	"time"
+	"unsafe"
+
+	"gorgonia.org/cu"
+
+	"github.com/gpusearch/gpusearch/analytics"
+)
+
+// The radix sort's and the scan's shapes (SORT_BITS, SORT_TILE,
+// SORT_BUCKETS and SCAN_BLOCK in kernels/analytics.cu).
+const (
+	sortBits    = 8
+	sortBuckets = 1 << sortBits
+	sortTile    = 2048
+	scanBlock   = 8192
+)
+
+// pairs is n (key, payload) pairs on the device, in k and p, with k2 and
+// p2 the radix sort's other buffers and counts and sums its scratch.
+type pairs struct {
+	n, ntiles    int
+	k, p, k2, p2 *Buffer
+	counts, sums *Buffer
+}
+
+// newPairs allocates the buffers of n pairs and their sort; its scan
+// scratch also serves a scan of n+1 values.
+func (a *AnalyticsCorpus) newPairs(n int) (*pairs, error) {
+	pr := &pairs{n: n, ntiles: (n + sortTile - 1) / sortTile}
+	scans := max(sortBuckets*pr.ntiles, n+1)
+	for _, u := range []struct {
+		dst  **Buffer
+		size int64
+	}{
+		{&pr.k, 8 * int64(n)}, {&pr.p, 8 * int64(n)}, {&pr.k2, 8 * int64(n)}, {&pr.p2, 8 * int64(n)},
+		{&pr.counts, 4 * int64(sortBuckets*pr.ntiles)}, {&pr.sums, 4 * int64((scans+scanBlock-1)/scanBlock)},
+	} {
+		var err error
+		if *u.dst, err = a.d.Alloc(u.size); err != nil {
+			pr.free()
+			return nil, err
+		}
+	}
+	return pr, nil
+}
+
+func (pr *pairs) free() {
+	for _, b := range []*Buffer{pr.k, pr.p, pr.k2, pr.p2, pr.counts, pr.sums} {
+		b.Free() // nil-safe
+	}
+}
+
+// swap makes k2 and p2 the pairs.
+func (pr *pairs) swap() { pr.k, pr.k2, pr.p, pr.p2 = pr.k2, pr.k, pr.p2, pr.p }
+
+// sortPairs sorts the pairs by key, stably, keys being below 2^keyBits:
+// a pass per SORT_BITS digit, from the lowest. It only launches (inside a
+// timed section).
+func (a *AnalyticsCorpus) sortPairs(pr *pairs, keyBits int) error {
+	for shift := 0; shift < keyBits; shift += sortBits {
+		if err := a.launch("sort_histogram", pr.ntiles, 32, uint64(pr.k.ptr), uint64(pr.n), uint64(shift),
+			uint64(pr.ntiles), uint64(pr.counts.ptr)); err != nil {
+			return err
+		}
+		if err := a.scan(pr.counts, sortBuckets*pr.ntiles, pr.sums); err != nil {
+			return err
+		}
+		if err := a.launch("sort_scatter", pr.ntiles, 32, uint64(pr.k.ptr), uint64(pr.p.ptr), uint64(pr.n), uint64(shift),
+			uint64(pr.ntiles), uint64(pr.counts.ptr), uint64(pr.k2.ptr), uint64(pr.p2.ptr)); err != nil {
+			return err
+		}
+		pr.swap()
+	}
+	return nil
+}
+
+// scan replaces the first m uint32 of v by their exclusive prefix sums,
+// with sums (m/SCAN_BLOCK rounded up) as scratch. It only launches.
+func (a *AnalyticsCorpus) scan(v *Buffer, m int, sums *Buffer) error {
+	blocks := (m + scanBlock - 1) / scanBlock
+	if err := a.launch("scan_sums", blocks, analyticsCTA, uint64(v.ptr), uint64(m), uint64(sums.ptr)); err != nil {
+		return err
+	}
+	if err := a.launch("scan_blocks", 1, analyticsCTA, uint64(sums.ptr), uint64(blocks)); err != nil {
+		return err
+	}
+	return a.launch("scan_apply", blocks, analyticsCTA, uint64(v.ptr), uint64(m), uint64(sums.ptr))
+}
+
+// assemble turns a word task's compacted rows into its result on the
+// device: pairs keyed so that one stable sort puts them in the result's
+// order (invindex: by word, documents staying in order; rankedinv: by
+// word, then count descending; termvector: by document, then word), rows
+// cut from the sorted keys, payloads split into columns and values. Only
+// the result is copied back. It returns the device time too.
+func (a *AnalyticsCorpus) assemble(task analytics.Task, rows *deviceRows) (*analytics.Matrix, time.Duration, error) {
+	files, words := len(rows.start)-1, len(a.c.Dict)
+	wordBits := bits.Len(uint(words))
+	mode, keyBits, shift := 0, wordBits, 0
+	switch task {
+	case analytics.RankedInvertedIndex:
+		mode, keyBits, shift = 1, 32+wordBits, 32
+	case analytics.TermVector:
+		mode, keyBits = 2, bits.Len(uint(files))+wordBits
+	}
+	m := &analytics.Matrix{Start: rows.start, Col: make([]uint32, rows.n), Val: make([]uint32, rows.n)}
+	if task != analytics.TermVector {
+		m.Start = make([]int, words+1)
+	}
+	if rows.n == 0 {
+		return m, 0, nil
+	}
+	pr, err := a.newPairs(rows.n)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer pr.free()
+	var starts *Buffer
+	if task != analytics.TermVector {
+		if starts, err = a.d.Alloc(8 * int64(words+1)); err != nil {
+			return nil, 0, err
+		}
+		defer starts.Free()
+	}
+	n := uint64(rows.n)
+	t, err := a.d.timed(func() error {
+		if err := a.launch("tadoc_pairs", files, 32, uint64(rows.startBuf.ptr), uint64(files), uint64(rows.keys.ptr),
+			uint64(rows.vals.ptr), uint64(mode), uint64(wordBits), uint64(pr.k.ptr), uint64(pr.p.ptr)); err != nil {
+			return err
+		}
+		if err := a.sortPairs(pr, keyBits); err != nil {
+			return err
+		}
+		if starts != nil {
+			if err := a.launch("tadoc_csr_starts", rows.n, 1, uint64(pr.k.ptr), n, uint64(shift), uint64(words),
+				uint64(starts.ptr)); err != nil {
+				return err
+			}
+		}
+		return a.launch("tadoc_split", rows.n, 1, uint64(pr.p.ptr), n, uint64(rows.keys.ptr), uint64(rows.vals.ptr))
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := a.readRows(m, rows, starts); err != nil {
+		return nil, 0, err
+	}
+	return m, t, nil
+}
+
+// readRows copies the split columns and values (in rows.keys and
+// rows.vals) into m, and the row starts when starts holds them.
+func (a *AnalyticsCorpus) readRows(m *analytics.Matrix, rows *deviceRows, starts *Buffer) error {
+	if err := read(rows.keys, m.Col); err != nil {
+		return err
+	}
+	if err := read(rows.vals, m.Val); err != nil {
+		return err
+	}
+	if starts == nil {
+		return nil
+	}
+	s := make([]uint64, len(m.Start))
+	if err := read(starts, s); err != nil {
+		return err
+	}
+	for i, v := range s {
+		m.Start[i] = int(v)
+	}
+	return nil
+}
+
+// assembleSeqs turns seqcount's compacted rows into its result on the
+// device: pairs keyed by sequence and sorted, sequences numbered in key
+// order (heads, a scan, ids), the pairs keyed by document and sorted again,
+// so that each document's row lists its sequence ids in order. Only the
+// rows and the distinct sequences are copied back; the host unpacks the
+// sequences. It returns the device time too.
+func (a *AnalyticsCorpus) assembleSeqs(l *analytics.SeqLayout, rows *deviceRows) (*analytics.Matrix, []uint32, time.Duration, error) {
+	files := len(rows.start) - 1
+	m := &analytics.Matrix{Start: rows.start, Col: make([]uint32, rows.n), Val: make([]uint32, rows.n)}
+	if rows.n == 0 {
+		return m, nil, 0, nil
+	}
+	pr, err := a.newPairs(rows.n)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	defer pr.free()
+	var heads, distinct *Buffer
+	defer func() {
+		heads.Free() // nil-safe
+		distinct.Free()
+	}()
+	if heads, err = a.d.Alloc(4 * int64(rows.n+1)); err != nil {
+		return nil, nil, 0, err
+	}
+	if distinct, err = a.d.Alloc(8 * int64(rows.n)); err != nil {
+		return nil, nil, 0, err
+	}
+	n := uint64(rows.n)
+	t, err := a.d.timed(func() error {
+		if err := a.launch("tadoc_seq_pairs", files, 32, uint64(rows.startBuf.ptr), uint64(files), uint64(rows.keys.ptr),
+			uint64(rows.vals.ptr), uint64(pr.k.ptr), uint64(pr.p.ptr)); err != nil {
+			return err
+		}
+		if err := a.sortPairs(pr, l.Bits*l.SeqLen); err != nil {
+			return err
+		}
+		if err := a.launch("tadoc_seq_heads", rows.n+1, 1, uint64(pr.k.ptr), n, uint64(heads.ptr)); err != nil {
+			return err
+		}
+		if err := a.scan(heads, rows.n+1, pr.sums); err != nil {
+			return err
+		}
+		if err := a.launch("tadoc_seq_ids", rows.n, 1, uint64(pr.k.ptr), uint64(pr.p.ptr), n, uint64(heads.ptr),
+			uint64(distinct.ptr), uint64(pr.k2.ptr), uint64(pr.p2.ptr)); err != nil {
+			return err
+		}
+		pr.swap()
+		if err := a.sortPairs(pr, bits.Len(uint(files))); err != nil {
+			return err
+		}
+		return a.launch("tadoc_split", rows.n, 1, uint64(pr.p.ptr), n, uint64(rows.keys.ptr), uint64(rows.vals.ptr))
+	})
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if err := a.readRows(m, rows, nil); err != nil {
+		return nil, nil, 0, err
+	}
+	count, err := heads.uint32At(rows.n)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	keys := make([]uint64, count)
+	if err := read(distinct, keys); err != nil {
+		return nil, nil, 0, err
+	}
+	return m, l.Unpack(keys), t, nil
+}
+
+// uint32At reads the i-th uint32 of the buffer.
+func (b *Buffer) uint32At(i int) (uint32, error) {
+	if int64(4*i+4) > b.size {
+		return 0, fmt.Errorf("gpu: read of uint32 %d from a %d-byte buffer", i, b.size)
+	}
+	var v uint32
+	err := b.d.do(func() error { return cu.MemcpyDtoH(unsafe.Pointer(&v), b.ptr+cu.DevicePtr(4*i), 4) })
+	return v, err
+}
