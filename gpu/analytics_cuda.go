@@ -27,6 +27,8 @@ var analyticsKernels = []string{
 	"tadoc_chunk_counts", "tadoc_compact", "tadoc_row_starts",
 	"tadoc_seq_tables_threads", "tadoc_seq_tables_groups", "tadoc_seq_files",
 	"tadoc_seq_chunk_counts", "tadoc_seq_compact", "tadoc_seq_row_starts",
+	"sort_histogram", "sort_scatter", "scan_sums", "scan_blocks", "scan_apply",
+	"tadoc_pairs", "tadoc_csr_starts", "tadoc_split", "tadoc_seq_pairs", "tadoc_seq_heads", "tadoc_seq_ids",
 }
 
 // AnalyticsCorpus is a compressed corpus resident on a device with its
@@ -217,8 +219,12 @@ func (a *AnalyticsCorpus) launch(name string, n, per int, args ...uint64) error 
 	for i := range args {
 		ptrs[i] = unsafe.Pointer(&args[i])
 	}
+	fn, ok := a.fns[name]
+	if !ok {
+		return fmt.Errorf("gpu: launch %s: not among the loaded kernels", name)
+	}
 	grid := (n*per + analyticsCTA - 1) / analyticsCTA
-	if err := a.fns[name].Launch(grid, 1, 1, analyticsCTA, 1, 1, 0, cu.Stream{}, ptrs); err != nil {
+	if err := fn.Launch(grid, 1, 1, analyticsCTA, 1, 1, 0, cu.Stream{}, ptrs); err != nil {
 		return fmt.Errorf("gpu: launch %s: %w", name, err)
 	}
 	return nil
