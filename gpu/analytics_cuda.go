@@ -21,16 +21,6 @@ const (
 	emptySlot    = ^uint32(0)
 )
 
-var analyticsKernels = []string{
-	"tadoc_root_weights", "tadoc_topdown_threads", "tadoc_topdown_groups",
-	"tadoc_tables_threads", "tadoc_tables_groups", "tadoc_files",
-	"tadoc_chunk_counts", "tadoc_compact", "tadoc_row_starts",
-	"tadoc_seq_tables_threads", "tadoc_seq_tables_groups", "tadoc_seq_files",
-	"tadoc_seq_chunk_counts", "tadoc_seq_compact", "tadoc_seq_row_starts",
-	"sort_histogram", "sort_scatter", "scan_sums", "scan_blocks", "scan_apply",
-	"tadoc_pairs", "tadoc_csr_starts", "tadoc_split", "tadoc_seq_pairs", "tadoc_seq_heads", "tadoc_seq_ids",
-}
-
 // AnalyticsCorpus is a compressed corpus resident on a device with its
 // layout (rules by level) and its pools of hash tables, for analytics
 // without decompression (kernels/analytics.cu).

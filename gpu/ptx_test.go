@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -67,5 +69,23 @@ func TestRecordedHash(t *testing.T) {
 				t.Errorf("recordedHash(%q) = %q, %v, want %q, %v", tt.ptx, got, ok, tt.want, tt.ok)
 			}
 		})
+	}
+}
+
+// TestAnalyticsKernelsListed checks that the analytics engine loads every
+// kernel of the committed analytics.ptx, and only those.
+func TestAnalyticsKernelsListed(t *testing.T) {
+	ptx, err := kernelFS.ReadFile("kernels/analytics.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []string
+	for _, m := range regexp.MustCompile(`\.entry (\w+)\(`).FindAllSubmatch(ptx, -1) {
+		entries = append(entries, string(m[1]))
+	}
+	slices.Sort(entries)
+	listed := slices.Sorted(slices.Values(analyticsKernels))
+	if !slices.Equal(entries, listed) {
+		t.Errorf("analytics.ptx has kernels %v, analyticsKernels lists %v", entries, listed)
 	}
 }
