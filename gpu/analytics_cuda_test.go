@@ -54,6 +54,23 @@ func analyticsCorpora(t *testing.T) map[string]*analytics.Corpus {
 		}
 		out[tc.name] = b.Corpus(analytics.Meta{})
 	}
+	// A long passage of short repeated phrases, in three documents: its
+	// rule's body refers to many small rules, which a warp merges.
+	var phrase []string
+	for range 1500 {
+		i := r.IntN(40)
+		phrase = append(phrase, fmt.Sprint("a", i), fmt.Sprint("b", i%7), fmt.Sprint("c", i%5))
+		if r.IntN(3) == 0 {
+			phrase = append(phrase, fmt.Sprint("x", r.IntN(1000)))
+		}
+	}
+	b := analytics.NewBuilder()
+	for d, words := range [][]string{phrase, {"start"}, append([]string{"q"}, phrase...), phrase[:len(phrase)/2]} {
+		if err := b.AddDoc(fmt.Sprintf("doc%d", d), words); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out["long rule of small rules"] = b.Corpus(analytics.Meta{})
 	c, _, err := analytics.Compress(context.Background(), filepath.Join("..", "examples", "crawl"), analytics.CompressOptions{NoGzip: true})
 	if err != nil {
 		t.Fatal(err)

@@ -255,12 +255,60 @@ struct SeqItems {
 	}
 };
 
+// fill_warp merges the child tables of syms[from..to) with a warp, 32
+// symbols a round: the round's children's entries are numbered through a
+// warp scan of their counts and dealt out to the lanes evenly, each lane
+// finding the child of its entry by a binary search over the lanes'
+// prefix sums. A long body of small children keeps every lane busy (one
+// symbol at a time, a lane per entry, would leave most of them idle).
+template <class K, class Put>
+__device__ void fill_warp(const u32 *syms, u32 from, u32 to, u32 lane, const u64 *table_off, const K *keys,
+			  const u32 *vals, const u32 *used, Put &put) {
+	for (u32 base = from; base < to; base += WARP) {
+		u32 j = base + lane, n = 0;
+		u64 off = 0;
+		if (j < to && (syms[j] & RULE)) {
+			u32 c = syms[j] & ~RULE;
+			n = used[c];
+			off = table_off[c];
+		}
+		u32 incl = n; // inclusive prefix of n over the lanes
+		for (u32 d = 1; d < WARP; d <<= 1) {
+			u32 y = __shfl_up_sync(0xffffffffu, incl, d);
+			if (lane >= d) {
+				incl += y;
+			}
+		}
+		u32 total = __shfl_sync(0xffffffffu, incl, WARP - 1);
+		for (u32 first = 0; first < total; first += WARP) {
+			u32 e = first + lane, src = 0; // src: the lanes whose entries all come before e
+			for (u32 step = WARP / 2; step > 0; step >>= 1) {
+				if (__shfl_sync(0xffffffffu, incl, src + step - 1) <= e) {
+					src += step;
+				}
+			}
+			u64 o = __shfl_sync(0xffffffffu, off, src);
+			u32 before = __shfl_sync(0xffffffffu, incl - n, src);
+			if (e < total) {
+				u64 q = o + (e - before);
+				put(keys[q], vals[q]);
+			}
+		}
+	}
+}
+
 // fill puts the own items of syms[from..to) and the entries of the
-// tables of the child rules among them, lane of stride.
+// tables of the child rules among them, lane of stride (1: a thread alone;
+// WARP: a warp, see fill_warp; else a CTA, its threads striding over each
+// child's entries in turn).
 template <class K, class Own, class Put>
 __device__ void fill(const Own &own, const u32 *syms, u32 from, u32 to, u32 end, u32 lane, u32 stride,
 		     const u64 *table_off, const K *keys, const u32 *vals, const u32 *used, Put &put) {
 	own(syms, from, to, end, lane, stride, put);
+	if (stride == WARP) {
+		fill_warp(syms, from, to, lane, table_off, keys, vals, used, put);
+		return;
+	}
 	for (u32 j = from; j < to; j++) {
 		u32 s = syms[j];
 		if (!(s & RULE)) {
