@@ -34,7 +34,8 @@ type AnalyticsCorpus struct {
 	ruleStart, body, root, fileStart, rules, tableOff, fileOff, chunks *Buffer
 	weight, counts, keys, vals, used, fkeys, fvals, errFlag            *Buffer
 
-	seq *seqPools // seqcount's, for the last sequence length run
+	seq *seqPools     // seqcount's, for the last sequence length run
+	td  *topDownPools // top-down's, once a task has run top-down
 }
 
 // UploadCorpus computes c's layout, copies its grammar to the device and
@@ -145,7 +146,10 @@ func upload[T uint32 | uint64](d *Device, src []T) (*Buffer, error) {
 // Free releases the corpus's device memory.
 func (a *AnalyticsCorpus) Free() error {
 	first := a.seq.free()
-	a.seq = nil
+	if err := a.td.free(); err != nil && first == nil {
+		first = err
+	}
+	a.seq, a.td = nil, nil
 	for _, b := range []*Buffer{a.ruleStart, a.body, a.root, a.fileStart, a.rules, a.tableOff, a.fileOff, a.chunks,
 		a.weight, a.counts, a.keys, a.vals, a.used, a.fkeys, a.fvals, a.errFlag} {
 		if err := b.Free(); err != nil && first == nil {
@@ -177,18 +181,15 @@ func (a *AnalyticsCorpus) Run(ctx context.Context, task analytics.Task, opts ana
 		}
 		res.Traversal = analytics.TopDown
 		err = a.wordCounts(res)
-	case analytics.InvertedIndex, analytics.TermVector, analytics.RankedInvertedIndex:
-		if opts.Traversal == analytics.TopDown {
-			return nil, fmt.Errorf("%w: %s top-down", ErrAnalyticsTask, task)
+	case analytics.InvertedIndex, analytics.TermVector, analytics.RankedInvertedIndex, analytics.SeqCount:
+		if res.Traversal, err = a.traversal(task, opts.Traversal); err != nil {
+			return nil, err
 		}
-		res.Traversal = analytics.BottomUp
-		err = a.tables(res)
-	case analytics.SeqCount:
-		if opts.Traversal == analytics.TopDown {
-			return nil, fmt.Errorf("%w: %s top-down", ErrAnalyticsTask, task)
+		if task == analytics.SeqCount {
+			err = a.seqCounts(res)
+		} else {
+			err = a.tables(res)
 		}
-		res.Traversal = analytics.BottomUp
-		err = a.seqCounts(res)
 	default:
 		return nil, fmt.Errorf("%w: %s", ErrAnalyticsTask, task)
 	}
@@ -272,43 +273,39 @@ func (a *AnalyticsCorpus) wordCounts(res *analytics.Result) error {
 	return nil
 }
 
-// tables runs the bottom-up per-document word tables.
+// tables runs the per-document word tables, bottom-up or top-down
+// (res.Traversal).
 func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
 	start := time.Now()
-	for _, f := range []struct {
-		b *Buffer
-		v uint32
-	}{{a.keys, emptySlot}, {a.vals, 0}, {a.used, 0}, {a.fkeys, emptySlot}, {a.fvals, 0}, {a.errFlag, 0}} {
-		if err := f.b.Fill32(f.v); err != nil {
+	pool := filePool{"tadoc_", a.layout.FileOff, a.fileOff, a.fkeys, a.fvals}
+	clear := []*Buffer{a.keys, a.fkeys}
+	zero := []*Buffer{a.vals, a.used, a.fvals, a.errFlag}
+	launches := a.bottomUpTables
+	if res.Traversal == analytics.TopDown {
+		td, err := a.topDownPools(true)
+		if err != nil {
 			return err
 		}
+		pool = filePool{"tadoc_", td.fileOff, td.off, td.keys, td.vals}
+		clear, zero = []*Buffer{td.keys}, []*Buffer{td.vals, td.weight, a.errFlag}
+		launches = func() error { return a.topDownTables(td) }
+	}
+	if err := fill(clear, emptySlot); err != nil {
+		return err
+	}
+	if err := fill(zero, 0); err != nil {
+		return err
 	}
 	res.Init = time.Since(start)
 	start = time.Now()
-	ruleStart, body, tableOff := uint64(a.ruleStart.ptr), uint64(a.body.ptr), uint64(a.tableOff.ptr)
-	keys, vals, used, errFlag := uint64(a.keys.ptr), uint64(a.vals.ptr), uint64(a.used.ptr), uint64(a.errFlag.ptr)
 	var err error
-	res.Kernels, err = a.d.timed(func() error {
-		for l := range a.layout.Levels {
-			rules, n := levelRules(a.layout, a.rules, l, false)
-			if err := a.launch("tadoc_tables_threads", n, 1, rules, uint64(n), ruleStart, body, tableOff, keys, vals, used, errFlag); err != nil {
-				return err
-			}
-			rules, n = levelRules(a.layout, a.rules, l, true)
-			if err := a.launch("tadoc_tables_groups", n, 32, rules, uint64(n), ruleStart, body, tableOff, keys, vals, used, errFlag); err != nil {
-				return err
-			}
-		}
-		return a.launch("tadoc_files", a.nchunks, analyticsCTA, uint64(a.chunks.ptr), uint64(a.nchunks), uint64(a.root.ptr),
-			uint64(a.fileStart.ptr), tableOff, keys, vals, used, uint64(a.fileOff.ptr), uint64(a.fkeys.ptr), uint64(a.fvals.ptr), errFlag)
-	})
-	if err != nil {
+	if res.Kernels, err = a.d.timed(launches); err != nil {
 		return err
 	}
 	if err := a.checkFlag(); err != nil {
 		return err
 	}
-	rows, compactTime, err := compact[uint32](a, filePool{"tadoc_", a.layout.FileOff, a.fileOff, a.fkeys, a.fvals})
+	rows, compactTime, err := compact[uint32](a, pool)
 	if err != nil {
 		return err
 	}
@@ -326,6 +323,149 @@ func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
 	}
 	res.Traverse = time.Since(start)
 	return nil
+}
+
+// fill sets every 32-bit word of the buffers to v.
+func fill(bufs []*Buffer, v uint32) error {
+	for _, b := range bufs {
+		if err := b.Fill32(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bottomUpTables launches the bottom-up word tables: rule tables level by
+// level from the bottom, then the documents' tables from them.
+func (a *AnalyticsCorpus) bottomUpTables() error {
+	ruleStart, body, tableOff := uint64(a.ruleStart.ptr), uint64(a.body.ptr), uint64(a.tableOff.ptr)
+	keys, vals, used, errFlag := uint64(a.keys.ptr), uint64(a.vals.ptr), uint64(a.used.ptr), uint64(a.errFlag.ptr)
+	for l := range a.layout.Levels {
+		rules, n := levelRules(a.layout, a.rules, l, false)
+		if err := a.launch("tadoc_tables_threads", n, 1, rules, uint64(n), ruleStart, body, tableOff, keys, vals, used, errFlag); err != nil {
+			return err
+		}
+		rules, n = levelRules(a.layout, a.rules, l, true)
+		if err := a.launch("tadoc_tables_groups", n, 32, rules, uint64(n), ruleStart, body, tableOff, keys, vals, used, errFlag); err != nil {
+			return err
+		}
+	}
+	return a.launch("tadoc_files", a.nchunks, analyticsCTA, uint64(a.chunks.ptr), uint64(a.nchunks), uint64(a.root.ptr),
+		uint64(a.fileStart.ptr), tableOff, keys, vals, used, uint64(a.fileOff.ptr), uint64(a.fkeys.ptr), uint64(a.fvals.ptr), errFlag)
+}
+
+// topDownTables launches the top-down word tables: the documents' own
+// words and the weights of the rules their roots name, then levels from
+// the top down, each rule putting its words into the dense tables of the
+// documents it occurs in.
+func (a *AnalyticsCorpus) topDownTables(td *topDownPools) error {
+	files, words := uint64(a.c.Grammar.NumFiles()), uint64(len(a.c.Dict))
+	weight, keys, vals := uint64(td.weight.ptr), uint64(td.keys.ptr), uint64(td.vals.ptr)
+	if err := a.launch("tadoc_td_files", a.nchunks, analyticsCTA, uint64(a.chunks.ptr), uint64(a.nchunks), uint64(a.root.ptr),
+		uint64(a.fileStart.ptr), weight, files, keys, vals, words); err != nil {
+		return err
+	}
+	for l := a.layout.Levels - 1; l >= 0; l-- {
+		for _, k := range []struct {
+			name  string
+			group bool
+			per   int
+		}{{"tadoc_td_threads", false, 1}, {"tadoc_td_groups", true, 32}} {
+			rules, n := levelRules(a.layout, a.rules, l, k.group)
+			if err := a.launch(k.name, n, k.per, rules, uint64(n), uint64(a.ruleStart.ptr), uint64(a.body.ptr),
+				weight, files, keys, vals, words); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Top-down per-document tables keep a weight per (rule, document) and, for
+// word tasks, a dense table per document: topDownMaxEntries bounds each
+// (rules x documents, words x documents). Auto takes top-down when it fits
+// and the documents are at most topDownFiles, the paper's case for it
+// (few long files), bottom-up otherwise.
+const (
+	topDownMaxEntries = 1 << 27
+	topDownFiles      = 64
+)
+
+// traversal returns the traversal of a per-document task: the one asked
+// for, or Auto's choice.
+func (a *AnalyticsCorpus) traversal(task analytics.Task, asked analytics.Traversal) (analytics.Traversal, error) {
+	g := a.c.Grammar
+	files := uint64(g.NumFiles())
+	fits := files*uint64(g.NumRules()) <= topDownMaxEntries &&
+		(task == analytics.SeqCount || files*uint64(len(a.c.Dict)) <= topDownMaxEntries)
+	switch {
+	case asked == analytics.BottomUp, asked == analytics.Auto && (!fits || files > topDownFiles):
+		return analytics.BottomUp, nil
+	case !fits:
+		return 0, fmt.Errorf("%w: %s top-down over %d documents, %d rules and %d words (at most %d weights or table slots)",
+			ErrAnalyticsTask, task, files, g.NumRules(), len(a.c.Dict), topDownMaxEntries)
+	}
+	return analytics.TopDown, nil
+}
+
+// topDownPools holds top-down's buffers: the (rule, document) weights
+// and, once a word task has run top-down, the dense word tables (document
+// f's slots are fileOff[f] = f x words onwards; off holds fileOff).
+type topDownPools struct {
+	weight          *Buffer
+	fileOff         []uint64
+	off, keys, vals *Buffer
+}
+
+// topDownPools returns the corpus's top-down buffers, allocating them on
+// first use (the dense word tables only when words is set).
+func (a *AnalyticsCorpus) topDownPools(words bool) (*topDownPools, error) {
+	g := a.c.Grammar
+	if a.td == nil {
+		w, err := a.d.Alloc(4 * int64(g.NumRules()) * int64(g.NumFiles()))
+		if err != nil {
+			return nil, fmt.Errorf("gpu: top-down weights: %w", err)
+		}
+		a.td = &topDownPools{weight: w}
+	}
+	td := a.td
+	if !words || td.keys != nil {
+		return td, nil
+	}
+	n := uint64(len(a.c.Dict))
+	td.fileOff = make([]uint64, g.NumFiles()+1)
+	for f := range td.fileOff {
+		td.fileOff[f] = uint64(f) * n
+	}
+	slots := int64(td.fileOff[g.NumFiles()])
+	var err error
+	if td.off, err = upload(a.d, td.fileOff); err == nil {
+		if td.keys, err = a.d.Alloc(4 * slots); err == nil {
+			td.vals, err = a.d.Alloc(4 * slots)
+		}
+	}
+	if err != nil {
+		td.freeTables()
+		return nil, fmt.Errorf("gpu: top-down tables: %w", err)
+	}
+	return td, nil
+}
+
+// freeTables releases the dense word tables.
+func (td *topDownPools) freeTables() {
+	for _, b := range []*Buffer{td.off, td.keys, td.vals} {
+		b.Free() // nil-safe
+	}
+	td.off, td.keys, td.vals = nil, nil, nil
+}
+
+// free releases every buffer; a nil td has none.
+func (td *topDownPools) free() error {
+	if td == nil {
+		return nil
+	}
+	td.freeTables()
+	return td.weight.Free()
 }
 
 // checkFlag fails if a kernel found a hash table full.

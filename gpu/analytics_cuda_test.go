@@ -3,6 +3,7 @@
 package gpu
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -106,23 +107,36 @@ func TestAnalyticsMatchesCPU(t *testing.T) {
 			type job struct {
 				task analytics.Task
 				l    int
+				trav analytics.Traversal
 			}
 			var jobs []job
-			for _, task := range []analytics.Task{analytics.WordCount, analytics.Sort, analytics.InvertedIndex,
-				analytics.TermVector, analytics.RankedInvertedIndex} {
-				jobs = append(jobs, job{task, 0})
+			for _, task := range []analytics.Task{analytics.WordCount, analytics.Sort} {
+				jobs = append(jobs, job{task, 0, analytics.Auto})
 			}
-			// seqcount for several lengths, one twice after another (its
-			// pools are prepared again), the default length last.
-			for _, l := range []int{1, 2, 4, 2, 3} {
-				jobs = append(jobs, job{analytics.SeqCount, l})
+			for _, trav := range []analytics.Traversal{analytics.Auto, analytics.BottomUp, analytics.TopDown} {
+				for _, task := range []analytics.Task{analytics.InvertedIndex, analytics.TermVector, analytics.RankedInvertedIndex} {
+					jobs = append(jobs, job{task, 0, trav})
+				}
+				// seqcount for several lengths, one twice after another
+				// (its pools are prepared again), the default length last.
+				for _, l := range []int{1, 2, 4, 2, 3} {
+					jobs = append(jobs, job{analytics.SeqCount, l, trav})
+				}
+			}
+			// Auto takes top-down for a few documents, bottom-up for many.
+			autoTrav := analytics.BottomUp
+			if c.Grammar.NumFiles() <= topDownFiles {
+				autoTrav = analytics.TopDown
 			}
 			for _, j := range jobs {
-				opts := analytics.Options{SeqLen: j.l}
+				opts := analytics.Options{SeqLen: j.l, Traversal: j.trav}
 				for run := range 2 { // a second run must find its buffers cleared
 					got, err := a.Run(ctx, j.task, opts)
 					if err != nil {
-						t.Fatalf("%s (l=%d): %v", j.task, j.l, err)
+						t.Fatalf("%s (l=%d, %s): %v", j.task, j.l, j.trav, err)
+					}
+					if want := cmp.Or(j.trav, autoTrav); j.task != analytics.WordCount && j.task != analytics.Sort && got.Traversal != want {
+						t.Errorf("%s (%s) ran %s, want %s", j.task, j.trav, got.Traversal, want)
 					}
 					want, err := analytics.Run(ctx, c, j.task, opts)
 					if err != nil {
@@ -130,19 +144,17 @@ func TestAnalyticsMatchesCPU(t *testing.T) {
 					}
 					if !slices.Equal(got.Counts, want.Counts) || !equalMatrix(got.Postings, want.Postings) ||
 						!equalMatrix(got.Vectors, want.Vectors) || !slices.Equal(got.Seqs, want.Seqs) {
-						t.Errorf("%s (l=%d, run %d): GPU result differs from the CPU's", j.task, j.l, run)
+						t.Errorf("%s (l=%d, %s, run %d): GPU result differs from the CPU's", j.task, j.l, got.Traversal, run)
 					}
-					t.Logf("%s (l=%d): %d entries, kernels %v, total %v", j.task, j.l, got.Entries(), got.Kernels, got.Init+got.Traverse)
+					t.Logf("%s (l=%d, %s): %d entries, kernels %v, total %v", j.task, j.l, got.Traversal, got.Entries(), got.Kernels, got.Init+got.Traverse)
 				}
 			}
 			for _, tc := range []struct {
 				task analytics.Task
 				opts analytics.Options
 			}{
-				{analytics.SeqCount, analytics.Options{Traversal: analytics.TopDown}},
 				{analytics.SeqCount, analytics.Options{SeqLen: MaxGPUSeqLen + 1}},
 				{analytics.WordCount, analytics.Options{Traversal: analytics.BottomUp}},
-				{analytics.InvertedIndex, analytics.Options{Traversal: analytics.TopDown}},
 			} {
 				if _, err := a.Run(ctx, tc.task, tc.opts); !errors.Is(err, ErrAnalyticsTask) {
 					t.Errorf("Run(%s, %+v) error = %v, want ErrAnalyticsTask", tc.task, tc.opts, err)

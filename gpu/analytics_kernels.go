@@ -10,4 +10,6 @@ var analyticsKernels = []string{
 	"tadoc_seq_chunk_counts", "tadoc_seq_compact", "tadoc_seq_row_starts",
 	"sort_histogram", "sort_scatter", "scan_sums", "scan_blocks", "scan_apply",
 	"tadoc_pairs", "tadoc_csr_starts", "tadoc_split", "tadoc_seq_pairs", "tadoc_seq_heads", "tadoc_seq_ids",
+	"tadoc_td_files", "tadoc_td_threads", "tadoc_td_groups",
+	"tadoc_seq_td_files", "tadoc_seq_td_threads", "tadoc_seq_td_groups",
 }

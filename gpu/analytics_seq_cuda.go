@@ -99,50 +99,37 @@ func (a *AnalyticsCorpus) seqPoolsFor(l int) (*seqPools, error) {
 	return s, nil
 }
 
-// seqCounts runs the bottom-up per-document sequence tables. Init
-// includes preparing the pools when this is the first run with this
-// sequence length.
+// seqCounts runs the per-document sequence tables, bottom-up or top-down
+// (res.Traversal). Init includes preparing the pools when this is the
+// first run with this sequence length.
 func (a *AnalyticsCorpus) seqCounts(res *analytics.Result) error {
 	start := time.Now()
 	s, err := a.seqPoolsFor(res.SeqLen)
 	if err != nil {
 		return err
 	}
-	for _, f := range []struct {
-		b *Buffer
-		v uint32
-	}{{s.keys, emptySlot}, {s.vals, 0}, {s.used, 0}, {s.fkeys, emptySlot}, {s.fvals, 0}, {a.errFlag, 0}} {
-		if err := f.b.Fill32(f.v); err != nil {
+	clear, zero := []*Buffer{s.fkeys}, []*Buffer{s.fvals, a.errFlag}
+	launches := func() error { return a.bottomUpSeqs(s) }
+	if res.Traversal == analytics.TopDown {
+		td, err := a.topDownPools(false)
+		if err != nil {
 			return err
 		}
+		zero = append(zero, td.weight)
+		launches = func() error { return a.topDownSeqs(s, td) }
+	} else {
+		clear, zero = append(clear, s.keys), append(zero, s.vals, s.used)
+	}
+	if err := fill(clear, emptySlot); err != nil {
+		return err
+	}
+	if err := fill(zero, 0); err != nil {
+		return err
 	}
 	res.Init = time.Since(start)
 	start = time.Now()
 	l := s.layout
-	seq := []uint64{uint64(s.lens.ptr), uint64(s.head.ptr), uint64(s.tail.ptr), uint64(s.hlen.ptr), uint64(s.tlen.ptr),
-		uint64(l.SeqLen), uint64(l.Bits)}
-	tables := []uint64{uint64(s.tableOff.ptr), uint64(s.keys.ptr), uint64(s.vals.ptr), uint64(s.used.ptr)}
-	errFlag := uint64(a.errFlag.ptr)
-	res.Kernels, err = a.d.timed(func() error {
-		for lv := range l.Levels {
-			for _, k := range []struct {
-				name  string
-				group bool
-				per   int
-			}{{"tadoc_seq_tables_threads", false, 1}, {"tadoc_seq_tables_groups", true, 32}} {
-				rules, n := levelRules(l.Layout, s.rules, lv, k.group)
-				args := append([]uint64{rules, uint64(n), uint64(a.ruleStart.ptr), uint64(a.body.ptr)}, seq...)
-				args = append(append(args, tables...), errFlag)
-				if err := a.launch(k.name, n, k.per, args...); err != nil {
-					return err
-				}
-			}
-		}
-		args := append([]uint64{uint64(a.chunks.ptr), uint64(a.nchunks), uint64(a.root.ptr), uint64(a.fileStart.ptr)}, seq...)
-		args = append(append(args, tables...), uint64(s.fileOff.ptr), uint64(s.fkeys.ptr), uint64(s.fvals.ptr), errFlag)
-		return a.launch("tadoc_seq_files", a.nchunks, analyticsCTA, args...)
-	})
-	if err != nil {
+	if res.Kernels, err = a.d.timed(launches); err != nil {
 		return err
 	}
 	if err := a.checkFlag(); err != nil {
@@ -160,5 +147,61 @@ func (a *AnalyticsCorpus) seqCounts(res *analytics.Result) error {
 	}
 	res.Kernels += compactTime + sortTime
 	res.Traverse = time.Since(start)
+	return nil
+}
+
+// seqArgs are the kernels' arguments that describe the sequences.
+func (s *seqPools) seqArgs() []uint64 {
+	return []uint64{uint64(s.lens.ptr), uint64(s.head.ptr), uint64(s.tail.ptr), uint64(s.hlen.ptr), uint64(s.tlen.ptr),
+		uint64(s.layout.SeqLen), uint64(s.layout.Bits)}
+}
+
+// bottomUpSeqs launches the bottom-up sequence tables: rule tables level
+// by level from the bottom, then the documents' tables from them.
+func (a *AnalyticsCorpus) bottomUpSeqs(s *seqPools) error {
+	tables := []uint64{uint64(s.tableOff.ptr), uint64(s.keys.ptr), uint64(s.vals.ptr), uint64(s.used.ptr)}
+	errFlag := uint64(a.errFlag.ptr)
+	for lv := range s.layout.Levels {
+		for _, k := range []struct {
+			name  string
+			group bool
+			per   int
+		}{{"tadoc_seq_tables_threads", false, 1}, {"tadoc_seq_tables_groups", true, 32}} {
+			rules, n := levelRules(s.layout.Layout, s.rules, lv, k.group)
+			args := append([]uint64{rules, uint64(n), uint64(a.ruleStart.ptr), uint64(a.body.ptr)}, s.seqArgs()...)
+			if err := a.launch(k.name, n, k.per, append(append(args, tables...), errFlag)...); err != nil {
+				return err
+			}
+		}
+	}
+	args := append([]uint64{uint64(a.chunks.ptr), uint64(a.nchunks), uint64(a.root.ptr), uint64(a.fileStart.ptr)}, s.seqArgs()...)
+	args = append(append(args, tables...), uint64(s.fileOff.ptr), uint64(s.fkeys.ptr), uint64(s.fvals.ptr), errFlag)
+	return a.launch("tadoc_seq_files", a.nchunks, analyticsCTA, args...)
+}
+
+// topDownSeqs launches the top-down sequence tables: the documents' own
+// windows and the weights of the rules their roots name, then levels from
+// the top down, each rule putting its own windows, times its weight, into
+// the tables of the documents it occurs in.
+func (a *AnalyticsCorpus) topDownSeqs(s *seqPools, td *topDownPools) error {
+	docs := []uint64{uint64(td.weight.ptr), uint64(a.c.Grammar.NumFiles()), uint64(s.fileOff.ptr), uint64(s.fkeys.ptr),
+		uint64(s.fvals.ptr), uint64(a.errFlag.ptr)}
+	args := append([]uint64{uint64(a.chunks.ptr), uint64(a.nchunks), uint64(a.root.ptr), uint64(a.fileStart.ptr)}, s.seqArgs()...)
+	if err := a.launch("tadoc_seq_td_files", a.nchunks, analyticsCTA, append(args, docs...)...); err != nil {
+		return err
+	}
+	for lv := s.layout.Levels - 1; lv >= 0; lv-- {
+		for _, k := range []struct {
+			name  string
+			group bool
+			per   int
+		}{{"tadoc_seq_td_threads", false, 1}, {"tadoc_seq_td_groups", true, 32}} {
+			rules, n := levelRules(s.layout.Layout, s.rules, lv, k.group)
+			args := append([]uint64{rules, uint64(n), uint64(a.ruleStart.ptr), uint64(a.body.ptr)}, s.seqArgs()...)
+			if err := a.launch(k.name, n, k.per, append(args, docs...)...); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }

@@ -470,6 +470,131 @@ extern "C" __global__ void tadoc_seq_files(const u32 *chunks, u64 nchunks, const
 	file_table(own, chunks, nchunks, root, file_start, table_off, keys, vals, used, file_off, fkeys, fvals, err);
 }
 
+// Per-document tables top-down, for corpora of few documents (the
+// paper's choice for few long files): weight[r * nfiles + f] counts rule
+// r's expansions in document f. The documents' root chunks seed the
+// weights and put their own items (tadoc_td_files, a CTA per chunk); then
+// levels from the top down put each rule's own items into the tables of
+// the documents it occurs in, times its weight there, and add its weights
+// to its children's (tadoc_td_threads, tadoc_td_groups). No rule tables
+// are built. Word tables are dense (document f's slot for word w is
+// f * words + w, so that compaction leaves them sorted), sequence tables
+// are the bottom-up engine's document pool.
+
+// DenseTables: document f's count of word k at f * words + k.
+struct DenseTables {
+	u32 *keys, *vals;
+	u64 words;
+	__device__ void put(u64 f, u32 k, u32 v) const {
+		u64 i = f * words + k;
+		atomicAdd(&vals[i], v);
+		keys[i] = k;
+	}
+};
+
+// HashTables: document f's hash table is slots file_off[f] ..
+// file_off[f+1] of keys and vals.
+struct HashTables {
+	const u64 *file_off;
+	u64 *keys;
+	u32 *vals, *err;
+	__device__ void put(u64 f, u64 k, u32 v) const {
+		u64 off = file_off[f];
+		put_shared(keys + off, vals + off, file_off[f + 1] - off, k, v, err);
+	}
+};
+
+template <class Own, class Tables>
+__device__ void td_files(const Own &own, const Tables &t, const u32 *chunks, u64 nchunks, const u32 *root,
+			 const u32 *file_start, u32 *weight, u64 nfiles) {
+	u64 i = blockIdx.x;
+	if (i >= nchunks) {
+		return;
+	}
+	u32 f = chunks[3 * i], start = chunks[3 * i + 1], end = chunks[3 * i + 2];
+	auto put = [&](auto k, u32 v) { t.put(f, k, v); };
+	own(root, start, end, file_start[f + 1], threadIdx.x, blockDim.x, put);
+	for (u32 j = start + threadIdx.x; j < end; j += blockDim.x) {
+		if (root[j] & RULE) {
+			atomicAdd(&weight[(u64)(root[j] & ~RULE) * nfiles + f], 1u);
+		}
+	}
+}
+
+// td_rule: rule r, whose weights are final (its parents are on higher
+// levels), lane of stride.
+template <class Own, class Tables>
+__device__ void td_rule(const Own &own, const Tables &t, u32 r, u32 lane, u32 stride, const u32 *rule_start,
+			const u32 *body, u32 *weight, u64 nfiles) {
+	u32 from = rule_start[r], to = rule_start[r + 1];
+	for (u64 f = 0; f < nfiles; f++) {
+		u32 w = weight[(u64)r * nfiles + f];
+		if (w == 0) {
+			continue;
+		}
+		auto put = [&](auto k, u32 v) { t.put(f, k, v * w); };
+		own(body, from, to, to, lane, stride, put);
+		for (u32 j = from + lane; j < to; j += stride) {
+			if (body[j] & RULE) {
+				atomicAdd(&weight[(u64)(body[j] & ~RULE) * nfiles + f], w);
+			}
+		}
+	}
+}
+
+extern "C" __global__ void tadoc_td_files(const u32 *chunks, u64 nchunks, const u32 *root, const u32 *file_start,
+					  u32 *weight, u64 nfiles, u32 *keys, u32 *vals, u64 words) {
+	td_files(WordItems{}, DenseTables{keys, vals, words}, chunks, nchunks, root, file_start, weight, nfiles);
+}
+
+extern "C" __global__ void tadoc_td_threads(const u32 *rules, u64 n, const u32 *rule_start, const u32 *body,
+					    u32 *weight, u64 nfiles, u32 *keys, u32 *vals, u64 words) {
+	u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+	if (i < n) {
+		td_rule(WordItems{}, DenseTables{keys, vals, words}, rules[i], 0, 1, rule_start, body, weight, nfiles);
+	}
+}
+
+extern "C" __global__ void tadoc_td_groups(const u32 *rules, u64 n, const u32 *rule_start, const u32 *body,
+					   u32 *weight, u64 nfiles, u32 *keys, u32 *vals, u64 words) {
+	u64 g = (blockIdx.x * (u64)blockDim.x + threadIdx.x) / WARP;
+	if (g < n) {
+		td_rule(WordItems{}, DenseTables{keys, vals, words}, rules[g], threadIdx.x % WARP, WARP, rule_start, body,
+			weight, nfiles);
+	}
+}
+
+extern "C" __global__ void tadoc_seq_td_files(const u32 *chunks, u64 nchunks, const u32 *root, const u32 *file_start,
+					      const u64 *lens, const u32 *head, const u32 *tail, const u32 *hlen,
+					      const u32 *tlen, u64 l, u64 bits, u32 *weight, u64 nfiles,
+					      const u64 *file_off, u64 *keys, u32 *vals, u32 *err) {
+	SeqItems own{lens, head, tail, hlen, tlen, (u32)l, (u32)bits};
+	td_files(own, HashTables{file_off, keys, vals, err}, chunks, nchunks, root, file_start, weight, nfiles);
+}
+
+extern "C" __global__ void tadoc_seq_td_threads(const u32 *rules, u64 n, const u32 *rule_start, const u32 *body,
+						const u64 *lens, const u32 *head, const u32 *tail, const u32 *hlen,
+						const u32 *tlen, u64 l, u64 bits, u32 *weight, u64 nfiles,
+						const u64 *file_off, u64 *keys, u32 *vals, u32 *err) {
+	u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+	if (i < n) {
+		SeqItems own{lens, head, tail, hlen, tlen, (u32)l, (u32)bits};
+		td_rule(own, HashTables{file_off, keys, vals, err}, rules[i], 0, 1, rule_start, body, weight, nfiles);
+	}
+}
+
+extern "C" __global__ void tadoc_seq_td_groups(const u32 *rules, u64 n, const u32 *rule_start, const u32 *body,
+					       const u64 *lens, const u32 *head, const u32 *tail, const u32 *hlen,
+					       const u32 *tlen, u64 l, u64 bits, u32 *weight, u64 nfiles,
+					       const u64 *file_off, u64 *keys, u32 *vals, u32 *err) {
+	u64 g = (blockIdx.x * (u64)blockDim.x + threadIdx.x) / WARP;
+	if (g < n) {
+		SeqItems own{lens, head, tail, hlen, tlen, (u32)l, (u32)bits};
+		td_rule(own, HashTables{file_off, keys, vals, err}, rules[g], threadIdx.x % WARP, WARP, rule_start, body,
+			weight, nfiles);
+	}
+}
+
 // Compaction of the document pool. The pool is cut into chunks of
 // COMPACT_CHUNK slots, one CTA each: tadoc_chunk_counts counts each chunk's
 // filled slots, the host turns the counts into each chunk's first output
