@@ -12,10 +12,11 @@
 #      source-sha256 header, ready to commit) and run all the gpu package's
 #      tests against it (lib.sh's fresh_ptx_and_tests), and a ptxas
 #      resource report of analytics.cu;
-#   2. per corpus and task: gpusearch analyze on the GPU and on the CPU,
-#      each on the compressed corpus and on the plain one, --repeat 3, one
-#      key=value line per run, into analytics-<corpus>.log;
-#   3. print the best total per corpus, task, engine and form last.
+#   2. per corpus and task: gpusearch analyze on the GPU (its own choice of
+#      traversal, then each traversal asked for) and on the CPU, each on the
+#      compressed corpus and on the plain one, --repeat 3, one key=value
+#      line per run, into analytics-<corpus>.log;
+#   3. print the best total per corpus, task, engine, form and traversal last.
 # $OUT gets the PTX and analytics.tgz (everything else, console.log included).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -44,7 +45,8 @@ tmo() {
 		log=$R/analytics-$name.log
 		stamp "corpus $name"
 		for task in wordcount sort invindex termvector rankedinv seqcount; do
-			for mode in "--engine gpu" "--engine gpu --plain" "--engine cpu" "--engine cpu --plain"; do
+			for mode in "--engine gpu" "--engine gpu --traversal topdown" "--engine gpu --traversal bottomup" \
+				"--engine gpu --plain" "--engine cpu" "--engine cpu --plain"; do
 				echo "# $task $mode" >>"$log"
 				timeout "$(tmo 60)" .device/gpusearch analyze --task $task $mode --discard --repeat 3 "$dir" >>"$log" 2>&1
 			done
@@ -55,9 +57,9 @@ tmo() {
 	grep -E '^(--- FAIL|FAIL|ok|PASS)' "$R/gpu-test.log" | head -20
 	for log in "$R"/analytics-*.log; do
 		[ -f "$log" ] || continue
-		echo "== $(basename "$log" .log): best total_ms (kernels_ms) per task, engine, form"
-		sed -n 's/.*task=\([a-z]*\) engine=\([a-z]*\) form=\([a-z]*\).*kernels_ms=\([0-9.]*\) total_ms=\([0-9.]*\).*/\1 \2 \3 \5 \4/p' "$log" |
-			sort -k1,1 -k2,2 -k3,3 -k4,4n | awk '!seen[$1" "$2" "$3]++ {printf "%-11s %-4s %-10s %10s ms  (kernels %s ms)\n", $1, $2, $3, $4, $5}'
+		echo "== $(basename "$log" .log): best total_ms (kernels_ms) per task, engine, form, traversal"
+		sed -n 's/.*task=\([a-z]*\) engine=\([a-z]*\) form=\([a-z]*\) traversal=\([a-z]*\).*kernels_ms=\([0-9.]*\) total_ms=\([0-9.]*\).*/\1 \2 \3 \4 \6 \5/p' "$log" |
+			sort -k1,1 -k2,2 -k3,3 -k4,4 -k5,5n | awk '!seen[$1" "$2" "$3" "$4]++ {printf "%-11s %-4s %-10s %-8s %10s ms  (kernels %s ms)\n", $1, $2, $3, $4, $5, $6}'
 	done
 } 2>&1 | tee "$R/console.log"
 tar czf "$OUT/analytics.tgz" -C "$(dirname "$R")" analytics
