@@ -6,7 +6,8 @@
 #   OUT=... bash scripts/device/hybrid.sh
 # Sweeps (3 s per rate, 4 bisections): cpu; hybrid; hybrid
 # --urgent-any-proc; hybrid --cpu-workers 15; hybrid --cpu-workers 15
-# --urgent-any-proc. Everything is packed in $OUT/hybrid.tgz.
+# --urgent-any-proc. Each sweep stops after SWEEP_TIMEOUT seconds (100).
+# Everything is packed in $OUT/hybrid.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/hybrid-out}
@@ -26,7 +27,7 @@ for v in "${variants[@]}"; do
 	set -- $v
 	p=$1
 	shift
-	timeout 100 $B bench load --index "$W/s" --queries "$W/load.txt" --mode or --rate 2000 --deadline 500ms \
+	timeout "${SWEEP_TIMEOUT:-100}" $B bench load --index "$W/s" --queries "$W/load.txt" --mode or --rate 2000 --deadline 500ms \
 		--policy "$p" "$@" --sweep --sweep-steps 4 --duration 3s >"$R/load-$i.json" 2>>"$LOG"
 	grep -A2 max_rate "$R/load-$i.json" | tee -a "$LOG"
 done
