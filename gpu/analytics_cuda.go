@@ -221,16 +221,23 @@ func (a *AnalyticsCorpus) launch(name string, n, per int, args ...uint64) error 
 	return nil
 }
 
-// levelRules returns the device pointer and count of level l's thread
-// rules (group false) or group rules (group true) of a layout whose Rules
-// are in buffer rules.
-func levelRules(layout *analytics.Layout, rules *Buffer, l int, group bool) (uint64, int) {
-	i := 2 * l
-	if group {
-		i++
+// launchLevel launches level lv of a layout whose Rules are in buffer
+// rules: its thread rules with kernel threads (a thread each), its group
+// rules with kernel groups (a warp each), each launch with the arguments
+// args gives for its rules' device pointer and count.
+func (a *AnalyticsCorpus) launchLevel(layout *analytics.Layout, rules *Buffer, lv int, threads, groups string,
+	args func(rules uint64, n int) []uint64) error {
+	for i, k := range []struct {
+		name string
+		per  int
+	}{{threads, 1}, {groups, 32}} {
+		from, to := layout.LevelStart[2*lv+i], layout.LevelStart[2*lv+i+1]
+		n := int(to - from)
+		if err := a.launch(k.name, n, k.per, args(uint64(rules.ptr)+4*uint64(from), n)...); err != nil {
+			return err
+		}
 	}
-	from, to := layout.LevelStart[i], layout.LevelStart[i+1]
-	return uint64(rules.ptr) + 4*uint64(from), int(to - from)
+	return nil
 }
 
 // wordCounts runs the top-down word count.
@@ -251,12 +258,8 @@ func (a *AnalyticsCorpus) wordCounts(res *analytics.Result) error {
 			return err
 		}
 		for l := a.layout.Levels - 1; l >= 0; l-- {
-			rules, n := levelRules(a.layout, a.rules, l, false)
-			if err := a.launch("tadoc_topdown_threads", n, 1, rules, uint64(n), ruleStart, body, weight, counts); err != nil {
-				return err
-			}
-			rules, n = levelRules(a.layout, a.rules, l, true)
-			if err := a.launch("tadoc_topdown_groups", n, 32, rules, uint64(n), ruleStart, body, weight, counts); err != nil {
+			if err := a.launchLevel(a.layout, a.rules, l, "tadoc_topdown_threads", "tadoc_topdown_groups",
+				func(rules uint64, n int) []uint64 { return []uint64{rules, uint64(n), ruleStart, body, weight, counts} }); err != nil {
 				return err
 			}
 		}
@@ -290,16 +293,8 @@ func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
 		clear, zero = []*Buffer{td.keys}, []*Buffer{td.vals, td.weight, a.errFlag}
 		launches = func() error { return a.topDownTables(td) }
 	}
-	if err := fill(clear, emptySlot); err != nil {
-		return err
-	}
-	if err := fill(zero, 0); err != nil {
-		return err
-	}
-	res.Init = time.Since(start)
-	start = time.Now()
-	var err error
-	if res.Kernels, err = a.d.timed(launches); err != nil {
+	start, err := a.clearAndLaunch(res, start, clear, zero, launches)
+	if err != nil {
 		return err
 	}
 	if err := a.checkFlag(); err != nil {
@@ -325,14 +320,26 @@ func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
 	return nil
 }
 
-// fill sets every 32-bit word of the buffers to v.
-func fill(bufs []*Buffer, v uint32) error {
-	for _, b := range bufs {
-		if err := b.Fill32(v); err != nil {
-			return err
+// clearAndLaunch sets every 32-bit word of the clear buffers to an empty
+// slot and of the zero buffers to 0, records the time since start as
+// res.Init, then runs launches, their device time in res.Kernels. It
+// returns when it started the launches.
+func (a *AnalyticsCorpus) clearAndLaunch(res *analytics.Result, start time.Time, clear, zero []*Buffer, launches func() error) (time.Time, error) {
+	for _, f := range []struct {
+		bufs []*Buffer
+		v    uint32
+	}{{clear, emptySlot}, {zero, 0}} {
+		for _, b := range f.bufs {
+			if err := b.Fill32(f.v); err != nil {
+				return start, err
+			}
 		}
 	}
-	return nil
+	res.Init = time.Since(start)
+	start = time.Now()
+	var err error
+	res.Kernels, err = a.d.timed(launches)
+	return start, err
 }
 
 // bottomUpTables launches the bottom-up word tables: rule tables level by
@@ -341,12 +348,10 @@ func (a *AnalyticsCorpus) bottomUpTables() error {
 	ruleStart, body, tableOff := uint64(a.ruleStart.ptr), uint64(a.body.ptr), uint64(a.tableOff.ptr)
 	keys, vals, used, errFlag := uint64(a.keys.ptr), uint64(a.vals.ptr), uint64(a.used.ptr), uint64(a.errFlag.ptr)
 	for l := range a.layout.Levels {
-		rules, n := levelRules(a.layout, a.rules, l, false)
-		if err := a.launch("tadoc_tables_threads", n, 1, rules, uint64(n), ruleStart, body, tableOff, keys, vals, used, errFlag); err != nil {
-			return err
-		}
-		rules, n = levelRules(a.layout, a.rules, l, true)
-		if err := a.launch("tadoc_tables_groups", n, 32, rules, uint64(n), ruleStart, body, tableOff, keys, vals, used, errFlag); err != nil {
+		if err := a.launchLevel(a.layout, a.rules, l, "tadoc_tables_threads", "tadoc_tables_groups",
+			func(rules uint64, n int) []uint64 {
+				return []uint64{rules, uint64(n), ruleStart, body, tableOff, keys, vals, used, errFlag}
+			}); err != nil {
 			return err
 		}
 	}
@@ -366,16 +371,11 @@ func (a *AnalyticsCorpus) topDownTables(td *topDownPools) error {
 		return err
 	}
 	for l := a.layout.Levels - 1; l >= 0; l-- {
-		for _, k := range []struct {
-			name  string
-			group bool
-			per   int
-		}{{"tadoc_td_threads", false, 1}, {"tadoc_td_groups", true, 32}} {
-			rules, n := levelRules(a.layout, a.rules, l, k.group)
-			if err := a.launch(k.name, n, k.per, rules, uint64(n), uint64(a.ruleStart.ptr), uint64(a.body.ptr),
-				weight, files, keys, vals, words); err != nil {
-				return err
-			}
+		if err := a.launchLevel(a.layout, a.rules, l, "tadoc_td_threads", "tadoc_td_groups",
+			func(rules uint64, n int) []uint64 {
+				return []uint64{rules, uint64(n), uint64(a.ruleStart.ptr), uint64(a.body.ptr), weight, files, keys, vals, words}
+			}); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -120,18 +120,10 @@ func (a *AnalyticsCorpus) seqCounts(res *analytics.Result) error {
 	} else {
 		clear, zero = append(clear, s.keys), append(zero, s.vals, s.used)
 	}
-	if err := fill(clear, emptySlot); err != nil {
+	if start, err = a.clearAndLaunch(res, start, clear, zero, launches); err != nil {
 		return err
 	}
-	if err := fill(zero, 0); err != nil {
-		return err
-	}
-	res.Init = time.Since(start)
-	start = time.Now()
 	l := s.layout
-	if res.Kernels, err = a.d.timed(launches); err != nil {
-		return err
-	}
 	if err := a.checkFlag(); err != nil {
 		return err
 	}
@@ -162,16 +154,12 @@ func (a *AnalyticsCorpus) bottomUpSeqs(s *seqPools) error {
 	tables := []uint64{uint64(s.tableOff.ptr), uint64(s.keys.ptr), uint64(s.vals.ptr), uint64(s.used.ptr)}
 	errFlag := uint64(a.errFlag.ptr)
 	for lv := range s.layout.Levels {
-		for _, k := range []struct {
-			name  string
-			group bool
-			per   int
-		}{{"tadoc_seq_tables_threads", false, 1}, {"tadoc_seq_tables_groups", true, 32}} {
-			rules, n := levelRules(s.layout.Layout, s.rules, lv, k.group)
-			args := append([]uint64{rules, uint64(n), uint64(a.ruleStart.ptr), uint64(a.body.ptr)}, s.seqArgs()...)
-			if err := a.launch(k.name, n, k.per, append(append(args, tables...), errFlag)...); err != nil {
-				return err
-			}
+		if err := a.launchLevel(s.layout.Layout, s.rules, lv, "tadoc_seq_tables_threads", "tadoc_seq_tables_groups",
+			func(rules uint64, n int) []uint64 {
+				args := append([]uint64{rules, uint64(n), uint64(a.ruleStart.ptr), uint64(a.body.ptr)}, s.seqArgs()...)
+				return append(append(args, tables...), errFlag)
+			}); err != nil {
+			return err
 		}
 	}
 	args := append([]uint64{uint64(a.chunks.ptr), uint64(a.nchunks), uint64(a.root.ptr), uint64(a.fileStart.ptr)}, s.seqArgs()...)
@@ -191,16 +179,12 @@ func (a *AnalyticsCorpus) topDownSeqs(s *seqPools, td *topDownPools) error {
 		return err
 	}
 	for lv := s.layout.Levels - 1; lv >= 0; lv-- {
-		for _, k := range []struct {
-			name  string
-			group bool
-			per   int
-		}{{"tadoc_seq_td_threads", false, 1}, {"tadoc_seq_td_groups", true, 32}} {
-			rules, n := levelRules(s.layout.Layout, s.rules, lv, k.group)
-			args := append([]uint64{rules, uint64(n), uint64(a.ruleStart.ptr), uint64(a.body.ptr)}, s.seqArgs()...)
-			if err := a.launch(k.name, n, k.per, append(args, docs...)...); err != nil {
-				return err
-			}
+		if err := a.launchLevel(s.layout.Layout, s.rules, lv, "tadoc_seq_td_threads", "tadoc_seq_td_groups",
+			func(rules uint64, n int) []uint64 {
+				args := append([]uint64{rules, uint64(n), uint64(a.ruleStart.ptr), uint64(a.body.ptr)}, s.seqArgs()...)
+				return append(args, docs...)
+			}); err != nil {
+			return err
 		}
 	}
 	return nil
