@@ -8,8 +8,15 @@ import (
 
 // ThreadWork is the most work (body symbols plus the table slots of the
 // children merged) a data-parallel engine gives one thread; a rule with
-// more gets a group of threads.
-const ThreadWork = 64
+// more gets a warp, and one with more than WarpWork a block of warps.
+const (
+	ThreadWork = 64
+	WarpWork   = 32 * 128
+)
+
+// Sizes are the groups a level's rules are cut into, by work: a thread,
+// a warp, a block.
+const Sizes = 3
 
 // Layout prepares a corpus for a data-parallel engine such as the GPU's:
 // the rules grouped by level, so that one launch per level handles rules
@@ -24,10 +31,10 @@ const ThreadWork = 64
 type Layout struct {
 	Levels int
 	// Rules holds every rule, level by level from 0; within a level first
-	// the rules one thread handles (work at most ThreadWork), then those a
-	// group of threads handles. Level l's thread rules are
-	// Rules[LevelStart[2l]:LevelStart[2l+1]], its group rules
-	// Rules[LevelStart[2l+1]:LevelStart[2l+2]].
+	// the rules one thread handles (work at most ThreadWork), then those
+	// a warp handles (at most WarpWork), then those a block handles.
+	// Level l's rules of size i (0 thread, 1 warp, 2 block) are
+	// Rules[LevelStart[Sizes*l+i]:LevelStart[Sizes*l+i+1]].
 	Rules      []uint32
 	LevelStart []uint32
 	// TableOff[r]..TableOff[r+1] are rule r's slots in the rule pool: a
@@ -93,11 +100,14 @@ func newLayout(g *sequitur.Grammar, own func(uint32) uint64, ruleCap, fileCap fu
 		_, b, _ := slots(g.File(f))
 		l.FileOff[f+1] = l.FileOff[f] + tableSlots(min(b, fileCap(f)))
 	}
-	// Counting sort by (level, group).
-	l.LevelStart = make([]uint32, 2*l.Levels+1)
+	// Counting sort by (level, size).
+	l.LevelStart = make([]uint32, Sizes*l.Levels+1)
 	bucket := func(r int) int {
-		b := 2 * int(level[r])
-		if work[r] > ThreadWork {
+		b := Sizes * int(level[r])
+		switch {
+		case work[r] > WarpWork:
+			b += 2
+		case work[r] > ThreadWork:
 			b++
 		}
 		return b
@@ -105,10 +115,10 @@ func newLayout(g *sequitur.Grammar, own func(uint32) uint64, ruleCap, fileCap fu
 	for r := range nr {
 		l.LevelStart[bucket(r)+1]++
 	}
-	for i := range 2 * l.Levels {
+	for i := range Sizes * l.Levels {
 		l.LevelStart[i+1] += l.LevelStart[i]
 	}
-	at := make([]uint32, 2*l.Levels)
+	at := make([]uint32, Sizes*l.Levels)
 	copy(at, l.LevelStart)
 	l.Rules = make([]uint32, nr)
 	for r := range nr {

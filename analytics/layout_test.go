@@ -28,18 +28,18 @@ func TestLayout(t *testing.T) {
 			c := corpusOf(t, docs)
 			g := c.Grammar
 			l := NewLayout(g, len(c.Dict))
-			if len(l.LevelStart) != 2*l.Levels+1 || int(l.LevelStart[2*l.Levels]) != g.NumRules() || len(l.Rules) != g.NumRules() {
+			if len(l.LevelStart) != Sizes*l.Levels+1 || int(l.LevelStart[Sizes*l.Levels]) != g.NumRules() || len(l.Rules) != g.NumRules() {
 				t.Fatalf("layout of %d rules: %d levels, LevelStart %v", g.NumRules(), l.Levels, l.LevelStart)
 			}
 			level := make([]int, g.NumRules())
 			seen := make([]bool, g.NumRules())
-			for b := range 2 * l.Levels {
+			for b := range Sizes * l.Levels {
 				for _, rule := range l.Rules[l.LevelStart[b]:l.LevelStart[b+1]] {
 					if seen[rule] {
 						t.Fatalf("rule %d listed twice", rule)
 					}
 					seen[rule] = true
-					level[rule] = b / 2
+					level[rule] = b / Sizes
 					work := uint64(len(g.Rule(int(rule))))
 					for _, s := range g.Rule(int(rule)) {
 						if s&sequitur.RuleFlag != 0 {
@@ -47,8 +47,14 @@ func TestLayout(t *testing.T) {
 							work += l.TableOff[c+1] - l.TableOff[c]
 						}
 					}
-					if group := b%2 == 1; group != (work > ThreadWork) {
-						t.Errorf("rule %d with work %d listed in group %v", rule, work, group)
+					size := 0
+					if work > WarpWork {
+						size = 2
+					} else if work > ThreadWork {
+						size = 1
+					}
+					if b%Sizes != size {
+						t.Errorf("rule %d with work %d listed in size %d", rule, work, b%Sizes)
 					}
 				}
 			}

@@ -222,18 +222,19 @@ func (a *AnalyticsCorpus) launch(name string, n, per int, args ...uint64) error 
 }
 
 // launchLevel launches level lv of a layout whose Rules are in buffer
-// rules: its thread rules with kernel threads (a thread each), its group
-// rules with kernel groups (a warp each), each launch with the arguments
-// args gives for its rules' device pointer and count.
-func (a *AnalyticsCorpus) launchLevel(layout *analytics.Layout, rules *Buffer, lv int, threads, groups string,
+// rules: kernel prefix_threads on its thread rules, prefix_groups (a warp
+// each) on its warp rules, prefix_blocks (a CTA each) on its block rules,
+// each launch with the arguments args gives for its rules' device pointer
+// and count.
+func (a *AnalyticsCorpus) launchLevel(layout *analytics.Layout, rules *Buffer, lv int, prefix string,
 	args func(rules uint64, n int) []uint64) error {
 	for i, k := range []struct {
-		name string
-		per  int
-	}{{threads, 1}, {groups, 32}} {
-		from, to := layout.LevelStart[2*lv+i], layout.LevelStart[2*lv+i+1]
+		suffix string
+		per    int
+	}{{"_threads", 1}, {"_groups", 32}, {"_blocks", analyticsCTA}} {
+		from, to := layout.LevelStart[analytics.Sizes*lv+i], layout.LevelStart[analytics.Sizes*lv+i+1]
 		n := int(to - from)
-		if err := a.launch(k.name, n, k.per, args(uint64(rules.ptr)+4*uint64(from), n)...); err != nil {
+		if err := a.launch(prefix+k.suffix, n, k.per, args(uint64(rules.ptr)+4*uint64(from), n)...); err != nil {
 			return err
 		}
 	}
@@ -258,7 +259,7 @@ func (a *AnalyticsCorpus) wordCounts(res *analytics.Result) error {
 			return err
 		}
 		for l := a.layout.Levels - 1; l >= 0; l-- {
-			if err := a.launchLevel(a.layout, a.rules, l, "tadoc_topdown_threads", "tadoc_topdown_groups",
+			if err := a.launchLevel(a.layout, a.rules, l, "tadoc_topdown",
 				func(rules uint64, n int) []uint64 { return []uint64{rules, uint64(n), ruleStart, body, weight, counts} }); err != nil {
 				return err
 			}
@@ -348,7 +349,7 @@ func (a *AnalyticsCorpus) bottomUpTables() error {
 	ruleStart, body, tableOff := uint64(a.ruleStart.ptr), uint64(a.body.ptr), uint64(a.tableOff.ptr)
 	keys, vals, used, errFlag := uint64(a.keys.ptr), uint64(a.vals.ptr), uint64(a.used.ptr), uint64(a.errFlag.ptr)
 	for l := range a.layout.Levels {
-		if err := a.launchLevel(a.layout, a.rules, l, "tadoc_tables_threads", "tadoc_tables_groups",
+		if err := a.launchLevel(a.layout, a.rules, l, "tadoc_tables",
 			func(rules uint64, n int) []uint64 {
 				return []uint64{rules, uint64(n), ruleStart, body, tableOff, keys, vals, used, errFlag}
 			}); err != nil {
@@ -371,7 +372,7 @@ func (a *AnalyticsCorpus) topDownTables(td *topDownPools) error {
 		return err
 	}
 	for l := a.layout.Levels - 1; l >= 0; l-- {
-		if err := a.launchLevel(a.layout, a.rules, l, "tadoc_td_threads", "tadoc_td_groups",
+		if err := a.launchLevel(a.layout, a.rules, l, "tadoc_td",
 			func(rules uint64, n int) []uint64 {
 				return []uint64{rules, uint64(n), uint64(a.ruleStart.ptr), uint64(a.body.ptr), weight, files, keys, vals, words}
 			}); err != nil {

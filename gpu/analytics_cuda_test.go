@@ -56,9 +56,10 @@ func analyticsCorpora(t *testing.T) map[string]*analytics.Corpus {
 		out[tc.name] = b.Corpus(analytics.Meta{})
 	}
 	// A long passage of short repeated phrases, in three documents: its
-	// rule's body refers to many small rules, which a warp merges.
+	// rules' bodies refer to many small rules, which a warp or, past
+	// analytics.WarpWork, a CTA merges.
 	var phrase []string
-	for range 1500 {
+	for range 8000 {
 		i := r.IntN(40)
 		phrase = append(phrase, fmt.Sprint("a", i), fmt.Sprint("b", i%7), fmt.Sprint("c", i%5))
 		if r.IntN(3) == 0 {
@@ -97,7 +98,18 @@ func equalMatrix(a, b *analytics.Matrix) bool {
 func TestAnalyticsMatchesCPU(t *testing.T) {
 	d := testDevice(t)
 	ctx := context.Background()
-	for name, c := range analyticsCorpora(t) {
+	corpora := analyticsCorpora(t)
+	blockRules := 0 // rules a CTA handles, in the word tables' layout
+	for _, c := range corpora {
+		l := analytics.NewLayout(c.Grammar, len(c.Dict))
+		for lv := range l.Levels {
+			blockRules += int(l.LevelStart[analytics.Sizes*lv+3] - l.LevelStart[analytics.Sizes*lv+2])
+		}
+	}
+	if blockRules == 0 {
+		t.Fatal("no test corpus has a rule large enough for a CTA")
+	}
+	for name, c := range corpora {
 		t.Run(name, func(t *testing.T) {
 			a, err := d.UploadCorpus(c)
 			if err != nil {

@@ -154,7 +154,7 @@ func (a *AnalyticsCorpus) bottomUpSeqs(s *seqPools) error {
 	tables := []uint64{uint64(s.tableOff.ptr), uint64(s.keys.ptr), uint64(s.vals.ptr), uint64(s.used.ptr)}
 	errFlag := uint64(a.errFlag.ptr)
 	for lv := range s.layout.Levels {
-		if err := a.launchLevel(s.layout.Layout, s.rules, lv, "tadoc_seq_tables_threads", "tadoc_seq_tables_groups",
+		if err := a.launchLevel(s.layout.Layout, s.rules, lv, "tadoc_seq_tables",
 			func(rules uint64, n int) []uint64 {
 				args := append([]uint64{rules, uint64(n), uint64(a.ruleStart.ptr), uint64(a.body.ptr)}, s.seqArgs()...)
 				return append(append(args, tables...), errFlag)
@@ -179,7 +179,7 @@ func (a *AnalyticsCorpus) topDownSeqs(s *seqPools, td *topDownPools) error {
 		return err
 	}
 	for lv := s.layout.Levels - 1; lv >= 0; lv-- {
-		if err := a.launchLevel(s.layout.Layout, s.rules, lv, "tadoc_seq_td_threads", "tadoc_seq_td_groups",
+		if err := a.launchLevel(s.layout.Layout, s.rules, lv, "tadoc_seq_td",
 			func(rules uint64, n int) []uint64 {
 				args := append([]uint64{rules, uint64(n), uint64(a.ruleStart.ptr), uint64(a.body.ptr)}, s.seqArgs()...)
 				return append(args, docs...)

@@ -9,9 +9,10 @@
 // Scheduling. The host groups the rules by level (analytics.Layout): a
 // rule's children are all on lower levels, so one launch per level finds
 // every dependency done, which replaces G-TADOC's per-rule ready masks and
-// their repeated scans. Within a level a rule gets one thread, or a warp
+// their repeated scans. Within a level a rule gets one thread, a warp
 // when its work (body plus the child table slots it merges) passes
-// analytics.ThreadWork: G-TADOC's "group of threads for long rules".
+// analytics.ThreadWork, or a CTA past analytics.WarpWork: G-TADOC's
+// "group of threads for long rules" (kernels _threads, _groups, _blocks).
 //
 // Word count, top-down: weight[r] counts rule r's expansions. The root's
 // symbols seed the weights and counts (tadoc_root_weights); then levels
@@ -103,6 +104,34 @@ template <class K> __device__ void put_shared(K *keys, u32 *vals, u64 cap, K k, 
 	atomicExch(err, 1u);
 }
 
+#define MAX_WARPS 32
+
+// cta_scan returns the exclusive prefix of x over the CTA's threads (256)
+// and sets *total to their sum, for every thread.
+__device__ u32 cta_scan(u32 x, u32 *total) {
+	__shared__ u32 warp_sum[MAX_WARPS];
+	u32 lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, warps = blockDim.x / WARP;
+	u32 in = x;
+	for (u32 d = 1; d < WARP; d <<= 1) {
+		u32 y = __shfl_up_sync(0xffffffffu, in, d);
+		if (lane >= d) {
+			in += y;
+		}
+	}
+	if (lane == WARP - 1) {
+		warp_sum[warp] = in;
+	}
+	__syncthreads();
+	u32 before = 0, all = 0;
+	for (u32 w = 0; w < warps; w++) {
+		before += w < warp ? warp_sum[w] : 0;
+		all += warp_sum[w];
+	}
+	__syncthreads();
+	*total = all;
+	return before + in - x;
+}
+
 // tadoc_root_weights: one thread per root symbol.
 extern "C" __global__ void tadoc_root_weights(const u32 *root, u64 n, u64 *weight, u64 *counts) {
 	u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x;
@@ -117,19 +146,15 @@ extern "C" __global__ void tadoc_root_weights(const u32 *root, u64 n, u64 *weigh
 	}
 }
 
-// tadoc_topdown_threads: one thread per rule of rules[0..n).
-extern "C" __global__ void tadoc_topdown_threads(const u32 *rules, u64 n, const u32 *rule_start,
-						 const u32 *body, u64 *weight, u64 *counts) {
-	u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x;
-	if (i >= n) {
-		return;
-	}
-	u32 r = rules[i];
+// topdown_rule adds rule r's final weight to its children's weights and
+// to its words' counts, lane of stride.
+__device__ void topdown_rule(u32 r, u32 lane, u32 stride, const u32 *rule_start, const u32 *body, u64 *weight,
+			     u64 *counts) {
 	u64 w = weight[r];
 	if (w == 0) {
 		return;
 	}
-	for (u32 j = rule_start[r]; j < rule_start[r + 1]; j++) {
+	for (u32 j = rule_start[r] + lane; j < rule_start[r + 1]; j += stride) {
 		u32 s = body[j];
 		if (s & RULE) {
 			atomicAdd(&weight[s & ~RULE], w);
@@ -139,27 +164,28 @@ extern "C" __global__ void tadoc_topdown_threads(const u32 *rules, u64 n, const 
 	}
 }
 
-// tadoc_topdown_groups: one warp per rule of rules[0..n), lanes striding
-// over the body.
+// tadoc_topdown_threads, _groups, _blocks: a thread, a warp or a CTA per
+// rule of rules[0..n).
+extern "C" __global__ void tadoc_topdown_threads(const u32 *rules, u64 n, const u32 *rule_start,
+						 const u32 *body, u64 *weight, u64 *counts) {
+	u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+	if (i < n) {
+		topdown_rule(rules[i], 0, 1, rule_start, body, weight, counts);
+	}
+}
+
 extern "C" __global__ void tadoc_topdown_groups(const u32 *rules, u64 n, const u32 *rule_start,
 						const u32 *body, u64 *weight, u64 *counts) {
 	u64 g = (blockIdx.x * (u64)blockDim.x + threadIdx.x) / WARP;
-	u32 lane = threadIdx.x % WARP;
-	if (g >= n) {
-		return;
+	if (g < n) {
+		topdown_rule(rules[g], threadIdx.x % WARP, WARP, rule_start, body, weight, counts);
 	}
-	u32 r = rules[g];
-	u64 w = weight[r];
-	if (w == 0) {
-		return;
-	}
-	for (u32 j = rule_start[r] + lane; j < rule_start[r + 1]; j += WARP) {
-		u32 s = body[j];
-		if (s & RULE) {
-			atomicAdd(&weight[s & ~RULE], w);
-		} else {
-			atomicAdd(&counts[s], w);
-		}
+}
+
+extern "C" __global__ void tadoc_topdown_blocks(const u32 *rules, u64 n, const u32 *rule_start,
+						const u32 *body, u64 *weight, u64 *counts) {
+	if (blockIdx.x < n) {
+		topdown_rule(rules[blockIdx.x], threadIdx.x, blockDim.x, rule_start, body, weight, counts);
 	}
 }
 
@@ -381,6 +407,45 @@ __device__ void rule_table_warp(const Own &own, u32 r, u32 lane, const u32 *rule
 	}
 }
 
+// rule_table_block fills rule r's table with a CTA: its threads stride
+// over the symbols' own items, each warp merges the children of a slice of
+// the body (fill_warp), then the CTA compacts the table 256 slots a round
+// in slot order (every thread reads its slot before any writes, and a slot
+// moves only towards the front).
+template <class K, class Own>
+__device__ void rule_table_block(const Own &own, u32 r, const u32 *rule_start, const u32 *body, const u64 *table_off,
+				 K *keys, u32 *vals, u32 *used, u32 *err) {
+	u64 off = table_off[r], cap = table_off[r + 1] - off;
+	if (cap == 0) {
+		return;
+	}
+	K *k = keys + off;
+	u32 *v = vals + off;
+	auto put = [&](K key, u32 val) { put_shared(k, v, cap, key, val, err); };
+	u32 from = rule_start[r], to = rule_start[r + 1], warps = blockDim.x / WARP, warp = threadIdx.x / WARP;
+	own(body, from, to, to, threadIdx.x, blockDim.x, put);
+	u32 per = (to - from + warps - 1) / warps;
+	u32 lo = from + warp * per < to ? from + warp * per : to, hi = lo + per < to ? lo + per : to;
+	fill_warp(body, lo, hi, threadIdx.x % WARP, table_off, keys, vals, used, put);
+	__syncthreads();
+	u32 e = 0;
+	for (u64 base = 0; base < cap; base += blockDim.x) {
+		u64 q = base + threadIdx.x;
+		K key = q < cap ? k[q] : empty_key<K>();
+		u32 val = q < cap ? v[q] : 0, round;
+		u32 at = e + cta_scan(key != empty_key<K>(), &round);
+		if (key != empty_key<K>()) {
+			k[at] = key;
+			v[at] = val;
+		}
+		e += round;
+		__syncthreads();
+	}
+	if (threadIdx.x == 0) {
+		used[r] = e;
+	}
+}
+
 // file_table: one CTA per chunk; chunk i is root symbols chunks[3i+1] ..
 // chunks[3i+2) of document chunks[3i] (whose run ends at end), merged into
 // the document's table in the file pool.
@@ -426,6 +491,15 @@ extern "C" __global__ void tadoc_tables_groups(const u32 *rules, u64 n, const u3
 	}
 }
 
+// tadoc_tables_blocks: one CTA per rule of rules[0..n).
+extern "C" __global__ void tadoc_tables_blocks(const u32 *rules, u64 n, const u32 *rule_start,
+					       const u32 *body, const u64 *table_off, u32 *keys, u32 *vals,
+					       u32 *used, u32 *err) {
+	if (blockIdx.x < n) {
+		rule_table_block(WordItems{}, rules[blockIdx.x], rule_start, body, table_off, keys, vals, used, err);
+	}
+}
+
 // tadoc_files: the documents' word tables.
 extern "C" __global__ void tadoc_files(const u32 *chunks, u64 nchunks, const u32 *root, const u32 *file_start,
 				       const u64 *table_off, const u32 *keys, const u32 *vals, const u32 *used,
@@ -458,6 +532,17 @@ extern "C" __global__ void tadoc_seq_tables_groups(const u32 *rules, u64 n, cons
 	if (g < n) {
 		SeqItems own{lens, head, tail, hlen, tlen, (u32)l, (u32)bits};
 		rule_table_warp(own, rules[g], threadIdx.x % WARP, rule_start, body, table_off, keys, vals, used, err);
+	}
+}
+
+extern "C" __global__ void tadoc_seq_tables_blocks(const u32 *rules, u64 n, const u32 *rule_start,
+						   const u32 *body, const u64 *lens, const u32 *head,
+						   const u32 *tail, const u32 *hlen, const u32 *tlen, u64 l,
+						   u64 bits, const u64 *table_off, u64 *keys, u32 *vals, u32 *used,
+						   u32 *err) {
+	if (blockIdx.x < n) {
+		SeqItems own{lens, head, tail, hlen, tlen, (u32)l, (u32)bits};
+		rule_table_block(own, rules[blockIdx.x], rule_start, body, table_off, keys, vals, used, err);
 	}
 }
 
@@ -564,6 +649,14 @@ extern "C" __global__ void tadoc_td_groups(const u32 *rules, u64 n, const u32 *r
 	}
 }
 
+extern "C" __global__ void tadoc_td_blocks(const u32 *rules, u64 n, const u32 *rule_start, const u32 *body,
+					   u32 *weight, u64 nfiles, u32 *keys, u32 *vals, u64 words) {
+	if (blockIdx.x < n) {
+		td_rule(WordItems{}, DenseTables{keys, vals, words}, rules[blockIdx.x], threadIdx.x, blockDim.x, rule_start,
+			body, weight, nfiles);
+	}
+}
+
 extern "C" __global__ void tadoc_seq_td_files(const u32 *chunks, u64 nchunks, const u32 *root, const u32 *file_start,
 					      const u64 *lens, const u32 *head, const u32 *tail, const u32 *hlen,
 					      const u32 *tlen, u64 l, u64 bits, u32 *weight, u64 nfiles,
@@ -595,6 +688,17 @@ extern "C" __global__ void tadoc_seq_td_groups(const u32 *rules, u64 n, const u3
 	}
 }
 
+extern "C" __global__ void tadoc_seq_td_blocks(const u32 *rules, u64 n, const u32 *rule_start, const u32 *body,
+					       const u64 *lens, const u32 *head, const u32 *tail, const u32 *hlen,
+					       const u32 *tlen, u64 l, u64 bits, u32 *weight, u64 nfiles,
+					       const u64 *file_off, u64 *keys, u32 *vals, u32 *err) {
+	if (blockIdx.x < n) {
+		SeqItems own{lens, head, tail, hlen, tlen, (u32)l, (u32)bits};
+		td_rule(own, HashTables{file_off, keys, vals, err}, rules[blockIdx.x], threadIdx.x, blockDim.x, rule_start,
+			body, weight, nfiles);
+	}
+}
+
 // Compaction of the document pool. The pool is cut into chunks of
 // COMPACT_CHUNK slots, one CTA each: tadoc_chunk_counts counts each chunk's
 // filled slots, the host turns the counts into each chunk's first output
@@ -607,7 +711,6 @@ extern "C" __global__ void tadoc_seq_td_groups(const u32 *rules, u64 n, const u3
 // kernels do the same for a pool of sequence keys.
 
 #define COMPACT_CHUNK 2048u
-#define MAX_WARPS 32
 
 static __device__ __forceinline__ u64 min64(u64 a, u64 b) { return a < b ? a : b; }
 
@@ -784,32 +887,6 @@ extern "C" __global__ void sort_scatter(const u64 *keys, const u64 *pays, u64 n,
 // from its total's prefix). Totals fit in 32 bits (n entries at most).
 
 #define SCAN_BLOCK 8192u
-
-// cta_scan returns the exclusive prefix of x over the CTA's threads (256)
-// and sets *total to their sum, for every thread.
-__device__ u32 cta_scan(u32 x, u32 *total) {
-	__shared__ u32 warp_sum[MAX_WARPS];
-	u32 lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, warps = blockDim.x / WARP;
-	u32 in = x;
-	for (u32 d = 1; d < WARP; d <<= 1) {
-		u32 y = __shfl_up_sync(0xffffffffu, in, d);
-		if (lane >= d) {
-			in += y;
-		}
-	}
-	if (lane == WARP - 1) {
-		warp_sum[warp] = in;
-	}
-	__syncthreads();
-	u32 before = 0, all = 0;
-	for (u32 w = 0; w < warps; w++) {
-		before += w < warp ? warp_sum[w] : 0;
-		all += warp_sum[w];
-	}
-	__syncthreads();
-	*total = all;
-	return before + in - x;
-}
 
 extern "C" __global__ void scan_sums(const u32 *v, u64 n, u32 *sums) {
 	u64 lo = (u64)blockIdx.x * SCAN_BLOCK, hi = min64(lo + SCAN_BLOCK, n);
