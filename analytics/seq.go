@@ -89,7 +89,7 @@ type seqInterner struct {
 
 func newSeqInterner(l, numWords int) *seqInterner {
 	si := &seqInterner{l: l}
-	if b := max(1, bits.Len(uint(numWords))); b*l <= 64 {
+	if b := wordBits(numWords); b*l <= 64 {
 		si.bits, si.packed = b, map[uint64]uint32{}
 	} else {
 		si.ids, si.key = map[string]uint32{}, make([]byte, 4*l)
@@ -97,12 +97,23 @@ func newSeqInterner(l, numWords int) *seqInterner {
 	return si
 }
 
+// wordBits is the width of a word id of a dictionary of numWords words in
+// a packed sequence key. No id is all ones at that width.
+func wordBits(numWords int) int { return max(1, bits.Len(uint(numWords))) }
+
+// pack returns the key of a sequence: its word ids, width bits each, the
+// first highest, so that keys order as their sequences do.
+func pack(words []uint32, width int) uint64 {
+	var k uint64
+	for _, w := range words {
+		k = k<<width | uint64(w)
+	}
+	return k
+}
+
 func (si *seqInterner) id(words []uint32) uint32 {
 	if si.packed != nil {
-		var k uint64
-		for _, w := range words {
-			k = k<<si.bits | uint64(w)
-		}
+		k := pack(words, si.bits)
 		if id, ok := si.packed[k]; ok {
 			return id
 		}

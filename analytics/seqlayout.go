@@ -2,7 +2,6 @@ package analytics
 
 import (
 	"errors"
-	"math/bits"
 
 	"github.com/gpusearch/gpusearch/analytics/sequitur"
 )
@@ -25,8 +24,8 @@ type SeqLayout struct {
 	*Layout
 	SeqLen int
 	// Bits is the width of a word id in a key: w1..wl packs into
-	// w1<<((l-1)Bits) | ... | wl, so that keys order as their sequences
-	// do. No key is all ones (a word id is below 2^Bits - 1).
+	// w1<<((l-1)Bits) | ... | wl (pack), so that keys order as their
+	// sequences do. No key is all ones (a word id is below 2^Bits - 1).
 	Bits int
 	// Rule r's head is Head[r*(SeqLen-1):][:HeadLen[r]], its tail
 	// Tail[r*(SeqLen-1):][:TailLen[r]]: the first and the last
@@ -39,7 +38,7 @@ type SeqLayout struct {
 // expand to lens words, over a dictionary of numWords words. It fails with
 // ErrSeqKey when l word ids need more than 64 bits.
 func NewSeqLayout(g *sequitur.Grammar, numWords int, lens []uint64, l int) (*SeqLayout, error) {
-	b := max(1, bits.Len(uint(numWords)))
+	b := wordBits(numWords)
 	if l < 1 || b*l > 64 {
 		return nil, ErrSeqKey
 	}
@@ -73,14 +72,9 @@ func NewSeqLayout(g *sequitur.Grammar, numWords int, lens []uint64, l int) (*Seq
 	return s, nil
 }
 
-// Pack returns the key of a sequence of SeqLen words.
-func (s *SeqLayout) Pack(words []uint32) uint64 {
-	var k uint64
-	for _, w := range words {
-		k = k<<s.Bits | uint64(w)
-	}
-	return k
-}
+// Pack returns the key of a sequence of SeqLen words, as the CPU
+// engine's sequence interner packs it.
+func (s *SeqLayout) Pack(words []uint32) uint64 { return pack(words, s.Bits) }
 
 // Unpack returns the words of the sequences keys packs, SeqLen a key.
 func (s *SeqLayout) Unpack(keys []uint64) []uint32 {
