@@ -128,15 +128,11 @@ func (a *AnalyticsCorpus) loadKernels() error {
 
 // upload allocates a buffer and copies src into it.
 func upload[T uint32 | uint64](d *Device, src []T) (*Buffer, error) {
-	n := int64(unsafe.Sizeof(T(0))) * int64(len(src))
-	b, err := d.Alloc(n)
+	b, err := d.Alloc(int64(unsafe.Sizeof(T(0))) * int64(len(src)))
 	if err != nil {
 		return nil, err
 	}
-	if n > 0 {
-		err = b.write(unsafe.Pointer(&src[0]), n)
-	}
-	if err != nil {
+	if err := writeSlice(b, src); err != nil {
 		b.Free()
 		return nil, err
 	}
@@ -580,16 +576,4 @@ func compact[K uint32 | uint64](a *AnalyticsCorpus, p filePool) (*deviceRows, ti
 	}
 	ok = true
 	return rows, countTime + compactTime, nil
-}
-
-// read copies the start of the buffer into dst.
-func read[T uint32 | uint64](b *Buffer, dst []T) error {
-	n := int64(unsafe.Sizeof(T(0))) * int64(len(dst))
-	if n > b.size {
-		return fmt.Errorf("gpu: read of %d bytes from a %d-byte buffer", n, b.size)
-	}
-	if n == 0 {
-		return nil
-	}
-	return b.d.do(func() error { return cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), b.ptr, n) })
 }

@@ -3,12 +3,8 @@
 package gpu
 
 import (
-	"fmt"
 	"math/bits"
 	"time"
-	"unsafe"
-
-	"gorgonia.org/cu"
 
 	"github.com/gpusearch/gpusearch/analytics"
 )
@@ -245,14 +241,4 @@ func (a *AnalyticsCorpus) assembleSeqs(l *analytics.SeqLayout, rows *deviceRows)
 		return nil, nil, 0, err
 	}
 	return m, l.Unpack(keys), t, nil
-}
-
-// uint32At reads the i-th uint32 of the buffer.
-func (b *Buffer) uint32At(i int) (uint32, error) {
-	if int64(4*i+4) > b.size {
-		return 0, fmt.Errorf("gpu: read of uint32 %d from a %d-byte buffer", i, b.size)
-	}
-	var v uint32
-	err := b.d.do(func() error { return cu.MemcpyDtoH(unsafe.Pointer(&v), b.ptr+cu.DevicePtr(4*i), 4) })
-	return v, err
 }

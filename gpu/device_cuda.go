@@ -303,24 +303,25 @@ func (b *Buffer) WriteBytes(src []byte) error {
 }
 
 // WriteUint32s copies src to the start of the buffer.
-func (b *Buffer) WriteUint32s(src []uint32) error {
-	if len(src) == 0 {
-		return nil
-	}
-	return b.write(unsafe.Pointer(&src[0]), 4*int64(len(src)))
-}
+func (b *Buffer) WriteUint32s(src []uint32) error { return writeSlice(b, src) }
 
 // WriteUint64s copies src to the start of the buffer.
-func (b *Buffer) WriteUint64s(src []uint64) error {
+func (b *Buffer) WriteUint64s(src []uint64) error { return writeSlice(b, src) }
+
+// ReadUint32s copies the start of the buffer into dst.
+func (b *Buffer) ReadUint32s(dst []uint32) error { return read(b, dst) }
+
+// writeSlice copies src to the start of the buffer.
+func writeSlice[T uint32 | uint64](b *Buffer, src []T) error {
 	if len(src) == 0 {
 		return nil
 	}
-	return b.write(unsafe.Pointer(&src[0]), 8*int64(len(src)))
+	return b.write(unsafe.Pointer(&src[0]), int64(unsafe.Sizeof(src[0]))*int64(len(src)))
 }
 
-// ReadUint32s copies the start of the buffer into dst.
-func (b *Buffer) ReadUint32s(dst []uint32) error {
-	n := 4 * int64(len(dst))
+// read copies the start of the buffer into dst.
+func read[T uint32 | uint64](b *Buffer, dst []T) error {
+	n := int64(unsafe.Sizeof(T(0))) * int64(len(dst))
 	if n > b.size {
 		return fmt.Errorf("gpu: read of %d bytes from a %d-byte buffer", n, b.size)
 	}
@@ -328,6 +329,16 @@ func (b *Buffer) ReadUint32s(dst []uint32) error {
 		return nil
 	}
 	return b.d.do(func() error { return cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), b.ptr, n) })
+}
+
+// uint32At reads the i-th uint32 of the buffer.
+func (b *Buffer) uint32At(i int) (uint32, error) {
+	if int64(4*i+4) > b.size {
+		return 0, fmt.Errorf("gpu: read of uint32 %d from a %d-byte buffer", i, b.size)
+	}
+	var v uint32
+	err := b.d.do(func() error { return cu.MemcpyDtoH(unsafe.Pointer(&v), b.ptr+cu.DevicePtr(4*i), 4) })
+	return v, err
 }
 
 // Fill32 sets every 32-bit word of the buffer to v (to poison an output
