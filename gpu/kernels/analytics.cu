@@ -106,18 +106,24 @@ template <class K> __device__ void put_shared(K *keys, u32 *vals, u64 cap, K k, 
 
 #define MAX_WARPS 32
 
+// warp_scan returns the inclusive prefix of x over the warp's lanes.
+__device__ u32 warp_scan(u32 x) {
+	u32 lane = threadIdx.x % WARP;
+	for (u32 d = 1; d < WARP; d <<= 1) {
+		u32 y = __shfl_up_sync(0xffffffffu, x, d);
+		if (lane >= d) {
+			x += y;
+		}
+	}
+	return x;
+}
+
 // cta_scan returns the exclusive prefix of x over the CTA's threads (256)
 // and sets *total to their sum, for every thread.
 __device__ u32 cta_scan(u32 x, u32 *total) {
 	__shared__ u32 warp_sum[MAX_WARPS];
 	u32 lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, warps = blockDim.x / WARP;
-	u32 in = x;
-	for (u32 d = 1; d < WARP; d <<= 1) {
-		u32 y = __shfl_up_sync(0xffffffffu, in, d);
-		if (lane >= d) {
-			in += y;
-		}
-	}
+	u32 in = warp_scan(x);
 	if (lane == WARP - 1) {
 		warp_sum[warp] = in;
 	}
@@ -298,13 +304,7 @@ __device__ void fill_warp(const u32 *syms, u32 from, u32 to, u32 lane, const u64
 			n = used[c];
 			off = table_off[c];
 		}
-		u32 incl = n; // inclusive prefix of n over the lanes
-		for (u32 d = 1; d < WARP; d <<= 1) {
-			u32 y = __shfl_up_sync(0xffffffffu, incl, d);
-			if (lane >= d) {
-				incl += y;
-			}
-		}
+		u32 incl = warp_scan(n); // inclusive prefix of n over the lanes
 		u32 total = __shfl_sync(0xffffffffu, incl, WARP - 1);
 		for (u32 first = 0; first < total; first += WARP) {
 			u32 e = first + lane, src = 0; // src: the lanes whose entries all come before e
@@ -707,7 +707,7 @@ extern "C" __global__ void tadoc_seq_td_blocks(const u32 *rules, u64 n, const u3
 // the chunk's filled slots. tadoc_row_starts gives each document the output
 // position of its first slot, so that documents become the rows of a CSR
 // matrix. A chunk's slots are read COMPACT_CHUNK / blockDim.x at a time,
-// ranked with warp ballots and one shared total per warp. The tadoc_seq_
+// ranked with a CTA scan of their filled flags. The tadoc_seq_
 // kernels do the same for a pool of sequence keys.
 
 #define COMPACT_CHUNK 2048u
@@ -734,29 +734,17 @@ template <class K> __device__ void chunk_counts(const K *fkeys, u64 slots, u32 *
 
 template <class K>
 __device__ void compact(const K *fkeys, const u32 *fvals, u64 slots, const u64 *base, K *out_keys, u32 *out_vals) {
-	__shared__ u32 warp_total[MAX_WARPS];
-	u32 lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, warps = blockDim.x / WARP;
 	u64 lo = (u64)blockIdx.x * COMPACT_CHUNK, hi = min64(lo + COMPACT_CHUNK, slots);
 	u64 at = base[blockIdx.x];
 	for (u64 first = lo; first < hi; first += blockDim.x) {
 		u64 q = first + threadIdx.x;
 		bool filled = q < hi && fkeys[q] != empty_key<K>();
-		u32 ballot = __ballot_sync(0xffffffffu, filled);
-		if (lane == 0) {
-			warp_total[warp] = __popc(ballot);
-		}
-		__syncthreads();
-		u32 before = __popc(ballot & ((1u << lane) - 1)), round = 0;
-		for (u32 w = 0; w < warps; w++) {
-			before += w < warp ? warp_total[w] : 0;
-			round += warp_total[w];
-		}
+		u32 round, before = cta_scan(filled, &round);
 		if (filled) {
 			out_keys[at + before] = fkeys[q];
 			out_vals[at + before] = fvals[q];
 		}
 		at += round;
-		__syncthreads();
 	}
 }
 
