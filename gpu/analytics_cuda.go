@@ -146,11 +146,9 @@ func (a *AnalyticsCorpus) Free() error {
 		first = err
 	}
 	a.seq, a.td = nil, nil
-	for _, b := range []*Buffer{a.ruleStart, a.body, a.root, a.fileStart, a.rules, a.tableOff, a.fileOff, a.chunks,
-		a.weight, a.counts, a.keys, a.vals, a.used, a.fkeys, a.fvals, a.errFlag} {
-		if err := b.Free(); err != nil && first == nil {
-			first = err
-		}
+	if err := freeBuffers(a.ruleStart, a.body, a.root, a.fileStart, a.rules, a.tableOff, a.fileOff, a.chunks,
+		a.weight, a.counts, a.keys, a.vals, a.used, a.fkeys, a.fvals, a.errFlag); err != nil && first == nil {
+		first = err
 	}
 	return first
 }
@@ -450,9 +448,7 @@ func (a *AnalyticsCorpus) topDownPools(words bool) (*topDownPools, error) {
 
 // freeTables releases the dense word tables.
 func (td *topDownPools) freeTables() {
-	for _, b := range []*Buffer{td.off, td.keys, td.vals} {
-		b.Free() // nil-safe
-	}
+	freeBuffers(td.off, td.keys, td.vals)
 	td.off, td.keys, td.vals = nil, nil, nil
 }
 
@@ -461,8 +457,7 @@ func (td *topDownPools) free() error {
 	if td == nil {
 		return nil
 	}
-	td.freeTables()
-	return td.weight.Free()
+	return freeBuffers(td.weight, td.off, td.keys, td.vals)
 }
 
 // checkFlag fails if a kernel found a hash table full.
@@ -497,9 +492,7 @@ type deviceRows struct {
 }
 
 func (r *deviceRows) free() {
-	for _, b := range []*Buffer{r.startBuf, r.keys, r.vals} {
-		b.Free() // nil-safe
-	}
+	freeBuffers(r.startBuf, r.keys, r.vals)
 }
 
 // compact gathers the pool's filled slots, in pool order, into rows, one

@@ -18,23 +18,13 @@ type seqPools struct {
 	keys, vals, used, fkeys, fvals                         *Buffer
 }
 
-func (s *seqPools) buffers() []*Buffer {
-	return []*Buffer{s.rules, s.lens, s.head, s.tail, s.hlen, s.tlen, s.tableOff, s.fileOff,
-		s.keys, s.vals, s.used, s.fkeys, s.fvals}
-}
-
 // free releases the pools; a nil s has none.
 func (s *seqPools) free() error {
 	if s == nil {
 		return nil
 	}
-	var first error
-	for _, b := range s.buffers() {
-		if err := b.Free(); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
+	return freeBuffers(s.rules, s.lens, s.head, s.tail, s.hlen, s.tlen, s.tableOff, s.fileOff,
+		s.keys, s.vals, s.used, s.fkeys, s.fvals)
 }
 
 // seqPoolsFor returns the pools for l-word sequences, computing the layout

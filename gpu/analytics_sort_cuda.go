@@ -48,9 +48,7 @@ func (a *AnalyticsCorpus) newPairs(n int) (*pairs, error) {
 }
 
 func (pr *pairs) free() {
-	for _, b := range []*Buffer{pr.k, pr.p, pr.k2, pr.p2, pr.counts, pr.sums} {
-		b.Free() // nil-safe
-	}
+	freeBuffers(pr.k, pr.p, pr.k2, pr.p2, pr.counts, pr.sums)
 }
 
 // swap makes k2 and p2 the pairs.

@@ -407,8 +407,14 @@ func (c *Column) Free() error {
 	if c == nil {
 		return nil
 	}
+	return freeBuffers(c.data, c.offs, c.counts, c.bases)
+}
+
+// freeBuffers frees every buffer (nil ones included: Free is nil-safe)
+// and returns the first error.
+func freeBuffers(bufs ...*Buffer) error {
 	var first error
-	for _, b := range []*Buffer{c.data, c.offs, c.counts, c.bases} {
+	for _, b := range bufs {
 		if err := b.Free(); err != nil && first == nil {
 			first = err
 		}
