@@ -24,7 +24,7 @@ var fitCandidates = []string{"cpu", "bmw"}
 
 func newBenchFitCmd() *cobra.Command {
 	var dir, queries, mode, cpuEngine, samplesFile string
-	var k, repeat, holdOut int
+	var k, repeat, holdOut, gpuBatch int
 	cmd := &cobra.Command{
 		Use:   "fit --index DIR --queries FILE",
 		Short: "Time every query on the CPU (and GPU), fit the scheduler's cost model, write it beside the index",
@@ -61,6 +61,12 @@ func newBenchFitCmd() *cobra.Command {
 					return err
 				}
 			}
+			if !cmd.Flags().Changed("gpu-batch") {
+				gpuBatch = cfg.GPU.Batch
+			}
+			if gpuBatch < 1 {
+				return usageError{fmt.Errorf("--gpu-batch must be positive")}
+			}
 			gpus, gerr := openGPUs(ix, cfg.GPU)
 			defer closeGPUs(gpus)
 			if len(gpus) == 0 {
@@ -77,7 +83,7 @@ func newBenchFitCmd() *cobra.Command {
 					q := query.Parse(a, l.Text, m, k)
 					s := schedule.Sample{Features: schedule.FeaturesOf(ix, q)}
 					if len(gpus) > 0 {
-						if s.GPU, err = medianTime(cmd.Context(), gpus[0], q, repeat); err != nil {
+						if s.GPU, err = gpuTime(cmd.Context(), gpus[0], q, repeat, gpuBatch); err != nil {
 							return err
 						}
 					}
@@ -122,7 +128,7 @@ func newBenchFitCmd() *cobra.Command {
 				return err
 			}
 			return writeJSON(os.Stdout, map[string]any{
-				"index": dir, "cpu_engine": model.CPUEngine, "cpu_total_seconds": cpuTotals, "queries": len(samples[best]), "held_out_every": holdOut, "model": model,
+				"index": dir, "cpu_engine": model.CPUEngine, "cpu_total_seconds": cpuTotals, "gpu_batch": gpuBatch, "queries": len(samples[best]), "held_out_every": holdOut, "model": model,
 				"cpu_mean_relative_error": model.CPUError, "gpu_mean_relative_error": model.GPUError,
 			})
 		},
@@ -137,9 +143,35 @@ func newBenchFitCmd() *cobra.Command {
 	fl.IntVar(&holdOut, "hold-out", 4, "every n-th query is held out to measure the model's error")
 	fl.StringVar(&samplesFile, "samples", "", "also write the measured samples (features and times) to this JSON file")
 	fl.StringVar(&cpuEngine, "cpu-engine", "auto", "the CPU engine timed (query.New name), or auto: time cpu and bmw and keep the faster, which engine=auto then runs")
+	fl.IntVar(&gpuBatch, "gpu-batch", 64, "time the GPU per query in batches of this many copies of each query, as the scheduler hands it work (default: the config's gpu.batch; 1: one query at a time)")
 	fl.Bool("json", true, "print JSON (always on)")
 	cmd.MarkFlagRequired("queries")
 	return cmd
+}
+
+// gpuTime is a query's GPU cost as the scheduler meets it: with batch > 1
+// and a batch engine, the median time of a batch of batch copies of q,
+// divided by batch (the launches are shared, the work is not); otherwise
+// medianTime.
+func gpuTime(ctx context.Context, e query.Engine, q query.Query, repeat, batch int) (time.Duration, error) {
+	be, ok := e.(query.BatchEngine)
+	if !ok || batch <= 1 {
+		return medianTime(ctx, e, q, repeat)
+	}
+	qs := make([]query.Query, batch)
+	for i := range qs {
+		qs[i] = q
+	}
+	ts := make([]time.Duration, max(repeat, 1))
+	for i := range ts {
+		start := time.Now()
+		if _, err := be.SearchBatch(ctx, qs); err != nil {
+			return 0, err
+		}
+		ts[i] = time.Since(start) / time.Duration(batch)
+	}
+	slices.Sort(ts)
+	return ts[len(ts)/2], nil
 }
 
 // medianTime runs q repeat times on e and returns the median wall time.

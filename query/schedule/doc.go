@@ -6,24 +6,41 @@
 // Cost model. Each query's CPU and GPU times are predicted from features
 // known before it runs: the shortest, second-shortest and longest list
 // lengths, the total postings and those outside the longest list, the
-// number of terms and the mode. (Pruned OR skips most of the longest list:
-// setting it apart cut MaxScore's held-out error from 0.97 to 0.59, BMW's
-// from 0.47 to 0.43, on a 10^6-document synthetic index.) The model is linear in
-// the logarithms (ln t = w . x), fitted by least squares on measured runs
-// (`gpusearch bench fit` writes it as cost-model.json beside the index,
-// with the CPU engine it was fitted for: by default bench fit times both
-// MaxScore and Block-Max WAND OR and keeps the faster, which the server's
-// engine=auto then runs); without one, DefaultModel's documented
-// constants and the cpu engine are used.
+// postings of the "essential" lists (those a pruned OR must walk given a
+// lower bound on the k-th best score read off the skip table's block
+// maxima; see essentialLists), the number of terms and the mode. (Pruned
+// OR skips most of the longest list: setting it apart cut MaxScore's
+// held-out error from 0.97 to 0.59, BMW's from 0.47 to 0.43, on a
+// 10^6-document synthetic index.) Each processor's model takes one of two
+// forms, fitted by least squares on measured runs, and Fit keeps the form
+// with the lower held-out error: log-linear (ln t = w . x over log
+// lengths: the pruned CPU engines) or linear (t = w . x over lengths: the
+// GPU, whose cost in a batch is a fixed share plus a cost per posting).
+// `gpusearch bench fit` times the GPU in batches of gpu.batch copies of
+// each query, as the scheduler uses it (one query at a time, the GPU's
+// cost is mostly its launch chain and says little about its throughput),
+// and writes the model as cost-model.json beside the index, with the CPU
+// engine it was fitted for: by default bench fit times both MaxScore and
+// Block-Max WAND OR and keeps the faster, which the server's engine=auto
+// then runs; without one, DefaultModel's documented constants and the cpu
+// engine are used.
 //
 // Queues. A query whose predicted GPU time is below (1-Margin) of its CPU
 // time goes to the GPU queue; one whose CPU time is below (1-Margin) of its
 // GPU time to the CPU queue; the rest wait in the "either" queue. An idle
 // processor takes, in order: the most urgent job that prefers it (a job is
-// urgent once it has waited Promote of its time to deadline), the cheapest
-// job of its own queue (shortest job first minimises the mean delay;
-// promotion keeps long jobs from starving), the oldest "either" job, and
-// last the oldest job of the other processor's queue (work stealing).
+// urgent once it has waited Promote of its time to deadline); a job of its
+// own queue: on the CPU the cheapest (shortest job first minimises the
+// mean delay; promotion keeps long jobs from starving), on the GPU the one
+// it is best suited for, the largest ratio of CPU to GPU time; the oldest
+// "either" job; and last, stealing, the job of the other processor's queue
+// it is best suited for (the CPU steals the job with the smallest CPU/GPU
+// ratio, the GPU the largest). The paper leaves open which job a processor
+// steals and the order within its own queue beyond "cost, deadline and
+// affinity"; taking the oldest (our first version) gave the CPU workers a
+// random mix of the GPU's queue, heavy queries included, so that under
+// load each processor ran average queries instead of those it is best at
+// (docs/scheduling.md measures both).
 //
 // Policies. "hybrid" is the above. "cpu" and "gpu" send everything to one
 // processor. "best" is the paper's third configuration: one query at a
@@ -37,5 +54,6 @@
 // Batches. A GPU worker whose engine is a query.BatchEngine takes every
 // job Queues gives it at once, up to Config.GPUBatch, and answers them in
 // one call (the GPU engine runs their OR passes as one launch sequence).
-// The simulator runs one job at a time on every processor.
+// The simulator (SimConfig) models such batches as a fixed cost per call
+// plus each job's share.
 package schedule

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -20,24 +21,30 @@ const ModelFile = "cost-model.json"
 
 // Features describe a query before it runs.
 type Features struct {
-	Terms    int        `json:"terms"`
-	Shortest float64    `json:"shortest"` // postings of the shortest list
-	Second   float64    `json:"second"`   // postings of the second-shortest list (0 for one term)
-	Longest  float64    `json:"longest"`  // postings of the longest list
-	Total    float64    `json:"total"`    // postings of all lists
-	Mode     query.Mode `json:"mode"`
+	Terms    int     `json:"terms"`
+	Shortest float64 `json:"shortest"` // postings of the shortest list
+	Second   float64 `json:"second"`   // postings of the second-shortest list (0 for one term)
+	Longest  float64 `json:"longest"`  // postings of the longest list
+	Total    float64 `json:"total"`    // postings of all lists
+	// Essential: postings of the lists a pruned OR cannot skip as a whole
+	// (see essentialPostings).
+	Essential float64    `json:"essential"`
+	Mode      query.Mode `json:"mode"`
 }
 
-// FeaturesOf reads a query's features off the lexicon.
+// FeaturesOf reads a query's features off the lexicon and skip table.
 func FeaturesOf(ix *index.Index, q query.Query) Features {
 	f := Features{Mode: q.Mode}
 	var lens []float64
+	var infos []index.TermInfo
 	for _, t := range q.Terms {
 		if info, ok := ix.Lookup(t); ok {
 			lens = append(lens, float64(info.DF))
+			infos = append(infos, info)
 			f.Total += float64(info.DF)
 		}
 	}
+	f.Essential = essentialPostings(ix, infos, q.K)
 	sort.Float64s(lens)
 	f.Terms = len(lens)
 	if len(lens) > 0 {
@@ -52,29 +59,151 @@ func FeaturesOf(ix *index.Index, q query.Query) Features {
 	return f
 }
 
-// vector is the regression input: a constant, the log list lengths (the
+// thetaBlocks bounds the skip-table entries essentialLists reads.
+const thetaBlocks = 1024
+
+// essentialPostings is the postings of the lists essentialLists marks.
+func essentialPostings(ix *index.Index, infos []index.TermInfo, k int) float64 {
+	var n float64
+	for i, ok := range essentialLists(ix, infos, k) {
+		if ok {
+			n += float64(infos[i].DF)
+		}
+	}
+	return n
+}
+
+// essentialLists marks the lists that MaxScore-like pruning of a top-k OR
+// must walk; the others it only probes. θ, the largest k-th largest block
+// max of any list (k blocks of one list hold k different documents scoring
+// at least that), bounds the k-th best score from below; a document found
+// only in lists whose maxima sum below θ cannot enter the top k, so the
+// longest such prefix of the lists by ascending max score is not
+// essential. Lists are scanned for θ shortest first, up to thetaBlocks
+// skip entries, so that the estimate stays cheap on large indexes.
+func essentialLists(ix *index.Index, infos []index.TermInfo, k int) []bool {
+	ess := make([]bool, len(infos))
+	if k <= 0 {
+		return ess
+	}
+	bs, skips := ix.BlockSize(), ix.Skips()
+	order := make([]int, len(infos))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(infos[a].DF, infos[b].DF) })
+	var theta float32
+	scanned := 0
+	top := make([]float32, 0, k)
+	for _, i := range order {
+		t := infos[i]
+		nb := t.NumBlocks(bs)
+		if nb < k {
+			continue
+		}
+		if scanned+nb > thetaBlocks {
+			break
+		}
+		scanned += nb
+		top = kLargest(top[:0], skips.BlockMax[t.FirstBlock:int(t.FirstBlock)+nb], k)
+		theta = max(theta, top[0])
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(infos[a].MaxScore, infos[b].MaxScore) })
+	var sum float32
+	for _, i := range order {
+		sum += infos[i].MaxScore
+		ess[i] = sum >= theta
+	}
+	return ess
+}
+
+// kLargest returns the k largest of xs (len(xs) >= k) in top, a min-heap
+// whose first element is the k-th largest.
+func kLargest(top, xs []float32, k int) []float32 {
+	for _, x := range xs {
+		if len(top) < k {
+			top = append(top, x)
+			for i := len(top) - 1; i > 0 && top[(i-1)/2] > top[i]; i = (i - 1) / 2 {
+				top[i], top[(i-1)/2] = top[(i-1)/2], top[i]
+			}
+			continue
+		}
+		if x <= top[0] {
+			continue
+		}
+		top[0] = x
+		for i := 0; ; {
+			c := 2*i + 1
+			if c >= k {
+				break
+			}
+			if c+1 < k && top[c+1] < top[c] {
+				c++
+			}
+			if top[i] <= top[c] {
+				break
+			}
+			top[i], top[c] = top[c], top[i]
+			i = c
+		}
+	}
+	return top
+}
+
+// The two forms a processor's cost model can take.
+const (
+	// FormLog predicts ln(seconds) as a dot product with logVector: costs
+	// that grow as powers of the list lengths (pruned CPU engines).
+	FormLog = "log"
+	// FormLinear predicts seconds as a dot product with linearVector: a
+	// fixed cost plus a cost per posting (the GPU answering batches, whose
+	// launches are shared and whose work is proportional to the postings).
+	FormLinear = "linear"
+)
+
+// logVector is the log form's input: a constant, the log list lengths (the
 // longest list and the others apart: pruned OR engines skip most of the
 // longest list, so the two weigh differently), the term count and mode
 // indicators.
-func (f Features) vector() []float64 {
-	b := func(ok bool) float64 {
-		if ok {
-			return 1
-		}
-		return 0
-	}
+func (f Features) logVector() []float64 {
 	return []float64{1, math.Log1p(f.Shortest), math.Log1p(f.Second), math.Log1p(f.Total),
-		float64(f.Terms), b(f.Mode == query.Or), b(f.Mode == query.AndOr),
-		math.Log1p(f.Longest), math.Log1p(max(0, f.Total-f.Longest))}
+		float64(f.Terms), indicator(f.Mode == query.Or), indicator(f.Mode == query.AndOr),
+		math.Log1p(f.Longest), math.Log1p(max(0, f.Total-f.Longest)), math.Log1p(f.Essential)}
 }
 
-// Linear predicts ln(seconds) as a dot product with Features.vector.
+// linearVector is the linear form's input: a constant and the mode
+// indicators (fixed costs), the term count, and the list lengths in
+// millions of postings (costs per posting; AND's work follows its
+// shortest lists).
+func (f Features) linearVector() []float64 {
+	const mega = 1e-6
+	return []float64{1, indicator(f.Mode == query.Or), indicator(f.Mode == query.AndOr), float64(f.Terms),
+		mega * f.Total, mega * f.Longest, mega * f.Shortest, mega * f.Second, mega * f.Essential}
+}
+
+func indicator(ok bool) float64 {
+	if ok {
+		return 1
+	}
+	return 0
+}
+
+// Linear is one processor's cost model: the weights of a dot product with
+// the features' vector of its form.
 type Linear struct {
+	Form    string    `json:"form,omitempty"` // FormLog (also when empty) or FormLinear
 	Weights []float64 `json:"weights"`
 }
 
+func (l Linear) vector(f Features) []float64 {
+	if l.Form == FormLinear {
+		return f.linearVector()
+	}
+	return f.logVector()
+}
+
 func (l Linear) predict(f Features) time.Duration {
-	x := f.vector()
+	x := l.vector(f)
 	if len(l.Weights) != len(x) {
 		return 0
 	}
@@ -82,7 +211,15 @@ func (l Linear) predict(f Features) time.Duration {
 	for i := range x {
 		y += l.Weights[i] * x[i]
 	}
+	if l.Form == FormLinear {
+		return time.Duration(max(y, 0) * float64(time.Second))
+	}
 	return time.Duration(math.Exp(y) * float64(time.Second))
+}
+
+// valid reports whether l has a known form and its number of weights.
+func (l Linear) valid() bool {
+	return (l.Form == "" || l.Form == FormLog || l.Form == FormLinear) && len(l.Weights) == len(l.vector(Features{}))
 }
 
 // Model predicts a query's time on each processor.
@@ -103,26 +240,24 @@ type Model struct {
 func (m *Model) CPUEngineName() string { return cmp.Or(m.CPUEngine, "cpu") }
 
 // DefaultModel is used when an index has no fitted model. CPU time grows
-// with the total postings (about 10 ns each on one core, 2 us fixed); the
-// GPU pays about 60 us of launches and copies per query and then about
-// 0.5 ns per posting. These are round figures from the third paper's shape,
-// not measurements: fit a model for real use.
+// with the total postings (about 10 ns each on one core); a GPU answering
+// batches spends about 20 us per query and 0.1 ns per posting (round
+// figures of the H100 runs in docs/scheduling.md, not a fit: fit a model
+// for real use).
 func DefaultModel() *Model {
-	// ln t = w0 + w3*ln(1+total): t = e^w0 * total^w3 with w3 = 1.
+	// CPU: ln t = w0 + w3*ln(1+total), so t = e^w0 * total. GPU: t = w0 +
+	// w4*total in millions.
 	return &Model{
-		CPU: Linear{Weights: []float64{math.Log(10e-9), 0, 0, 1, 0, 0, 0, 0, 0}},
-		GPU: Linear{Weights: []float64{math.Log(0.5e-9), 0, 0, 1, 0, 0, 0, 0, 0}},
+		CPU: Linear{Form: FormLog, Weights: []float64{math.Log(10e-9), 0, 0, 1, 0, 0, 0, 0, 0, 0}},
+		GPU: Linear{Form: FormLinear, Weights: []float64{20e-6, 0, 0, 0, 0.1e-3, 0, 0, 0, 0}},
 	}
 }
 
-// Predict returns the predicted CPU and GPU times. The GPU's fixed cost is
-// a floor under its prediction.
+// Predict returns the predicted CPU and GPU times, at least a microsecond
+// each (the queues compare their ratios).
 func (m *Model) Predict(f Features) (cpu, gpu time.Duration) {
-	return m.CPU.predict(f), max(m.GPU.predict(f), gpuFloor)
+	return max(m.CPU.predict(f), time.Microsecond), max(m.GPU.predict(f), time.Microsecond)
 }
-
-// gpuFloor is the least a GPU query costs: launches and result copies.
-const gpuFloor = 60 * time.Microsecond
 
 // Sample is one measured query.
 type Sample struct {
@@ -131,8 +266,11 @@ type Sample struct {
 	GPU      time.Duration `json:"gpu_ns"` // 0 when not measured
 }
 
-// Fit fits a model on samples by least squares on ln(time), holding out
-// every holdOut-th sample (0: none) to measure the mean relative error.
+// Fit fits a model on samples, holding out every holdOut-th sample (0:
+// none) to measure the mean relative error. Each processor's model is
+// fitted in both forms, by least squares (on ln(time) for FormLog, on
+// time relative to itself for FormLinear), and the form with the lower
+// held-out error (training error without a held-out set) is kept.
 func Fit(samples []Sample, holdOut int) (*Model, error) {
 	var train, test []Sample
 	for i, s := range samples {
@@ -145,18 +283,41 @@ func Fit(samples []Sample, holdOut int) (*Model, error) {
 	m := DefaultModel()
 	cpu := func(s Sample) time.Duration { return s.CPU }
 	gpu := func(s Sample) time.Duration { return s.GPU }
+	if len(test) == 0 {
+		test = train
+	}
 	var err error
-	if m.CPU, err = fitLinear(train, cpu); err != nil {
+	if m.CPU, m.CPUError, err = fitBest(train, test, cpu); err != nil {
 		return nil, fmt.Errorf("schedule: fit cpu: %w", err)
 	}
 	if hasGPU(train) {
-		if m.GPU, err = fitLinear(train, gpu); err != nil {
+		if m.GPU, m.GPUError, err = fitBest(train, test, gpu); err != nil {
 			return nil, fmt.Errorf("schedule: fit gpu: %w", err)
 		}
 	}
-	m.CPUError = meanRelativeError(m.CPU, test, cpu)
-	m.GPUError = meanRelativeError(m.GPU, test, gpu)
 	return m, nil
+}
+
+// fitBest fits both forms on train and returns the one with the lower
+// mean relative error on test, and that error.
+func fitBest(train, test []Sample, y func(Sample) time.Duration) (Linear, float64, error) {
+	var best Linear
+	bestErr := math.Inf(1)
+	var firstErr error
+	for _, form := range []string{FormLog, FormLinear} {
+		l, err := fitForm(form, train, y)
+		if err != nil {
+			firstErr = cmp.Or(firstErr, err)
+			continue
+		}
+		if e := meanRelativeError(l, test, y); e < bestErr {
+			best, bestErr = l, e
+		}
+	}
+	if math.IsInf(bestErr, 1) {
+		return Linear{}, 0, firstErr
+	}
+	return best, bestErr, nil
 }
 
 func hasGPU(samples []Sample) bool {
@@ -168,14 +329,18 @@ func hasGPU(samples []Sample) bool {
 	return false
 }
 
-// fitLinear solves the ridge-regularised normal equations.
-func fitLinear(samples []Sample, y func(Sample) time.Duration) (Linear, error) {
-	const ridge = 1e-6
-	n := len(Features{}.vector())
+// fitForm solves the ridge-regularised normal equations of a form: for
+// FormLog, x.w = ln t; for FormLinear, (x/t).w = 1, which minimises the
+// squared relative error. The ridge is relative to the largest diagonal
+// entry, so that a feature constant over the samples (a mode indicator
+// when all are OR) leaves the system solvable in either form's scale.
+func fitForm(form string, samples []Sample, y func(Sample) time.Duration) (Linear, error) {
+	const ridge = 1e-9
+	l := Linear{Form: form}
+	n := len(l.vector(Features{}))
 	a := make([][]float64, n)
 	for i := range a {
 		a[i] = make([]float64, n+1)
-		a[i][i] = ridge
 	}
 	used := 0
 	for _, s := range samples {
@@ -184,20 +349,34 @@ func fitLinear(samples []Sample, y func(Sample) time.Duration) (Linear, error) {
 			continue
 		}
 		used++
-		x := s.Features.vector()
-		ly := math.Log(t.Seconds())
+		x := l.vector(s.Features)
+		target := math.Log(t.Seconds())
+		if form == FormLinear {
+			for i := range x {
+				x[i] /= t.Seconds()
+			}
+			target = 1
+		}
 		for i := range n {
 			for j := range n {
 				a[i][j] += x[i] * x[j]
 			}
-			a[i][n] += x[i] * ly
+			a[i][n] += x[i] * target
 		}
 	}
 	if used < n {
 		return Linear{}, fmt.Errorf("%d usable samples, need at least %d", used, n)
 	}
-	w, err := solve(a)
-	return Linear{Weights: w}, err
+	var diag float64
+	for i := range n {
+		diag = max(diag, a[i][i])
+	}
+	for i := range n {
+		a[i][i] += ridge*diag + 1e-12
+	}
+	var err error
+	l.Weights, err = solve(a)
+	return l, err
 }
 
 // solve runs Gaussian elimination with partial pivoting on the augmented
@@ -264,9 +443,8 @@ func LoadModel(indexDir string) (m *Model, ok bool, err error) {
 	if err := json.Unmarshal(raw, m); err != nil {
 		return nil, false, fmt.Errorf("schedule: %s: %w", ModelFile, err)
 	}
-	n := len(Features{}.vector())
-	if len(m.CPU.Weights) != n || len(m.GPU.Weights) != n {
-		return nil, false, fmt.Errorf("schedule: %s: want %d weights per processor (a model of an older gpusearch: refit it with gpusearch bench fit)", ModelFile, n)
+	if !m.CPU.valid() || !m.GPU.valid() {
+		return nil, false, fmt.Errorf("schedule: %s: a processor's form or number of weights is not this gpusearch's (a model of an older one: refit it with gpusearch bench fit)", ModelFile)
 	}
 	return m, true, nil
 }

@@ -125,7 +125,8 @@ func (s *Queues) classify(j *Job) int {
 	return either
 }
 
-// Next removes and returns the job processor p should run now, or nil.
+// Next removes and returns the job processor p should run now, or nil
+// (the order is in the package doc).
 // Done must be called when the job finishes.
 func (s *Queues) Next(p Proc, now time.Duration) *Job {
 	if s.policy == PolicyBest {
@@ -139,6 +140,9 @@ func (s *Queues) Next(p Proc, now time.Duration) *Job {
 		return j
 	}
 	if len(s.q[p]) > 0 {
+		if p == GPU {
+			return s.take(int(p), s.closest(int(p), p))
+		}
 		return s.take(int(p), s.cheapest(int(p), p))
 	}
 	if s.policy != PolicyHybrid {
@@ -148,7 +152,7 @@ func (s *Queues) Next(p Proc, now time.Duration) *Job {
 		return s.take(either, 0)
 	}
 	if len(s.q[p.other()]) > 0 {
-		return s.take(int(p.other()), 0) // steal the oldest
+		return s.take(int(p.other()), s.closest(int(p.other()), p)) // steal
 	}
 	return nil
 }
@@ -201,6 +205,20 @@ func (s *Queues) cheapest(class int, p Proc) int {
 	for i, j := range s.q[class] {
 		if j.Cost[p] < s.q[class][best].Cost[p] {
 			best = i
+		}
+	}
+	return best
+}
+
+// closest is the index of the job of a queue that p is best suited for:
+// the largest ratio of its cost elsewhere to its cost on p, the oldest
+// among equals.
+func (s *Queues) closest(class int, p Proc) int {
+	best, bestR := 0, -1.0
+	for i, j := range s.q[class] {
+		r := float64(j.Cost[p.other()]) / max(1, float64(j.Cost[p]))
+		if r > bestR {
+			best, bestR = i, r
 		}
 	}
 	return best

@@ -87,6 +87,82 @@ func TestNextOrder(t *testing.T) {
 	}
 }
 
+func TestNextByAffinity(t *testing.T) {
+	// Every job is faster on the GPU, so all wait in its queue. The GPU
+	// takes first the job that would cost the CPU most per GPU time; the
+	// idle CPU steals the job it loses least on.
+	q := NewQueues(PolicyHybrid, true, Options{})
+	heavy := &Job{ID: 1, Cost: [2]time.Duration{40 * ms, 2 * ms}}  // ratio 20
+	medium := &Job{ID: 2, Cost: [2]time.Duration{10 * ms, 1 * ms}} // ratio 10
+	light := &Job{ID: 3, Cost: [2]time.Duration{3 * ms, 1 * ms}}   // ratio 3
+	for _, j := range []*Job{heavy, medium, light} {               // oldest first
+		q.Add(j)
+		if j.class != int(GPU) {
+			t.Fatalf("job %d in queue %d, want the GPU's", j.ID, j.class)
+		}
+	}
+	if j := q.Next(CPU, 0); j != light {
+		t.Fatalf("Next(CPU) = %v, want the light job (the CPU loses least on it)", j)
+	}
+	if j := q.Next(GPU, 0); j != heavy {
+		t.Fatalf("Next(GPU) = %v, want the heavy job (largest CPU/GPU ratio)", j)
+	}
+	if j := q.Next(GPU, 0); j != medium {
+		t.Fatalf("Next(GPU) = %v, want the medium job", j)
+	}
+}
+
+func TestSimulateCPUStealsLightJobs(t *testing.T) {
+	// A burst of jobs that all prefer the GPU, half of them heavy on the
+	// CPU: the idle CPU steals, but only light jobs, so the GPU's time goes
+	// where it saves the most.
+	var jobs []SimJob
+	for i := range 40 {
+		c := 2 * ms
+		if i%2 == 0 {
+			c = 30 * ms
+		}
+		jobs = append(jobs, SimJob{Predicted: [2]time.Duration{c, 1 * ms}, Actual: [2]time.Duration{c, 1 * ms}})
+	}
+	res, err := Simulate(jobs, SimConfig{Policy: PolicyHybrid, CPUs: 1, GPUs: 1, Deadline: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stolen == 0 {
+		t.Fatal("the idle CPU stole nothing")
+	}
+	for i, p := range res.RanOn {
+		if p == CPU && i%2 == 0 {
+			t.Errorf("the CPU ran heavy job %d", i)
+		}
+	}
+}
+
+func TestSimulateGPUBatches(t *testing.T) {
+	// Eight jobs at once on a GPU that takes four at a time: two batches,
+	// each the call's cost plus its jobs' costs.
+	jobs := make([]SimJob, 8)
+	for i := range jobs {
+		jobs[i] = SimJob{Predicted: [2]time.Duration{10 * ms, 1 * ms}, Actual: [2]time.Duration{10 * ms, 1 * ms}}
+	}
+	res, err := Simulate(jobs, SimConfig{Policy: PolicyGPU, GPUs: 1, Deadline: time.Second, GPUBatch: 4, GPUCall: 2 * ms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range res.Delays {
+		want := 6 * ms
+		if i >= 4 {
+			want = 12 * ms
+		}
+		if d != want {
+			t.Errorf("job %d done after %v, want %v", i, d, want)
+		}
+	}
+	if res.Busy[GPU] != 12*ms {
+		t.Errorf("GPU busy %v, want 12ms", res.Busy[GPU])
+	}
+}
+
 // poisson makes n jobs arriving at rate per second with costs drawn so
 // that about half prefer each processor.
 func poisson(n int, rate float64, seed uint64) []SimJob {
@@ -111,7 +187,7 @@ func TestSimulateAnswersEveryJobOnce(t *testing.T) {
 	jobs := poisson(2000, 300, 1)
 	for _, p := range []Policy{PolicyCPU, PolicyGPU, PolicyBest, PolicyHybrid} {
 		t.Run(string(p), func(t *testing.T) {
-			res, err := Simulate(jobs, p, 4, 1, 500*ms, Options{})
+			res, err := Simulate(jobs, SimConfig{Policy: p, CPUs: 4, GPUs: 1, Deadline: 500 * ms})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +209,7 @@ func TestSimulateStealing(t *testing.T) {
 	for range 50 {
 		jobs = append(jobs, SimJob{Predicted: [2]time.Duration{10 * ms, 2 * ms}, Actual: [2]time.Duration{10 * ms, 2 * ms}})
 	}
-	res, err := Simulate(jobs, PolicyHybrid, 1, 1, time.Second, Options{})
+	res, err := Simulate(jobs, SimConfig{Policy: PolicyHybrid, CPUs: 1, GPUs: 1, Deadline: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,14 +231,14 @@ func TestSimulateDeadlinesWhenFeasible(t *testing.T) {
 	// At a rate the hybrid system sustains, no deadline is missed, while
 	// the CPU alone falls behind.
 	jobs := poisson(3000, 320, 2)
-	hybrid, err := Simulate(jobs, PolicyHybrid, 4, 1, 500*ms, Options{})
+	hybrid, err := Simulate(jobs, SimConfig{Policy: PolicyHybrid, CPUs: 4, GPUs: 1, Deadline: 500 * ms})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if hybrid.Missed != 0 {
 		t.Errorf("hybrid missed %d deadlines at a feasible rate", hybrid.Missed)
 	}
-	cpu, err := Simulate(jobs, PolicyCPU, 4, 1, 500*ms, Options{})
+	cpu, err := Simulate(jobs, SimConfig{Policy: PolicyCPU, CPUs: 4, GPUs: 1, Deadline: 500 * ms})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +248,7 @@ func TestSimulateDeadlinesWhenFeasible(t *testing.T) {
 }
 
 func TestSimulateNoWorkerForQueue(t *testing.T) {
-	if _, err := Simulate(poisson(5, 100, 3), PolicyGPU, 4, 0, time.Second, Options{}); err == nil {
+	if _, err := Simulate(poisson(5, 100, 3), SimConfig{Policy: PolicyGPU, CPUs: 4, Deadline: time.Second}); err == nil {
 		t.Fatal("policy gpu with no GPU worker: want an error, not a hang")
 	}
 }

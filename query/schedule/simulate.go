@@ -7,11 +7,25 @@ import (
 )
 
 // SimJob is a job for the simulator: when it arrives, what the model
-// predicts, and what it actually costs on each processor.
+// predicts, and what it actually costs on each processor (on the GPU: its
+// share of a batch, see SimConfig).
 type SimJob struct {
 	Arrival   time.Duration
 	Predicted [2]time.Duration
 	Actual    [2]time.Duration
+}
+
+// SimConfig describes the simulated system.
+type SimConfig struct {
+	Policy     Policy
+	CPUs, GPUs int           // workers of each kind
+	Deadline   time.Duration // per job, after its arrival
+	Queues     Options
+	// GPUBatch is the most jobs a GPU worker takes at once (default 1),
+	// as the Scheduler's GPU worker does; a batch runs for GPUCall plus
+	// the sum of its jobs' actual GPU costs.
+	GPUBatch int
+	GPUCall  time.Duration
 }
 
 // SimResult is the outcome of a simulation.
@@ -21,11 +35,12 @@ type SimResult struct {
 	Missed  int             // jobs that finished after their deadline
 	Stolen  int             // jobs run on the processor whose queue they were not in
 	RunsPer []int           // per job: how many times it ran (always 1 unless a bug)
+	Busy    [2]time.Duration
 }
 
-// Simulate replays jobs through Queues on cpus CPU workers and gpus GPU
-// workers in simulated time, deterministically.
-func Simulate(jobs []SimJob, p Policy, cpus, gpus int, deadline time.Duration, o Options) (SimResult, error) {
+// Simulate replays jobs through Queues on the workers of c in simulated
+// time, deterministically.
+func Simulate(jobs []SimJob, c SimConfig) (SimResult, error) {
 	res := SimResult{Delays: make([]time.Duration, len(jobs)), RanOn: make([]Proc, len(jobs)), RunsPer: make([]int, len(jobs))}
 	order := make([]int, len(jobs))
 	for i := range order {
@@ -36,16 +51,16 @@ func Simulate(jobs []SimJob, p Policy, cpus, gpus int, deadline time.Duration, o
 	type worker struct {
 		proc      Proc
 		busyUntil time.Duration
-		job       *Job
+		jobs      []*Job
 	}
 	var workers []*worker
-	for range gpus {
+	for range c.GPUs {
 		workers = append(workers, &worker{proc: GPU})
 	}
-	for range cpus {
+	for range c.CPUs {
 		workers = append(workers, &worker{proc: CPU})
 	}
-	q := NewQueues(p, gpus > 0, o)
+	q := NewQueues(c.Policy, c.GPUs > 0, c.Queues)
 	var now time.Duration
 	next, done := 0, 0
 	for done < len(jobs) {
@@ -55,45 +70,63 @@ func Simulate(jobs []SimJob, p Policy, cpus, gpus int, deadline time.Duration, o
 			t = jobs[order[next]].Arrival
 		}
 		for _, w := range workers {
-			if w.job != nil && (t < 0 || w.busyUntil < t) {
+			if len(w.jobs) > 0 && (t < 0 || w.busyUntil < t) {
 				t = w.busyUntil
 			}
 		}
 		if t < 0 {
-			return res, fmt.Errorf("schedule: %d jobs can never run under policy %s with %d CPU and %d GPU workers", q.Len(), p, cpus, gpus)
+			return res, fmt.Errorf("schedule: %d jobs can never run under policy %s with %d CPU and %d GPU workers", q.Len(), c.Policy, c.CPUs, c.GPUs)
 		}
 		now = t
 		for _, w := range workers {
-			if w.job != nil && w.busyUntil == now {
-				id := w.job.ID
-				res.Delays[id] = now - jobs[id].Arrival
-				if res.Delays[id] > deadline {
+			if len(w.jobs) == 0 || w.busyUntil != now {
+				continue
+			}
+			for _, j := range w.jobs {
+				res.Delays[j.ID] = now - jobs[j.ID].Arrival
+				if res.Delays[j.ID] > c.Deadline {
 					res.Missed++
 				}
-				w.job = nil
 				q.Done()
 				done++
 			}
+			w.jobs = w.jobs[:0]
 		}
 		for next < len(order) && jobs[order[next]].Arrival == now {
 			i := order[next]
-			q.Add(&Job{ID: uint64(i), Arrival: now, Deadline: now + deadline, Cost: jobs[i].Predicted})
+			q.Add(&Job{ID: uint64(i), Arrival: now, Deadline: now + c.Deadline, Cost: jobs[i].Predicted})
 			next++
 		}
 		for _, w := range workers {
-			if w.job != nil {
+			if len(w.jobs) > 0 {
 				continue
 			}
-			j := q.Next(w.proc, now)
-			if j == nil {
+			most := 1
+			if w.proc == GPU {
+				most = max(1, c.GPUBatch)
+			}
+			var took time.Duration
+			for len(w.jobs) < most {
+				j := q.Next(w.proc, now)
+				if j == nil {
+					break
+				}
+				if j.class != either && Proc(j.class) != w.proc {
+					res.Stolen++
+				}
+				w.jobs = append(w.jobs, j)
+				took += jobs[j.ID].Actual[w.proc]
+				res.RanOn[j.ID] = w.proc
+				res.RunsPer[j.ID]++
+			}
+			if len(w.jobs) == 0 {
 				continue
 			}
-			if j.class != either && Proc(j.class) != w.proc {
-				res.Stolen++
+			if w.proc == GPU {
+				took += c.GPUCall
 			}
-			w.job, w.busyUntil = j, now+jobs[j.ID].Actual[w.proc]
-			res.RanOn[j.ID] = w.proc
-			res.RunsPer[j.ID]++
+			w.busyUntil = now + took
+			res.Busy[w.proc] += took
 		}
 	}
 	return res, nil

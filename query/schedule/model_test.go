@@ -1,0 +1,150 @@
+package schedule
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/query"
+)
+
+func TestFitPicksForm(t *testing.T) {
+	// The CPU's cost is a power of the postings (log form); the GPU's a
+	// fixed cost plus a cost per posting (linear form), as for batches.
+	r := rand.New(rand.NewPCG(6, 6))
+	var samples []Sample
+	for range 400 {
+		f := Features{Terms: 1 + r.IntN(4), Mode: query.Or}
+		f.Shortest = float64(1 + r.IntN(1e5))
+		f.Longest = f.Shortest + float64(r.IntN(1e6))
+		f.Total = f.Shortest + f.Longest + float64(r.IntN(1e5))
+		noise := func() float64 { return 1 + 0.02*(r.Float64()*2-1) }
+		cpu := time.Duration(3e-9 * f.Total * noise() * float64(time.Second))
+		gpu := time.Duration((40e-6 + 0.2e-9*f.Total) * noise() * float64(time.Second))
+		samples = append(samples, Sample{Features: f, CPU: cpu, GPU: gpu})
+	}
+	for i := range samples {
+		samples[i].CPU = time.Duration(float64(samples[i].CPU) * (samples[i].Features.Total / 1e5))
+	}
+	m, err := Fit(samples, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.CPU.Form != FormLog || m.GPU.Form != FormLinear {
+		t.Errorf("forms: cpu %q, gpu %q; want %q, %q", m.CPU.Form, m.GPU.Form, FormLog, FormLinear)
+	}
+	if m.CPUError > 0.05 || m.GPUError > 0.05 {
+		t.Errorf("held-out mean relative error cpu %.3f gpu %.3f, want < 0.05", m.CPUError, m.GPUError)
+	}
+	dir := t.TempDir()
+	if err := m.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	back, ok, err := LoadModel(dir)
+	if err != nil || !ok {
+		t.Fatalf("LoadModel = %v, %v", ok, err)
+	}
+	for _, s := range samples[:20] {
+		a, b := m.Predict(s.Features)
+		c, d := back.Predict(s.Features)
+		if a != c || b != d {
+			t.Fatalf("loaded model predicts %v/%v, saved one %v/%v", c, d, a, b)
+		}
+	}
+}
+
+func TestLoadModelRefusesUnknownForm(t *testing.T) {
+	for name, body := range map[string]string{
+		"unknown form":  `{"cpu":{"form":"cubic","weights":[1,2]},"gpu":{"weights":[0,0,0,0,0,0,0,0,0,0]}}`,
+		"wrong weights": `{"cpu":{"form":"linear","weights":[1,2,3]},"gpu":{"weights":[0,0,0,0,0,0,0,0,0,0]}}`,
+		"older model":   `{"cpu":{"weights":[0,0,0,0,0,0,0,0,0]},"gpu":{"weights":[0,0,0,0,0,0,0,0,0]}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, ModelFile), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := LoadModel(dir); err == nil || !strings.Contains(err.Error(), "refit") {
+				t.Errorf("LoadModel = %v, want an error asking to refit", err)
+			}
+		})
+	}
+}
+
+func TestKLargest(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, n := range []int{1, 5, 10, 100, 1000} {
+		for _, k := range []int{1, 3, 10} {
+			if k > n {
+				continue
+			}
+			xs := make([]float32, n)
+			for i := range xs {
+				xs[i] = float32(r.IntN(50)) // ties
+			}
+			top := kLargest(nil, xs, k)
+			sorted := slices.Clone(xs)
+			slices.Sort(sorted)
+			slices.Reverse(sorted)
+			got := slices.Clone(top)
+			slices.Sort(got)
+			slices.Reverse(got)
+			if !slices.Equal(got, sorted[:k]) || top[0] != sorted[k-1] {
+				t.Errorf("n=%d k=%d: kLargest = %v (first %v), want %v", n, k, got, top[0], sorted[:k])
+			}
+		}
+	}
+}
+
+func TestEssentialListsHoldTheTopK(t *testing.T) {
+	// Every document of the exact top k lies in an essential list, and
+	// some queries do leave lists out (else the feature says nothing).
+	ix := randomIndex(t, 4000)
+	ex := query.NewExhaustive(ix)
+	r := rand.New(rand.NewPCG(8, 8))
+	pruned := 0
+	for range 300 {
+		k := []int{1, 3, 10}[r.IntN(3)]
+		q := query.Query{Mode: query.Or, K: k}
+		var infos []index.TermInfo
+		for range 2 + r.IntN(4) {
+			term := "t" + string(rune('0'+r.IntN(5))) + string(rune('0'+r.IntN(10))) + string(rune('0'+r.IntN(10)))
+			if info, ok := ix.Lookup(term); ok && !slices.Contains(q.Terms, term) {
+				q.Terms = append(q.Terms, term)
+				infos = append(infos, info)
+			}
+		}
+		if len(infos) == 0 {
+			continue
+		}
+		ess := essentialLists(ix, infos, k)
+		if slices.Contains(ess, false) {
+			pruned++
+		}
+		res, err := ex.Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range res.Hits {
+			found := false
+			for i, info := range infos {
+				c := ix.Cursor(info)
+				if ess[i] && c.NextGEQ(h.DocID) == h.DocID {
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("query %v: top-%d document %d (score %v) is in no essential list (%v)", q.Terms, k, h.DocID, h.Score, ess)
+			}
+		}
+	}
+	if pruned == 0 {
+		t.Error("no query had a list left out")
+	}
+}
