@@ -48,6 +48,8 @@ type loadFlags struct {
 	maxQueries, k, sweepSteps    int
 	cpuWorkers, gpuBatch         int
 	sweep, urgentAnyProc         bool
+	stealOldest                  bool
+	model                        string
 	seed                         uint64
 }
 
@@ -89,6 +91,10 @@ func newBenchLoadCmd() *cobra.Command {
 				qs[i] = query.Parse(a, l.Text, m, f.k)
 			}
 			model, fitted, err := schedule.LoadModel(f.dir)
+			if f.model != "" {
+				model, err = schedule.ReadModel(f.model)
+				fitted = err == nil
+			}
 			if err != nil {
 				return err
 			}
@@ -114,7 +120,7 @@ func newBenchLoadCmd() *cobra.Command {
 			best := map[string]float64{}
 			for _, p := range policies {
 				sc := schedule.Config{Policy: p, Deadline: f.deadline, Model: model, CPU: cpu, GPUs: asEngines(gpus),
-					CPUWorkers: f.cpuWorkers, GPUBatch: f.gpuBatch, Queues: schedule.Options{UrgentAnyProc: f.urgentAnyProc}}
+					CPUWorkers: f.cpuWorkers, GPUBatch: f.gpuBatch, Queues: schedule.Options{UrgentAnyProc: f.urgentAnyProc, StealOldest: f.stealOldest}}
 				if p == schedule.PolicyGPU && len(gpus) == 0 {
 					fmt.Fprintln(os.Stderr, "bench load: skipping policy gpu: no GPU")
 					continue
@@ -166,7 +172,7 @@ func newBenchLoadCmd() *cobra.Command {
 				best[string(p)] = lo
 			}
 			out := map[string]any{"index": f.dir, "deadline_ms": f.deadline.Milliseconds(), "gpus": len(gpus), "model_fitted": fitted,
-				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "gpu_batch": f.gpuBatch, "urgent_any_proc": f.urgentAnyProc, "runs": runs}
+				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "gpu_batch": f.gpuBatch, "urgent_any_proc": f.urgentAnyProc, "steal_oldest": f.stealOldest, "model": model, "runs": runs}
 			if f.sweep {
 				out["max_rate_without_misses"] = best
 			}
@@ -191,6 +197,8 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.StringVar(&f.cpuEngine, "cpu-engine", "", "the CPU workers' engine (query.New): cpu, maxscore, bmw, ... (default: the cost model's, else cpu)")
 	fl.IntVar(&f.gpuBatch, "gpu-batch", 0, "most queries a GPU worker takes at once (0: the config's gpu.batch)")
 	fl.BoolVar(&f.urgentAnyProc, "urgent-any-proc", false, "hybrid: an urgent query runs on whichever processor is free first")
+	fl.BoolVar(&f.stealOldest, "steal-oldest", false, "hybrid: the first version's queue order (the GPU's cheapest job first, thieves take the oldest), for comparison")
+	fl.StringVar(&f.model, "model", "", "cost model file (default: cost-model.json beside the index)")
 	fl.Bool("json", true, "print JSON (always on)")
 	cmd.MarkFlagRequired("queries")
 	return cmd

@@ -432,21 +432,27 @@ func meanRelativeError(l Linear, samples []Sample, y func(Sample) time.Duration)
 // LoadModel reads the model beside an index; with none there it returns
 // DefaultModel and ok = false.
 func LoadModel(indexDir string) (m *Model, ok bool, err error) {
-	raw, err := os.ReadFile(filepath.Join(indexDir, ModelFile))
+	m, err = ReadModel(filepath.Join(indexDir, ModelFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return DefaultModel(), false, nil
 	}
+	return m, err == nil, err
+}
+
+// ReadModel reads a model file written by Save.
+func ReadModel(path string) (*Model, error) {
+	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, false, fmt.Errorf("schedule: %w", err)
+		return nil, fmt.Errorf("schedule: %w", err)
 	}
-	m = &Model{}
+	m := &Model{}
 	if err := json.Unmarshal(raw, m); err != nil {
-		return nil, false, fmt.Errorf("schedule: %s: %w", ModelFile, err)
+		return nil, fmt.Errorf("schedule: %s: %w", path, err)
 	}
 	if !m.CPU.valid() || !m.GPU.valid() {
-		return nil, false, fmt.Errorf("schedule: %s: a processor's form or number of weights is not this gpusearch's (a model of an older one: refit it with gpusearch bench fit)", ModelFile)
+		return nil, fmt.Errorf("schedule: %s: a processor's form or number of weights is not this gpusearch's (a model of an older one: refit it with gpusearch bench fit)", path)
 	}
-	return m, true, nil
+	return m, nil
 }
 
 // Save writes the model beside an index.

@@ -68,6 +68,7 @@ type Queues struct {
 	margin  float64 // relative advantage that makes a job processor-bound
 	promote float64 // fraction of the time to deadline after which a job is urgent
 	anyProc bool    // an urgent job runs on whichever processor asks first
+	oldest  bool    // the first version's order (Options.StealOldest)
 	q       [3][]*Job
 	running int
 }
@@ -83,6 +84,10 @@ type Options struct {
 	// UrgentAnyProc: under hybrid, an urgent job goes to whichever
 	// processor asks first, not only to the one it prefers.
 	UrgentAnyProc bool
+	// StealOldest restores the first version's order, for comparison: the
+	// GPU takes the job of its own queue that is cheapest on it, and a
+	// thief the oldest job of the other queue.
+	StealOldest bool
 }
 
 // NewQueues makes empty queues for a policy. Without a GPU, every policy
@@ -94,7 +99,7 @@ func NewQueues(p Policy, hasGPU bool, o Options) *Queues {
 	if o.Promote <= 0 {
 		o.Promote = 0.5
 	}
-	return &Queues{policy: p, hasGPU: hasGPU, margin: o.Margin, promote: o.Promote, anyProc: o.UrgentAnyProc && p == PolicyHybrid}
+	return &Queues{policy: p, hasGPU: hasGPU, margin: o.Margin, promote: o.Promote, anyProc: o.UrgentAnyProc && p == PolicyHybrid, oldest: o.StealOldest}
 }
 
 // Len is the number of waiting jobs.
@@ -140,7 +145,7 @@ func (s *Queues) Next(p Proc, now time.Duration) *Job {
 		return j
 	}
 	if len(s.q[p]) > 0 {
-		if p == GPU {
+		if p == GPU && !s.oldest {
 			return s.take(int(p), s.closest(int(p), p))
 		}
 		return s.take(int(p), s.cheapest(int(p), p))
@@ -151,8 +156,11 @@ func (s *Queues) Next(p Proc, now time.Duration) *Job {
 	if len(s.q[either]) > 0 {
 		return s.take(either, 0)
 	}
-	if len(s.q[p.other()]) > 0 {
-		return s.take(int(p.other()), s.closest(int(p.other()), p)) // steal
+	if o := int(p.other()); len(s.q[o]) > 0 { // steal
+		if s.oldest {
+			return s.take(o, 0)
+		}
+		return s.take(o, s.closest(o, p))
 	}
 	return nil
 }
