@@ -47,7 +47,10 @@ type Job struct {
 	Cost     [2]time.Duration
 	Payload  any
 
-	class int // queue index: 0 cpu-preferred, 1 gpu-preferred, 2 either
+	class int    // 0 cpu-preferred, 1 gpu-preferred, 2 either
+	queue int    // index into Queues.q: class, or for "either" eitherCPU or eitherGPU by Preferred
+	seq   uint64 // order of Add: ties in every order go to the older job
+	taken bool
 }
 
 // Preferred is the processor with the lower predicted cost.
@@ -58,10 +61,22 @@ func (j *Job) Preferred() Proc {
 	return CPU
 }
 
-const either = 2
+// ratio is the job's CPU cost over its GPU cost: the larger, the more the
+// GPU saves by running it.
+func (j *Job) ratio() float64 { return float64(j.Cost[CPU]) / max(1, float64(j.Cost[GPU])) }
+
+// The "either" queue is kept as two, by preferred processor, so that
+// promotion finds its urgent jobs for a processor at their fronts.
+const (
+	either    = 2
+	eitherCPU = either + int(CPU)
+	eitherGPU = either + int(GPU)
+	queues    = 4
+)
 
 // Queues holds the waiting jobs and decides which one an idle processor
-// runs next. It is not safe for concurrent use: callers serialise.
+// runs next. Every pick is O(log n) in the waiting jobs. It is not safe
+// for concurrent use: callers serialise.
 type Queues struct {
 	policy  Policy
 	hasGPU  bool
@@ -69,7 +84,8 @@ type Queues struct {
 	promote float64 // fraction of the time to deadline after which a job is urgent
 	anyProc bool    // an urgent job runs on whichever processor asks first
 	oldest  bool    // the first version's order (Options.StealOldest)
-	q       [3][]*Job
+	q       [queues]queue
+	seq     uint64
 	running int
 }
 
@@ -99,16 +115,32 @@ func NewQueues(p Policy, hasGPU bool, o Options) *Queues {
 	if o.Promote <= 0 {
 		o.Promote = 0.5
 	}
-	return &Queues{policy: p, hasGPU: hasGPU, margin: o.Margin, promote: o.Promote, anyProc: o.UrgentAnyProc && p == PolicyHybrid, oldest: o.StealOldest}
+	s := &Queues{policy: p, hasGPU: hasGPU, margin: o.Margin, promote: o.Promote, anyProc: o.UrgentAnyProc && p == PolicyHybrid, oldest: o.StealOldest}
+	for i := range s.q {
+		s.q[i].init()
+	}
+	return s
 }
 
 // Len is the number of waiting jobs.
-func (s *Queues) Len() int { return len(s.q[0]) + len(s.q[1]) + len(s.q[2]) }
+func (s *Queues) Len() int {
+	n := 0
+	for i := range s.q {
+		n += s.q[i].live
+	}
+	return n
+}
 
 // Add queues a job.
 func (s *Queues) Add(j *Job) {
 	j.class = s.classify(j)
-	s.q[j.class] = append(s.q[j.class], j)
+	j.queue = j.class
+	if j.class == either {
+		j.queue = either + int(j.Preferred())
+	}
+	s.seq++
+	j.seq, j.taken = s.seq, false
+	s.q[j.queue].add(j)
 }
 
 func (s *Queues) classify(j *Job) int {
@@ -131,36 +163,45 @@ func (s *Queues) classify(j *Job) int {
 }
 
 // Next removes and returns the job processor p should run now, or nil
-// (the order is in the package doc).
-// Done must be called when the job finishes.
+// (the order is in the package doc). Done must be called when the job
+// finishes.
 func (s *Queues) Next(p Proc, now time.Duration) *Job {
+	own := &s.q[p]
 	if s.policy == PolicyBest {
 		// One query at a time: the oldest, on its preferred processor.
-		if s.running > 0 || len(s.q[p]) == 0 || !s.olderThanOther(p) {
+		if s.running > 0 || own.live == 0 || !s.olderThanOther(p) {
 			return nil
 		}
-		return s.take(int(p), 0)
+		return s.take(own.peek(byArrival))
 	}
 	if j := s.urgent(p, now); j != nil {
-		return j
+		return s.take(j)
 	}
-	if len(s.q[p]) > 0 {
-		if p == GPU && !s.oldest {
-			return s.take(int(p), s.closest(int(p), p))
+	if own.live > 0 {
+		switch {
+		case p == CPU:
+			return s.take(own.peek(byCPUCost))
+		case s.oldest:
+			return s.take(own.peek(byGPUCost))
+		default:
+			return s.take(own.peek(byGPUAffinity))
 		}
-		return s.take(int(p), s.cheapest(int(p), p))
 	}
 	if s.policy != PolicyHybrid {
 		return nil
 	}
-	if len(s.q[either]) > 0 {
-		return s.take(either, 0)
+	if j := older(s.q[eitherCPU].peek(byArrival), s.q[eitherGPU].peek(byArrival)); j != nil {
+		return s.take(j)
 	}
-	if o := int(p.other()); len(s.q[o]) > 0 { // steal
-		if s.oldest {
-			return s.take(o, 0)
+	if other := &s.q[p.other()]; other.live > 0 { // steal
+		switch {
+		case s.oldest:
+			return s.take(other.peek(byArrival))
+		case p == CPU:
+			return s.take(other.peek(byCPUAffinity))
+		default:
+			return s.take(other.peek(byGPUAffinity))
 		}
-		return s.take(o, s.closest(o, p))
 	}
 	return nil
 }
@@ -168,83 +209,65 @@ func (s *Queues) Next(p Proc, now time.Duration) *Job {
 // Done records that a job taken with Next has finished.
 func (s *Queues) Done() { s.running-- }
 
-func (s *Queues) take(class, i int) *Job {
-	q := s.q[class]
-	j := q[i]
-	s.q[class] = append(q[:i], q[i+1:]...)
+func (s *Queues) take(j *Job) *Job {
+	s.q[j.queue].take(j)
 	s.running++
 	return j
 }
 
 // urgent finds the waiting job closest to its deadline among those that
 // passed the promotion point and would run on p: p's own queue, or the
-// either queue when p is the job's preferred processor (with
-// UrgentAnyProc: every queue).
+// either queue's jobs that prefer p (with UrgentAnyProc: every queue).
+// Each queue's oldest job stands for it: callers give every job the same
+// time to deadline, so deadlines follow arrivals.
 func (s *Queues) urgent(p Proc, now time.Duration) *Job {
-	best, bestClass, bestIdx := (*Job)(nil), 0, 0
-	classes := []int{int(p), either}
+	candidates := []int{int(p), either + int(p)}
 	if s.anyProc {
-		classes = append(classes, int(p.other()))
+		candidates = append(candidates, int(p.other()), either+int(p.other()))
 	}
-	for _, class := range classes {
-		for i, j := range s.q[class] {
-			if class == either && j.Preferred() != p && !s.anyProc {
-				continue
-			}
-			wait, slack := now-j.Arrival, j.Deadline-j.Arrival
-			if float64(wait) < s.promote*float64(slack) {
-				continue
-			}
-			if best == nil || j.Deadline < best.Deadline {
-				best, bestClass, bestIdx = j, class, i
-			}
+	var best *Job
+	for _, i := range candidates {
+		j := s.q[i].peek(byArrival)
+		if j == nil {
+			continue
 		}
-	}
-	if best == nil {
-		return nil
-	}
-	return s.take(bestClass, bestIdx)
-}
-
-// cheapest is the index of the job of a queue with the lowest cost on p,
-// the oldest among equals.
-func (s *Queues) cheapest(class int, p Proc) int {
-	best := 0
-	for i, j := range s.q[class] {
-		if j.Cost[p] < s.q[class][best].Cost[p] {
-			best = i
+		wait, slack := now-j.Arrival, j.Deadline-j.Arrival
+		if float64(wait) < s.promote*float64(slack) {
+			continue
+		}
+		if best == nil || j.Deadline < best.Deadline {
+			best = j
 		}
 	}
 	return best
 }
 
-// closest is the index of the job of a queue that p is best suited for:
-// the largest ratio of its cost elsewhere to its cost on p, the oldest
-// among equals.
-func (s *Queues) closest(class int, p Proc) int {
-	best, bestR := 0, -1.0
-	for i, j := range s.q[class] {
-		r := float64(j.Cost[p.other()]) / max(1, float64(j.Cost[p]))
-		if r > bestR {
-			best, bestR = i, r
-		}
+// older returns the job that arrived first (nil for none).
+func older(a, b *Job) *Job {
+	switch {
+	case a == nil:
+		return b
+	case b == nil || a.seq < b.seq:
+		return a
 	}
-	return best
+	return b
 }
 
 // olderThanOther reports whether p's oldest job arrived before the other
 // processor's oldest (so "best" serves jobs in arrival order).
 func (s *Queues) olderThanOther(p Proc) bool {
-	o := s.q[p.other()]
-	return len(o) == 0 || s.q[p][0].Arrival <= o[0].Arrival
+	o := s.q[p.other()].peek(byArrival)
+	return o == nil || s.q[p].peek(byArrival).Arrival <= o.Arrival
 }
 
 // drain removes and returns every waiting job.
 func (s *Queues) drain() []*Job {
 	var all []*Job
 	for i := range s.q {
-		all = append(all, s.q[i]...)
-		s.q[i] = nil
+		for j := s.q[i].peek(byArrival); j != nil; j = s.q[i].peek(byArrival) {
+			all = append(all, s.take(j))
+			s.running--
+		}
 	}
 	return all
 }

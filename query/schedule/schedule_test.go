@@ -52,10 +52,12 @@ func TestNextOrder(t *testing.T) {
 		t.Fatalf("Next(CPU) = %v, want the short job", j)
 	}
 	// After the long job passes half its time to deadline it is urgent.
+	// (Copies: a job belongs to one Queues.)
 	q2 := NewQueues(PolicyHybrid, true, Options{Promote: 0.5})
-	q2.Add(long)
-	q2.Add(short)
-	if j := q2.Next(CPU, 60*ms); j != long {
+	long2, short2 := *long, *short
+	q2.Add(&long2)
+	q2.Add(&short2)
+	if j := q2.Next(CPU, 60*ms); j != &long2 {
 		t.Fatalf("Next(CPU) past promotion = %v, want the long job", j)
 	}
 	// The GPU runs its own job, then the either job, then steals.
@@ -75,11 +77,12 @@ func TestNextOrder(t *testing.T) {
 	// the GPU take it before its own cheaper job.
 	for _, anyProc := range []bool{false, true} {
 		q3 := NewQueues(PolicyHybrid, true, Options{Promote: 0.5, UrgentAnyProc: anyProc})
-		q3.Add(long)
-		q3.Add(gpuJob)
-		want := gpuJob
+		long3, gpu3 := *long, *gpuJob
+		q3.Add(&long3)
+		q3.Add(&gpu3)
+		want := &gpu3
 		if anyProc {
-			want = long
+			want = &long3
 		}
 		if j := q3.Next(GPU, 60*ms); j != want {
 			t.Errorf("UrgentAnyProc %v: Next(GPU) past the long job's promotion = %v, want %v", anyProc, j, want)

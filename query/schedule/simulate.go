@@ -111,7 +111,7 @@ func Simulate(jobs []SimJob, c SimConfig) (SimResult, error) {
 				if j == nil {
 					break
 				}
-				if j.class != either && Proc(j.class) != w.proc {
+				if j.class != either && Proc(j.class) != w.proc { // run off its own queue
 					res.Stolen++
 				}
 				w.jobs = append(w.jobs, j)
