@@ -11,7 +11,7 @@
 #    default batch (gpu.batch, 64), whose samples are kept;
 # 3. bench load --sweep (3 s per rate, 4 bisections) for each variant
 #    (VARIANTS, ';'-separated; default below), each cut at SWEEP_TIMEOUT
-#    seconds (110).
+#    seconds (110), from START_RATE (4000) q/s.
 # Everything is packed in $OUT/affinity.tgz, again after each step, so
 # that a run cut by the device's time limit still brings back its part.
 set -uo pipefail
@@ -40,7 +40,7 @@ for v in "${variants[@]}"; do
 	set -- $v
 	p=$1
 	shift
-	timeout "${SWEEP_TIMEOUT:-110}" $B bench load --index "$W/s" --queries "$W/load.txt" --mode or --rate 4000 --deadline 500ms \
+	timeout "${SWEEP_TIMEOUT:-110}" $B bench load --index "$W/s" --queries "$W/load.txt" --mode or --rate "${START_RATE:-4000}" --deadline 500ms \
 		--policy "$p" "$@" --sweep --sweep-steps 4 --duration 3s --max-queries 1000000 >"$R/load-$i.json" 2>>"$LOG"
 	grep -A2 max_rate "$R/load-$i.json" | tee -a "$LOG"
 	pack
