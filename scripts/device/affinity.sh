@@ -10,7 +10,8 @@
 #    query at a time), kept as old-model.json; then bench fit with the
 #    default batch (gpu.batch, 64), whose samples are kept;
 # 3. bench load --sweep (3 s per rate, 4 bisections) for each variant
-#    (VARIANTS, ';'-separated; default below), each cut at SWEEP_TIMEOUT
+#    (VARIANTS, ';'-separated, OLD_MODEL standing for the first fit's model
+#    file; default below), each cut at SWEEP_TIMEOUT
 #    seconds (110), from START_RATE (4000) q/s.
 # Everything is packed in $OUT/affinity.tgz, again after each step, so
 # that a run cut by the device's time limit still brings back its part.
@@ -33,8 +34,9 @@ $B bench fit --index "$W/s" --queries "$W/fit.txt" --mode or --repeat 3 --sample
 grep -h mean_relative_error "$R/fit-old.json" "$R/fit.json" | tee -a "$LOG"
 pack
 i=0
-IFS=';' read -r -a variants <<<"${VARIANTS:-hybrid;hybrid --steal-oldest --model $W/old-model.json;cpu;gpu}"
+IFS=';' read -r -a variants <<<"${VARIANTS:-hybrid;hybrid --steal-oldest --model OLD_MODEL;cpu;gpu}"
 for v in "${variants[@]}"; do
+	v=${v//OLD_MODEL/$W/old-model.json}
 	i=$((i + 1))
 	echo "== $i: $v" | tee -a "$LOG"
 	set -- $v
