@@ -6,9 +6,7 @@
 // Cost model. Each query's CPU and GPU times are predicted from features
 // known before it runs: the shortest, second-shortest and longest list
 // lengths, the total postings and those outside the longest list, the
-// postings of the "essential" lists (those a pruned OR must walk given a
-// lower bound on the k-th best score read off the skip table's block
-// maxima; see essentialLists), the number of terms and the mode. (Pruned
+// number of terms and the mode. (Pruned
 // OR skips most of the longest list: setting it apart cut MaxScore's
 // held-out error from 0.97 to 0.59, BMW's from 0.47 to 0.43, on a
 // 10^6-document synthetic index.) Each processor's model takes one of two

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"time"
 
@@ -32,19 +31,16 @@ type Features struct {
 	Mode      query.Mode `json:"mode"`
 }
 
-// FeaturesOf reads a query's features off the lexicon and skip table.
+// FeaturesOf reads a query's features off the lexicon.
 func FeaturesOf(ix *index.Index, q query.Query) Features {
 	f := Features{Mode: q.Mode}
 	var lens []float64
-	var infos []index.TermInfo
 	for _, t := range q.Terms {
 		if info, ok := ix.Lookup(t); ok {
 			lens = append(lens, float64(info.DF))
-			infos = append(infos, info)
 			f.Total += float64(info.DF)
 		}
 	}
-	f.Essential = essentialPostings(ix, infos, q.K)
 	sort.Float64s(lens)
 	f.Terms = len(lens)
 	if len(lens) > 0 {
@@ -57,97 +53,6 @@ func FeaturesOf(ix *index.Index, q query.Query) Features {
 		f.Longest = lens[len(lens)-1]
 	}
 	return f
-}
-
-// thetaBlocks bounds the skip-table entries essentialLists reads.
-const thetaBlocks = 1024
-
-// essentialPostings is the postings of the lists essentialLists marks.
-func essentialPostings(ix *index.Index, infos []index.TermInfo, k int) float64 {
-	var n float64
-	for i, ok := range essentialLists(ix, infos, k) {
-		if ok {
-			n += float64(infos[i].DF)
-		}
-	}
-	return n
-}
-
-// essentialLists marks the lists that MaxScore-like pruning of a top-k OR
-// must walk; the others it only probes. θ, the largest k-th largest block
-// max of any list (k blocks of one list hold k different documents scoring
-// at least that), bounds the k-th best score from below; a document found
-// only in lists whose maxima sum below θ cannot enter the top k, so the
-// longest such prefix of the lists by ascending max score is not
-// essential. Lists are scanned for θ shortest first, up to thetaBlocks
-// skip entries, so that the estimate stays cheap on large indexes.
-func essentialLists(ix *index.Index, infos []index.TermInfo, k int) []bool {
-	ess := make([]bool, len(infos))
-	if k <= 0 {
-		return ess
-	}
-	bs, skips := ix.BlockSize(), ix.Skips()
-	order := make([]int, len(infos))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(infos[a].DF, infos[b].DF) })
-	var theta float32
-	scanned := 0
-	top := make([]float32, 0, k)
-	for _, i := range order {
-		t := infos[i]
-		nb := t.NumBlocks(bs)
-		if nb < k {
-			continue
-		}
-		if scanned+nb > thetaBlocks {
-			break
-		}
-		scanned += nb
-		top = kLargest(top[:0], skips.BlockMax[t.FirstBlock:int(t.FirstBlock)+nb], k)
-		theta = max(theta, top[0])
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(infos[a].MaxScore, infos[b].MaxScore) })
-	var sum float32
-	for _, i := range order {
-		sum += infos[i].MaxScore
-		ess[i] = sum >= theta
-	}
-	return ess
-}
-
-// kLargest returns the k largest of xs (len(xs) >= k) in top, a min-heap
-// whose first element is the k-th largest.
-func kLargest(top, xs []float32, k int) []float32 {
-	for _, x := range xs {
-		if len(top) < k {
-			top = append(top, x)
-			for i := len(top) - 1; i > 0 && top[(i-1)/2] > top[i]; i = (i - 1) / 2 {
-				top[i], top[(i-1)/2] = top[(i-1)/2], top[i]
-			}
-			continue
-		}
-		if x <= top[0] {
-			continue
-		}
-		top[0] = x
-		for i := 0; ; {
-			c := 2*i + 1
-			if c >= k {
-				break
-			}
-			if c+1 < k && top[c+1] < top[c] {
-				c++
-			}
-			if top[i] <= top[c] {
-				break
-			}
-			top[i], top[c] = top[c], top[i]
-			i = c
-		}
-	}
-	return top
 }
 
 // The two forms a processor's cost model can take.
@@ -168,7 +73,7 @@ const (
 func (f Features) logVector() []float64 {
 	return []float64{1, math.Log1p(f.Shortest), math.Log1p(f.Second), math.Log1p(f.Total),
 		float64(f.Terms), indicator(f.Mode == query.Or), indicator(f.Mode == query.AndOr),
-		math.Log1p(f.Longest), math.Log1p(max(0, f.Total-f.Longest)), math.Log1p(f.Essential)}
+		math.Log1p(f.Longest), math.Log1p(max(0, f.Total-f.Longest))}
 }
 
 // linearVector is the linear form's input: a constant and the mode
@@ -178,7 +83,7 @@ func (f Features) logVector() []float64 {
 func (f Features) linearVector() []float64 {
 	const mega = 1e-6
 	return []float64{1, indicator(f.Mode == query.Or), indicator(f.Mode == query.AndOr), float64(f.Terms),
-		mega * f.Total, mega * f.Longest, mega * f.Shortest, mega * f.Second, mega * f.Essential}
+		mega * f.Total, mega * f.Longest, mega * f.Shortest, mega * f.Second}
 }
 
 func indicator(ok bool) float64 {
@@ -248,8 +153,8 @@ func DefaultModel() *Model {
 	// CPU: ln t = w0 + w3*ln(1+total), so t = e^w0 * total. GPU: t = w0 +
 	// w4*total in millions.
 	return &Model{
-		CPU: Linear{Form: FormLog, Weights: []float64{math.Log(10e-9), 0, 0, 1, 0, 0, 0, 0, 0, 0}},
-		GPU: Linear{Form: FormLinear, Weights: []float64{20e-6, 0, 0, 0, 0.1e-3, 0, 0, 0, 0}},
+		CPU: Linear{Form: FormLog, Weights: []float64{math.Log(10e-9), 0, 0, 1, 0, 0, 0, 0, 0}},
+		GPU: Linear{Form: FormLinear, Weights: []float64{20e-6, 0, 0, 0, 0.1e-3, 0, 0, 0}},
 	}
 }
 

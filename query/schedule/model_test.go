@@ -1,16 +1,13 @@
 package schedule
 
 import (
-	"context"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/query"
 )
 
@@ -61,9 +58,9 @@ func TestFitPicksForm(t *testing.T) {
 
 func TestLoadModelRefusesUnknownForm(t *testing.T) {
 	for name, body := range map[string]string{
-		"unknown form":  `{"cpu":{"form":"cubic","weights":[1,2]},"gpu":{"weights":[0,0,0,0,0,0,0,0,0,0]}}`,
-		"wrong weights": `{"cpu":{"form":"linear","weights":[1,2,3]},"gpu":{"weights":[0,0,0,0,0,0,0,0,0,0]}}`,
-		"older model":   `{"cpu":{"weights":[0,0,0,0,0,0,0,0,0]},"gpu":{"weights":[0,0,0,0,0,0,0,0,0]}}`,
+		"unknown form":  `{"cpu":{"form":"cubic","weights":[1,2]},"gpu":{"weights":[0,0,0,0,0,0,0,0,0]}}`,
+		"wrong weights": `{"cpu":{"form":"linear","weights":[1,2,3]},"gpu":{"weights":[0,0,0,0,0,0,0,0,0]}}`,
+		"older model":   `{"cpu":{"weights":[0,0,0,0,0,0,0]},"gpu":{"weights":[0,0,0,0,0,0,0]}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -74,77 +71,5 @@ func TestLoadModelRefusesUnknownForm(t *testing.T) {
 				t.Errorf("LoadModel = %v, want an error asking to refit", err)
 			}
 		})
-	}
-}
-
-func TestKLargest(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 7))
-	for _, n := range []int{1, 5, 10, 100, 1000} {
-		for _, k := range []int{1, 3, 10} {
-			if k > n {
-				continue
-			}
-			xs := make([]float32, n)
-			for i := range xs {
-				xs[i] = float32(r.IntN(50)) // ties
-			}
-			top := kLargest(nil, xs, k)
-			sorted := slices.Clone(xs)
-			slices.Sort(sorted)
-			slices.Reverse(sorted)
-			got := slices.Clone(top)
-			slices.Sort(got)
-			slices.Reverse(got)
-			if !slices.Equal(got, sorted[:k]) || top[0] != sorted[k-1] {
-				t.Errorf("n=%d k=%d: kLargest = %v (first %v), want %v", n, k, got, top[0], sorted[:k])
-			}
-		}
-	}
-}
-
-func TestEssentialListsHoldTheTopK(t *testing.T) {
-	// Every document of the exact top k lies in an essential list, and
-	// some queries do leave lists out (else the feature says nothing).
-	ix := randomIndex(t, 4000)
-	ex := query.NewExhaustive(ix)
-	r := rand.New(rand.NewPCG(8, 8))
-	pruned := 0
-	for range 300 {
-		k := []int{1, 3, 10}[r.IntN(3)]
-		q := query.Query{Mode: query.Or, K: k}
-		var infos []index.TermInfo
-		for range 2 + r.IntN(4) {
-			term := "t" + string(rune('0'+r.IntN(5))) + string(rune('0'+r.IntN(10))) + string(rune('0'+r.IntN(10)))
-			if info, ok := ix.Lookup(term); ok && !slices.Contains(q.Terms, term) {
-				q.Terms = append(q.Terms, term)
-				infos = append(infos, info)
-			}
-		}
-		if len(infos) == 0 {
-			continue
-		}
-		ess := essentialLists(ix, infos, k)
-		if slices.Contains(ess, false) {
-			pruned++
-		}
-		res, err := ex.Search(context.Background(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, h := range res.Hits {
-			found := false
-			for i, info := range infos {
-				c := ix.Cursor(info)
-				if ess[i] && c.NextGEQ(h.DocID) == h.DocID {
-					found = true
-				}
-			}
-			if !found {
-				t.Fatalf("query %v: top-%d document %d (score %v) is in no essential list (%v)", q.Terms, k, h.DocID, h.Score, ess)
-			}
-		}
-	}
-	if pruned == 0 {
-		t.Error("no query had a list left out")
 	}
 }
