@@ -8,7 +8,8 @@
 # 1. the GPU query engine's tests (committed PTX);
 # 2. bench fit --gpu-batch 1 (the first version's fit: the GPU timed one
 #    query at a time), kept as old-model.json; then bench fit with the
-#    default batch (gpu.batch, 64), whose samples are kept;
+#    default batch (gpu.batch, 64), whose samples are kept; both models are
+#    kept (old-model.json, cost-model.json) for bench simulate;
 # 3. bench load --sweep (3 s per rate, 4 bisections) for each variant
 #    (VARIANTS, ';'-separated, OLD_MODEL standing for the first fit's model
 #    file; default below), each cut at SWEEP_TIMEOUT
@@ -31,6 +32,7 @@ scheduling_set
 $B bench fit --index "$W/s" --queries "$W/fit.txt" --mode or --repeat 3 --gpu-batch 1 >"$R/fit-old.json" 2>>"$LOG"
 mv "$W/s/cost-model.json" "$W/old-model.json"
 $B bench fit --index "$W/s" --queries "$W/fit.txt" --mode or --repeat 3 --samples "$R/fit-samples.json" >"$R/fit.json" 2>>"$LOG"
+cp "$W/old-model.json" "$W/s/cost-model.json" "$R/"
 grep -h mean_relative_error "$R/fit-old.json" "$R/fit.json" | tee -a "$LOG"
 pack
 i=0
