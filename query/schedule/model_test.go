@@ -39,6 +39,17 @@ func TestFitPicksForm(t *testing.T) {
 	if m.CPUError > 0.05 || m.GPUError > 0.05 {
 		t.Errorf("held-out mean relative error cpu %.3f gpu %.3f, want < 0.05", m.CPUError, m.GPUError)
 	}
+	var fs []Features
+	for _, s := range samples[:20] {
+		fs = append(fs, s.Features)
+	}
+	checkRoundTrip(t, m, fs)
+}
+
+// checkRoundTrip saves m beside an index and checks that the model read
+// back predicts as m does for every fs.
+func checkRoundTrip(t *testing.T, m *Model, fs []Features) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := m.Save(dir); err != nil {
 		t.Fatal(err)
@@ -47,9 +58,9 @@ func TestFitPicksForm(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("LoadModel = %v, %v", ok, err)
 	}
-	for _, s := range samples[:20] {
-		a, b := m.Predict(s.Features)
-		c, d := back.Predict(s.Features)
+	for _, f := range fs {
+		a, b := m.Predict(f)
+		c, d := back.Predict(f)
 		if a != c || b != d {
 			t.Fatalf("loaded model predicts %v/%v, saved one %v/%v", c, d, a, b)
 		}

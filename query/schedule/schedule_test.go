@@ -275,21 +275,7 @@ func TestFitRecoversModel(t *testing.T) {
 	if m.CPUError > 0.1 || m.GPUError > 0.1 {
 		t.Errorf("held-out mean relative error cpu %.3f gpu %.3f, want < 0.1", m.CPUError, m.GPUError)
 	}
-	dir := t.TempDir()
-	if err := m.Save(dir); err != nil {
-		t.Fatal(err)
-	}
-	back, ok, err := LoadModel(dir)
-	if err != nil || !ok {
-		t.Fatalf("LoadModel = %v, %v", ok, err)
-	}
-	f := samples[0].Features
-	if a, b := m.Predict(f); true {
-		c, d := back.Predict(f)
-		if a != c || b != d {
-			t.Errorf("loaded model predicts %v/%v, saved one %v/%v", c, d, a, b)
-		}
-	}
+	checkRoundTrip(t, m, []Features{samples[0].Features})
 	if _, ok, err := LoadModel(t.TempDir()); ok || err != nil {
 		t.Errorf("LoadModel of a directory without a model = %v, %v; want the default", ok, err)
 	}
