@@ -221,12 +221,13 @@ func (s *Queues) take(j *Job) *Job {
 // Each queue's oldest job stands for it: callers give every job the same
 // time to deadline, so deadlines follow arrivals.
 func (s *Queues) urgent(p Proc, now time.Duration) *Job {
-	candidates := []int{int(p), either + int(p)}
+	candidates := [...]int{int(p), either + int(p), int(p.other()), either + int(p.other())}
+	n := 2
 	if s.anyProc {
-		candidates = append(candidates, int(p.other()), either+int(p.other()))
+		n = 4
 	}
 	var best *Job
-	for _, i := range candidates {
+	for _, i := range candidates[:n] {
 		j := s.q[i].peek(byArrival)
 		if j == nil {
 			continue

@@ -201,6 +201,7 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 	}
 }
 
+// isClosed reports whether Close was called.
 func (s *Scheduler) isClosed() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
