@@ -49,7 +49,7 @@ type loadFlags struct {
 	cpuWorkers, gpuBatch         int
 	sweep, urgentAnyProc         bool
 	stealOldest                  bool
-	model                        string
+	model, costs                 string
 	seed                         uint64
 }
 
@@ -118,9 +118,13 @@ func newBenchLoadCmd() *cobra.Command {
 			}
 			var runs []loadRun
 			best := map[string]float64{}
+			seen := newCostLog(ix, qs)
 			for _, p := range policies {
 				sc := schedule.Config{Policy: p, Deadline: f.deadline, Model: model, CPU: cpu, GPUs: asEngines(gpus),
 					CPUWorkers: f.cpuWorkers, GPUBatch: f.gpuBatch, Queues: schedule.Options{UrgentAnyProc: f.urgentAnyProc, StealOldest: f.stealOldest}}
+				if f.costs != "" {
+					sc.Observe = seen.observe
+				}
 				if p == schedule.PolicyGPU && len(gpus) == 0 {
 					fmt.Fprintln(os.Stderr, "bench load: skipping policy gpu: no GPU")
 					continue
@@ -176,6 +180,11 @@ func newBenchLoadCmd() *cobra.Command {
 			if f.sweep {
 				out["max_rate_without_misses"] = best
 			}
+			if f.costs != "" {
+				if err := seen.write(f.costs); err != nil {
+					return err
+				}
+			}
 			return writeJSON(os.Stdout, out)
 		},
 	}
@@ -199,6 +208,7 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.BoolVar(&f.urgentAnyProc, "urgent-any-proc", false, "hybrid: an urgent query runs on whichever processor is free first")
 	fl.BoolVar(&f.stealOldest, "steal-oldest", false, "hybrid: the first version's queue order (the GPU's cheapest job first, thieves take the oldest), for comparison")
 	fl.StringVar(&f.model, "model", "", "cost model file (default: cost-model.json beside the index)")
+	fl.StringVar(&f.costs, "costs", "", "write each query's features and mean cost per processor as met under load, over every run of the command, to this JSON file (bench fit --samples' format, for bench simulate)")
 	fl.Bool("json", true, "print JSON (always on)")
 	cmd.MarkFlagRequired("queries")
 	return cmd
@@ -278,4 +288,67 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 	run.CallsCPU, run.CallsGPU = calls[schedule.CPU], calls[schedule.GPU]
 	run.Seconds = time.Since(start).Seconds()
 	return run, nil
+}
+
+// costLog gathers the costs the scheduler's workers met, per query.
+type costLog struct {
+	mu      sync.Mutex
+	order   []string
+	byQuery map[string]*observed
+}
+
+type observed struct {
+	features schedule.Features
+	sum      [2]time.Duration
+	n        [2]int
+}
+
+func newCostLog(ix *index.Index, qs []query.Query) *costLog {
+	l := &costLog{byQuery: map[string]*observed{}}
+	for _, q := range qs {
+		key := costKey(q)
+		if l.byQuery[key] == nil {
+			l.order = append(l.order, key)
+			l.byQuery[key] = &observed{features: schedule.FeaturesOf(ix, q)}
+		}
+	}
+	return l
+}
+
+func costKey(q query.Query) string { return fmt.Sprint(q.Mode, q.K, q.Terms) }
+
+func (l *costLog) observe(q query.Query, p schedule.Proc, cost time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if o := l.byQuery[costKey(q)]; o != nil {
+		o.sum[p] += cost
+		o.n[p]++
+	}
+}
+
+// write saves one sample per query that ran, its mean cost on each
+// processor (0 where it never ran).
+func (l *costLog) write(path string) error {
+	var samples []schedule.Sample
+	for _, key := range l.order {
+		o := l.byQuery[key]
+		s := schedule.Sample{Features: o.features}
+		for p, dst := range []*time.Duration{&s.CPU, &s.GPU} {
+			if o.n[p] > 0 {
+				*dst = o.sum[p] / time.Duration(o.n[p])
+			}
+		}
+		if s.CPU > 0 || s.GPU > 0 {
+			samples = append(samples, s)
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	werr := writeJSON(f, samples)
+	if err := f.Close(); werr == nil {
+		werr = err
+	}
+	return werr
 }

@@ -20,15 +20,12 @@ const ModelFile = "cost-model.json"
 
 // Features describe a query before it runs.
 type Features struct {
-	Terms    int     `json:"terms"`
-	Shortest float64 `json:"shortest"` // postings of the shortest list
-	Second   float64 `json:"second"`   // postings of the second-shortest list (0 for one term)
-	Longest  float64 `json:"longest"`  // postings of the longest list
-	Total    float64 `json:"total"`    // postings of all lists
-	// Essential: postings of the lists a pruned OR cannot skip as a whole
-	// (see essentialPostings).
-	Essential float64    `json:"essential"`
-	Mode      query.Mode `json:"mode"`
+	Terms    int        `json:"terms"`
+	Shortest float64    `json:"shortest"` // postings of the shortest list
+	Second   float64    `json:"second"`   // postings of the second-shortest list (0 for one term)
+	Longest  float64    `json:"longest"`  // postings of the longest list
+	Total    float64    `json:"total"`    // postings of all lists
+	Mode     query.Mode `json:"mode"`
 }
 
 // FeaturesOf reads a query's features off the lexicon.

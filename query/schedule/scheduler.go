@@ -23,6 +23,11 @@ type Config struct {
 	// GPUBatch is the most queries a GPU worker takes at once when its
 	// engine is a query.BatchEngine (default 64; 1 turns batching off).
 	GPUBatch int
+	// Observe, when set, is called by the worker after each engine call
+	// with every query it answered, the processor, and the call's time
+	// divided among them (a batch's time shared equally): the costs the
+	// queues met, to compare with the model's.
+	Observe func(q query.Query, p Proc, cost time.Duration)
 }
 
 // Scheduler is a query.Engine that runs each query on a pool of CPU
@@ -188,6 +193,11 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 		start := time.Now()
 		outs = s.run(e, be, jobs)
 		took := time.Since(start)
+		if s.cfg.Observe != nil {
+			for _, j := range jobs {
+				s.cfg.Observe(j.Payload.(*pending).q, p, took/time.Duration(len(jobs)))
+			}
+		}
 		s.mu.Lock()
 		s.busy[p] += took
 		s.calls[p]++

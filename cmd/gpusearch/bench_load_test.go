@@ -1,0 +1,49 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gpusearch/gpusearch/query/schedule"
+)
+
+// TestCLIBenchLoad drives the scheduler on the sample crawl without a GPU
+// at a light rate: every query is answered in time on the CPU, and
+// --costs records each query's features and the CPU cost it met. A
+// missing model file is an error.
+func TestCLIBenchLoad(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	mustRun(t, "index", "--quiet", "--out", idx, sampleCrawl)
+	costs := filepath.Join(t.TempDir(), "costs.json")
+	res := mustRun(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
+		"--policy", "hybrid", "--rate", "400", "--duration", "500ms", "--costs", costs)
+	var out struct {
+		Runs []loadRun `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || len(out.Runs) != 1 {
+		t.Fatalf("bench load printed %q: %v", res.stdout, err)
+	}
+	r := out.Runs[0]
+	if r.Queries == 0 || r.Missed != 0 || r.RanOnCPU != uint64(r.Queries) || r.RanOnGPU != 0 {
+		t.Errorf("run %+v: want every query answered on the CPU, none missed", r)
+	}
+	raw, err := os.ReadFile(costs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samples []schedule.Sample
+	if err := json.Unmarshal(raw, &samples); err != nil || len(samples) == 0 || len(samples) > r.Queries {
+		t.Fatalf("costs file: %d samples for %d queries, %v", len(samples), r.Queries, err)
+	}
+	for _, s := range samples {
+		if s.CPU <= 0 || s.GPU != 0 || s.Features.Total <= 0 {
+			t.Fatalf("cost sample %+v: want a CPU cost, no GPU cost, and the query's postings", s)
+		}
+	}
+	if r := runCLI(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
+		"--model", filepath.Join(idx, "nope.json"), "--duration", "100ms"); r.code == 0 {
+		t.Error("bench load with a missing --model: exit 0, want an error")
+	}
+}
