@@ -39,13 +39,8 @@ func TestCLIBenchFit(t *testing.T) {
 	if err != nil || !fitted || model.CPUEngine != out.CPUEngine {
 		t.Fatalf("LoadModel = %+v, %v, %v; want the fitted model with cpu_engine %s", model, fitted, err, out.CPUEngine)
 	}
-	raw, err := os.ReadFile(samplesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var samples []schedule.Sample
-	if err := json.Unmarshal(raw, &samples); err != nil || len(samples) != 200 || samples[0].CPU <= 0 {
-		t.Fatalf("samples file: %d samples, %v", len(samples), err)
+	if samples := readSamples(t, samplesFile); len(samples) != 200 || samples[0].CPU <= 0 {
+		t.Fatalf("samples file: %d samples, want 200 with CPU times", len(samples))
 	}
 
 	mustRun(t, "bench", "fit", "--index", idx, "--queries", "../../examples/queries.txt",
@@ -53,4 +48,18 @@ func TestCLIBenchFit(t *testing.T) {
 	if model, _, err := schedule.LoadModel(idx); err != nil || model.CPUEngine != "bmw" {
 		t.Errorf("after --cpu-engine bmw: model engine %q, %v", model.CPUEngine, err)
 	}
+}
+
+// readSamples reads a samples file (bench fit --samples, bench load --costs).
+func readSamples(t *testing.T, path string) []schedule.Sample {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samples []schedule.Sample
+	if err := json.Unmarshal(raw, &samples); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return samples
 }

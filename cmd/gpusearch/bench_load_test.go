@@ -2,11 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/gpusearch/gpusearch/query/schedule"
 )
 
 // TestCLIBenchLoad drives the scheduler on the sample crawl without a GPU
@@ -29,13 +26,9 @@ func TestCLIBenchLoad(t *testing.T) {
 	if r.Queries == 0 || r.Missed != 0 || r.RanOnCPU != uint64(r.Queries) || r.RanOnGPU != 0 {
 		t.Errorf("run %+v: want every query answered on the CPU, none missed", r)
 	}
-	raw, err := os.ReadFile(costs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var samples []schedule.Sample
-	if err := json.Unmarshal(raw, &samples); err != nil || len(samples) == 0 || len(samples) > r.Queries {
-		t.Fatalf("costs file: %d samples for %d queries, %v", len(samples), r.Queries, err)
+	samples := readSamples(t, costs)
+	if len(samples) == 0 || len(samples) > r.Queries {
+		t.Fatalf("costs file: %d samples for %d queries", len(samples), r.Queries)
 	}
 	for _, s := range samples {
 		if s.CPU <= 0 || s.GPU != 0 || s.Features.Total <= 0 {
