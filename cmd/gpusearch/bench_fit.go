@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -107,16 +106,8 @@ func newBenchFitCmd() *cobra.Command {
 				cpuTotals[name] = totals[c].Seconds()
 			}
 			if samplesFile != "" {
-				f, err := os.Create(samplesFile)
-				if err != nil {
+				if err := writeJSONFile(samplesFile, samples[best]); err != nil {
 					return err
-				}
-				werr := writeJSON(f, samples[best])
-				if err := f.Close(); werr == nil {
-					werr = err
-				}
-				if werr != nil {
-					return werr
 				}
 			}
 			model, err := schedule.Fit(samples[best], holdOut)
@@ -162,28 +153,31 @@ func gpuTime(ctx context.Context, e query.Engine, q query.Query, repeat, batch i
 	for i := range qs {
 		qs[i] = q
 	}
-	ts := make([]time.Duration, max(repeat, 1))
-	for i := range ts {
-		start := time.Now()
-		if _, err := be.SearchBatch(ctx, qs); err != nil {
-			return 0, err
-		}
-		ts[i] = time.Since(start) / time.Duration(batch)
-	}
-	slices.Sort(ts)
-	return ts[len(ts)/2], nil
+	t, err := medianRun(repeat, func() error {
+		_, err := be.SearchBatch(ctx, qs)
+		return err
+	})
+	return t / time.Duration(batch), err
 }
 
 // medianTime runs q repeat times on e and returns the median wall time.
 func medianTime(ctx context.Context, e query.Engine, q query.Query, repeat int) (time.Duration, error) {
+	return medianRun(repeat, func() error {
+		_, err := e.Search(ctx, q)
+		return err
+	})
+}
+
+// medianRun runs f repeat times (at least once) and returns the median
+// wall time of a run.
+func medianRun(repeat int, f func() error) (time.Duration, error) {
 	ts := make([]time.Duration, max(repeat, 1))
 	for i := range ts {
 		start := time.Now()
-		if _, err := e.Search(ctx, q); err != nil {
+		if err := f(); err != nil {
 			return 0, err
 		}
 		ts[i] = time.Since(start)
 	}
-	slices.Sort(ts)
-	return ts[len(ts)/2], nil
+	return median(ts), nil
 }

@@ -90,10 +90,12 @@ func newBenchLoadCmd() *cobra.Command {
 			for i, l := range lines {
 				qs[i] = query.Parse(a, l.Text, m, f.k)
 			}
-			model, fitted, err := schedule.LoadModel(f.dir)
+			var model *schedule.Model
+			fitted := true
 			if f.model != "" {
 				model, err = schedule.ReadModel(f.model)
-				fitted = err == nil
+			} else {
+				model, fitted, err = schedule.LoadModel(f.dir)
 			}
 			if err != nil {
 				return err
@@ -118,11 +120,14 @@ func newBenchLoadCmd() *cobra.Command {
 			}
 			var runs []loadRun
 			best := map[string]float64{}
-			seen := newCostLog(ix, qs)
+			var seen *costLog
+			if f.costs != "" {
+				seen = newCostLog(ix, qs)
+			}
 			for _, p := range policies {
 				sc := schedule.Config{Policy: p, Deadline: f.deadline, Model: model, CPU: cpu, GPUs: asEngines(gpus),
 					CPUWorkers: f.cpuWorkers, GPUBatch: f.gpuBatch, Queues: schedule.Options{UrgentAnyProc: f.urgentAnyProc, StealOldest: f.stealOldest}}
-				if f.costs != "" {
+				if seen != nil {
 					sc.Observe = seen.observe
 				}
 				if p == schedule.PolicyGPU && len(gpus) == 0 {
@@ -180,7 +185,7 @@ func newBenchLoadCmd() *cobra.Command {
 			if f.sweep {
 				out["max_rate_without_misses"] = best
 			}
-			if f.costs != "" {
+			if seen != nil {
 				if err := seen.write(f.costs); err != nil {
 					return err
 				}
@@ -342,13 +347,5 @@ func (l *costLog) write(path string) error {
 			samples = append(samples, s)
 		}
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	werr := writeJSON(f, samples)
-	if err := f.Close(); werr == nil {
-		werr = err
-	}
-	return werr
+	return writeJSONFile(path, samples)
 }

@@ -30,6 +30,19 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// writeJSONFile writes v as one indented JSON document to the file path.
+func writeJSONFile(path string, v any) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	werr := writeJSON(f, v)
+	if err := f.Close(); werr == nil {
+		werr = err
+	}
+	return werr
+}
+
 // stderrUnlessQuiet is where progress goes.
 func stderrUnlessQuiet(quiet bool) io.Writer {
 	if quiet {
