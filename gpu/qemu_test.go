@@ -191,6 +191,26 @@ func TestQueryEngineEmulated(t *testing.T) {
 			checkEngine(t, e, ix, randomQueries(rand.New(rand.NewPCG(spec.Seed, 5)), 15, spec.Vocab))
 		})
 	}
+	// OR waves over several spans of or_span_wave, with a list of over 32
+	// blocks, so that find_row narrows in more than one step.
+	t.Run("spans", func(t *testing.T) {
+		spec := corpusSpec{Docs: 3*orSpan + 500, Vocab: 12, Zipf: 1, Density: 0.95, Codec: "gpu-bp256", Seed: 7}
+		ix := openCorpus(t, spec)
+		e, err := newQEngine(ix, startEmu(t, bin))
+		if err != nil {
+			t.Fatalf("newQEngine: %v", err)
+		}
+		defer e.release()
+		if info, _ := ix.Lookup(termName(1)); info.NumBlocks(ix.BlockSize()) <= 32 {
+			t.Fatalf("the longest list has %d blocks, want over 32", info.NumBlocks(ix.BlockSize()))
+		}
+		qs := []query.Query{
+			{Terms: []string{termName(1), termName(7)}, Mode: query.Or, K: 10},
+			{Terms: []string{termName(12), termName(2), termName(12)}, Mode: query.Or, K: 3},
+			{Terms: []string{termName(5)}, Mode: query.Or, K: 1000},
+		}
+		checkEngine(t, e, ix, qs)
+	})
 	// The max-tree top-k on OR queries, over more than one run of groups.
 	t.Run("tree", func(t *testing.T) {
 		spec := corpusSpec{Docs: 270000, Vocab: 30, Zipf: 1.2, Density: 0.02, Codec: "gpu-bp256", Seed: 6}

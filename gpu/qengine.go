@@ -22,6 +22,7 @@ const (
 	qHistBits   = 13
 	decodeWarps = 4
 	none32      = math.MaxUint32
+	orSpan      = 8192 // OR_SPAN: documents per CTA of or_span_wave
 )
 
 // State words of a query pass (S_* in query.cu). From sSteps on: for AND,
@@ -37,6 +38,8 @@ const (
 	sBC0
 	sBC1
 	sSteps
+	// sKeys (S_KEYS): a wave's OR pass counts its candidate keys here.
+	sKeys = sSteps
 )
 
 // The radix select's digits: round r histograms key bits
@@ -61,10 +64,10 @@ type qengine struct {
 	norms     devPtr
 	gridCap   int
 	reencoded bool
-	// A wave of OR passes holds at most waveAccBytes of accumulators and
-	// decodes at most wavePostings postings (see runWaves).
-	waveAccBytes, wavePostings int64
-	topk                       string // a single OR pass's top-k: TopKRadix or TopKTree
+	// A wave of OR passes decodes at most wavePostings postings (see
+	// runWaves).
+	wavePostings int64
+	topk         string // a single OR pass's top-k: TopKRadix or TopKTree
 
 	mu       sync.Mutex // one search at a time owns the scratch
 	owned    []devPtr
@@ -80,7 +83,7 @@ type qengine struct {
 // decoder is re-encoded first (see gpuColumn).
 func newQEngine(ix *index.Index, be backend) (*qengine, error) {
 	e := &qengine{ix: ix, be: be, bs: ix.BlockSize(), docs: ix.NumDocs(), gridCap: 8 * max(1, be.multiprocessors()),
-		waveAccBytes: defaultWaveAccBytes, wavePostings: defaultWavePostings, topk: TopKRadix}
+		wavePostings: defaultWavePostings, topk: TopKRadix}
 	p := ix.BM25()
 	e.k1p1 = math.Float32bits(p.K1 + 1)
 	if err := e.upload(ix); err != nil {
@@ -199,6 +202,10 @@ type scratch struct {
 	tiles                      int64
 	resultCap, hdrWords, lists int
 }
+
+// accN is the length of one query's accumulators: the documents, rounded
+// up to the float4 the top-k kernels read.
+func (e *qengine) accN() int64 { return (int64(e.docs) + 3) &^ 3 }
 
 // layout places p's scratch from base; the carve's offset is then its size.
 func (e *qengine) layout(p *qplan, base devPtr) (scratch, int64) {

@@ -195,11 +195,11 @@ func checkEngine(t *testing.T, e *qengine, ix *index.Index, qs []query.Query) {
 		}
 	}
 	// The batch once with the default wave limits, and once with waves
-	// of at most two OR passes and a few hundred postings.
+	// of a few hundred postings (one or two OR passes each).
 	for _, small := range []bool{false, true} {
 		if small {
-			defer func(acc, postings int64) { e.waveAccBytes, e.wavePostings = acc, postings }(e.waveAccBytes, e.wavePostings)
-			e.waveAccBytes, e.wavePostings = 2*4*e.accN(), 512
+			defer func(postings int64) { e.wavePostings = postings }(e.wavePostings)
+			e.wavePostings = 512
 		}
 		batch, _, err := e.search(ctx, qs, false)
 		if err != nil {

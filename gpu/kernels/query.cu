@@ -31,12 +31,15 @@
 //
 // Waves: a batch of OR queries shares one launch sequence. Their lists'
 // blocks are decoded together by one launch per column (rows in the order
-// the host lists them), or_score_rows adds one query position of every
-// query per launch (positions in query order, so scores add up as alone),
-// and the top-k kernels run gx CTAs per query (histogram, compaction) or
-// one CTA per query (pick, finish), each on its own accumulators, slot,
-// histogram and boundary. A wave runs only round 0 of the select; a query
-// whose boundary exceeds FIN_CAP keys runs again alone.
+// the host lists them: query by query, position by position), then
+// or_span_wave scores them with no accumulators in device memory: a CTA
+// owns one query's OR_SPAN documents, adds their postings position by
+// position in shared memory (positions in query order, so scores add up as
+// alone) and appends the keys of the documents it touched to the query's
+// keys. The top-k kernels then run gx CTAs per query (histogram,
+// compaction) or one CTA per query (pick, finish) on each query's keys,
+// slot, histogram and boundary. A wave runs only round 0 of the select; a
+// query whose boundary exceeds FIN_CAP keys runs again alone.
 //
 // Top-k: a radix select over 64-bit keys (score bits made unsigned-
 // ordered, then the complement of the docid), so that a larger key ranks
@@ -90,6 +93,11 @@ typedef unsigned long long u64;
 #define S_BC0 6     // boundary sizes: round r writes S_BC0 + (r & 1)
 // Words from S_STEPS on are the conjunctive steps' counters.
 #define S_STEPS 8
+// A wave's OR pass counts the keys its spans emit in its first step word.
+#define S_KEYS 8
+// Documents per CTA of or_span_wave (their accumulators: 32 KB of shared
+// memory).
+#define OR_SPAN 8192
 
 static __device__ __forceinline__ u32 umin(u32 a, u32 b) { return a < b ? a : b; }
 
@@ -129,6 +137,12 @@ static __device__ u32 block_scan(u32 x, u32* total) {
   *total = all;
   __syncthreads();  // the next call reuses sums and all
   return r;
+}
+
+// slot_of is query q's slot in a wave: slots lie stride bytes apart.
+template <class T>
+static __device__ __forceinline__ T* slot_of(T* base, u64 q, u64 stride) {
+  return reinterpret_cast<T*>(reinterpret_cast<u64>(base) + q * stride);
 }
 
 // lower_bound is the first index in [lo, hi) whose value is >= x, or hi.
@@ -322,35 +336,89 @@ extern "C" __global__ void __launch_bounds__(TILE)
   }
 }
 
-// or_score_rows is or_score for a wave of queries (see "Waves" above):
-// rows [r0, r1) of the decoded blocks, row r holding block sel[r], which
-// scores for segment rowSeg[r]: query segQ[s] (its accumulators start at
-// acc + segQ[s] * accStride) and idf bits segIdf[s]. Within one launch
-// every segment is a different query, so no two threads add to the same
-// accumulator.
+// find_row is the first row r in [r0, r1) whose block sel[r] ends at or
+// after document lo (lastDoc[sel[r]] >= lo), or r1. The warp searches
+// together: each step probes 32 evenly spaced rows and keeps the rows
+// between the last probe below lo and the first at or after it, so a list
+// of n blocks takes about log32(n) steps. Every lane of the warp calls it.
+static __device__ u32 find_row(const u32* lastDoc, const u32* sel, u32 r0, u32 r1, u32 lo) {
+  u32 lane = threadIdx.x & 31;
+  // The answer lies in [r0, r1]; r1 is past the end or a row that reaches lo.
+  while (r0 < r1) {
+    u32 step = (r1 - r0 + 31) / 32, r = r0 + lane * step;
+    u32 m = __ballot_sync(FULL, r >= r1 || lastDoc[sel[r]] >= lo);
+    if (m == 0) {
+      r0 += 31 * step + 1;
+      continue;
+    }
+    u32 f = __ffs(m) - 1;
+    if (f == 0) return r0;
+    u32 end = r0 + f * step;
+    r0 += (f - 1) * step + 1;
+    r1 = end < r1 ? end : r1;
+  }
+  return r0;
+}
+
+// or_span_wave scores a wave of OR queries by document span (see "Waves"
+// above). CTA c serves query q = c / spans and the documents [lo, lo +
+// OR_SPAN), lo = (c % spans) * OR_SPAN, with their accumulators in shared
+// memory. Query q's positions are segments qSeg[q] .. qSeg[q+1]-1, in
+// query order; segment s is rows segRow[s] .. segRow[s+1]-1 of the decoded
+// blocks (row r holds block sel[r], docids in docs and freq-1 in fm1, bs
+// apart) with idf bits segIdf[s]. For each segment in turn, the CTA finds
+// the first row that reaches lo (find_row), adds the postings of that row
+// and the next ones that start below lo + OR_SPAN, and waits at a barrier:
+// a document appears once in a list and scores add up in query order, as
+// alone. Then every touched document's key goes to keys + keyOff[q] (up to
+// keyCap[q] keys), counted at the query's S_KEYS word: one atomic per CTA.
 extern "C" __global__ void __launch_bounds__(TILE)
-    or_score_rows(const u32* docs, const u32* fm1, const u32* sel, const u32* counts, const u32* rowSeg,
-                  const u32* segQ, const u32* segIdf, u64 r0, u64 r1, u64 bs, u64 k1p1, const float* norms,
-                  float* acc, u64 accStride) {
+    or_span_wave(const u32* docs, const u32* fm1, const u32* sel, const u32* counts, const u32* lastDoc,
+                 const u32* qSeg, const u32* segRow, const u32* segIdf, u64 bs, u64 k1p1, const float* norms,
+                 u64 spans, u32* state, u64 stride, u64* keys, const u32* keyOff, const u32* keyCap) {
+  __shared__ float acc[OR_SPAN];
+  __shared__ u32 base;
   float k = __uint_as_float((u32)k1p1);
-  u64 end = r1 * bs;
-  for (u64 i = r0 * bs + (u64)blockIdx.x * TILE + threadIdx.x; i < end; i += (u64)gridDim.x * TILE) {
-    u64 row = i / bs;
-    if (i - row * bs >= counts[sel[row]]) continue;
-    u32 s = rowSeg[row];
-    float* a = acc + (u64)segQ[s] * accStride;
-    u32 d = docs[i];
-    a[d] = __fadd_rn(a[d], term_score(__uint_as_float(segIdf[s]), fm1[i] + 1, norms[d], k));
+  u64 q = blockIdx.x / spans;
+  u32 lo = (u32)(blockIdx.x % spans) * OR_SPAN, hi = lo + OR_SPAN;
+  for (u32 j = threadIdx.x; j < OR_SPAN; j += TILE) acc[j] = 0.0f;
+  __syncthreads();
+  for (u32 s = qSeg[q]; s < qSeg[q + 1]; s++) {
+    float idf = __uint_as_float(segIdf[s]);
+    u32 r1 = segRow[s + 1];
+    for (u32 r = find_row(lastDoc, sel, segRow[s], r1, lo); r < r1 && docs[(u64)r * bs] < hi; r++) {
+      u32 n = counts[sel[r]];
+      for (u32 i = threadIdx.x; i < n; i += TILE) {
+        u64 at = (u64)r * bs + i;
+        u32 d = docs[at];
+        if (d >= lo && d < hi) acc[d - lo] = __fadd_rn(acc[d - lo], term_score(idf, fm1[at] + 1, norms[d], k));
+      }
+    }
+    __syncthreads();
+  }
+  // Thread t emits documents [t * per, (t+1) * per) of the span, reading
+  // them in a rotated order so that a warp's reads hit 32 banks: count,
+  // reserve the CTA's places with one atomic, then write.
+  const u32 per = OR_SPAN / TILE;
+  u32 first = threadIdx.x * per, mine = 0, total;
+  for (u32 i = 0; i < per; i++) mine += acc[first + ((i + threadIdx.x) & (per - 1))] != 0.0f;
+  u32 at = block_scan(mine, &total);
+  if (threadIdx.x == 0) base = total != 0 ? atomicAdd(slot_of(state, q, stride) + S_KEYS, total) : 0;
+  __syncthreads();
+  u64* out = keys + keyOff[q];
+  u32 cap = keyCap[q];
+  at += base;
+  for (u32 i = 0; i < per; i++) {
+    u32 j = first + ((i + threadIdx.x) & (per - 1));
+    float f = acc[j];
+    if (f != 0.0f) {
+      if (at < cap) out[at] = make_key(f, lo + j);
+      at++;
+    }
   }
 }
 
 // ---- Top-k ----------------------------------------------------------------
-
-// slot_of is query q's slot in a wave: slots lie stride bytes apart.
-template <class T>
-static __device__ __forceinline__ T* slot_of(T* base, u64 q, u64 stride) {
-  return reinterpret_cast<T*>(reinterpret_cast<u64>(base) + q * stride);
-}
 
 // q_init zeroes words state words, then sets the top-k's need (needs[q]
 // for CTA q when needs is not null) and, at countWord (when not NONE), a
@@ -539,6 +607,29 @@ extern "C" __global__ void __launch_bounds__(TILE)
   u64 q = blockIdx.x / gx;
   compact_body<true>(0, acc + q * accStride, n, shift, bits, round, slot_of(state, q, stride),
                      slot_of(result, q, stride), resultCap, bnd + q * bndCap, bndCap, blockIdx.x % gx, gx);
+}
+
+// topk_hist_wave and topk_compact_wave are topk_hist_keys and
+// topk_compact_keys over the keys of a wave's OR passes (or_span_wave), gx
+// CTAs per query: query q's keys start at keys + keyOff[q], at most
+// keyCap[q] of them, counted at its S_KEYS word; its slot, histogram,
+// result and boundary lie as in topk_hist_dense and topk_compact_dense.
+extern "C" __global__ void __launch_bounds__(TILE)
+    topk_hist_wave(const u64* keys, const u32* keyOff, const u32* keyCap, u64 shift, u64 bits, const u32* state,
+                   u64 stride, u32* hist, u64 histStride, u64 gx) {
+  u64 q = blockIdx.x / gx;
+  const u32* st = slot_of(state, q, stride);
+  hist_body<false>(keys + keyOff[q], 0, umin(st[S_KEYS], keyCap[q]), shift, bits, st, hist + q * histStride,
+                   blockIdx.x % gx, gx);
+}
+
+extern "C" __global__ void __launch_bounds__(TILE)
+    topk_compact_wave(const u64* keys, const u32* keyOff, const u32* keyCap, u64 shift, u64 bits, u64 round,
+                      u32* state, u64 stride, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64 gx) {
+  u64 q = blockIdx.x / gx;
+  u32* st = slot_of(state, q, stride);
+  compact_body<false>(keys + keyOff[q], 0, umin(st[S_KEYS], keyCap[q]), shift, bits, round, st,
+                      slot_of(result, q, stride), resultCap, bnd + q * bndCap, bndCap, blockIdx.x % gx, gx);
 }
 
 // topk_finish ends the select: when the round's compaction completed the

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# GPU machine run for OR waves scored by document span (or_span_wave,
+# issues 7 and 10). From the repository root, with .device carried: `make
+# device`, plus .device/gpusearch-old, the CUDA build of the commit before
+# (it runs on the PTX embedded in it):
+#   OUT=... STEPS=tests,gpuq,sched bash scripts/device/spans.sh
+# Steps (STEPS, comma-separated, all by default):
+#   tests  every gpu/kernels/*.cu to PTX in a scratch directory that the new
+#          binaries load (GPUSEARCH_PTX_DIR; copied to $OUT to commit),
+#          then every test of the gpu package on the GPU;
+#   gpuq   on the scheduling index (2x10^6 docs, gpu-bp256, seed 2; 600
+#          queries, seed 3), bench gpu queries --mode or --k 10 with the old
+#          binary, then the new one, then the old one again (batches
+#          1,64,128,512; 1 s each);
+#   sched  bench fit on the first 400 queries, then bench load --sweep (3 s
+#          per rate, 4 bisections, from START_RATE) on the last 200 for each
+#          of VARIANTS (';'-separated; default cpu;gpu;hybrid).
+# Everything goes to $OUT/spans.tgz, packed again after every step.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+OUT=${OUT:-/tmp/spans-out}
+NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+BUDGET=${BUDGET:-580}
+STEPS=${STEPS:-tests,gpuq,sched}
+B=.device/gpusearch
+R=$(mktemp -d)
+W=$(mktemp -d)
+LOG=$R/spans.log
+t0=$(date +%s)
+mkdir -p "$OUT"
+stamp() { echo "[$(($(date +%s) - t0))s] $*" | tee -a "$LOG"; }
+tmo() {
+	local left=$((BUDGET - ($(date +%s) - t0)))
+	[ $left -lt 5 ] && left=5
+	echo $(($1 < left ? $1 : left))
+}
+pack() { tar czf "$OUT/spans.tgz" -C "$R" .; }
+has() { [[ ",$STEPS," == *",$1,"* ]]; }
+{ nvidia-smi -L; nproc; "$NVCC" --version | tail -1; } >"$R/machine.txt" 2>&1
+
+PTX=$(mktemp -d)
+stamp "ptx"
+for cu in gpu/kernels/*.cu; do
+	NVCC=$NVCC timeout "$(tmo 120)" sh gpu/kernels/mkptx.sh "$cu" "$PTX/$(basename "$cu" .cu).ptx" >>"$R/nvcc.log" 2>&1 ||
+		echo "ptx $cu failed" | tee -a "$LOG"
+done
+cp "$PTX"/query.ptx "$OUT/" 2>/dev/null
+export GPUSEARCH_PTX_DIR=$PTX
+if has tests; then
+	stamp "gpu tests"
+	(cd gpu && timeout "$(tmo 200)" "$ROOT/.device/gpu.test" -test.v -test.timeout 195s) >"$R/gpu-test.log" 2>&1
+	stamp "tests rc=$?: $(grep -c -- '^--- PASS' "$R/gpu-test.log") passed; $(grep -- '--- FAIL' "$R/gpu-test.log" | tr '\n' ' ')"
+	pack
+fi
+
+stamp "gen"
+timeout "$(tmo 90)" $B gen index --docs 2000000 --seed 2 --codec gpu-bp256 --out "$W/s" --quiet --json >"$R/gen.json" 2>>"$LOG"
+timeout "$(tmo 30)" $B gen queries --index "$W/s" --n 600 --seed 3 --out "$W/q.txt" 2>>"$LOG"
+head -400 "$W/q.txt" >"$W/fit.txt"
+tail -200 "$W/q.txt" >"$W/load.txt"
+
+if has gpuq; then
+	for v in old new old2; do
+		bin=$B
+		[ "$v" = new ] || bin=.device/gpusearch-old
+		stamp "bench gpu queries ($v)"
+		if [ "$v" = new ]; then
+			timeout "$(tmo 90)" $bin bench gpu queries --index "$W/s" --queries "$W/q.txt" --mode or --k 10 --cpu bmw \
+				--batch 1,64,128,512 --min-time 1s --json >"$R/gpuq-$v.json" 2>>"$LOG"
+		else
+			GPUSEARCH_PTX_DIR= timeout "$(tmo 90)" $bin bench gpu queries --index "$W/s" --queries "$W/q.txt" --mode or --k 10 --cpu bmw \
+				--batch 1,64,128,512 --min-time 1s --json >"$R/gpuq-$v.json" 2>>"$LOG"
+		fi
+		python3 - "$R/gpuq-$v.json" <<'PY' | tee -a "$LOG"
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("no JSON:", e); sys.exit()
+for m in r['modes']:
+    print(f"  mismatches {m['mismatches']}/{m['checked']}, batch vs single {m['batch_differs']}; q/s " +
+          ", ".join(f"{b['batch']}: {b['qps']:.0f}" for b in m['batches']))
+PY
+	done
+	pack
+fi
+
+if has sched; then
+	stamp "fit"
+	timeout "$(tmo 90)" $B bench fit --index "$W/s" --queries "$W/fit.txt" --mode or --repeat 3 --samples "$R/fit-samples.json" >"$R/fit.json" 2>>"$LOG"
+	cp "$W/s/cost-model.json" "$R/"
+	grep -h mean_relative_error "$R/fit.json" | tee -a "$LOG"
+	pack
+	i=0
+	IFS=';' read -r -a variants <<<"${VARIANTS:-cpu;gpu;hybrid}"
+	for v in "${variants[@]}"; do
+		i=$((i + 1))
+		stamp "load $i: $v"
+		set -- $v
+		p=$1
+		shift
+		timeout "$(tmo "${SWEEP_TIMEOUT:-80}")" $B bench load --index "$W/s" --queries "$W/load.txt" --mode or --rate "${START_RATE:-8000}" \
+			--deadline 500ms --policy "$p" "$@" --sweep --sweep-steps 4 --duration 3s --max-queries 1000000 >"$R/load-$i.json" 2>>"$LOG"
+		grep -A2 max_rate "$R/load-$i.json" | tee -a "$LOG"
+		pack
+	done
+fi
+stamp "done"
+pack
+rm -rf "$W" "$R" "$PTX"
