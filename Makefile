@@ -3,7 +3,8 @@
 #   make ptx      compile gpu/kernels/*.cu to the committed, embedded .ptx
 #                 (needs nvcc; each .ptx records its source's sha256)
 #   make device   build the cuda binaries the GPU machine runs into .device/
-#                 (CUDA 11.8 headers via ../shared/scripts/cuda-dev.sh)
+#                 (CUDA 11.8 headers via ../shared/scripts/cuda-dev.sh),
+#                 stripped, so that they fit the device tool's 64 MiB carry
 
 NVCC ?= nvcc
 CUDA_DEV ?= ../shared/scripts/cuda-dev.sh
@@ -18,5 +19,5 @@ gpu/kernels/%.ptx: gpu/kernels/%.cu gpu/kernels/mkptx.sh
 
 device:
 	eval "$$($(CUDA_DEV))" && \
-	go test -c -tags cuda -o .device/gpu.test ./gpu/ && \
-	go build -tags cuda -o .device/gpusearch ./cmd/gpusearch
+	go test -c -tags cuda -ldflags="-s -w" -o .device/gpu.test ./gpu/ && \
+	go build -tags cuda -ldflags="-s -w" -o .device/gpusearch ./cmd/gpusearch

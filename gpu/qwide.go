@@ -51,7 +51,8 @@ func (e *qengine) runWaves(jobs []*qjob) ([]*qjob, error) {
 // and each query's segments and candidate keys.
 type waveTable struct {
 	sel            []uint32 // per row: block id
-	segRow, segIdf []uint32 // per segment: first row (one more: the end), idf bits
+	segRow         []uint32 // per segment: first row (one more: the end)
+	segIdf, segDf  []uint32 // per segment: idf bits, the list's postings
 	qSeg           []uint32 // per query: first segment (one more: the end)
 	needs          []uint32 // per query: keys its top-k selects
 	keyOff, keyCap []uint32 // per query: where its keys start, how many fit
@@ -72,6 +73,7 @@ func (e *qengine) waveTable(jobs []*qjob) *waveTable {
 			l := j.plan.lists[pos.list]
 			t.segRow = append(t.segRow, uint32(len(t.sel)))
 			t.segIdf = append(t.segIdf, math.Float32bits(pos.idf))
+			t.segDf = append(t.segDf, uint32(l.df))
 			for b := range uint32(l.nb) {
 				t.sel = append(t.sel, l.first+b)
 			}
@@ -99,7 +101,7 @@ func (e *qengine) wave(jobs []*qjob) ([]*qjob, error) {
 	w := int64(len(jobs))
 	t := e.waveTable(jobs)
 	rows, bs := int64(len(t.sel)), int64(e.bs)
-	parts := [][]uint32{t.sel, t.qSeg, t.segRow, t.segIdf, t.needs, t.keyOff, t.keyCap}
+	parts := [][]uint32{t.sel, t.qSeg, t.segRow, t.segIdf, t.segDf, t.needs, t.keyOff, t.keyCap}
 	var table []uint32
 	offs := make([]uint64, len(parts))
 	for i, part := range parts {
@@ -126,8 +128,8 @@ func (e *qengine) wave(jobs []*qjob) ([]*qjob, error) {
 	if err := e.be.upload(tab, bytesOf(table)); err != nil {
 		return nil, err
 	}
-	sel, qSeg, segRow, segIdf, needs, keyOff, keyCap := uint64(tab)+offs[0], uint64(tab)+offs[1], uint64(tab)+offs[2],
-		uint64(tab)+offs[3], uint64(tab)+offs[4], uint64(tab)+offs[5], uint64(tab)+offs[6]
+	at := func(part int) uint64 { return uint64(tab) + offs[part] }
+	sel, qSeg, segRow, segIdf, segDf, needs, keyOff, keyCap := at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)
 	total := int(w * t.slotSize)
 	if cap(e.slotBuf) < total {
 		e.slotBuf = make([]byte, total)
@@ -144,9 +146,9 @@ func (e *qengine) wave(jobs []*qjob) ([]*qjob, error) {
 			func() error { return e.decode(s, &e.docCol, true, 0, devPtr(sel), rows, docs) },
 			func() error { return e.decode(s, &e.freqCol, false, 0, devPtr(sel), rows, freqs) },
 			func() error {
-				return s.launch("or_span_wave", int(w*spans), qTile, uint64(docs), uint64(freqs), sel,
-					uint64(e.docCol.counts), uint64(e.lastDoc), qSeg, segRow, segIdf, uint64(bs), uint64(e.k1p1),
-					uint64(e.norms), uint64(spans), out, slot, uint64(keys), keyOff, keyCap)
+				return s.launch("or_span_wave", int(w*spans), qTile, uint64(docs), uint64(freqs), qSeg, segRow, segIdf,
+					segDf, uint64(bs), uint64(e.k1p1), uint64(e.norms), uint64(spans), out, slot, uint64(keys), keyOff,
+					keyCap, needs)
 			},
 			func() error {
 				return s.launch("topk_hist_wave", int(uint64(w)*gx), qTile, uint64(keys), keyOff, keyCap, shift, bits,

@@ -35,10 +35,10 @@
 // or_span_wave scores them with no accumulators in device memory: a CTA
 // owns one query's OR_SPAN documents, adds their postings position by
 // position in shared memory (positions in query order, so scores add up as
-// alone) and appends the keys of the documents it touched to the query's
-// keys. The top-k kernels then run gx CTAs per query (histogram,
-// compaction) or one CTA per query (pick, finish) on each query's keys,
-// slot, histogram and boundary. A wave runs only round 0 of the select; a
+// alone) and appends to the query's keys those of its documents that can
+// be in the top-k (at least the k-th best score of the span). The top-k
+// kernels then run gx CTAs per query (histogram, compaction) or one CTA per
+// query (pick, finish) on each query's keys, slot, histogram and boundary. A wave runs only round 0 of the select; a
 // query whose boundary exceeds FIN_CAP keys runs again alone.
 //
 // Top-k: a radix select over 64-bit keys (score bits made unsigned-
@@ -170,6 +170,59 @@ static __device__ __forceinline__ u64 make_key(float score, u32 doc) {
   u32 b = __float_as_uint(score);
   b = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
   return ((u64)b << 32) | (u64)(NONE - doc);
+}
+
+// score_bits is a score's bits made unsigned-ordered: the high word of its
+// key.
+static __device__ __forceinline__ u32 score_bits(float score) { return (u32)(make_key(score, 0) >> 32); }
+
+// span_kth returns the need-th largest score_bits among the nonzero
+// accumulators of a CTA's span (thread t holding acc[first .. first+per),
+// per a power of two), or 0 when fewer than need are nonzero: a radix
+// select, 8 bits a round, with a shared histogram. Every thread calls it.
+static __device__ u32 span_kth(const float* acc, u32 first, u32 per, u32 need) {
+  __shared__ u32 h[256];
+  __shared__ u32 pick, left;
+  u32 prefix = 0, mask = 0;
+  if (threadIdx.x == 0) left = need;
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    for (u32 j = threadIdx.x; j < 256; j += blockDim.x) h[j] = 0;
+    __syncthreads();
+    for (u32 i = 0; i < per; i++) {
+      float f = acc[first + ((i + threadIdx.x) & (per - 1))];
+      u32 u = score_bits(f);
+      if (f != 0.0f && (u & mask) == prefix) atomicAdd(&h[(u >> shift) & 255], 1u);
+    }
+    __syncthreads();
+    if (threadIdx.x < 32) {
+      // Lane l sums bins [248 - 8l, 256 - 8l); an inclusive scan from the
+      // top finds the lane, then the bin, where the count reaches left.
+      u32 l = threadIdx.x, sum = 0;
+      for (u32 j = 0; j < 8; j++) sum += h[255 - 8 * l - j];
+      u32 incl = warp_scan_incl(sum), need_now = left;
+      u32 m = __ballot_sync(FULL, incl >= need_now);
+      if (l == 0) pick = NONE;
+      __syncwarp();
+      if (m != 0 && l == (u32)(__ffs(m) - 1)) {
+        u32 c = incl - sum;
+        for (u32 j = 0; j < 8; j++) {
+          u32 bin = 255 - 8 * l - j;
+          if (c + h[bin] >= need_now) {
+            pick = bin;
+            left = need_now - c;
+            break;
+          }
+          c += h[bin];
+        }
+      }
+    }
+    __syncthreads();
+    if (pick == NONE) return 0;  // fewer than need nonzero: keep them all
+    prefix |= pick << shift;
+    mask |= 255u << shift;
+    __syncthreads();  // every thread has read pick before the next round
+  }
+  return prefix;
 }
 
 // ---- Conjunctive steps ----------------------------------------------------
@@ -336,72 +389,101 @@ extern "C" __global__ void __launch_bounds__(TILE)
   }
 }
 
-// find_row is the first row r in [r0, r1) whose block sel[r] ends at or
-// after document lo (lastDoc[sel[r]] >= lo), or r1. The warp searches
-// together: each step probes 32 evenly spaced rows and keeps the rows
-// between the last probe below lo and the first at or after it, so a list
-// of n blocks takes about log32(n) steps. Every lane of the warp calls it.
-static __device__ u32 find_row(const u32* lastDoc, const u32* sel, u32 r0, u32 r1, u32 lo) {
-  u32 lane = threadIdx.x & 31;
-  // The answer lies in [r0, r1]; r1 is past the end or a row that reaches lo.
-  while (r0 < r1) {
-    u32 step = (r1 - r0 + 31) / 32, r = r0 + lane * step;
-    u32 m = __ballot_sync(FULL, r >= r1 || lastDoc[sel[r]] >= lo);
+// A segment of a wave is one query's list at one position: rows [r0, r1)
+// of the decoded blocks, full (bs postings) but the last, which holds the
+// rest of the list's df postings.
+static __device__ __forceinline__ u32 row_count(u32 r, u32 r0, u32 r1, u32 df, u32 bs) {
+  return r + 1 < r1 ? bs : df - (r1 - 1 - r0) * bs;
+}
+
+// find_row is the first row r in [a, r1) of a segment whose last docid is
+// >= x, or r1. The warp searches together: each step probes 32 evenly
+// spaced rows and keeps those between the last probe below x and the first
+// at or after it, so n rows take about log32(n) steps. Every lane of the
+// warp calls it.
+static __device__ u32 find_row(const u32* docs, u32 bs, u32 r0, u32 r1, u32 df, u32 a, u32 x) {
+  u32 lane = threadIdx.x & 31, b = r1;
+  // The answer lies in [a, b]; b is r1 or a row that reaches x.
+  while (a < b) {
+    u32 step = (b - a + 31) / 32, r = a + lane * step;
+    u32 m = __ballot_sync(FULL, r >= b || docs[(u64)r * bs + row_count(r, r0, r1, df, bs) - 1] >= x);
     if (m == 0) {
-      r0 += 31 * step + 1;
+      a += 31 * step + 1;
       continue;
     }
     u32 f = __ffs(m) - 1;
-    if (f == 0) return r0;
-    u32 end = r0 + f * step;
-    r0 += (f - 1) * step + 1;
-    r1 = end < r1 ? end : r1;
+    if (f == 0) return a;
+    u32 end = a + f * step;
+    a += (f - 1) * step + 1;
+    b = end < b ? end : b;
   }
-  return r0;
+  return a;
 }
 
 // or_span_wave scores a wave of OR queries by document span (see "Waves"
 // above). CTA c serves query q = c / spans and the documents [lo, lo +
 // OR_SPAN), lo = (c % spans) * OR_SPAN, with their accumulators in shared
-// memory. Query q's positions are segments qSeg[q] .. qSeg[q+1]-1, in
-// query order; segment s is rows segRow[s] .. segRow[s+1]-1 of the decoded
-// blocks (row r holds block sel[r], docids in docs and freq-1 in fm1, bs
-// apart) with idf bits segIdf[s]. For each segment in turn, the CTA finds
-// the first row that reaches lo (find_row), adds the postings of that row
-// and the next ones that start below lo + OR_SPAN, and waits at a barrier:
-// a document appears once in a list and scores add up in query order, as
-// alone. Then every touched document's key goes to keys + keyOff[q] (up to
-// keyCap[q] keys), counted at the query's S_KEYS word: one atomic per CTA.
+// memory. Query q's positions are segments qSeg[q] .. qSeg[q+1]-1, in query
+// order; segment s is rows segRow[s] .. segRow[s+1]-1 (docids in docs,
+// freq-1 in fm1, bs apart) of a list of segDf[s] postings, with idf bits
+// segIdf[s]. Warp w finds the rows of segment s0 + w that overlap the span
+// (find_row, twice), for up to TILE/32 segments at a time; then the CTA adds
+// each segment's postings in turn, a barrier between segments: a document
+// appears once in a list and scores add up in query order, as alone.
+//
+// Only the span's best documents can be in the query's top-k: a document
+// with needs[q] others above it in its span has them above it in the query.
+// So the CTA selects the needs[q]-th largest score of its span (span_kth)
+// and appends the keys of the touched documents scoring at least that (all
+// of them when fewer are touched) to keys + keyOff[q], up to keyCap[q],
+// counted at the query's S_KEYS word with one atomic.
 extern "C" __global__ void __launch_bounds__(TILE)
-    or_span_wave(const u32* docs, const u32* fm1, const u32* sel, const u32* counts, const u32* lastDoc,
-                 const u32* qSeg, const u32* segRow, const u32* segIdf, u64 bs, u64 k1p1, const float* norms,
-                 u64 spans, u32* state, u64 stride, u64* keys, const u32* keyOff, const u32* keyCap) {
+    or_span_wave(const u32* docs, const u32* fm1, const u32* qSeg, const u32* segRow, const u32* segIdf,
+                 const u32* segDf, u64 bs, u64 k1p1, const float* norms, u64 spans, u32* state, u64 stride, u64* keys,
+                 const u32* keyOff, const u32* keyCap, const u32* needs) {
   __shared__ float acc[OR_SPAN];
+  __shared__ u32 span[TILE / 32][2];
   __shared__ u32 base;
   float k = __uint_as_float((u32)k1p1);
   u64 q = blockIdx.x / spans;
-  u32 lo = (u32)(blockIdx.x % spans) * OR_SPAN, hi = lo + OR_SPAN;
+  u32 lo = (u32)(blockIdx.x % spans) * OR_SPAN, hi = lo + OR_SPAN, lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  u32 b32 = (u32)bs;
   for (u32 j = threadIdx.x; j < OR_SPAN; j += TILE) acc[j] = 0.0f;
-  __syncthreads();
-  for (u32 s = qSeg[q]; s < qSeg[q + 1]; s++) {
-    float idf = __uint_as_float(segIdf[s]);
-    u32 r1 = segRow[s + 1];
-    for (u32 r = find_row(lastDoc, sel, segRow[s], r1, lo); r < r1 && docs[(u64)r * bs] < hi; r++) {
-      u32 n = counts[sel[r]];
-      for (u32 i = threadIdx.x; i < n; i += TILE) {
-        u64 at = (u64)r * bs + i;
-        u32 d = docs[at];
-        if (d >= lo && d < hi) acc[d - lo] = __fadd_rn(acc[d - lo], term_score(idf, fm1[at] + 1, norms[d], k));
+  for (u32 s0 = qSeg[q], s1 = qSeg[q + 1]; s0 < s1; s0 += TILE / 32) {
+    if (s0 + w < s1) {
+      u32 s = s0 + w, r0 = segRow[s], r1 = segRow[s + 1], df = segDf[s];
+      u32 a = find_row(docs, b32, r0, r1, df, r0, lo);
+      u32 e = find_row(docs, b32, r0, r1, df, a, hi);
+      if (lane == 0) {
+        span[w][0] = a;
+        span[w][1] = e < r1 ? e + 1 : r1;
       }
     }
     __syncthreads();
+    for (u32 v = 0; v < TILE / 32 && s0 + v < s1; v++) {
+      u32 s = s0 + v, r0 = segRow[s], r1 = segRow[s + 1], df = segDf[s], a = span[v][0];
+      float idf = __uint_as_float(segIdf[s]);
+      u32 n = (span[v][1] - a) * b32;
+      for (u32 i = threadIdx.x; i < n; i += TILE) {
+        u32 r = a + i / b32, j = i - (r - a) * b32;
+        if (j >= row_count(r, r0, r1, df, b32)) continue;
+        u64 at = (u64)r * bs + j;
+        u32 d = docs[at];
+        if (d >= lo && d < hi) acc[d - lo] = __fadd_rn(acc[d - lo], term_score(idf, fm1[at] + 1, norms[d], k));
+      }
+      __syncthreads();
+    }
   }
-  // Thread t emits documents [t * per, (t+1) * per) of the span, reading
-  // them in a rotated order so that a warp's reads hit 32 banks: count,
-  // reserve the CTA's places with one atomic, then write.
+  // Thread t owns documents [t * per, (t+1) * per) of the span and reads
+  // them in a rotated order, so that a warp's reads hit 32 banks.
   const u32 per = OR_SPAN / TILE;
-  u32 first = threadIdx.x * per, mine = 0, total;
-  for (u32 i = 0; i < per; i++) mine += acc[first + ((i + threadIdx.x) & (per - 1))] != 0.0f;
+  u32 first = threadIdx.x * per;
+  u32 cut = span_kth(acc, first, per, needs[q]);
+  u32 mine = 0, total;
+  for (u32 i = 0; i < per; i++) {
+    float f = acc[first + ((i + threadIdx.x) & (per - 1))];
+    mine += f != 0.0f && score_bits(f) >= cut;
+  }
   u32 at = block_scan(mine, &total);
   if (threadIdx.x == 0) base = total != 0 ? atomicAdd(slot_of(state, q, stride) + S_KEYS, total) : 0;
   __syncthreads();
@@ -411,7 +493,7 @@ extern "C" __global__ void __launch_bounds__(TILE)
   for (u32 i = 0; i < per; i++) {
     u32 j = first + ((i + threadIdx.x) & (per - 1));
     float f = acc[j];
-    if (f != 0.0f) {
+    if (f != 0.0f && score_bits(f) >= cut) {
       if (at < cap) out[at] = make_key(f, lo + j);
       at++;
     }

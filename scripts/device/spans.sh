@@ -12,6 +12,10 @@
 #          queries, seed 3), bench gpu queries --mode or --k 10 with the old
 #          binary, then the new one, then the old one again (batches
 #          1,64,128,512; 1 s each);
+#   profile  ncu (per-kernel time and DRAM bytes) over bench gpu queries
+#          --batch 64 on the first 128 queries: the first 3 launches of each
+#          launch configuration of the wave kernels, decoders, pick and
+#          finish (the waves' decoders have grids no single query has);
 #   sched  bench fit on the first 400 queries, then bench load --sweep (3 s
 #          per rate, 4 bisections, from START_RATE) on the last 200 for each
 #          of VARIANTS (';'-separated; default cpu;gpu;hybrid).
@@ -83,6 +87,27 @@ for m in r['modes']:
           ", ".join(f"{b['batch']}: {b['qps']:.0f}" for b in m['batches']))
 PY
 	done
+	pack
+fi
+
+if has profile; then
+	stamp "profile"
+	head -128 "$W/q.txt" >"$W/q128.txt"
+	timeout "$(tmo 150)" /usr/local/cuda/bin/ncu -k regex:'wave|decode|pick|finish' --filter-mode per-launch-config \
+		--launch-count 3 --metrics gpu__time_duration.sum,dram__bytes.sum --csv "$ROOT/$B" bench gpu queries --index "$W/s" \
+		--queries "$W/q128.txt" --mode or --k 10 --cpu bmw --batch 64 --min-time 0.1s >"$R/ncu.csv" 2>>"$LOG"
+	python3 - "$R/ncu.csv" <<'PY' | tee -a "$LOG"
+import csv, sys
+rows = list(csv.reader(l for l in open(sys.argv[1]) if l.startswith('"')))
+if not rows:
+    sys.exit("no ncu rows")
+h = rows[0]
+ki, gi, mi, vi = (h.index(c) for c in ('Kernel Name', 'Grid Size', 'Metric Name', 'Metric Value'))
+for r in rows[1:]:
+    grid = int(r[gi].strip('()').split(',')[0])
+    if 'wave' in r[ki] or grid >= 1000 or (r[ki].startswith('topk') and grid >= 64):
+        print(f"{r[ki][:22]:<22} grid {grid:>6} {r[mi][:22]:<22} {r[vi]}")
+PY
 	pack
 fi
 
