@@ -45,38 +45,43 @@ func (e *qengine) runWaves(jobs []*qjob) ([]*qjob, error) {
 	return rest, nil
 }
 
-// waveTable is what the host tells the device about a wave: the blocks to
-// decode (one row each), query by query and position by position; the
-// segments (one query's list at one position) and the rows they score;
-// and each query's segments and candidate keys.
+// waveTable is what the host tells the device about a wave: its segments
+// (one query's list at one position), query by query and position by
+// position, and for each query its segments and candidate keys. The
+// segments' rows, one per block to decode, follow in the same order
+// (wave_rows lists them on the device).
 type waveTable struct {
-	sel            []uint32 // per row: block id
 	segRow         []uint32 // per segment: first row (one more: the end)
+	segFirst       []uint32 // per segment: the list's first block
 	segIdf, segDf  []uint32 // per segment: idf bits, the list's postings
 	qSeg           []uint32 // per query: first segment (one more: the end)
 	needs          []uint32 // per query: keys its top-k selects
 	keyOff, keyCap []uint32 // per query: where its keys start, how many fit
 	scs            []scratch
-	keys           int64 // keys of all queries
+	rows, keys     int64 // rows and keys of all queries
 	maxKeys        int64 // keys of the largest query
 	resultCap      int
 	slotSize, hdr  int64
 }
 
 func (e *qengine) waveTable(jobs []*qjob) *waveTable {
-	w := len(jobs)
-	t := &waveTable{needs: make([]uint32, w), keyOff: make([]uint32, w), keyCap: make([]uint32, w),
-		scs: make([]scratch, w), resultCap: 1}
+	w, segs := len(jobs), 0
+	for _, j := range jobs {
+		segs += len(j.plan.pos)
+	}
+	t := &waveTable{segRow: make([]uint32, 0, segs+1), segFirst: make([]uint32, 0, segs),
+		segIdf: make([]uint32, 0, segs), segDf: make([]uint32, 0, segs), qSeg: make([]uint32, 0, w+1),
+		needs: make([]uint32, w), keyOff: make([]uint32, w), keyCap: make([]uint32, w), scs: make([]scratch, w),
+		resultCap: 1}
 	for q, j := range jobs {
 		t.qSeg = append(t.qSeg, uint32(len(t.segIdf)))
 		for _, pos := range j.plan.pos {
 			l := j.plan.lists[pos.list]
-			t.segRow = append(t.segRow, uint32(len(t.sel)))
+			t.segRow = append(t.segRow, uint32(t.rows))
+			t.segFirst = append(t.segFirst, l.first)
 			t.segIdf = append(t.segIdf, math.Float32bits(pos.idf))
 			t.segDf = append(t.segDf, uint32(l.df))
-			for b := range uint32(l.nb) {
-				t.sel = append(t.sel, l.first+b)
-			}
+			t.rows += int64(l.nb)
 		}
 		// A document is touched by at least one posting.
 		keys := min(int64(e.docs), int64(j.plan.postings()))
@@ -89,7 +94,7 @@ func (e *qengine) waveTable(jobs []*qjob) *waveTable {
 		t.resultCap = max(t.resultCap, rc)
 	}
 	t.qSeg = append(t.qSeg, uint32(len(t.segIdf)))
-	t.segRow = append(t.segRow, uint32(len(t.sel)))
+	t.segRow = append(t.segRow, uint32(t.rows))
 	t.hdr = t.scs[0].hdrBytes()
 	t.slotSize = t.hdr + 8*int64(t.resultCap)
 	return t
@@ -100,36 +105,37 @@ func (e *qengine) waveTable(jobs []*qjob) *waveTable {
 func (e *qengine) wave(jobs []*qjob) ([]*qjob, error) {
 	w := int64(len(jobs))
 	t := e.waveTable(jobs)
-	rows, bs := int64(len(t.sel)), int64(e.bs)
-	parts := [][]uint32{t.sel, t.qSeg, t.segRow, t.segIdf, t.segDf, t.needs, t.keyOff, t.keyCap}
+	rows, bs, segs := t.rows, int64(e.bs), int64(len(t.segIdf))
+	parts := [][]uint32{t.segRow, t.segFirst, t.qSeg, t.segIdf, t.segDf, t.needs, t.keyOff, t.keyCap}
 	var table []uint32
 	offs := make([]uint64, len(parts))
 	for i, part := range parts {
 		offs[i] = 4 * uint64(len(table))
 		table = append(table, part...)
 	}
-	layout := func(base devPtr) (tab, keys, hist, bnd, docs, freqs devPtr, size int64) {
+	layout := func(base devPtr) (tab, sel, keys, hist, bnd, docs, freqs devPtr, size int64) {
 		c := carve{base: base}
 		tab = c.take(4 * int64(len(table)))
+		sel = c.take(4 * rows)
 		keys = c.take(8 * t.keys)
 		hist = c.take(4 * w << qHistBits)
 		bnd = c.take(8 * w * qFinCap)
 		docs, freqs = c.take(4*rows*bs), c.take(4*rows*bs)
-		return tab, keys, hist, bnd, docs, freqs, c.off
+		return tab, sel, keys, hist, bnd, docs, freqs, c.off
 	}
-	_, _, _, _, _, _, size := layout(0)
+	_, _, _, _, _, _, _, size := layout(0)
 	if err := e.grow(&e.scratch, &e.scrSize, size); err != nil {
 		return nil, err
 	}
 	if err := e.grow(&e.out, &e.outSize, w*t.slotSize); err != nil {
 		return nil, err
 	}
-	tab, keys, hist, bnd, docs, freqs, _ := layout(e.scratch)
+	tab, sel, keys, hist, bnd, docs, freqs, _ := layout(e.scratch)
 	if err := e.be.upload(tab, bytesOf(table)); err != nil {
 		return nil, err
 	}
 	at := func(part int) uint64 { return uint64(tab) + offs[part] }
-	sel, qSeg, segRow, segIdf, segDf, needs, keyOff, keyCap := at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)
+	segRow, segFirst, qSeg, segIdf, segDf, needs, keyOff, keyCap := at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)
 	total := int(w * t.slotSize)
 	if cap(e.slotBuf) < total {
 		e.slotBuf = make([]byte, total)
@@ -143,8 +149,11 @@ func (e *qengine) wave(jobs []*qjob) ([]*qjob, error) {
 		steps := []func() error{
 			func() error { return s.launch("q_init", int(w), qTile, out, slot, sKeys+1, needs, 0, none32, 0) },
 			func() error { return s.memset32(hist, 0, w<<qHistBits) },
-			func() error { return e.decode(s, &e.docCol, true, 0, devPtr(sel), rows, docs) },
-			func() error { return e.decode(s, &e.freqCol, false, 0, devPtr(sel), rows, freqs) },
+			func() error {
+				return s.launch("wave_rows", e.gridFor(segs*qTile), qTile, segRow, segFirst, uint64(segs), uint64(sel))
+			},
+			func() error { return e.decode(s, &e.docCol, true, 0, sel, rows, docs) },
+			func() error { return e.decode(s, &e.freqCol, false, 0, sel, rows, freqs) },
 			func() error {
 				return s.launch("or_span_wave", int(w*spans), qTile, uint64(docs), uint64(freqs), qSeg, segRow, segIdf,
 					segDf, uint64(bs), uint64(e.k1p1), uint64(e.norms), uint64(spans), out, slot, uint64(keys), keyOff,

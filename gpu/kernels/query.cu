@@ -30,8 +30,9 @@
 // its document: a document appears once in a list, so no atomics.
 //
 // Waves: a batch of OR queries shares one launch sequence. Their lists'
-// blocks are decoded together by one launch per column (rows in the order
-// the host lists them: query by query, position by position), then
+// blocks are decoded together by one launch per column, rows query by
+// query and position by position (wave_rows lists them from a table of
+// each list's first block and rows), then
 // or_span_wave scores them with no accumulators in device memory: a CTA
 // owns one query's OR_SPAN documents, adds their postings position by
 // position in shared memory (positions in query order, so scores add up as
@@ -387,6 +388,15 @@ extern "C" __global__ void __launch_bounds__(TILE)
     u32 d = docs[i];
     acc[d] = __fadd_rn(acc[d], term_score(w, fm1[i] + 1, norms[d], k));
   }
+}
+
+// wave_rows lists the blocks a wave decodes, one row each: segment s
+// (one query's list at one position) holds rows segRow[s] ..
+// segRow[s+1]-1, its list's blocks from segFirst[s] on.
+extern "C" __global__ void __launch_bounds__(TILE)
+    wave_rows(const u32* segRow, const u32* segFirst, u64 segs, u32* sel) {
+  for (u64 s = blockIdx.x; s < segs; s += gridDim.x)
+    for (u32 r = segRow[s] + threadIdx.x; r < segRow[s + 1]; r += TILE) sel[r] = segFirst[s] + (r - segRow[s]);
 }
 
 // A segment of a wave is one query's list at one position: rows [r0, r1)
