@@ -97,8 +97,9 @@ typedef unsigned long long u64;
 // A wave's OR pass counts the keys its spans emit in its first step word.
 #define S_KEYS 8
 // Documents per CTA of or_span_wave (their accumulators: 32 KB of shared
-// memory).
+// memory), and the postings each of its threads loads at a time.
 #define OR_SPAN 8192
+#define OR_UNROLL 4
 
 static __device__ __forceinline__ u32 umin(u32 a, u32 b) { return a < b ? a : b; }
 
@@ -452,7 +453,7 @@ extern "C" __global__ void __launch_bounds__(TILE)
                  const u32* segDf, u64 bs, u64 k1p1, const float* norms, u64 spans, u32* state, u64 stride, u64* keys,
                  const u32* keyOff, const u32* keyCap, const u32* needs) {
   __shared__ float acc[OR_SPAN];
-  __shared__ u32 span[TILE / 32][2];
+  __shared__ u32 seg[TILE / 32][6];  // per segment of the round: rows [a, e), r0, r1, df, idf bits
   __shared__ u32 base;
   float k = __uint_as_float((u32)k1p1);
   u64 q = blockIdx.x / spans;
@@ -465,21 +466,36 @@ extern "C" __global__ void __launch_bounds__(TILE)
       u32 a = find_row(docs, b32, r0, r1, df, r0, lo);
       u32 e = find_row(docs, b32, r0, r1, df, a, hi);
       if (lane == 0) {
-        span[w][0] = a;
-        span[w][1] = e < r1 ? e + 1 : r1;
+        u32 v[6] = {a, e < r1 ? e + 1 : r1, r0, r1, df, segIdf[s]};
+        for (int i = 0; i < 6; i++) seg[w][i] = v[i];
       }
     }
     __syncthreads();
     for (u32 v = 0; v < TILE / 32 && s0 + v < s1; v++) {
-      u32 s = s0 + v, r0 = segRow[s], r1 = segRow[s + 1], df = segDf[s], a = span[v][0];
-      float idf = __uint_as_float(segIdf[s]);
-      u32 n = (span[v][1] - a) * b32;
-      for (u32 i = threadIdx.x; i < n; i += TILE) {
-        u32 r = a + i / b32, j = i - (r - a) * b32;
-        if (j >= row_count(r, r0, r1, df, b32)) continue;
-        u64 at = (u64)r * bs + j;
-        u32 d = docs[at];
-        if (d >= lo && d < hi) acc[d - lo] = __fadd_rn(acc[d - lo], term_score(idf, fm1[at] + 1, norms[d], k));
+      u32 a = seg[v][0], n = (seg[v][1] - a) * b32, r0 = seg[v][2], r1 = seg[v][3], df = seg[v][4];
+      float idf = __uint_as_float(seg[v][5]);
+      // OR_UNROLL postings per thread at a time: their loads are in flight
+      // together.
+      for (u32 i0 = threadIdx.x; i0 < n; i0 += OR_UNROLL * TILE) {
+        u32 d[OR_UNROLL], f[OR_UNROLL];
+        float nm[OR_UNROLL];
+#pragma unroll
+        for (int u = 0; u < OR_UNROLL; u++) {
+          u32 i = i0 + u * TILE, r = a + i / b32, j = i - (r - a) * b32;
+          d[u] = NONE;
+          f[u] = 0;
+          if (i < n && j < row_count(r, r0, r1, df, b32)) {
+            u64 at = (u64)r * bs + j;
+            d[u] = docs[at];
+            f[u] = fm1[at];
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < OR_UNROLL; u++) nm[u] = d[u] >= lo && d[u] < hi ? norms[d[u]] : 0.0f;
+#pragma unroll
+        for (int u = 0; u < OR_UNROLL; u++)
+          if (d[u] >= lo && d[u] < hi)
+            acc[d[u] - lo] = __fadd_rn(acc[d[u] - lo], term_score(idf, f[u] + 1, nm[u], k));
       }
       __syncthreads();
     }
