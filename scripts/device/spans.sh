@@ -18,7 +18,8 @@
 #          finish (the waves' decoders have grids no single query has);
 #   sched  bench fit on the first 400 queries, then bench load --sweep (3 s
 #          per rate, 4 bisections, from START_RATE) on the last 200 for each
-#          of VARIANTS (';'-separated; default cpu;gpu;hybrid).
+#          of VARIANTS (';'-separated; default cpu;gpu;hybrid; a variant
+#          may start with environment settings, e.g. GOMAXPROCS=18 hybrid).
 # Everything goes to $OUT/spans.tgz, packed again after every step.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -123,9 +124,14 @@ if has sched; then
 		i=$((i + 1))
 		stamp "load $i: $v"
 		set -- $v
+		envs=()
+		while [[ $# -gt 0 && $1 == *=* ]]; do
+			envs+=("$1")
+			shift
+		done
 		p=$1
 		shift
-		timeout "$(tmo "${SWEEP_TIMEOUT:-80}")" $B bench load --index "$W/s" --queries "$W/load.txt" --mode or --rate "${START_RATE:-8000}" \
+		timeout "$(tmo "${SWEEP_TIMEOUT:-80}")" env "${envs[@]}" $B bench load --index "$W/s" --queries "$W/load.txt" --mode or --rate "${START_RATE:-8000}" \
 			--deadline 500ms --policy "$p" "$@" --sweep --sweep-steps 4 --duration 3s --max-queries 1000000 >"$R/load-$i.json" 2>>"$LOG"
 		grep -A2 max_rate "$R/load-$i.json" | tee -a "$LOG"
 		pack
