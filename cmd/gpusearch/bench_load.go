@@ -23,6 +23,7 @@ func init() { benchSubcommands = append(benchSubcommands, newBenchLoadCmd) }
 // loadRun is one (policy, rate) measurement.
 type loadRun struct {
 	Policy      string  `json:"policy"`
+	CPUWorkers  int     `json:"cpu_workers"`
 	Rate        float64 `json:"rate"`
 	Queries     int     `json:"queries"`
 	MeanDelayUS float64 `json:"mean_delay_us"`
@@ -207,7 +208,7 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.BoolVar(&f.sweep, "sweep", false, "find the highest rate with no missed deadline")
 	fl.IntVar(&f.sweepSteps, "sweep-steps", 4, "bisection steps after the doubling phase")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the arrival process")
-	fl.IntVar(&f.cpuWorkers, "cpu-workers", 0, "CPU workers (0: one per core)")
+	fl.IntVar(&f.cpuWorkers, "cpu-workers", 0, "CPU workers (0: one per core, less two per GPU under hybrid and best)")
 	fl.StringVar(&f.cpuEngine, "cpu-engine", "", "the CPU workers' engine (query.New): cpu, maxscore, bmw, ... (default: the cost model's, else cpu)")
 	fl.IntVar(&f.gpuBatch, "gpu-batch", 0, "most queries a GPU worker takes at once (0: the config's gpu.batch)")
 	fl.BoolVar(&f.urgentAnyProc, "urgent-any-proc", false, "hybrid: an urgent query runs on whichever processor is free first")
@@ -277,7 +278,7 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 		return loadRun{}, errors.New("bench load: no query arrived; raise --duration or --rate")
 	}
 	slices.Sort(delays)
-	run := loadRun{Policy: string(sc.Policy), Rate: rate, Queries: len(delays)}
+	run := loadRun{Policy: string(sc.Policy), CPUWorkers: s.CPUWorkers(), Rate: rate, Queries: len(delays)}
 	var sum time.Duration
 	for _, d := range delays {
 		sum += d

@@ -47,7 +47,11 @@
 //
 // The queue logic (Queues) is a pure data structure over a clock given by
 // the caller, so that the discrete-event simulator (Simulate) and the real
-// scheduler (Scheduler, one goroutine per CPU core and per GPU) share it.
+// scheduler (Scheduler: a goroutine per CPU worker and per GPU) share it.
+// The scheduler runs a CPU worker per core, but leaves two cores to each
+// GPU under hybrid and best (DefaultCPUWorkers): a GPU worker's host side
+// (planning a batch, launching, reading back) and its device's thread
+// otherwise wait behind CPU queries, and the GPU idles.
 //
 // Batches. A GPU worker whose engine is a query.BatchEngine takes every
 // job Queues gives it at once, up to Config.GPUBatch, and answers them in

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"sort"
 	"sync"
 	"testing"
@@ -188,5 +189,37 @@ func TestSchedulerWithoutGPU(t *testing.T) {
 	cancel()
 	if _, err := s.Search(ctx, query.Query{Terms: []string{"t001"}, Mode: query.Or, K: 5}); err == nil {
 		t.Error("cancelled context: want an error")
+	}
+}
+
+func TestDefaultCPUWorkers(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(16))
+	tests := []struct {
+		policy Policy
+		gpus   int
+		want   int
+	}{
+		{PolicyCPU, 0, 16},
+		{PolicyCPU, 1, 16},
+		{PolicyHybrid, 0, 16},
+		{PolicyHybrid, 1, 14},
+		{PolicyBest, 2, 12},
+		{PolicyGPU, 1, 16},
+		{PolicyHybrid, 9, 1},
+	}
+	for _, tt := range tests {
+		if got := DefaultCPUWorkers(tt.policy, tt.gpus); got != tt.want {
+			t.Errorf("DefaultCPUWorkers(%s, %d) = %d, want %d", tt.policy, tt.gpus, got, tt.want)
+		}
+	}
+	ix := randomIndex(t, 50)
+	cpu, _ := query.New(ix, "cpu")
+	s, err := New(ix, Config{Policy: PolicyHybrid, CPU: cpu, GPUs: []query.Engine{cpu}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.CPUWorkers() != 14 {
+		t.Errorf("hybrid with one GPU on 16 cores runs %d CPU workers, want 14", s.CPUWorkers())
 	}
 }
