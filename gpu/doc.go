@@ -51,7 +51,9 @@
 // that its candidates land in, decodes only those, intersects and compacts,
 // then scores the survivors; OR adds each term's postings into dense
 // per-document accumulators, term by term; both end in a radix select over
-// (score, docid) keys. Scores follow bm25.TermScore operation by operation
+// (score, docid) keys. A batch's OR passes run as waves: one CTA per query
+// and span of documents keeps the span's accumulators in shared memory and
+// hands the select only the keys that can reach the top-k. Scores follow bm25.TermScore operation by operation
 // and add up in query-term order, so they equal the CPU's bit for bit.
 // SearchBatch queues many passes per synchronization; Profile times the
 // phases with CUDA events. The engine drives its device through a small

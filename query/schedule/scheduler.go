@@ -110,9 +110,10 @@ func New(ix *index.Index, cfg Config) (*Scheduler, error) {
 // under the policies that use both processors (hybrid, best), and at
 // least one. The two cores left to a GPU run its worker and its device's
 // thread, whose host work (planning a batch, launching, reading back)
-// would otherwise wait behind CPU queries while the GPU idles: on the
-// H100 machine (16 cores) hybrid sustains 76,000 q/s with 14 CPU workers
-// against 64,000-68,000 with 16 (docs/scheduling.md).
+// would otherwise wait behind CPU queries while the GPU idles. On the H100
+// machine (16 cores) 14 workers sustained 76,000 q/s against 64,000-68,000
+// with 16 in one run and the same 64,000 in another (docs/scheduling.md,
+// runs U and V): never worse, once better.
 func DefaultCPUWorkers(p Policy, gpus int) int {
 	n := runtime.GOMAXPROCS(0)
 	if gpus > 0 && (p == PolicyHybrid || p == PolicyBest) {
