@@ -178,16 +178,23 @@ static __device__ __forceinline__ u64 make_key(float score, u32 doc) {
 // key.
 static __device__ __forceinline__ u32 score_bits(float score) { return (u32)(make_key(score, 0) >> 32); }
 
-// span_kth returns the need-th largest score_bits among the nonzero
-// accumulators of a CTA's span (thread t holding acc[first .. first+per),
-// per a power of two), or 0 when fewer than need are nonzero: a radix
-// select, 8 bits a round, with a shared histogram. Every thread calls it.
-static __device__ u32 span_kth(const float* acc, u32 first, u32 per, u32 need) {
+// span_cut returns a cut on score_bits such that the span's nonzero
+// accumulators at or above it include its need best (all of them when
+// fewer are nonzero), and sets *total to how many they are. Thread t holds
+// acc[first .. first+per) (per a power of two, read in a rotated order so
+// that a warp's reads hit 32 banks). It is a radix select over the top 16
+// bits (sign, exponent, 7 mantissa bits), 8 a round with a shared
+// histogram: the cut may let in a few more keys than need, never fewer.
+// Every thread calls it.
+static __device__ u32 span_cut(const float* acc, u32 first, u32 per, u32 need, u32* total) {
   __shared__ u32 h[256];
-  __shared__ u32 pick, left;
+  __shared__ u32 pick, left, above, tot;
   u32 prefix = 0, mask = 0;
-  if (threadIdx.x == 0) left = need;
-  for (int shift = 24; shift >= 0; shift -= 8) {
+  if (threadIdx.x == 0) {
+    left = need;
+    above = 0;
+  }
+  for (int shift = 24; shift >= 16; shift -= 8) {
     for (u32 j = threadIdx.x; j < 256; j += blockDim.x) h[j] = 0;
     __syncthreads();
     for (u32 i = 0; i < per; i++) {
@@ -203,7 +210,11 @@ static __device__ u32 span_kth(const float* acc, u32 first, u32 per, u32 need) {
       for (u32 j = 0; j < 8; j++) sum += h[255 - 8 * l - j];
       u32 incl = warp_scan_incl(sum), need_now = left;
       u32 m = __ballot_sync(FULL, incl >= need_now);
-      if (l == 0) pick = NONE;
+      u32 all = __shfl_sync(FULL, incl, 31);
+      if (l == 0) {
+        pick = NONE;
+        tot = all;  // fewer than need: every nonzero accumulator
+      }
       __syncwarp();
       if (m != 0 && l == (u32)(__ffs(m) - 1)) {
         u32 c = incl - sum;
@@ -212,6 +223,8 @@ static __device__ u32 span_kth(const float* acc, u32 first, u32 per, u32 need) {
           if (c + h[bin] >= need_now) {
             pick = bin;
             left = need_now - c;
+            above += c;
+            tot = above + h[bin];
             break;
           }
           c += h[bin];
@@ -219,11 +232,12 @@ static __device__ u32 span_kth(const float* acc, u32 first, u32 per, u32 need) {
       }
     }
     __syncthreads();
-    if (pick == NONE) return 0;  // fewer than need nonzero: keep them all
+    if (pick == NONE) break;
     prefix |= pick << shift;
     mask |= 255u << shift;
     __syncthreads();  // every thread has read pick before the next round
   }
+  *total = tot;
   return prefix;
 }
 
@@ -444,17 +458,18 @@ static __device__ u32 find_row(const u32* docs, u32 bs, u32 r0, u32 r1, u32 df, 
 //
 // Only the span's best documents can be in the query's top-k: a document
 // with needs[q] others above it in its span has them above it in the query.
-// So the CTA selects the needs[q]-th largest score of its span (span_kth)
-// and appends the keys of the touched documents scoring at least that (all
-// of them when fewer are touched) to keys + keyOff[q], up to keyCap[q],
-// counted at the query's S_KEYS word with one atomic.
+// So the CTA finds a cut at or below the needs[q]-th largest score of its
+// span (span_cut) and appends the keys of the touched documents scoring at
+// least that (all of them when fewer are touched) to keys + keyOff[q], up
+// to keyCap[q], reserving their places at the query's S_KEYS word with one
+// atomic.
 extern "C" __global__ void __launch_bounds__(TILE)
     or_span_wave(const u32* docs, const u32* fm1, const u32* qSeg, const u32* segRow, const u32* segIdf,
                  const u32* segDf, u64 bs, u64 k1p1, const float* norms, u64 spans, u32* state, u64 stride, u64* keys,
                  const u32* keyOff, const u32* keyCap, const u32* needs) {
   __shared__ float acc[OR_SPAN];
   __shared__ u32 seg[TILE / 32][6];  // per segment of the round: rows [a, e), r0, r1, df, idf bits
-  __shared__ u32 base;
+  __shared__ u32 base, emitted;
   float k = __uint_as_float((u32)k1p1);
   u64 q = blockIdx.x / spans;
   u32 lo = (u32)(blockIdx.x % spans) * OR_SPAN, hi = lo + OR_SPAN, lane = threadIdx.x & 31, w = threadIdx.x >> 5;
@@ -500,28 +515,23 @@ extern "C" __global__ void __launch_bounds__(TILE)
       __syncthreads();
     }
   }
-  // Thread t owns documents [t * per, (t+1) * per) of the span and reads
-  // them in a rotated order, so that a warp's reads hit 32 banks.
+  // Thread t owns documents [t * per, (t+1) * per) of the span.
   const u32 per = OR_SPAN / TILE;
-  u32 first = threadIdx.x * per;
-  u32 cut = span_kth(acc, first, per, needs[q]);
-  u32 mine = 0, total;
-  for (u32 i = 0; i < per; i++) {
-    float f = acc[first + ((i + threadIdx.x) & (per - 1))];
-    mine += f != 0.0f && score_bits(f) >= cut;
+  u32 first = threadIdx.x * per, total;
+  u32 cut = span_cut(acc, first, per, needs[q], &total);
+  if (threadIdx.x == 0) {
+    base = total != 0 ? atomicAdd(slot_of(state, q, stride) + S_KEYS, total) : 0;
+    emitted = 0;
   }
-  u32 at = block_scan(mine, &total);
-  if (threadIdx.x == 0) base = total != 0 ? atomicAdd(slot_of(state, q, stride) + S_KEYS, total) : 0;
   __syncthreads();
   u64* out = keys + keyOff[q];
   u32 cap = keyCap[q];
-  at += base;
   for (u32 i = 0; i < per; i++) {
     u32 j = first + ((i + threadIdx.x) & (per - 1));
     float f = acc[j];
     if (f != 0.0f && score_bits(f) >= cut) {
+      u32 at = base + atomicAdd(&emitted, 1u);
       if (at < cap) out[at] = make_key(f, lo + j);
-      at++;
     }
   }
 }
