@@ -39,7 +39,7 @@
 // built from the current source. A cuda build loads the PTX from
 // $GPUSEARCH_PTX_DIR when set, so a GPU machine can test freshly compiled
 // PTX before it is committed. Without a GPU, TestKernelsOnCPU compiles
-// decode.cu as C++ against testdata/emu (threads as CUDA threads, barriers
+// decode.cu as C++ against testdata/qemu (fibers as CUDA threads, barriers
 // as warp synchronization) and checks every kernel against the CPU
 // reference, garbage input included.
 //

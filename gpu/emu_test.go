@@ -23,9 +23,9 @@ import (
 // is caught by a sanitizer.
 var sharedDecl = regexp.MustCompile(`__shared__ uint4 (\w+)\[WARPS\]\[([^\]]+)\];`)
 
-// TestKernelsOnCPU runs kernels/decode.cu on the CPU through testdata/emu,
-// a host emulation of the CUDA features it uses (a thread per CUDA thread,
-// a barrier per warp), and compares every kernel with the CPU reference
+// TestKernelsOnCPU runs kernels/decode.cu on the CPU through
+// testdata/qemu/harness.cpp, under the host emulation of CUDA in qemu.h (a
+// fiber per CUDA thread, a barrier per warp), and compares every kernel with the CPU reference
 // decoder: columns of many lengths and value ranges, both outputs, whole
 // and selected blocks; garbage blocks are decoded too and must stay in
 // bounds. It needs a C++20 compiler ($CXX, else c++) and skips without one
@@ -34,18 +34,7 @@ func TestKernelsOnCPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a C++ emulation of the kernels")
 	}
-	cxx := os.Getenv("CXX")
-	if cxx == "" {
-		cxx = "c++"
-	}
 	dir := t.TempDir()
-	probe := filepath.Join(dir, "probe.cpp")
-	if err := os.WriteFile(probe, []byte("#include <barrier>\nint main() { std::barrier<> b{1}; b.arrive_and_wait(); }\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(cxx, "-std=c++20", "-pthread", "-o", filepath.Join(dir, "probe"), probe).CombinedOutput(); err != nil {
-		t.Skipf("no C++20 compiler as %s: %v\n%s", cxx, err, out)
-	}
 	src, err := os.ReadFile("kernels/decode.cu")
 	if err != nil {
 		t.Fatal(err)
@@ -58,13 +47,7 @@ func TestKernelsOnCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	harness := filepath.Join(dir, "harness")
-	args := []string{"-std=c++20", "-O1", "-pthread", "-w", "-I", dir, "-I", "testdata/emu", "-o", harness, "testdata/emu/harness.cpp"}
-	if os.Getenv("GPUSEARCH_EMU_ASAN") != "" {
-		args = append(args, "-g", "-fsanitize=address")
-	}
-	if out, err := exec.Command(cxx, args...).CombinedOutput(); err != nil {
-		t.Fatalf("compiling the kernels for the emulation: %v\n%s", err, out)
-	}
+	compileEmu(t, "testdata/qemu/harness.cpp", harness, dir, "testdata/qemu")
 	cases := filepath.Join(dir, "cases")
 	f, err := os.Create(cases)
 	if err != nil {
@@ -85,7 +68,7 @@ func TestKernelsOnCPU(t *testing.T) {
 
 // writeEmuCases writes, for every GPU codec, posting lists and value
 // columns of many lengths with their reference outputs, and garbage
-// columns, in testdata/emu/harness.cpp's format.
+// columns, in testdata/qemu/harness.cpp's format.
 func writeEmuCases(w io.Writer, rng *rand.Rand) error {
 	var buf bytes.Buffer
 	put := func(v any) { binary.Write(&buf, binary.LittleEndian, v) }

@@ -33,27 +33,37 @@ type emuBackend struct {
 	r   *bufio.Reader
 }
 
-// buildEmu compiles the device server into dir; it skips the test without
-// a C++20 compiler.
+// buildEmu compiles the device server into dir.
 func buildEmu(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "qserver")
+	compileEmu(t, "testdata/qemu/server.cpp", bin, "testdata/qemu", "kernels")
+	return bin
+}
+
+// compileEmu compiles the C++ source src, which includes qemu.h, into bin
+// with the include directories given; it skips the test without a C++20
+// compiler ($CXX, else c++), and GPUSEARCH_EMU_ASAN=1 adds
+// AddressSanitizer.
+func compileEmu(t *testing.T, src, bin string, include ...string) {
 	t.Helper()
 	cxx := os.Getenv("CXX")
 	if cxx == "" {
 		cxx = "c++"
 	}
-	bin := filepath.Join(dir, "qserver")
-	args := []string{"-std=c++20", "-O1", "-pthread", "-ffp-contract=off", "-w", "-I", "testdata/qemu", "-I", "kernels",
-		"-o", bin, "testdata/qemu/server.cpp"}
-	if os.Getenv("GPUSEARCH_EMU_ASAN") != "" {
-		args = append(args, "-g", "-fsanitize=address")
-	}
 	if _, err := exec.LookPath(cxx); err != nil {
 		t.Skipf("no C++ compiler as %s: %v", cxx, err)
+	}
+	args := []string{"-std=c++20", "-O1", "-ffp-contract=off", "-w", "-o", bin, src}
+	for _, dir := range include {
+		args = append(args, "-I", dir)
+	}
+	if os.Getenv("GPUSEARCH_EMU_ASAN") != "" {
+		args = append(args, "-g", "-fsanitize=address")
 	}
 	if out, err := exec.Command(cxx, args...).CombinedOutput(); err != nil {
 		t.Fatalf("compiling the kernels for the emulation: %v\n%s", err, out)
 	}
-	return bin
 }
 
 func startEmu(t *testing.T, bin string) *emuBackend {

@@ -1,16 +1,23 @@
 // qemu.h: a host emulation of the CUDA features that gpu/kernels/decode.cu
 // and query.cu use, so that the query engine's tests can run the kernels
-// on a machine without a GPU. A launch runs one real thread per CUDA
-// thread of a CTA, and those threads take the CTAs one after another, so
-// __shared__ variables can be plain statics. Warp primitives meet at a
-// 32-thread barrier, __syncthreads at a CTA-wide one. Float intrinsics
-// are single IEEE operations (compile with -ffp-contract=off).
+// on a machine without a GPU. A launch runs one fiber (a stack and saved
+// registers) per CUDA thread of a CTA on one OS thread, and those fibers
+// take the CTAs one after another, so __shared__ variables can be plain
+// statics. A fiber runs until it waits at a barrier (warp primitives meet
+// at a 32-fiber one, __syncthreads at a CTA-wide one); then the next fiber
+// runs. Switching at barriers only, rather than rescheduling hundreds of
+// OS threads, keeps the emulation fast on a loaded machine of few cores,
+// and a missing barrier shows at once: a fiber runs as far as it can
+// before any other starts. Float intrinsics are single IEEE operations
+// (compile with -ffp-contract=off).
 #pragma once
-#include <atomic>
-#include <barrier>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <thread>
 #include <vector>
 
 #define __global__
@@ -31,31 +38,46 @@ inline float4 make_float4(float a, float b, float c, float d) { return float4{a,
 struct emu_dim3 {
   unsigned x, y, z;
 };
-inline thread_local emu_dim3 threadIdx, blockIdx;
-inline emu_dim3 blockDim, gridDim;
+inline emu_dim3 threadIdx, blockIdx, blockDim, gridDim;
+
+void emu_yield();
+
+// EmuBarrier: the last of n fibers to arrive goes on; the others yield
+// until its arrival has moved the generation on.
+struct EmuBarrier {
+  unsigned n, arrived = 0, gen = 0;
+  void arrive_and_wait() {
+    unsigned g = gen;
+    if (++arrived == n) {
+      arrived = 0;
+      gen++;
+      return;
+    }
+    while (gen == g) emu_yield();
+  }
+};
 
 struct EmuWarp {
-  std::barrier<> bar{32};
+  EmuBarrier bar{32};
   unsigned long long vals[32];
 };
 struct EmuCTA {
-  explicit EmuCTA(unsigned n) : bar(n) {}
-  std::barrier<> bar;
-  std::atomic<unsigned> count{0};
+  EmuBarrier bar;
+  unsigned count = 0;
 };
-inline thread_local EmuWarp* emu_warp;
-inline thread_local EmuCTA* emu_cta;
-inline thread_local int emu_lane;
+inline EmuWarp* emu_warp;
+inline EmuCTA* emu_cta;
+inline int emu_lane;
 
 template <class T> T __ldg(const T* p) { return *p; }
 inline void __syncwarp(unsigned = 0xffffffffu) { emu_warp->bar.arrive_and_wait(); }
 inline void __syncthreads() { emu_cta->bar.arrive_and_wait(); }
 inline int __syncthreads_count(bool pred) {
-  if (pred) emu_cta->count.fetch_add(1);
+  if (pred) emu_cta->count++;
   emu_cta->bar.arrive_and_wait();
-  int n = (int)emu_cta->count.load();
+  int n = (int)emu_cta->count;
   emu_cta->bar.arrive_and_wait();
-  if (threadIdx.x == 0) emu_cta->count.store(0);
+  if (threadIdx.x == 0) emu_cta->count = 0;
   emu_cta->bar.arrive_and_wait();
   return n;
 }
@@ -82,7 +104,11 @@ inline unsigned __ballot_sync(unsigned, bool pred) {
   emu_warp->bar.arrive_and_wait();
   return m;
 }
-inline unsigned atomicAdd(unsigned* p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+inline unsigned atomicAdd(unsigned* p, unsigned v) {
+  unsigned old = *p;
+  *p = old + v;
+  return old;
+}
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __ffs(unsigned x) { return x == 0 ? 0 : __builtin_ctz(x) + 1; }
 inline int __clz(unsigned x) { return x == 0 ? 32 : __builtin_clz(x); }
@@ -104,25 +130,130 @@ inline float __uint_as_float(unsigned u) {
   return f;
 }
 
+// A fiber switch: on x86-64 (without AddressSanitizer, which must see
+// every stack switch) a few instructions that save the callee-saved
+// registers and swap stack pointers; elsewhere swapcontext, which also
+// makes a system call for the signal mask.
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define EMU_ASM_SWITCH 1
+extern "C" void emu_switch(void** save_sp, void* to_sp);
+asm(R"(
+.text
+.globl emu_switch
+.type emu_switch,@function
+emu_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+.size emu_switch, .-emu_switch
+)");
+#endif
+
+// EmuFiber is one CUDA thread of a launch: its saved context and its place
+// in the CTA, restored into the globals above whenever it resumes.
+struct EmuFiber {
+#ifdef EMU_ASM_SWITCH
+  void* sp;
+#else
+  ucontext_t ctx;
+#endif
+  unsigned tid, block;
+  bool done;
+};
+
+constexpr size_t emu_stack_size = 256 << 10;
+inline EmuFiber* emu_cur;
+inline const std::function<void()>* emu_kernel;
+inline std::vector<void*> emu_stacks;  // kept between launches
+#ifdef EMU_ASM_SWITCH
+inline void* emu_sched_sp;
+inline void emu_yield() { emu_switch(&emu_cur->sp, emu_sched_sp); }
+inline void emu_resume(EmuFiber& f) { emu_switch(&emu_sched_sp, f.sp); }
+#else
+inline ucontext_t emu_sched;
+inline void emu_yield() { swapcontext(&emu_cur->ctx, &emu_sched); }
+inline void emu_resume(EmuFiber& f) { swapcontext(&emu_sched, &f.ctx); }
+#endif
+
+// emu_fiber_main is every fiber's body: its thread of each CTA in turn.
+inline void emu_fiber_main() {
+  EmuFiber* f = emu_cur;
+  for (unsigned b = 0; b < gridDim.x; b++) {
+    f->block = b;
+    blockIdx = {b, 0, 0};
+    (*emu_kernel)();
+    emu_cta->bar.arrive_and_wait();
+  }
+  f->done = true;
+#ifdef EMU_ASM_SWITCH
+  emu_yield();  // never resumed
+#endif
+}
+
+// emu_start prepares fiber f to begin emu_fiber_main on stack.
+inline void emu_start(EmuFiber& f, void* stack) {
+#ifdef EMU_ASM_SWITCH
+  // emu_switch pops six registers and returns into emu_fiber_main, which
+  // then sees a 16-byte aligned stack below a null return address.
+  void** top = (void**)((char*)stack + emu_stack_size);
+  top[-1] = nullptr;
+  top[-2] = (void*)emu_fiber_main;
+  for (int i = 3; i <= 8; i++) top[-i] = nullptr;
+  f.sp = &top[-8];
+#else
+  getcontext(&f.ctx);
+  f.ctx.uc_stack.ss_sp = stack;
+  f.ctx.uc_stack.ss_size = emu_stack_size;
+  f.ctx.uc_link = &emu_sched;
+  makecontext(&f.ctx, emu_fiber_main, 0);
+#endif
+}
+
 // emu_launch runs kernel (its arguments bound) on grid CTAs of block
-// threads: block threads, each running its part of every CTA in turn.
+// threads: block fibers, each running its part of every CTA in turn.
 inline void emu_launch(const std::function<void()>& kernel, unsigned grid, unsigned block) {
   blockDim = {block, 1, 1};
   gridDim = {grid, 1, 1};
-  EmuCTA cta(block);
+  EmuCTA cta{EmuBarrier{block}};
   std::vector<EmuWarp> warps(block / 32);
-  std::vector<std::thread> ts;
-  for (unsigned t = 0; t < block; t++)
-    ts.emplace_back([&, t] {
-      threadIdx = {t, 0, 0};
-      emu_warp = &warps[t / 32];
-      emu_lane = t % 32;
-      emu_cta = &cta;
-      for (unsigned b = 0; b < grid; b++) {
-        blockIdx = {b, 0, 0};
-        kernel();
-        cta.bar.arrive_and_wait();
-      }
-    });
-  for (auto& th : ts) th.join();
+  std::vector<EmuFiber> fibers(block);
+  while (emu_stacks.size() < block) {
+    void* s = mmap(nullptr, emu_stack_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (s == MAP_FAILED) {
+      perror("qemu: fiber stack");
+      exit(3);
+    }
+    emu_stacks.push_back(s);
+  }
+  emu_kernel = &kernel;
+  emu_cta = &cta;
+  for (unsigned t = 0; t < block; t++) {
+    fibers[t] = EmuFiber{};
+    fibers[t].tid = t;
+    emu_start(fibers[t], emu_stacks[t]);
+  }
+  for (unsigned live = block; live > 0;) {
+    for (EmuFiber& f : fibers) {
+      if (f.done) continue;
+      emu_cur = &f;
+      threadIdx = {f.tid, 0, 0};
+      blockIdx = {f.block, 0, 0};
+      emu_warp = &warps[f.tid / 32];
+      emu_lane = f.tid % 32;
+      emu_resume(f);
+      if (f.done) live--;
+    }
+  }
 }

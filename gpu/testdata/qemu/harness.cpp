@@ -1,4 +1,4 @@
-// harness.cpp: runs the decode kernels, under emu.h, on the cases that
+// harness.cpp: runs the decode kernels, under qemu.h, on the cases that
 // TestKernelsOnCPU writes, and compares their output with the CPU
 // reference's. Usage: harness CASES; exit status 1 on any difference.
 //
@@ -9,7 +9,7 @@
 //   u32 nsel, u32 sel[nsel]
 //   expected rows (u32 x count*block size) for: all blocks as gaps, as
 //   docids; the selected blocks as gaps, as docids
-#include "emu.h"
+#include "qemu.h"
 #include "kern.cu"
 
 #include <cstdio>
@@ -78,10 +78,13 @@ int main(int argc, char** argv) {
         return 2;
       }
       if (count > 0)
-        emu_launch(k->second, (count + WARPS - 1) / WARPS, WARPS * 32, (const u8*)dev.data(), dl,
-                   (const u64*)offs.data(), (const u32*)counts.data(), (const u32*)bases.data(),
-                   selected ? (const u32*)sel.data() : (const u32*)nullptr, (u64)0, (u64)count, (u64)nb, got,
-                   (u64)bs);
+        emu_launch(
+            [&] {
+              k->second((const u8*)dev.data(), dl, (const u64*)offs.data(), (const u32*)counts.data(),
+                        (const u32*)bases.data(), selected ? (const u32*)sel.data() : (const u32*)nullptr, (u64)0,
+                        (u64)count, (u64)nb, got, (u64)bs);
+            },
+            (count + WARPS - 1) / WARPS, WARPS * 32);
       cases++;
       if (garbage) continue;
       for (size_t i = 0; i < n; i++) {
