@@ -37,7 +37,13 @@ type loadRun struct {
 	BusyGPUS float64 `json:"busy_gpu_s"`
 	CallsCPU uint64  `json:"calls_cpu"`
 	CallsGPU uint64  `json:"calls_gpu"`
-	Seconds  float64 `json:"seconds"` // from the first arrival to the last answer
+	// Seconds the workers of each kind together waited for the
+	// scheduler's lock, and for a job.
+	LockWaitCPUS float64 `json:"lock_wait_cpu_s"`
+	LockWaitGPUS float64 `json:"lock_wait_gpu_s"`
+	IdleCPUS     float64 `json:"idle_cpu_s"`
+	IdleGPUS     float64 `json:"idle_gpu_s"`
+	Seconds      float64 `json:"seconds"` // from the first arrival to the last answer
 }
 
 // loadFlags are bench load's options.
@@ -242,11 +248,14 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 	)
 	start := time.Now()
 	var at time.Duration
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
 	for i := 0; i < f.maxQueries && at < f.duration; i++ {
 		at += time.Duration(r.ExpFloat64() / rate * float64(time.Second))
 		if d := time.Until(start.Add(at)); d > 0 {
+			timer.Reset(d)
 			select {
-			case <-time.After(d):
+			case <-timer.C:
 			case <-ctx.Done():
 				wg.Wait()
 				return loadRun{}, ctx.Err()
@@ -289,9 +298,11 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 	run.MeanDelayUS = float64(sum.Microseconds()) / float64(len(delays))
 	run.P99DelayUS = float64(delays[(len(delays)*99)/100].Microseconds())
 	run.RanOnCPU, run.RanOnGPU = s.Counts()
-	busy, calls := s.Usage()
-	run.BusyCPUS, run.BusyGPUS = busy[schedule.CPU].Seconds(), busy[schedule.GPU].Seconds()
-	run.CallsCPU, run.CallsGPU = calls[schedule.CPU], calls[schedule.GPU]
+	u := s.Usage()
+	run.BusyCPUS, run.BusyGPUS = u.Busy[schedule.CPU].Seconds(), u.Busy[schedule.GPU].Seconds()
+	run.CallsCPU, run.CallsGPU = u.Calls[schedule.CPU], u.Calls[schedule.GPU]
+	run.LockWaitCPUS, run.LockWaitGPUS = u.LockWait[schedule.CPU].Seconds(), u.LockWait[schedule.GPU].Seconds()
+	run.IdleCPUS, run.IdleGPUS = u.Idle[schedule.CPU].Seconds(), u.Idle[schedule.GPU].Seconds()
 	run.Seconds = time.Since(start).Seconds()
 	return run, nil
 }

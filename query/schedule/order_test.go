@@ -22,11 +22,12 @@ func (r *refQueues) add(j *Job) {
 	r.q[i] = append(r.q[i], j)
 }
 
-// first is the index of the first job of queue i in order o (-1: none).
+// first is the index of the first job of queue i in order o (-1: none):
+// the smallest key, the oldest among equal keys.
 func (r *refQueues) first(i int, o order) int {
 	best := -1
 	for k, j := range r.q[i] {
-		if best < 0 || o.before(j, r.q[i][best]) {
+		if best < 0 || o.key(j) < o.key(r.q[i][best]) {
 			best = k
 		}
 	}
@@ -152,8 +153,8 @@ func TestQueuesMatchReference(t *testing.T) {
 				}
 				for i := range q.q {
 					for o, h := range q.q[i].heaps {
-						if len(h.jobs) > 2*q.q[i].live+maxTaken {
-							t.Fatalf("step %d: queue %d's heap %d holds %d jobs for %d live", step, i, o, len(h.jobs), q.q[i].live)
+						if len(h.items) > 2*q.q[i].live+maxTaken {
+							t.Fatalf("step %d: queue %d's heap %d holds %d jobs for %d live", step, i, o, len(h.items), q.q[i].live)
 						}
 					}
 				}

@@ -116,9 +116,18 @@ func NewQueues(p Policy, hasGPU bool, o Options) *Queues {
 		o.Promote = 0.5
 	}
 	s := &Queues{policy: p, hasGPU: hasGPU, margin: o.Margin, promote: o.Promote, anyProc: o.UrgentAnyProc && p == PolicyHybrid, oldest: o.StealOldest}
-	for i := range s.q {
-		s.q[i].init()
+	// Each queue keeps a heap for every order Next picks it by: arrival
+	// (urgency, "best", "either", an oldest-first thief), its own
+	// processor's order and the thief's.
+	if s.oldest {
+		s.q[CPU].init(byArrival, byCPUCost)
+		s.q[GPU].init(byArrival, byGPUCost)
+	} else {
+		s.q[CPU].init(byArrival, byCPUCost, byGPUAffinity)
+		s.q[GPU].init(byArrival, byGPUAffinity, byCPUAffinity)
 	}
+	s.q[eitherCPU].init(byArrival)
+	s.q[eitherGPU].init(byArrival)
 	return s
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpusearch/gpusearch/index"
@@ -39,14 +40,27 @@ type Scheduler struct {
 	cond   *sync.Cond
 	q      *Queues
 	start  time.Time
-	nextID uint64
+	nextID atomic.Uint64
 	closed bool
 	wg     sync.WaitGroup
-	// Per processor kind (indexed by Proc): queries run, time workers
-	// spent in engine calls, and engine calls (a batch is one).
-	ran   [2]uint64
-	busy  [2]time.Duration
-	calls [2]uint64
+	// Search leaves its job in the inbox, and workers move the inbox into
+	// q whenever they hold mu; Search takes mu only to wake a waiting
+	// worker (waiting counts them), so that callers do not queue for the
+	// lock the workers pick under.
+	in      inbox
+	admit   []*Job
+	waiting atomic.Int32
+	ran     [2]uint64 // queries run, per processor kind (indexed by Proc)
+	usage   Usage
+}
+
+// Usage is where a scheduler's workers spent their time, summed over the
+// workers of each processor kind (indexed by Proc).
+type Usage struct {
+	Busy     [2]time.Duration // in engine calls
+	Calls    [2]uint64        // engine calls (a batch is one)
+	LockWait [2]time.Duration // waiting to take the scheduler's lock
+	Idle     [2]time.Duration // waiting for a job (no queue had one for them)
 }
 
 type pending struct {
@@ -130,16 +144,18 @@ func (s *Scheduler) CPUWorkers() int { return s.cfg.CPUWorkers }
 func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, error) {
 	cpu, gpu := s.cfg.Model.Predict(FeaturesOf(s.ix, q))
 	p := &pending{ctx: ctx, q: q, done: make(chan outcome, 1)}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	now := time.Since(s.start)
+	j := &Job{ID: s.nextID.Add(1), Arrival: now, Deadline: now + s.cfg.Deadline, Cost: [2]time.Duration{cpu, gpu}, Payload: p}
+	if !s.in.put(j) {
 		return query.Result{}, errors.New("schedule: scheduler closed")
 	}
-	now := time.Since(s.start)
-	s.nextID++
-	s.q.Add(&Job{ID: s.nextID, Arrival: now, Deadline: now + s.cfg.Deadline, Cost: [2]time.Duration{cpu, gpu}, Payload: p})
-	s.wake()
-	s.mu.Unlock()
+	// A worker about to wait has counted itself in waiting before it last
+	// looked at the inbox: it either saw j or is counted here.
+	if s.waiting.Load() > 0 {
+		s.mu.Lock()
+		s.wake()
+		s.mu.Unlock()
+	}
 	select {
 	case o := <-p.done:
 		o.res.Stats.Algorithm = o.proc.String() + ":" + o.res.Stats.Algorithm
@@ -150,7 +166,7 @@ func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, er
 	}
 }
 
-// wake tells waiting workers that a job was queued. Under every policy
+// wake tells waiting workers that a job was queued (s.mu held). Under every policy
 // but best any waiting worker can take it (under hybrid by stealing), so
 // one is woken; under best only the job's preferred processor may, so all
 // are. Waking every worker for every job made them queue for the lock and
@@ -178,10 +194,17 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 	}
 	var jobs, next []*Job
 	var outs []outcome
-	s.mu.Lock()
+	var lockWait, idle time.Duration
+	lock := func() {
+		t := time.Now()
+		s.mu.Lock()
+		lockWait += time.Since(t)
+	}
+	lock()
 	for {
 		next = next[:0]
 		for {
+			s.admitInbox()
 			now := time.Since(s.start)
 			for len(next) < most {
 				j := s.q.Next(p, now)
@@ -193,7 +216,15 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 			if len(next) > 0 || s.closed || len(jobs) > 0 {
 				break
 			}
+			s.waiting.Add(1)
+			if s.in.pending() {
+				s.waiting.Add(-1)
+				continue
+			}
+			t := time.Now()
 			s.cond.Wait()
+			idle += time.Since(t)
+			s.waiting.Add(-1)
 		}
 		s.mu.Unlock()
 		// Answer the last jobs (counted before answered, so that a
@@ -204,10 +235,11 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 		}
 		jobs, next = next, jobs
 		if len(jobs) == 0 {
-			if s.isClosed() {
+			lock()
+			if s.closed {
+				s.mu.Unlock()
 				return
 			}
-			s.mu.Lock()
 			continue
 		}
 		start := time.Now()
@@ -218,9 +250,13 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 				s.cfg.Observe(j.Payload.(*pending).q, p, took/time.Duration(len(jobs)))
 			}
 		}
-		s.mu.Lock()
-		s.busy[p] += took
-		s.calls[p]++
+		lock()
+		u := &s.usage
+		u.Busy[p] += took
+		u.Calls[p]++
+		u.LockWait[p] += lockWait
+		u.Idle[p] += idle
+		lockWait, idle = 0, 0
 		for range jobs {
 			s.q.Done()
 		}
@@ -231,11 +267,57 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 	}
 }
 
-// isClosed reports whether Close was called.
-func (s *Scheduler) isClosed() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closed
+// admitInbox moves the jobs Search left in the inbox into the queues, in
+// the order they came (s.mu held).
+func (s *Scheduler) admitInbox() {
+	s.admit = s.in.takeAll(s.admit)
+	for i, j := range s.admit {
+		s.q.Add(j)
+		s.admit[i] = nil
+	}
+}
+
+// inbox is where Search leaves jobs for the workers, under a lock of its
+// own that is held only to append or take them all.
+type inbox struct {
+	mu     sync.Mutex
+	jobs   []*Job
+	closed bool
+}
+
+// put appends j; it reports false once the inbox is closed.
+func (b *inbox) put(j *Job) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return false
+	}
+	b.jobs = append(b.jobs, j)
+	return true
+}
+
+// takeAll moves every job into buf[:0] and returns it.
+func (b *inbox) takeAll(buf []*Job) []*Job {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	buf = append(buf[:0], b.jobs...)
+	clear(b.jobs)
+	b.jobs = b.jobs[:0]
+	return buf
+}
+
+// pending reports whether a job waits in the inbox.
+func (b *inbox) pending() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.jobs) > 0
+}
+
+// close makes every later put fail.
+func (b *inbox) close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed = true
 }
 
 // run answers jobs on e, as one batch on be when there are several.
@@ -280,17 +362,17 @@ func (s *Scheduler) Counts() (cpu, gpu uint64) {
 	return s.ran[CPU], s.ran[GPU]
 }
 
-// Usage reports, per processor kind (indexed by Proc), the time its
-// workers spent in engine calls and how many calls they made (a batch is
-// one call).
-func (s *Scheduler) Usage() (busy [2]time.Duration, calls [2]uint64) {
+// Usage reports where the workers spent their time, up to each one's
+// last engine call.
+func (s *Scheduler) Usage() Usage {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.busy, s.calls
+	return s.usage
 }
 
 // Close stops the workers once the queued jobs have run.
 func (s *Scheduler) Close() error {
+	s.in.close()
 	s.mu.Lock()
 	s.closed = true
 	s.cond.Broadcast()
@@ -299,6 +381,7 @@ func (s *Scheduler) Close() error {
 	// Jobs no worker could take (a queue without its processor) fail.
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.admitInbox()
 	for _, j := range s.q.drain() {
 		j.Payload.(*pending).done <- outcome{err: errors.New("schedule: scheduler closed")}
 	}

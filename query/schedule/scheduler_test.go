@@ -17,7 +17,7 @@ import (
 )
 
 // randomIndex writes an index of n documents over a Zipfian vocabulary.
-func randomIndex(t *testing.T, n int) *index.Index {
+func randomIndex(t testing.TB, n int) *index.Index {
 	t.Helper()
 	r := rand.New(rand.NewPCG(9, 9))
 	z := rand.NewZipf(r, 1.1, 1, 499)
@@ -150,7 +150,8 @@ func TestSchedulerMatchesCPU(t *testing.T) {
 			if p == PolicyCPU && g != 0 || p == PolicyGPU && c != 0 {
 				t.Errorf("policy %s ran %d on CPU and %d on GPU", p, c, g)
 			}
-			busy, calls := s.Usage()
+			u := s.Usage()
+			busy, calls := u.Busy, u.Calls
 			if calls[CPU] > c || calls[GPU] > g || calls[CPU]+calls[GPU] == 0 || (g > 0 && busy[GPU] < time.Duration(calls[GPU])*2*time.Millisecond) {
 				t.Errorf("policy %s: usage %v in %v calls for %d CPU and %d GPU queries", p, busy, calls, c, g)
 			}
@@ -221,5 +222,50 @@ func TestDefaultCPUWorkers(t *testing.T) {
 	defer s.Close()
 	if s.CPUWorkers() != 14 {
 		t.Errorf("hybrid with one GPU on 16 cores runs %d CPU workers, want 14", s.CPUWorkers())
+	}
+}
+
+// sleepEngine answers after a fixed time.
+type sleepEngine time.Duration
+
+func (e sleepEngine) Search(context.Context, query.Query) (query.Result, error) {
+	time.Sleep(time.Duration(e))
+	return query.Result{}, nil
+}
+
+// TestUsageAccounts: one CPU worker, queries 1 ms long arriving 10 ms
+// apart, so the worker is mostly idle; Usage must say so, and its parts
+// must not add up to more than the time that passed.
+func TestUsageAccounts(t *testing.T) {
+	ix := randomIndex(t, 100)
+	s, err := New(ix, Config{Policy: PolicyCPU, CPU: sleepEngine(time.Millisecond), CPUWorkers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	const n = 10
+	for range n {
+		if _, err := s.Search(context.Background(), query.Query{Terms: []string{"t001"}, Mode: query.Or, K: 1}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := s.Search(context.Background(), query.Query{Terms: []string{"t001"}, Mode: query.Or, K: 1}); err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(start)
+	s.Close()
+	u := s.Usage()
+	if u.Calls[CPU] != n+1 || u.Busy[CPU] < (n+1)*time.Millisecond {
+		t.Errorf("busy %v in %d calls, want at least %v in %d", u.Busy[CPU], u.Calls[CPU], (n+1)*time.Millisecond, n+1)
+	}
+	if u.Idle[CPU] < n*9*time.Millisecond {
+		t.Errorf("idle %v, want at least %v (%d gaps of 10 ms)", u.Idle[CPU], n*9*time.Millisecond, n)
+	}
+	if sum := u.Busy[CPU] + u.Idle[CPU] + u.LockWait[CPU]; sum > elapsed {
+		t.Errorf("busy+idle+lock wait %v, more than the %v that passed", sum, elapsed)
+	}
+	if u.Busy[GPU]+u.Idle[GPU]+u.LockWait[GPU] != 0 || u.Calls[GPU] != 0 {
+		t.Errorf("no GPU worker, usage %+v", u)
 	}
 }

@@ -19,7 +19,11 @@
 #   sched  bench fit on the first 400 queries, then bench load --sweep (3 s
 #          per rate, 4 bisections, from START_RATE) on the last 200 for each
 #          of VARIANTS (';'-separated; default cpu;gpu;hybrid; a variant
-#          may start with environment settings, e.g. GOMAXPROCS=18 hybrid).
+#          may start with environment settings, e.g. GOMAXPROCS=18 hybrid,
+#          and BIN=.device/gpusearch-old runs that binary instead);
+#   trace  bench load --policy hybrid at TRACE_RATE (default 88000) for
+#          0.5 s with an execution trace and a CPU profile (trace.out.gz,
+#          cpu.pprof), after sched (its cost model).
 # Everything goes to $OUT/spans.tgz, packed again after every step.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -125,17 +129,27 @@ if has sched; then
 		stamp "load $i: $v"
 		set -- $v
 		envs=()
+		bin=$B
 		while [[ $# -gt 0 && $1 == *=* ]]; do
-			envs+=("$1")
+			if [[ $1 == BIN=* ]]; then bin=${1#BIN=}; else envs+=("$1"); fi
 			shift
 		done
 		p=$1
 		shift
-		timeout "$(tmo "${SWEEP_TIMEOUT:-80}")" env "${envs[@]}" $B bench load --index "$W/s" --queries "$W/load.txt" --mode or --rate "${START_RATE:-8000}" \
+		timeout "$(tmo "${SWEEP_TIMEOUT:-80}")" env "${envs[@]}" $bin bench load --index "$W/s" --queries "$W/load.txt" --mode or --rate "${START_RATE:-8000}" \
 			--deadline 500ms --policy "$p" "$@" --sweep --sweep-steps 4 --duration 3s --max-queries 1000000 >"$R/load-$i.json" 2>>"$LOG"
 		grep -A2 max_rate "$R/load-$i.json" | tee -a "$LOG"
 		pack
 	done
+fi
+if has trace; then
+	stamp "trace"
+	timeout "$(tmo 60)" $B bench load --index "$W/s" --queries "$W/load.txt" --mode or --rate "${TRACE_RATE:-88000}" \
+		--deadline 500ms --policy hybrid --duration 0.5s --max-queries 1000000 --trace "$R/trace.out" \
+		--cpuprofile "$R/cpu.pprof" >"$R/trace-load.json" 2>>"$LOG"
+	gzip -f "$R/trace.out"
+	ls -l "$R" | tee -a "$LOG"
+	pack
 fi
 stamp "done"
 pack
