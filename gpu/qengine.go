@@ -695,22 +695,9 @@ func (e *qengine) search(ctx context.Context, qs []query.Query, timing bool) ([]
 			return nil, phases, fmt.Errorf("gpu: %w", err)
 		}
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.released {
-		return nil, phases, ErrClosed
-	}
 	res := make([]query.Result, len(qs))
 	waves := [2][]*qjob{make([]*qjob, len(qs)), make([]*qjob, len(qs))}
-	for w, modeOf := range []func(query.Mode) query.Mode{
-		func(m query.Mode) query.Mode {
-			if m == query.AndOr {
-				return query.And
-			}
-			return m
-		},
-		func(query.Mode) query.Mode { return query.Or },
-	} {
+	plan := func(w int, modeOf func(query.Mode) query.Mode) []*qjob {
 		var todo []*qjob
 		for i, q := range qs {
 			if w == 1 && (q.Mode != query.AndOr || len(res[i].Hits) >= q.K) {
@@ -720,6 +707,27 @@ func (e *qengine) search(ctx context.Context, qs []query.Query, timing bool) ([]
 				waves[w][i] = &qjob{plan: p}
 				todo = append(todo, waves[w][i])
 			}
+		}
+		return todo
+	}
+	first := func(m query.Mode) query.Mode {
+		if m == query.AndOr {
+			return query.And
+		}
+		return m
+	}
+	// The first pass is planned (its terms looked up) before the device is
+	// taken, so that a caller's planning overlaps another's device work.
+	todo0 := plan(0, first)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.released {
+		return nil, phases, ErrClosed
+	}
+	for w, modeOf := range []func(query.Mode) query.Mode{first, func(query.Mode) query.Mode { return query.Or }} {
+		todo := todo0
+		if w == 1 {
+			todo = plan(1, modeOf)
 		}
 		if len(todo) == 0 {
 			continue

@@ -54,6 +54,7 @@ type loadFlags struct {
 	deadline, duration           time.Duration
 	maxQueries, k, sweepSteps    int
 	cpuWorkers, gpuBatch         int
+	gpuWorkers                   int
 	sweep, urgentAnyProc         bool
 	stealOldest                  bool
 	model, costs                 string
@@ -133,7 +134,7 @@ func newBenchLoadCmd() *cobra.Command {
 			}
 			for _, p := range policies {
 				sc := schedule.Config{Policy: p, Deadline: f.deadline, Model: model, CPU: cpu, GPUs: asEngines(gpus),
-					CPUWorkers: f.cpuWorkers, GPUBatch: f.gpuBatch, Queues: schedule.Options{UrgentAnyProc: f.urgentAnyProc, StealOldest: f.stealOldest}}
+					CPUWorkers: f.cpuWorkers, GPUBatch: f.gpuBatch, GPUWorkers: f.gpuWorkers, Queues: schedule.Options{UrgentAnyProc: f.urgentAnyProc, StealOldest: f.stealOldest}}
 				if seen != nil {
 					sc.Observe = seen.observe
 				}
@@ -188,7 +189,7 @@ func newBenchLoadCmd() *cobra.Command {
 				best[string(p)] = lo
 			}
 			out := map[string]any{"index": f.dir, "deadline_ms": f.deadline.Milliseconds(), "gpus": len(gpus), "model_fitted": fitted,
-				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "gpu_batch": f.gpuBatch, "urgent_any_proc": f.urgentAnyProc, "steal_oldest": f.stealOldest, "model": model, "runs": runs}
+				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "gpu_batch": f.gpuBatch, "gpu_workers": f.gpuWorkers, "urgent_any_proc": f.urgentAnyProc, "steal_oldest": f.stealOldest, "model": model, "runs": runs}
 			if f.sweep {
 				out["max_rate_without_misses"] = best
 			}
@@ -217,6 +218,7 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.IntVar(&f.cpuWorkers, "cpu-workers", 0, "CPU workers (0: one per core, less two per GPU under hybrid and best)")
 	fl.StringVar(&f.cpuEngine, "cpu-engine", "", "the CPU workers' engine (query.New): cpu, maxscore, bmw, ... (default: the cost model's, else cpu)")
 	fl.IntVar(&f.gpuBatch, "gpu-batch", 0, "most queries a GPU worker takes at once (0: the config's gpu.batch)")
+	fl.IntVar(&f.gpuWorkers, "gpu-workers", 1, "workers per GPU: with 2, one plans its batch while the other's runs on the device")
 	fl.BoolVar(&f.urgentAnyProc, "urgent-any-proc", false, "hybrid: an urgent query runs on whichever processor is free first")
 	fl.BoolVar(&f.stealOldest, "steal-oldest", false, "hybrid: the first version's queue order (the GPU's cheapest job first, thieves take the oldest), for comparison")
 	fl.StringVar(&f.model, "model", "", "cost model file (default: cost-model.json beside the index)")

@@ -47,7 +47,10 @@
 //
 // The queue logic (Queues) is a pure data structure over a clock given by
 // the caller, so that the discrete-event simulator (Simulate) and the real
-// scheduler (Scheduler: a goroutine per CPU worker and per GPU) share it.
+// scheduler (Scheduler: a goroutine per CPU worker and one or more per
+// GPU, Config.GPUWorkers) share it. Callers leave their jobs in an inbox
+// that workers move into the Queues whenever they hold the scheduler's
+// lock, so that at high rates callers do not queue for that lock.
 // The scheduler runs a CPU worker per core, but leaves two cores to each
 // GPU under hybrid and best (DefaultCPUWorkers): a GPU worker's host side
 // (planning a batch, launching, reading back) and its device's thread
@@ -55,7 +58,9 @@
 //
 // Batches. A GPU worker whose engine is a query.BatchEngine takes every
 // job Queues gives it at once, up to Config.GPUBatch, and answers them in
-// one call (the GPU engine runs their OR passes as one launch sequence).
+// one call (the GPU engine runs their OR passes as one launch sequence;
+// it plans a batch before it takes the device, so a second worker per GPU
+// can plan while the first one's batch runs).
 // The simulator (SimConfig) models such batches as a fixed cost per call
 // plus each job's share.
 package schedule

@@ -24,6 +24,10 @@ type Config struct {
 	// GPUBatch is the most queries a GPU worker takes at once when its
 	// engine is a query.BatchEngine (default 64; 1 turns batching off).
 	GPUBatch int
+	// GPUWorkers is the number of workers per GPU (default 1). With two,
+	// one can take and plan a batch while the other's runs on the device,
+	// when the engine allows that (the GPU engine plans outside its lock).
+	GPUWorkers int
 	// Observe, when set, is called by the worker after each engine call
 	// with every query it answered, the processor, and the call's time
 	// divided among them (a batch's time shared equally): the costs the
@@ -104,6 +108,9 @@ func New(ix *index.Index, cfg Config) (*Scheduler, error) {
 	if cfg.GPUBatch <= 0 {
 		cfg.GPUBatch = 64
 	}
+	if cfg.GPUWorkers <= 0 {
+		cfg.GPUWorkers = 1
+	}
 	s := &Scheduler{ix: ix, cfg: cfg, q: NewQueues(cfg.Policy, len(cfg.GPUs) > 0, cfg.Queues), start: time.Now()}
 	s.cond = sync.NewCond(&s.mu)
 	for range cfg.CPUWorkers {
@@ -112,8 +119,10 @@ func New(ix *index.Index, cfg Config) (*Scheduler, error) {
 	}
 	if cfg.Policy != PolicyCPU {
 		for _, g := range cfg.GPUs {
-			s.wg.Add(1)
-			go s.work(GPU, g)
+			for range cfg.GPUWorkers {
+				s.wg.Add(1)
+				go s.work(GPU, g)
+			}
 		}
 	}
 	return s, nil

@@ -107,11 +107,15 @@ func TestSchedulerMatchesCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []Policy{PolicyCPU, PolicyGPU, PolicyBest, PolicyHybrid} {
-		t.Run(string(p), func(t *testing.T) {
+	for _, tt := range []struct {
+		p          Policy
+		gpuWorkers int
+	}{{PolicyCPU, 1}, {PolicyGPU, 1}, {PolicyBest, 1}, {PolicyHybrid, 1}, {PolicyGPU, 2}, {PolicyHybrid, 2}} {
+		p := tt.p
+		t.Run(fmt.Sprintf("%s/gpu-workers=%d", p, tt.gpuWorkers), func(t *testing.T) {
 			// A second engine stands in for the GPU so both worker kinds run.
 			fakeGPU := &batchEngine{Engine: query.NewExhaustive(ix)}
-			s, err := New(ix, Config{Policy: p, CPU: cpu, GPUs: []query.Engine{fakeGPU}, CPUWorkers: 3, GPUBatch: 16})
+			s, err := New(ix, Config{Policy: p, CPU: cpu, GPUs: []query.Engine{fakeGPU}, CPUWorkers: 3, GPUBatch: 16, GPUWorkers: tt.gpuWorkers})
 			if err != nil {
 				t.Fatal(err)
 			}
