@@ -69,6 +69,8 @@ type GPU struct {
 	MemoryBudgetMB int64 `yaml:"memory_budget_mb"`
 	// Batch is the most queries the scheduler hands a GPU at once.
 	Batch int `yaml:"batch"`
+	// Workers is the number of scheduler workers per GPU.
+	Workers int `yaml:"workers"`
 }
 
 // Default is the configuration used when no file is given; it matches
@@ -100,7 +102,7 @@ func Default() Config {
 			Policy:          "hybrid",
 			Deadline:        500 * time.Millisecond,
 		},
-		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 64},
+		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 64, Workers: 2},
 	}
 }
 
@@ -154,6 +156,7 @@ func (c Config) Validate() error {
 	check(oneOf(c.Server.Policy, "cpu", "gpu", "best", "hybrid"), "server.policy %q: want cpu, gpu, best or hybrid", c.Server.Policy)
 	check(c.Server.Deadline > 0, "server.deadline must be positive")
 	check(c.GPU.Batch > 0, "gpu.batch must be positive")
+	check(c.GPU.Workers > 0, "gpu.workers must be positive")
 	return errors.Join(errs...)
 }
 

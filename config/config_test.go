@@ -33,6 +33,8 @@ func TestParse(t *testing.T) {
 		{"bad mode", "search:\n  mode: xor\n", "search.mode", nil},
 		{"bad b", "bm25:\n  b: 2\n", "bm25", nil},
 		{"not yaml", "index: [", "yaml", nil},
+		{"gpu workers", "gpu:\n  workers: 1\n", "", func(c Config) bool { return c.GPU.Workers == 1 }},
+		{"no gpu workers", "gpu:\n  workers: 0\n", "gpu.workers", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -123,6 +123,9 @@ func newBenchLoadCmd() *cobra.Command {
 			if !fitted {
 				fmt.Fprintln(os.Stderr, "bench load: no cost-model.json beside the index (run bench fit); using the default model")
 			}
+			if f.gpuWorkers <= 0 {
+				f.gpuWorkers = cfg.GPU.Workers
+			}
 			if f.gpuBatch <= 0 {
 				f.gpuBatch = cfg.GPU.Batch
 			}
@@ -218,7 +221,7 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.IntVar(&f.cpuWorkers, "cpu-workers", 0, "CPU workers (0: one per core, less two per GPU under hybrid and best)")
 	fl.StringVar(&f.cpuEngine, "cpu-engine", "", "the CPU workers' engine (query.New): cpu, maxscore, bmw, ... (default: the cost model's, else cpu)")
 	fl.IntVar(&f.gpuBatch, "gpu-batch", 0, "most queries a GPU worker takes at once (0: the config's gpu.batch)")
-	fl.IntVar(&f.gpuWorkers, "gpu-workers", 1, "workers per GPU: with 2, one plans its batch while the other's runs on the device")
+	fl.IntVar(&f.gpuWorkers, "gpu-workers", 0, "workers per GPU: with 2, one plans its batch while the other's runs on the device (0: the config's gpu.workers)")
 	fl.BoolVar(&f.urgentAnyProc, "urgent-any-proc", false, "hybrid: an urgent query runs on whichever processor is free first")
 	fl.BoolVar(&f.stealOldest, "steal-oldest", false, "hybrid: the first version's queue order (the GPU's cheapest job first, thieves take the oldest), for comparison")
 	fl.StringVar(&f.model, "model", "", "cost model file (default: cost-model.json beside the index)")

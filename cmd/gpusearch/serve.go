@@ -82,7 +82,7 @@ func scheduler(cfg config.Config, log *slog.Logger) api.AutoFunc {
 			policy = schedule.PolicyCPU
 		}
 		s, err := schedule.New(ix, schedule.Config{Policy: policy, Deadline: cfg.Server.Deadline, Model: model, CPU: cpu, GPUs: gpus,
-			GPUBatch: cfg.GPU.Batch})
+			GPUBatch: cfg.GPU.Batch, GPUWorkers: cfg.GPU.Workers})
 		if err != nil {
 			log.Warn("scheduler not started; engine=auto is the CPU", "err", err)
 			return cpu
