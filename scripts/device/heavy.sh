@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# GPU machine run for issue 10's open question: do the GPU's batches of
+# the heavy queries (the half with the largest CPU/GPU cost ratio, those
+# hybrid gives the GPU) cost more than batches of average queries, and
+# more beside a CPU load? From the repository root, with .device carried
+# (`make device`): OUT=... bash scripts/device/heavy.sh
+# On the scheduling index (2x10^6 docs, gpu-bp256, seed 2; the first 400
+# of 600 queries of seed 3): bench fit --repeat 1 for each query's
+# isolated costs, then bench gpu queries --batch 64 (1 s) on all 400, on
+# the heavy 200, and on the heavy 200 again while bench load --policy cpu
+# keeps the CPU workers busy. Results go to $OUT as they come.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/heavy-out}
+B=.device/gpusearch
+W=$(mktemp -d)
+t0=$(date +%s)
+mkdir -p "$OUT"
+stamp() { echo "[$(($(date +%s) - t0))s] $*" | tee -a "$OUT/heavy.log"; }
+gpuq() { # name queries
+	$B bench gpu queries --index "$W/s" --queries "$2" --mode or --k 10 --cpu bmw --batch 64 --min-time 1s \
+		--json >"$OUT/gpuq-$1.json" 2>>"$OUT/heavy.log"
+	python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['modes'][0]; print(sys.argv[2], 'mismatches', m['mismatches'], 'q/s', [round(b['qps']) for b in m['batches']])" \
+		"$OUT/gpuq-$1.json" "$1" | tee -a "$OUT/heavy.log"
+}
+stamp gen
+$B gen index --docs 2000000 --seed 2 --codec gpu-bp256 --out "$W/s" --quiet --json >"$OUT/gen.json" 2>>"$OUT/heavy.log"
+$B gen queries --index "$W/s" --n 600 --seed 3 --out "$W/q.txt" 2>>"$OUT/heavy.log"
+head -400 "$W/q.txt" >"$W/all.txt"
+stamp fit
+$B bench fit --index "$W/s" --queries "$W/all.txt" --mode or --repeat 1 --samples "$OUT/fit-samples.json" >"$OUT/fit.json" 2>>"$OUT/heavy.log"
+python3 - "$OUT/fit-samples.json" "$W/all.txt" "$W/heavy.txt" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1])); lines = open(sys.argv[2]).read().splitlines()
+assert len(s) == len(lines), (len(s), len(lines))
+order = sorted(range(len(s)), key=lambda i: s[i]['cpu_ns'] / max(1, s[i]['gpu_ns']), reverse=True)
+open(sys.argv[3], 'w').write(''.join(lines[i] + '\n' for i in sorted(order[:len(s) // 2])))
+PY
+stamp "gpu queries: all"
+gpuq all "$W/all.txt"
+stamp "gpu queries: heavy"
+gpuq heavy "$W/heavy.txt"
+stamp "gpu queries: heavy beside a CPU load"
+$B bench load --index "$W/s" --queries "$W/all.txt" --mode or --policy cpu --rate 24000 --duration 10s \
+	--max-queries 1000000 >"$OUT/cpu-load.json" 2>>"$OUT/heavy.log" &
+gpuq heavy-loaded "$W/heavy.txt"
+wait
+stamp done
