@@ -130,11 +130,11 @@ inline float __uint_as_float(unsigned u) {
   return f;
 }
 
-// A fiber switch: on x86-64 (without AddressSanitizer, which must see
-// every stack switch) a few instructions that save the callee-saved
-// registers and swap stack pointers; elsewhere swapcontext, which also
-// makes a system call for the signal mask.
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+// A fiber switch: on x86-64 ELF systems (without AddressSanitizer, which
+// must see every stack switch) a few instructions that save the
+// callee-saved registers and swap stack pointers; elsewhere swapcontext,
+// which also makes a system call for the signal mask.
+#if defined(__x86_64__) && defined(__ELF__) && !defined(__SANITIZE_ADDRESS__)
 #define EMU_ASM_SWITCH 1
 extern "C" void emu_switch(void** save_sp, void* to_sp);
 asm(R"(
