@@ -13,22 +13,24 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/heavy-out}
 B=.device/gpusearch
+R=$OUT
 W=$(mktemp -d)
+LOG=$OUT/heavy.log
 t0=$(date +%s)
 mkdir -p "$OUT"
-stamp() { echo "[$(($(date +%s) - t0))s] $*" | tee -a "$OUT/heavy.log"; }
+. scripts/device/lib.sh
+stamp() { echo "[$(($(date +%s) - t0))s] $*" | tee -a "$LOG"; }
 gpuq() { # name queries
 	$B bench gpu queries --index "$W/s" --queries "$2" --mode or --k 10 --cpu bmw --batch 64 --min-time 1s \
-		--json >"$OUT/gpuq-$1.json" 2>>"$OUT/heavy.log"
+		--json >"$OUT/gpuq-$1.json" 2>>"$LOG"
 	python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['modes'][0]; print(sys.argv[2], 'mismatches', m['mismatches'], 'q/s', [round(b['qps']) for b in m['batches']])" \
-		"$OUT/gpuq-$1.json" "$1" | tee -a "$OUT/heavy.log"
+		"$OUT/gpuq-$1.json" "$1" | tee -a "$LOG"
 }
-stamp gen
-$B gen index --docs 2000000 --seed 2 --codec gpu-bp256 --out "$W/s" --quiet --json >"$OUT/gen.json" 2>>"$OUT/heavy.log"
-$B gen queries --index "$W/s" --n 600 --seed 3 --out "$W/q.txt" 2>>"$OUT/heavy.log"
-head -400 "$W/q.txt" >"$W/all.txt"
+stamp "index and queries"
+scheduling_set
+cp "$W/fit.txt" "$W/all.txt"
 stamp fit
-$B bench fit --index "$W/s" --queries "$W/all.txt" --mode or --repeat 1 --samples "$OUT/fit-samples.json" >"$OUT/fit.json" 2>>"$OUT/heavy.log"
+$B bench fit --index "$W/s" --queries "$W/all.txt" --mode or --repeat 1 --samples "$OUT/fit-samples.json" >"$OUT/fit.json" 2>>"$LOG"
 python3 - "$OUT/fit-samples.json" "$W/all.txt" "$W/heavy.txt" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1])); lines = open(sys.argv[2]).read().splitlines()
@@ -42,7 +44,7 @@ stamp "gpu queries: heavy"
 gpuq heavy "$W/heavy.txt"
 stamp "gpu queries: heavy beside a CPU load"
 $B bench load --index "$W/s" --queries "$W/all.txt" --mode or --policy cpu --rate 24000 --duration 10s \
-	--max-queries 1000000 >"$OUT/cpu-load.json" 2>>"$OUT/heavy.log" &
+	--max-queries 1000000 >"$OUT/cpu-load.json" 2>>"$LOG" &
 gpuq heavy-loaded "$W/heavy.txt"
 wait
 stamp done
