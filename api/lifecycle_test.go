@@ -18,6 +18,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/gpusearch/gpusearch/gpu"
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/query"
+	"github.com/gpusearch/gpusearch/query/schedule"
 )
 
 // syncBuffer is a log sink safe for concurrent writes.
@@ -320,5 +323,60 @@ func TestPanic(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "panic: boom") || !strings.Contains(log.String(), "status=500") {
 		t.Errorf("log = %s, want the panic and a status=500 request line", log)
+	}
+}
+
+// TestSchedulerMetrics: with engine=auto served by the CPU/GPU scheduler,
+// /metrics reports where its queries ran and how its workers spent their
+// time; without one, no scheduler series appear.
+func TestSchedulerMetrics(t *testing.T) {
+	auto := func(ix *index.Index, cpu, _ query.Engine) query.Engine {
+		s, err := schedule.New(ix, schedule.Config{Policy: schedule.PolicyCPU, CPU: cpu, CPUWorkers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	for _, tt := range []struct {
+		name string
+		auto AutoFunc
+		want []string
+	}{
+		{"scheduler", auto, []string{
+			`gpusearch_scheduler_queries_total{processor="cpu"} 2`,
+			`gpusearch_scheduler_queries_total{processor="gpu"} 0`,
+			`gpusearch_scheduler_engine_calls_total{processor="cpu"} 2`,
+			`gpusearch_scheduler_worker_seconds_total{processor="cpu",state="busy"} `,
+			`gpusearch_scheduler_worker_seconds_total{processor="cpu",state="lock_wait"} `,
+			`gpusearch_scheduler_worker_seconds_total{processor="cpu",state="idle"} `,
+		}},
+		{"cpu", nil, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := New(Options{Config: testConfig(indexA), Auto: tt.auto})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			for _, target := range []string{"/search?q=alpha&mode=or&engine=auto", "/search?q=beta&mode=and&engine=auto"} {
+				rec := httptest.NewRecorder()
+				s.Handler().ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
+				if rec.Code != 200 {
+					t.Fatalf("%s: %d %s", target, rec.Code, rec.Body)
+				}
+			}
+			rec := httptest.NewRecorder()
+			s.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+			body := rec.Body.String()
+			for _, want := range tt.want {
+				if !strings.Contains(body, want) {
+					t.Errorf("/metrics lacks %q", want)
+				}
+			}
+			if tt.want == nil && strings.Contains(body, "gpusearch_scheduler_") {
+				t.Errorf("/metrics has scheduler series without a scheduler")
+			}
+		})
 	}
 }

@@ -23,9 +23,9 @@ type metrics struct {
 // latencyBuckets span 10us to about 5s, the server's default timeout.
 var latencyBuckets = prometheus.ExponentialBuckets(10e-6, 2.5, 15)
 
-// newMetrics registers the server's collectors on reg; hitRatio and
-// entries are read at each scrape.
-func newMetrics(reg prometheus.Registerer, hitRatio, entries func() float64) (*metrics, error) {
+// newMetrics registers the server's collectors on reg; hitRatio, entries
+// and sched (the serving scheduler, or nil) are read at each scrape.
+func newMetrics(reg prometheus.Registerer, hitRatio, entries func() float64, sched func() usageReporter) (*metrics, error) {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "gpusearch_http_requests_total", Help: "HTTP requests answered, by route and status code.",
@@ -56,7 +56,7 @@ func newMetrics(reg prometheus.Registerer, hitRatio, entries func() float64) (*m
 		Name: "gpusearch_cache_entries", Help: "Results held in the cache of the served index.",
 	}, entries)
 	for _, c := range []prometheus.Collector{m.requests, m.requestTime, m.searchTime, m.cache, m.reloads,
-		m.indexDocs, m.indexTerms, m.indexPostings, m.indexBytes, ratio, held} {
+		m.indexDocs, m.indexTerms, m.indexPostings, m.indexBytes, ratio, held, newSchedCollector(sched)} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -73,7 +73,11 @@ func New(opts Options) (*Server, error) {
 	}
 	var err error
 	entries := func() float64 { return float64(s.cur.Load().cache.Len()) }
-	if s.m, err = newMetrics(s.reg, s.hitRatio, entries); err != nil {
+	sched := func() usageReporter {
+		r, _ := s.cur.Load().auto.(usageReporter)
+		return r
+	}
+	if s.m, err = newMetrics(s.reg, s.hitRatio, entries, sched); err != nil {
 		return nil, fmt.Errorf("api: metrics: %w", err)
 	}
 	if s.page, err = parsePage(); err != nil {

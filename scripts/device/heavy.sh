@@ -12,7 +12,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/heavy-out}
-B=.device/gpusearch
+B=${B:-.device/gpusearch}
 R=$OUT
 W=$(mktemp -d)
 LOG=$OUT/heavy.log

@@ -1,0 +1,61 @@
+package api
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/gpusearch/gpusearch/query/schedule"
+)
+
+// usageReporter is what an engine=auto engine reports when it is the
+// CPU/GPU scheduler.
+type usageReporter interface {
+	Counts() (cpu, gpu uint64)
+	Usage() schedule.Usage
+}
+
+// schedCollector exposes the serving index's scheduler: queries per
+// processor, engine calls, and its workers' time by state. A reload
+// starts a new scheduler, so the series restart from zero, as counters
+// do when a process restarts.
+type schedCollector struct {
+	current                func() usageReporter // nil when engine=auto is no scheduler
+	queries, calls, worker *prometheus.Desc
+}
+
+func newSchedCollector(current func() usageReporter) *schedCollector {
+	return &schedCollector{
+		current: current,
+		queries: prometheus.NewDesc("gpusearch_scheduler_queries_total",
+			"Queries engine=auto's scheduler ran, by processor.", []string{"processor"}, nil),
+		calls: prometheus.NewDesc("gpusearch_scheduler_engine_calls_total",
+			"Engine calls of the scheduler's workers, by processor (a GPU batch is one).", []string{"processor"}, nil),
+		worker: prometheus.NewDesc("gpusearch_scheduler_worker_seconds_total",
+			"Time the scheduler's workers spent, summed over the workers of a processor: busy (in engine calls), lock_wait (for the scheduler's lock), idle (waiting for a query).",
+			[]string{"processor", "state"}, nil),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *schedCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.queries
+	ch <- c.calls
+	ch <- c.worker
+}
+
+// Collect implements prometheus.Collector.
+func (c *schedCollector) Collect(ch chan<- prometheus.Metric) {
+	r := c.current()
+	if r == nil {
+		return
+	}
+	cpu, gpu := r.Counts()
+	u := r.Usage()
+	for p, ran := range [2]uint64{cpu, gpu} {
+		name := schedule.Proc(p).String()
+		ch <- prometheus.MustNewConstMetric(c.queries, prometheus.CounterValue, float64(ran), name)
+		ch <- prometheus.MustNewConstMetric(c.calls, prometheus.CounterValue, float64(u.Calls[p]), name)
+		ch <- prometheus.MustNewConstMetric(c.worker, prometheus.CounterValue, u.Busy[p].Seconds(), name, "busy")
+		ch <- prometheus.MustNewConstMetric(c.worker, prometheus.CounterValue, u.LockWait[p].Seconds(), name, "lock_wait")
+		ch <- prometheus.MustNewConstMetric(c.worker, prometheus.CounterValue, u.Idle[p].Seconds(), name, "idle")
+	}
+}
