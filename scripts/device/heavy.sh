@@ -23,8 +23,14 @@ stamp() { echo "[$(($(date +%s) - t0))s] $*" | tee -a "$LOG"; }
 gpuq() { # name queries
 	$B bench gpu queries --index "$W/s" --queries "$2" --mode or --k 10 --cpu bmw --batch 64 --min-time 1s \
 		--json >"$OUT/gpuq-$1.json" 2>>"$LOG"
-	python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['modes'][0]; print(sys.argv[2], 'mismatches', m['mismatches'], 'q/s', [round(b['qps']) for b in m['batches']])" \
-		"$OUT/gpuq-$1.json" "$1" | tee -a "$LOG"
+	python3 - "$OUT/gpuq-$1.json" "$1" <<'PY' | tee -a "$LOG"
+import json, sys
+try:
+    m = json.load(open(sys.argv[1]))['modes'][0]
+except Exception as e:
+    sys.exit(f"{sys.argv[2]}: no result ({e})")
+print(sys.argv[2], 'mismatches', m['mismatches'], 'q/s', [round(b['qps']) for b in m['batches']])
+PY
 }
 stamp "index and queries"
 scheduling_set
