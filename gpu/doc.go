@@ -53,10 +53,13 @@
 // per-document accumulators, term by term; both end in a radix select over
 // (score, docid) keys. A batch's OR passes run as waves: one CTA per query
 // and span of documents keeps the span's accumulators in shared memory and
-// hands the select only the keys that can reach the top-k. Scores follow bm25.TermScore operation by operation
-// and add up in query-term order, so they equal the CPU's bit for bit.
-// SearchBatch queues many passes per synchronization; Profile times the
-// phases with CUDA events. The engine drives its device through a small
+// hands the select only the keys that can reach the top-k. Scores follow
+// bm25.TermScore operation by operation and add up in query-term order, so
+// they equal the CPU's bit for bit. SearchBatch queues many passes per
+// synchronization; callers share the device one batch at a time, but each
+// looks its batch's terms up before it waits for the device, so a second
+// caller plans while the first one's batch runs. Profile times the phases
+// with CUDA events. The engine drives its device through a small
 // backend interface (qbackend.go): the CUDA one in a cuda build, and in
 // the CPU tests a child process running the same kernels compiled for the
 // CPU under testdata/qemu, so that the kernels and the launch sequences are
