@@ -133,6 +133,16 @@ func (b *cudaBackend) run(f func(s stream) error) error {
 // device goroutine, inside cudaBackend.run.
 type cudaStream struct{ b *cudaBackend }
 
+func (s cudaStream) upload(p devPtr, src []byte) error {
+	if len(src) == 0 {
+		return nil
+	}
+	if err := cu.MemcpyHtoD(cu.DevicePtr(p), unsafe.Pointer(&src[0]), int64(len(src))); err != nil {
+		return fmt.Errorf("gpu: write %d bytes: %w", len(src), err)
+	}
+	return nil
+}
+
 func (s cudaStream) memset32(p devPtr, v uint32, n int64) error {
 	if n == 0 {
 		return nil

@@ -48,6 +48,11 @@ func freeAll(be backend, ptrs ...devPtr) error {
 
 // stream queues work on the device; the work runs in order.
 type stream interface {
+	// upload copies src to p before the work queued after it, so that a
+	// launch sequence's small tables travel in the same run as its
+	// launches (a separate backend.upload is one more hand-off to the
+	// device's thread).
+	upload(p devPtr, src []byte) error
 	memset32(p devPtr, v uint32, n int64) error
 	launch(kernel string, grid, block int, args ...uint64) error
 	// download waits for the work queued so far, then copies len(dst)

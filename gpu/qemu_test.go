@@ -155,6 +155,11 @@ func (b *emuBackend) multiprocessors() int { return 1 }
 
 type emuStream struct{ b *emuBackend }
 
+func (s emuStream) upload(p devPtr, src []byte) error {
+	_, err := s.b.call(0, byte('W'), uint64(p), uint64(len(src)), src)
+	return err
+}
+
 func (s emuStream) memset32(p devPtr, v uint32, n int64) error {
 	_, err := s.b.call(0, byte('M'), uint64(p), v, uint64(n))
 	return err

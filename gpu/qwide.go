@@ -131,9 +131,6 @@ func (e *qengine) wave(jobs []*qjob) ([]*qjob, error) {
 		return nil, err
 	}
 	tab, sel, keys, hist, bnd, docs, freqs, _ := layout(e.scratch)
-	if err := e.be.upload(tab, bytesOf(table)); err != nil {
-		return nil, err
-	}
 	at := func(part int) uint64 { return uint64(tab) + offs[part] }
 	segRow, segFirst, qSeg, segIdf, segDf, needs, keyOff, keyCap := at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)
 	total := int(w * t.slotSize)
@@ -147,6 +144,7 @@ func (e *qengine) wave(jobs []*qjob) ([]*qjob, error) {
 	shift, bits := digitShift[0], digitBits[0]
 	err := e.be.run(func(s stream) error {
 		steps := []func() error{
+			func() error { return s.upload(tab, bytesOf(table)) },
 			func() error { return s.launch("q_init", int(w), qTile, out, slot, sKeys+1, needs, 0, none32, 0) },
 			func() error { return s.memset32(hist, 0, w<<qHistBits) },
 			func() error {
