@@ -230,12 +230,15 @@ inline void emu_launch(const std::function<void()>& kernel, unsigned grid, unsig
   std::vector<EmuWarp> warps(block / 32);
   std::vector<EmuFiber> fibers(block);
   while (emu_stacks.size() < block) {
-    void* s = mmap(nullptr, emu_stack_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (s == MAP_FAILED) {
+    // A stack with an inaccessible page below it: an overflow faults.
+    constexpr size_t guard = 64 << 10;
+    char* s = (char*)mmap(nullptr, guard + emu_stack_size, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (s == MAP_FAILED || mprotect(s, guard, PROT_NONE) != 0) {
       perror("qemu: fiber stack");
       exit(3);
     }
-    emu_stacks.push_back(s);
+    emu_stacks.push_back(s + guard);
   }
   emu_kernel = &kernel;
   emu_cta = &cta;
