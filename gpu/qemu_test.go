@@ -205,7 +205,29 @@ func TestQueryEngineEmulated(t *testing.T) {
 			if want := spec.Codec == "bp128"; e.reencoded != want {
 				t.Errorf("reencoded = %v, want %v", e.reencoded, want)
 			}
-			checkEngine(t, e, ix, randomQueries(rand.New(rand.NewPCG(spec.Seed, 5)), 15, spec.Vocab))
+			checkEngine(t, e, ix, randomQueries(rand.New(rand.NewPCG(spec.Seed, 5)), 45, spec.Vocab))
+		})
+	}
+	// Random collections of several spans, sparse to dense, and some
+	// queries asking for 1,000 results.
+	for seed := uint64(20); seed < 24; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		spec := corpusSpec{Docs: 2000 + rng.IntN(4*orSpan), Vocab: 30 + rng.IntN(200), Zipf: 0.8 + 0.5*rng.Float64(),
+			Density: 0.02 + 0.8*rng.Float64(), Codec: "gpu-bp256", Seed: seed}
+		t.Run(fmt.Sprintf("random-%d", seed), func(t *testing.T) {
+			ix := openCorpus(t, spec)
+			e, err := newQEngine(ix, startEmu(t, bin))
+			if err != nil {
+				t.Fatalf("newQEngine: %v", err)
+			}
+			defer e.release()
+			qs := randomQueries(rng, 24, spec.Vocab)
+			for i := range qs {
+				if i%5 == 0 {
+					qs[i].K = 1000
+				}
+			}
+			checkEngine(t, e, ix, qs)
 		})
 	}
 	// OR waves over several spans of or_span_wave, with a list of over 32
