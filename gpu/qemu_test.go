@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/query"
 )
 
@@ -183,6 +184,19 @@ func (s emuStream) mark() error { return nil }
 
 func (s emuStream) elapsed() ([]time.Duration, error) { return nil, nil }
 
+// emuEngine opens spec's collection and a query engine on it over a new
+// emulator process (bin), released when the test ends.
+func emuEngine(t *testing.T, bin string, spec corpusSpec) (*qengine, *index.Index) {
+	t.Helper()
+	ix := openCorpus(t, spec)
+	e, err := newQEngine(ix, startEmu(t, bin))
+	if err != nil {
+		t.Fatalf("newQEngine: %v", err)
+	}
+	t.Cleanup(func() { e.release() })
+	return e, ix
+}
+
 func TestQueryEngineEmulated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the kernels under a C++ emulation")
@@ -196,12 +210,7 @@ func TestQueryEngineEmulated(t *testing.T) {
 	}
 	for _, spec := range specs {
 		t.Run(spec.Codec, func(t *testing.T) {
-			ix := openCorpus(t, spec)
-			e, err := newQEngine(ix, startEmu(t, bin))
-			if err != nil {
-				t.Fatalf("newQEngine: %v", err)
-			}
-			defer e.release()
+			e, ix := emuEngine(t, bin, spec)
 			if want := spec.Codec == "bp128"; e.reencoded != want {
 				t.Errorf("reencoded = %v, want %v", e.reencoded, want)
 			}
@@ -215,12 +224,7 @@ func TestQueryEngineEmulated(t *testing.T) {
 		spec := corpusSpec{Docs: 2000 + rng.IntN(4*orSpan), Vocab: 30 + rng.IntN(200), Zipf: 0.8 + 0.5*rng.Float64(),
 			Density: 0.02 + 0.8*rng.Float64(), Codec: "gpu-bp256", Seed: seed}
 		t.Run(fmt.Sprintf("random-%d", seed), func(t *testing.T) {
-			ix := openCorpus(t, spec)
-			e, err := newQEngine(ix, startEmu(t, bin))
-			if err != nil {
-				t.Fatalf("newQEngine: %v", err)
-			}
-			defer e.release()
+			e, ix := emuEngine(t, bin, spec)
 			qs := randomQueries(rng, 24, spec.Vocab)
 			for i := range qs {
 				if i%5 == 0 {
@@ -234,12 +238,7 @@ func TestQueryEngineEmulated(t *testing.T) {
 	// blocks, so that find_row narrows in more than one step.
 	t.Run("spans", func(t *testing.T) {
 		spec := corpusSpec{Docs: 3*orSpan + 500, Vocab: 12, Zipf: 1, Density: 0.95, Codec: "gpu-bp256", Seed: 7}
-		ix := openCorpus(t, spec)
-		e, err := newQEngine(ix, startEmu(t, bin))
-		if err != nil {
-			t.Fatalf("newQEngine: %v", err)
-		}
-		defer e.release()
+		e, ix := emuEngine(t, bin, spec)
 		if info, _ := ix.Lookup(termName(1)); info.NumBlocks(ix.BlockSize()) <= 32 {
 			t.Fatalf("the longest list has %d blocks, want over 32", info.NumBlocks(ix.BlockSize()))
 		}
@@ -255,12 +254,7 @@ func TestQueryEngineEmulated(t *testing.T) {
 	// be the exhaustive scorer's.
 	t.Run("concurrent", func(t *testing.T) {
 		spec := corpusSpec{Docs: 3000, Vocab: 40, Zipf: 1.1, Density: 0.05, Codec: "gpu-bp256", Seed: 8}
-		ix := openCorpus(t, spec)
-		e, err := newQEngine(ix, startEmu(t, bin))
-		if err != nil {
-			t.Fatalf("newQEngine: %v", err)
-		}
-		defer e.release()
+		e, ix := emuEngine(t, bin, spec)
 		const callers = 4
 		batches := make([][]query.Query, callers)
 		got := make([][]query.Result, callers)
@@ -290,12 +284,7 @@ func TestQueryEngineEmulated(t *testing.T) {
 	// The max-tree top-k on OR queries, over more than one run of groups.
 	t.Run("tree", func(t *testing.T) {
 		spec := corpusSpec{Docs: 270000, Vocab: 30, Zipf: 1.2, Density: 0.02, Codec: "gpu-bp256", Seed: 6}
-		ix := openCorpus(t, spec)
-		e, err := newQEngine(ix, startEmu(t, bin))
-		if err != nil {
-			t.Fatalf("newQEngine: %v", err)
-		}
-		defer e.release()
+		e, ix := emuEngine(t, bin, spec)
 		e.topk = TopKTree
 		var qs []query.Query
 		for _, q := range randomQueries(rand.New(rand.NewPCG(6, 6)), 9, spec.Vocab) {
@@ -315,12 +304,7 @@ func TestTopKRefineEmulated(t *testing.T) {
 		t.Skip("runs the kernels under a C++ emulation")
 	}
 	bin := buildEmu(t, t.TempDir())
-	ix := openCorpus(t, corpusSpec{Docs: 9000, Vocab: 20, Zipf: 1, Density: 0.2, Codec: "gpu-bp256", Seed: 9, Ties: true})
-	e, err := newQEngine(ix, startEmu(t, bin))
-	if err != nil {
-		t.Fatalf("newQEngine: %v", err)
-	}
-	defer e.release()
+	e, ix := emuEngine(t, bin, corpusSpec{Docs: 9000, Vocab: 20, Zipf: 1, Density: 0.2, Codec: "gpu-bp256", Seed: 9, Ties: true})
 	checkEngine(t, e, ix, []query.Query{
 		{Terms: []string{termName(1)}, Mode: query.Or, K: 10},
 		{Terms: []string{termName(2), termName(1)}, Mode: query.And, K: 5000},
