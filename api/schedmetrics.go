@@ -9,7 +9,6 @@ import (
 // usageReporter is what an engine=auto engine reports when it is the
 // CPU/GPU scheduler.
 type usageReporter interface {
-	Counts() (cpu, gpu uint64)
 	Usage() schedule.Usage
 }
 
@@ -48,11 +47,10 @@ func (c *schedCollector) Collect(ch chan<- prometheus.Metric) {
 	if r == nil {
 		return
 	}
-	cpu, gpu := r.Counts()
 	u := r.Usage()
-	for p, ran := range [2]uint64{cpu, gpu} {
+	for p := range u.Queries {
 		name := schedule.Proc(p).String()
-		ch <- prometheus.MustNewConstMetric(c.queries, prometheus.CounterValue, float64(ran), name)
+		ch <- prometheus.MustNewConstMetric(c.queries, prometheus.CounterValue, float64(u.Queries[p]), name)
 		ch <- prometheus.MustNewConstMetric(c.calls, prometheus.CounterValue, float64(u.Calls[p]), name)
 		ch <- prometheus.MustNewConstMetric(c.worker, prometheus.CounterValue, u.Busy[p].Seconds(), name, "busy")
 		ch <- prometheus.MustNewConstMetric(c.worker, prometheus.CounterValue, u.LockWait[p].Seconds(), name, "lock_wait")

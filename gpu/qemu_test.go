@@ -142,8 +142,7 @@ func (b *emuBackend) free(p devPtr) error {
 func (b *emuBackend) upload(p devPtr, src []byte) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	_, err := b.call(0, byte('W'), uint64(p), uint64(len(src)), src)
-	return err
+	return emuStream{b}.upload(p, src)
 }
 
 func (b *emuBackend) run(f func(s stream) error) error {

@@ -718,16 +718,15 @@ func (e *qengine) search(ctx context.Context, qs []query.Query, timing bool) ([]
 	}
 	// The first pass is planned (its terms looked up) before the device is
 	// taken, so that a caller's planning overlaps another's device work.
-	todo0 := plan(0, first)
+	todo := plan(0, first)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.released {
 		return nil, phases, ErrClosed
 	}
-	for w, modeOf := range []func(query.Mode) query.Mode{first, func(query.Mode) query.Mode { return query.Or }} {
-		todo := todo0
+	for w := range waves {
 		if w == 1 {
-			todo = plan(1, modeOf)
+			todo = plan(1, func(query.Mode) query.Mode { return query.Or })
 		}
 		if len(todo) == 0 {
 			continue

@@ -302,8 +302,8 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 	}
 	run.MeanDelayUS = float64(sum.Microseconds()) / float64(len(delays))
 	run.P99DelayUS = float64(delays[(len(delays)*99)/100].Microseconds())
-	run.RanOnCPU, run.RanOnGPU = s.Counts()
 	u := s.Usage()
+	run.RanOnCPU, run.RanOnGPU = u.Queries[schedule.CPU], u.Queries[schedule.GPU]
 	run.BusyCPUS, run.BusyGPUS = u.Busy[schedule.CPU].Seconds(), u.Busy[schedule.GPU].Seconds()
 	run.CallsCPU, run.CallsGPU = u.Calls[schedule.CPU], u.Calls[schedule.GPU]
 	run.LockWaitCPUS, run.LockWaitGPUS = u.LockWait[schedule.CPU].Seconds(), u.LockWait[schedule.GPU].Seconds()

@@ -54,13 +54,13 @@ type Scheduler struct {
 	in      inbox
 	admit   []*Job
 	waiting atomic.Int32
-	ran     [2]uint64 // queries run, per processor kind (indexed by Proc)
 	usage   Usage
 }
 
 // Usage is where a scheduler's workers spent their time, summed over the
 // workers of each processor kind (indexed by Proc).
 type Usage struct {
+	Queries  [2]uint64        // queries run
 	Busy     [2]time.Duration // in engine calls
 	Calls    [2]uint64        // engine calls (a batch is one)
 	LockWait [2]time.Duration // waiting to take the scheduler's lock
@@ -175,13 +175,13 @@ func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, er
 	}
 }
 
-// wake tells waiting workers that a job was queued (s.mu held). Under every policy
-// but best any waiting worker can take it (under hybrid by stealing), so
-// one is woken; under best only the job's preferred processor may, so all
-// are. Waking every worker for every job made them queue for the lock and
-// then for a core: at 44,000 q/s on 16 cores, goroutines woken by the
-// scheduler's lock waited 3.1 s in all for a core in 0.7 s of load
-// (docs/scheduling.md).
+// wake tells waiting workers that a job was queued (s.mu held). Under
+// every policy but best any waiting worker can take it (under hybrid by
+// stealing), so one is woken; under best only the job's preferred
+// processor may, so all are. Waking every worker for every job made them
+// queue for the lock and then for a core: at 44,000 q/s on 16 cores,
+// goroutines woken by the scheduler's lock waited 3.1 s in all for a core
+// in 0.7 s of load (docs/scheduling.md).
 func (s *Scheduler) wake() {
 	if s.cfg.Policy == PolicyBest {
 		s.cond.Broadcast()
@@ -237,7 +237,7 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 		}
 		s.mu.Unlock()
 		// Answer the last jobs (counted before answered, so that a
-		// caller sees its query in Counts).
+		// caller sees its query in Usage).
 		for i, j := range jobs {
 			outs[i].proc = p
 			j.Payload.(*pending).done <- outs[i]
@@ -269,7 +269,7 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 		for range jobs {
 			s.q.Done()
 		}
-		s.ran[p] += uint64(len(jobs))
+		u.Queries[p] += uint64(len(jobs))
 		if s.cfg.Policy == PolicyBest {
 			s.cond.Broadcast() // one query at a time: the next may start
 		}
@@ -362,13 +362,6 @@ func (s *Scheduler) run(e query.Engine, be query.BatchEngine, jobs []*Job) []out
 		}
 	}
 	return outs
-}
-
-// Counts reports how many queries each processor ran.
-func (s *Scheduler) Counts() (cpu, gpu uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.ran[CPU], s.ran[GPU]
 }
 
 // Usage reports where the workers spent their time, up to each one's

@@ -147,14 +147,14 @@ func TestSchedulerMatchesCPU(t *testing.T) {
 			for err := range errs {
 				t.Error(err)
 			}
-			c, g := s.Counts()
+			u := s.Usage()
+			c, g := u.Queries[CPU], u.Queries[GPU]
 			if c+g != 200 {
 				t.Errorf("ran %d queries, want 200", c+g)
 			}
 			if p == PolicyCPU && g != 0 || p == PolicyGPU && c != 0 {
 				t.Errorf("policy %s ran %d on CPU and %d on GPU", p, c, g)
 			}
-			u := s.Usage()
 			busy, calls := u.Busy, u.Calls
 			if calls[CPU] > c || calls[GPU] > g || calls[CPU]+calls[GPU] == 0 || (g > 0 && busy[GPU] < time.Duration(calls[GPU])*2*time.Millisecond) {
 				t.Errorf("policy %s: usage %v in %v calls for %d CPU and %d GPU queries", p, busy, calls, c, g)
@@ -187,8 +187,8 @@ func TestSchedulerWithoutGPU(t *testing.T) {
 	if _, err := s.Search(context.Background(), query.Query{Terms: []string{"t001"}, Mode: query.Or, K: 5}); err != nil {
 		t.Fatal(err)
 	}
-	if c, g := s.Counts(); c != 1 || g != 0 {
-		t.Errorf("without a GPU: ran %d on CPU, %d on GPU; want 1, 0", c, g)
+	if u := s.Usage(); u.Queries[CPU] != 1 || u.Queries[GPU] != 0 {
+		t.Errorf("without a GPU: ran %d on CPU, %d on GPU; want 1, 0", u.Queries[CPU], u.Queries[GPU])
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
