@@ -37,10 +37,11 @@
 // owns one query's OR_SPAN documents, adds their postings position by
 // position in shared memory (positions in query order, so scores add up as
 // alone) and appends to the query's keys those of its documents that can
-// be in the top-k (at least the k-th best score of the span). The top-k
-// kernels then run gx CTAs per query (histogram, compaction) or one CTA per
-// query (pick, finish) on each query's keys, slot, histogram and boundary. A wave runs only round 0 of the select; a
-// query whose boundary exceeds FIN_CAP keys runs again alone.
+// be in the top-k (scoring at least a cut at or below the span's needs-th
+// best score; see or_span_wave). The top-k kernels then run gx CTAs per
+// query (histogram, compaction) or one CTA per query (pick, finish) on each
+// query's keys, slot, histogram and boundary. A wave runs only round 0 of
+// the select; a query whose boundary exceeds FIN_CAP keys runs again alone.
 //
 // Top-k: a radix select over 64-bit keys (score bits made unsigned-
 // ordered, then the complement of the docid), so that a larger key ranks
