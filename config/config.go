@@ -71,6 +71,9 @@ type GPU struct {
 	Batch int `yaml:"batch"`
 	// Workers is the number of scheduler workers per GPU.
 	Workers int `yaml:"workers"`
+	// Wait is how the host thread waits for the GPU: auto, spin, yield or
+	// block (gpu.WaitModes).
+	Wait string `yaml:"wait"`
 }
 
 // Default is the configuration used when no file is given; it matches
@@ -102,7 +105,7 @@ func Default() Config {
 			Policy:          "hybrid",
 			Deadline:        500 * time.Millisecond,
 		},
-		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 64, Workers: 2},
+		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 64, Workers: 2, Wait: "auto"},
 	}
 }
 
@@ -155,8 +158,22 @@ func (c Config) Validate() error {
 	check(c.Server.Timeout > 0, "server.timeout must be positive")
 	check(oneOf(c.Server.Policy, "cpu", "gpu", "best", "hybrid"), "server.policy %q: want cpu, gpu, best or hybrid", c.Server.Policy)
 	check(c.Server.Deadline > 0, "server.deadline must be positive")
-	check(c.GPU.Batch > 0, "gpu.batch must be positive")
-	check(c.GPU.Workers > 0, "gpu.workers must be positive")
+	errs = append(errs, c.GPU.Validate())
+	return errors.Join(errs...)
+}
+
+// Validate checks the GPU section's values.
+func (g GPU) Validate() error {
+	var errs []error
+	if g.Batch <= 0 {
+		errs = append(errs, errors.New("gpu.batch must be positive"))
+	}
+	if g.Workers <= 0 {
+		errs = append(errs, errors.New("gpu.workers must be positive"))
+	}
+	if !oneOf(g.Wait, "auto", "spin", "yield", "block") {
+		errs = append(errs, fmt.Errorf("gpu.wait %q: want auto, spin, yield or block", g.Wait))
+	}
 	return errors.Join(errs...)
 }
 

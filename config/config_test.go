@@ -35,6 +35,8 @@ func TestParse(t *testing.T) {
 		{"not yaml", "index: [", "yaml", nil},
 		{"gpu workers", "gpu:\n  workers: 1\n", "", func(c Config) bool { return c.GPU.Workers == 1 }},
 		{"no gpu workers", "gpu:\n  workers: 0\n", "gpu.workers", nil},
+		{"gpu wait", "gpu:\n  wait: block\n", "", func(c Config) bool { return c.GPU.Wait == "block" }},
+		{"bad gpu wait", "gpu:\n  wait: sleep\n", "gpu.wait", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

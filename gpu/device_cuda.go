@@ -38,9 +38,18 @@ type Device struct {
 	ptxFrom    string
 }
 
+// waitFlags maps DeviceOptions.Wait to the context's scheduling flag.
+var waitFlags = map[string]cu.ContextFlags{
+	"": cu.SchedAuto, "auto": cu.SchedAuto, "spin": cu.SchedSpin, "yield": cu.SchedYield, "block": cu.SchedBlockingSync,
+}
+
 // OpenDevice creates a context on the chosen GPU, loads the kernels (see
-// PTXDirEnv) and returns the device. Errors wrap ErrNoDevice or ErrBadPTX.
+// PTXDirEnv) and returns the device. Errors wrap ErrNoDevice or ErrBadPTX;
+// an unknown wait mode is an error of its own.
 func OpenDevice(opts DeviceOptions) (*Device, error) {
+	if err := checkWait(opts.Wait); err != nil {
+		return nil, err
+	}
 	d := &Device{work: make(chan func()), done: make(chan struct{}), fns: map[string]cu.Function{}}
 	ready := make(chan error, 1)
 	go d.run(opts, ready)
@@ -85,7 +94,7 @@ func (d *Device) open(opts DeviceOptions) (cu.CUContext, error) {
 	if err != nil {
 		return ctx, fmt.Errorf("%w: device %d: %v", ErrNoDevice, opts.Ordinal, err)
 	}
-	if ctx, err = dev.MakeContext(cu.SchedAuto); err != nil {
+	if ctx, err = dev.MakeContext(waitFlags[opts.Wait]); err != nil {
 		return ctx, fmt.Errorf("%w: device %d: create context: %v", ErrNoDevice, opts.Ordinal, err)
 	}
 	if err = d.describe(dev, opts); err == nil {

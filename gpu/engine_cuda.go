@@ -16,6 +16,8 @@ type Options struct {
 	// TopK is a single OR query's top-k method: TopKRadix (default) or
 	// TopKTree.
 	TopK string
+	// Wait is how the host waits for the device (DeviceOptions.Wait).
+	Wait string
 }
 
 // Engine answers queries on a GPU: the index stays resident in device
@@ -36,7 +38,7 @@ func NewEngine(ix *index.Index, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, be, err := openBackend(DeviceOptions{Ordinal: opts.Device, MemoryBudgetMB: opts.MemoryBudgetMB})
+	d, be, err := openBackend(DeviceOptions{Ordinal: opts.Device, MemoryBudgetMB: opts.MemoryBudgetMB, Wait: opts.Wait})
 	if err != nil {
 		return nil, err
 	}

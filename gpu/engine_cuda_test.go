@@ -212,3 +212,23 @@ func TestEngineTopKTree(t *testing.T) {
 		e.Close()
 	}
 }
+
+// TestEngineWaitModes: every way of waiting for the device gives the
+// exhaustive scorer's answers, and an unknown one is refused.
+func TestEngineWaitModes(t *testing.T) {
+	spec := corpusSpec{Docs: 20000, Vocab: 300, Zipf: 1.0, Density: 0.6, Codec: "gpu-bp256", Seed: 31}
+	ix := openCorpus(t, spec)
+	if _, err := NewEngine(ix, Options{Wait: "sleep"}); err == nil {
+		t.Error("NewEngine with Wait sleep: want an error")
+	}
+	for _, mode := range WaitModes {
+		t.Run(mode, func(t *testing.T) {
+			e, err := NewEngine(ix, Options{Wait: mode})
+			if err != nil {
+				t.Fatalf("NewEngine: %v", err)
+			}
+			defer e.Close()
+			checkEngine(t, e.q, ix, randomQueries(rand.New(rand.NewPCG(spec.Seed, 4)), 60, spec.Vocab))
+		})
+	}
+}

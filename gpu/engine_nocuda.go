@@ -16,6 +16,8 @@ type Options struct {
 	// TopK is a single OR query's top-k method: TopKRadix (default) or
 	// TopKTree.
 	TopK string
+	// Wait is how the host waits for the device (DeviceOptions.Wait).
+	Wait string
 }
 
 // Engine answers queries on a GPU. This build has no CUDA support.

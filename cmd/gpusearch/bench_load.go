@@ -55,6 +55,7 @@ type loadFlags struct {
 	maxQueries, k, sweepSteps    int
 	cpuWorkers, gpuBatch         int
 	gpuWorkers                   int
+	gpuWait                      string
 	sweep, urgentAnyProc         bool
 	stealOldest                  bool
 	model, costs                 string
@@ -72,6 +73,14 @@ func newBenchLoadCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			gc := cfg.GPU
+			if f.gpuWait != "" {
+				gc.Wait = f.gpuWait
+				if err := gc.Validate(); err != nil {
+					return usageError{err}
+				}
+			}
+			f.gpuWait = gc.Wait
 			m, err := query.ParseMode(f.mode)
 			if err != nil {
 				return usageError{err}
@@ -115,7 +124,7 @@ func newBenchLoadCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			gpus, gerr := openGPUs(ix, cfg.GPU)
+			gpus, gerr := openGPUs(ix, gc)
 			defer closeGPUs(gpus)
 			if len(gpus) == 0 {
 				fmt.Fprintf(os.Stderr, "bench load: no GPU (%v)\n", gerr)
@@ -192,7 +201,7 @@ func newBenchLoadCmd() *cobra.Command {
 				best[string(p)] = lo
 			}
 			out := map[string]any{"index": f.dir, "deadline_ms": f.deadline.Milliseconds(), "gpus": len(gpus), "model_fitted": fitted,
-				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "gpu_batch": f.gpuBatch, "gpu_workers": f.gpuWorkers, "urgent_any_proc": f.urgentAnyProc, "steal_oldest": f.stealOldest, "model": model, "runs": runs}
+				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "gpu_batch": f.gpuBatch, "gpu_workers": f.gpuWorkers, "gpu_wait": f.gpuWait, "urgent_any_proc": f.urgentAnyProc, "steal_oldest": f.stealOldest, "model": model, "runs": runs}
 			if f.sweep {
 				out["max_rate_without_misses"] = best
 			}
@@ -222,6 +231,7 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.StringVar(&f.cpuEngine, "cpu-engine", "", "the CPU workers' engine (query.New): cpu, maxscore, bmw, ... (default: the cost model's, else cpu)")
 	fl.IntVar(&f.gpuBatch, "gpu-batch", 0, "most queries a GPU worker takes at once (0: the config's gpu.batch)")
 	fl.IntVar(&f.gpuWorkers, "gpu-workers", 0, "workers per GPU: with 2, one plans its batch while the other's runs on the device (0: the config's gpu.workers)")
+	fl.StringVar(&f.gpuWait, "gpu-wait", "", "how the host waits for the GPU: auto, spin, yield or block (default: the config's gpu.wait)")
 	fl.BoolVar(&f.urgentAnyProc, "urgent-any-proc", false, "hybrid: an urgent query runs on whichever processor is free first")
 	fl.BoolVar(&f.stealOldest, "steal-oldest", false, "hybrid: the first version's queue order (the GPU's cheapest job first, thieves take the oldest), for comparison")
 	fl.StringVar(&f.model, "model", "", "cost model file (default: cost-model.json beside the index)")

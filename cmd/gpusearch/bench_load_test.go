@@ -3,13 +3,14 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // TestCLIBenchLoad drives the scheduler on the sample crawl without a GPU
 // at a light rate: every query is answered in time on the CPU, and
 // --costs records each query's features and the CPU cost it met. A
-// missing model file is an error.
+// missing model file is an error, and an unknown --gpu-wait a usage error.
 func TestCLIBenchLoad(t *testing.T) {
 	idx := filepath.Join(t.TempDir(), "idx")
 	mustRun(t, "index", "--quiet", "--out", idx, sampleCrawl)
@@ -38,5 +39,9 @@ func TestCLIBenchLoad(t *testing.T) {
 	if r := runCLI(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
 		"--model", filepath.Join(idx, "nope.json"), "--duration", "100ms"); r.code == 0 {
 		t.Error("bench load with a missing --model: exit 0, want an error")
+	}
+	if r := runCLI(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
+		"--gpu-wait", "sleep", "--duration", "100ms"); r.code != 2 || !strings.Contains(r.stderr, "gpu.wait") {
+		t.Errorf("bench load --gpu-wait sleep: exit %d, stderr %q; want a usage error naming gpu.wait", r.code, r.stderr)
 	}
 }

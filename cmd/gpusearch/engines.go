@@ -17,7 +17,7 @@ func openGPUs(ix *index.Index, cfg config.GPU) ([]*gpu.Engine, error) {
 	var engines []*gpu.Engine
 	var errs []error
 	for _, d := range cfg.Devices {
-		e, err := gpu.NewEngine(ix, gpu.Options{Device: d, MemoryBudgetMB: cfg.MemoryBudgetMB})
+		e, err := gpu.NewEngine(ix, gpu.Options{Device: d, MemoryBudgetMB: cfg.MemoryBudgetMB, Wait: cfg.Wait})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("device %d: %w", d, err))
 			if errors.Is(err, gpu.ErrNoCUDA) {
