@@ -106,7 +106,7 @@ func (d *Device) UploadCorpus(c *analytics.Corpus) (*AnalyticsCorpus, error) {
 	return a, nil
 }
 
-// loadKernels loads kernels/analytics.ptx; it runs on the device goroutine.
+// loadKernels loads kernels/analytics.ptx; it runs inside Device.do.
 func (a *AnalyticsCorpus) loadKernels() error {
 	ptx, from, err := loadPTX("analytics")
 	if err != nil {
@@ -194,8 +194,8 @@ func (a *AnalyticsCorpus) Run(ctx context.Context, task analytics.Task, opts ana
 }
 
 // launch starts kernel name with n work items of per threads each (1: a
-// thread, 32: a warp); args are device pointers and integers. It runs on
-// the device goroutine.
+// thread, 32: a warp); args are device pointers and integers. It runs
+// inside Device.do.
 func (a *AnalyticsCorpus) launch(name string, n, per int, args ...uint64) error {
 	if n == 0 {
 		return nil

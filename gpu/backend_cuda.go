@@ -12,8 +12,8 @@ import (
 )
 
 // cudaBackend is the query engine's backend on a Device: allocations go
-// through the device's budget, and a run is one closure on the device's
-// goroutine, so the launches of a query pass never wait for a channel.
+// through the device's budget, and a run is one hold of the device, so the
+// launches of a query pass never wait for another caller's.
 type cudaBackend struct {
 	d   *Device
 	fns map[string]cu.Function // query and decode kernels; read-only after construction
@@ -21,13 +21,11 @@ type cudaBackend struct {
 	mu   sync.Mutex
 	bufs map[devPtr]*Buffer
 
-	// Touched only on the device goroutine.
+	// Touched only inside Device.do.
 	events []cu.Event
 	marks  int
 }
 
-// newCudaBackend loads the query kernels (kernels/query.ptx, or from
-// PTXDirEnv) next to the device's decoders.
 // openBackend opens a device and loads the query kernels on it.
 func openBackend(opts DeviceOptions) (*Device, *cudaBackend, error) {
 	d, err := OpenDevice(opts)
@@ -42,6 +40,8 @@ func openBackend(opts DeviceOptions) (*Device, *cudaBackend, error) {
 	return d, be, nil
 }
 
+// newCudaBackend loads the query kernels (kernels/query.ptx, or from
+// PTXDirEnv) next to the device's decoders.
 func newCudaBackend(d *Device) (*cudaBackend, error) {
 	b := &cudaBackend{d: d, fns: map[string]cu.Function{}, bufs: map[devPtr]*Buffer{}}
 	err := d.do(func() error {
@@ -129,8 +129,8 @@ func (b *cudaBackend) run(f func(s stream) error) error {
 	})
 }
 
-// cudaStream queues on the legacy default stream. Its methods run on the
-// device goroutine, inside cudaBackend.run.
+// cudaStream queues on the legacy default stream. Its methods run inside
+// cudaBackend.run.
 type cudaStream struct{ b *cudaBackend }
 
 func (s cudaStream) upload(p devPtr, src []byte) error {

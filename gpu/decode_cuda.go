@@ -73,8 +73,8 @@ func (d *Device) check(j DecodeJob) error {
 	return nil
 }
 
-// launch starts a checked job on the default stream; it runs on the
-// device goroutine.
+// launch starts a checked job on the default stream; it runs inside
+// Device.do.
 func (d *Device) launch(j DecodeJob) error {
 	if j.Count == 0 {
 		return nil

@@ -16,23 +16,26 @@ import (
 // block, so a launch of n blocks has ceil(n/warpsPerCTA) CTAs.
 const warpsPerCTA = 4
 
-// Device is one GPU with its own CUDA context. The context is bound to one
-// locked OS thread, and every CUDA call runs on that thread's goroutine,
-// fed through a channel: a Device is safe for concurrent use, and its calls
-// are serialized.
+// Device is one GPU with its own CUDA context. Calls are serialized by a
+// lock, and each runs on its caller's own thread, locked to it for the
+// call, with the context made current there: a Device is safe for
+// concurrent use, and a call costs no hand-off to another thread. (An
+// earlier design ran every call on one goroutine locked to the context's
+// thread; under load each call then waited for that goroutine to be
+// scheduled: docs/scheduling.md, run AB.)
 type Device struct {
 	info DeviceInfo
-	work chan func()
-	done chan struct{}
+	ctx  cu.CUContext
 
 	gate   sync.RWMutex // held for reading by calls in flight, for writing by Close
 	closed bool
+	exec   sync.Mutex // held by the call running on the device
 
 	mu   sync.Mutex
 	used int64 // bytes allocated
 	lost error // set when a kernel fault left the context unusable
 
-	// Touched only on the device goroutine.
+	// Touched only under exec.
 	fns        map[string]cu.Function
 	start, end cu.Event
 	ptxFrom    string
@@ -50,10 +53,8 @@ func OpenDevice(opts DeviceOptions) (*Device, error) {
 	if err := checkWait(opts.Wait); err != nil {
 		return nil, err
 	}
-	d := &Device{work: make(chan func()), done: make(chan struct{}), fns: map[string]cu.Function{}}
-	ready := make(chan error, 1)
-	go d.run(opts, ready)
-	if err := <-ready; err != nil {
+	d := &Device{fns: map[string]cu.Function{}}
+	if err := d.open(opts); err != nil {
 		return nil, err
 	}
 	if err := d.do(d.loadKernels); err != nil {
@@ -63,39 +64,24 @@ func OpenDevice(opts DeviceOptions) (*Device, error) {
 	return d, nil
 }
 
-// run is the device goroutine: it locks its OS thread (for good: the thread
-// ends with the goroutine), creates the context there, and runs the work
-// sent to it until Close.
-func (d *Device) run(opts DeviceOptions, ready chan<- error) {
+// open creates the context and its two timing events, and leaves the
+// context current on no thread: each call makes it current on its own.
+func (d *Device) open(opts DeviceOptions) (err error) {
 	runtime.LockOSThread()
-	ctx, err := d.open(opts)
-	ready <- err
-	if err != nil {
-		close(d.done)
-		return
-	}
-	for f := range d.work {
-		f()
-	}
-	ctx.Destroy()
-	close(d.done)
-}
-
-func (d *Device) open(opts DeviceOptions) (cu.CUContext, error) {
-	var ctx cu.CUContext
+	defer runtime.UnlockOSThread()
 	n, err := cu.NumDevices()
 	if err != nil {
-		return ctx, fmt.Errorf("%w: %v", ErrNoDevice, err)
+		return fmt.Errorf("%w: %v", ErrNoDevice, err)
 	}
 	if opts.Ordinal < 0 || opts.Ordinal >= n {
-		return ctx, fmt.Errorf("%w: device %d requested, %d present", ErrNoDevice, opts.Ordinal, n)
+		return fmt.Errorf("%w: device %d requested, %d present", ErrNoDevice, opts.Ordinal, n)
 	}
 	dev, err := cu.GetDevice(opts.Ordinal)
 	if err != nil {
-		return ctx, fmt.Errorf("%w: device %d: %v", ErrNoDevice, opts.Ordinal, err)
+		return fmt.Errorf("%w: device %d: %v", ErrNoDevice, opts.Ordinal, err)
 	}
-	if ctx, err = dev.MakeContext(waitFlags[opts.Wait]); err != nil {
-		return ctx, fmt.Errorf("%w: device %d: create context: %v", ErrNoDevice, opts.Ordinal, err)
+	if d.ctx, err = dev.MakeContext(waitFlags[opts.Wait]); err != nil {
+		return fmt.Errorf("%w: device %d: create context: %v", ErrNoDevice, opts.Ordinal, err)
 	}
 	if err = d.describe(dev, opts); err == nil {
 		if d.start, err = cu.MakeEvent(cu.DefaultEvent); err == nil {
@@ -103,10 +89,14 @@ func (d *Device) open(opts DeviceOptions) (cu.CUContext, error) {
 		}
 	}
 	if err != nil {
-		ctx.Destroy()
-		return ctx, fmt.Errorf("gpu: device %d: %w", opts.Ordinal, err)
+		d.ctx.Destroy()
+		return fmt.Errorf("gpu: device %d: %w", opts.Ordinal, err)
 	}
-	return ctx, nil
+	if _, err = cu.PopCurrentCtx(); err != nil {
+		d.ctx.Destroy()
+		return fmt.Errorf("gpu: device %d: %w", opts.Ordinal, err)
+	}
+	return nil
 }
 
 // describe fills d.info from the device's attributes and sets the budget.
@@ -176,7 +166,8 @@ func (d *Device) loadKernels() error {
 	return nil
 }
 
-// do runs f on the device goroutine and returns its error.
+// do runs f with the device to itself, on the calling goroutine's thread
+// with the context current there, and returns f's error.
 func (d *Device) do(f func() error) error {
 	d.gate.RLock()
 	defer d.gate.RUnlock()
@@ -189,9 +180,14 @@ func (d *Device) do(f func() error) error {
 	if lost != nil {
 		return lost
 	}
-	errc := make(chan error, 1)
-	d.work <- func() { errc <- f() }
-	return <-errc
+	d.exec.Lock()
+	defer d.exec.Unlock()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := cu.SetCurrentContext(d.ctx); err != nil {
+		return fmt.Errorf("gpu: make the context current: %w", err)
+	}
+	return f()
 }
 
 // sync waits for the device's work; an error there is a kernel fault,
@@ -211,14 +207,14 @@ func (d *Device) sync() error {
 // waits for calls in flight.
 func (d *Device) Close() error {
 	d.gate.Lock()
+	defer d.gate.Unlock()
 	if d.closed {
-		d.gate.Unlock()
 		return nil
 	}
 	d.closed = true
-	close(d.work)
-	d.gate.Unlock()
-	<-d.done
+	if err := d.ctx.Destroy(); err != nil {
+		return fmt.Errorf("gpu: destroy context: %w", err)
+	}
 	return nil
 }
 

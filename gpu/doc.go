@@ -10,10 +10,10 @@
 // everywhere and says why a GPU request cannot be served. The pure-Go parts
 // (host columns, the CPU reference decode, PTX embedding) build in both.
 //
-// Device. OpenDevice creates one CUDA context on one GPU, on a goroutine
-// locked to its OS thread; every CUDA call is a closure sent to that
-// goroutine over a channel, so a Device is safe for concurrent use and its
-// calls are serialized. Allocations are counted against a budget
+// Device. OpenDevice creates one CUDA context on one GPU. Every CUDA call
+// is a closure that runs under the device's lock on its caller's thread,
+// locked to it for the call with the context made current there, so a
+// Device is safe for concurrent use and its calls are serialized. Allocations are counted against a budget
 // (DeviceOptions.MemoryBudgetMB, default the free memory at open) and fail
 // with ErrOutOfMemory past it. A kernel fault (which leaves a CUDA context
 // unusable) is reported as an error and makes every later call on that

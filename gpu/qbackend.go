@@ -50,8 +50,8 @@ func freeAll(be backend, ptrs ...devPtr) error {
 type stream interface {
 	// upload copies src to p before the work queued after it, so that a
 	// launch sequence's small tables travel in the same run as its
-	// launches (a separate backend.upload is one more hand-off to the
-	// device's thread).
+	// launches (a separate backend.upload is one more hold of the
+	// device's lock).
 	upload(p devPtr, src []byte) error
 	memset32(p devPtr, v uint32, n int64) error
 	launch(kernel string, grid, block int, args ...uint64) error
