@@ -18,12 +18,15 @@ type cudaBackend struct {
 	d   *Device
 	fns map[string]cu.Function // query and decode kernels; read-only after construction
 
-	mu   sync.Mutex
-	bufs map[devPtr]*Buffer
+	mu    sync.Mutex
+	bufs  map[devPtr]*Buffer
+	usage DeviceUsage
 
 	// Touched only inside Device.do.
-	events []cu.Event
-	marks  int
+	events      []cu.Event
+	marks       int
+	first, read cu.Event // a run's first operation and its last download's start
+	reads       int      // downloads in the current run
 }
 
 // openBackend opens a device and loads the query kernels on it.
@@ -63,7 +66,10 @@ func newCudaBackend(d *Device) (*cudaBackend, error) {
 		for name, fn := range d.fns {
 			b.fns[name] = fn
 		}
-		return nil
+		if b.first, err = cu.MakeEvent(cu.DefaultEvent); err == nil {
+			b.read, err = cu.MakeEvent(cu.DefaultEvent)
+		}
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -116,7 +122,11 @@ func (b *cudaBackend) multiprocessors() int { return b.d.Info().SMs }
 
 func (b *cudaBackend) run(f func(s stream) error) error {
 	return b.d.do(func() error {
-		b.marks = 0
+		start := time.Now()
+		b.marks, b.reads = 0, 0
+		if err := b.first.Record(cu.Stream{}); err != nil {
+			return fmt.Errorf("gpu: record event: %w", err)
+		}
 		err := f(cudaStream{b})
 		if err != nil {
 			// A failed launch or copy may be a kernel fault: find out, so
@@ -124,9 +134,37 @@ func (b *cudaBackend) run(f func(s stream) error) error {
 			if serr := b.d.sync(); serr != nil {
 				return serr
 			}
+			return err
 		}
-		return err
+		return b.account(time.Since(start))
 	})
+}
+
+// account adds a finished run to the usage: held is its time on the
+// host, and its device time runs from its first operation to the start of
+// its last download (which waited for everything before it).
+func (b *cudaBackend) account(held time.Duration) error {
+	var busy time.Duration
+	if b.reads > 0 {
+		ms, err := b.first.Elapsed(b.read)
+		if err != nil {
+			return fmt.Errorf("gpu: event time: %w", err)
+		}
+		busy = time.Duration(ms * float64(time.Millisecond))
+	}
+	b.mu.Lock()
+	b.usage.Runs++
+	b.usage.Held += held
+	b.usage.Busy += busy
+	b.mu.Unlock()
+	return nil
+}
+
+// deviceUsage returns the runs' totals so far.
+func (b *cudaBackend) deviceUsage() DeviceUsage {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.usage
 }
 
 // cudaStream queues on the legacy default stream. Its methods run inside
@@ -173,6 +211,10 @@ func (s cudaStream) download(dst []byte, p devPtr) error {
 	if len(dst) == 0 {
 		return nil
 	}
+	if err := s.b.read.Record(cu.Stream{}); err != nil {
+		return fmt.Errorf("gpu: record event: %w", err)
+	}
+	s.b.reads++
 	if err := cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), cu.DevicePtr(p), int64(len(dst))); err != nil {
 		if serr := s.b.d.sync(); serr != nil {
 			return serr

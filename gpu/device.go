@@ -1,6 +1,9 @@
 package gpu
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // DeviceOptions choose a GPU, bound its memory use and say how the host
 // waits for it.
@@ -77,4 +80,18 @@ func (r *Resident) Free() error {
 		}
 	}
 	return first
+}
+
+// DeviceUsage accounts for a query engine's runs on its device: each run
+// is one launch sequence of a batch or query pass, ending in the download
+// of its results.
+type DeviceUsage struct {
+	Runs int64
+	// Held is the host's time inside runs, with the device to itself.
+	Held time.Duration
+	// Busy is the device's time from each run's first operation to the
+	// start of its last download (CUDA events): kernels, copies, and any
+	// gaps while the host was late to queue work. Held - Busy is the host's
+	// share: queueing launches, waiting to notice the end, and the copy.
+	Busy time.Duration
 }

@@ -26,6 +26,7 @@ type Options struct {
 // query.BatchEngine; calls are serialized.
 type Engine struct {
 	dev *Device
+	be  *cudaBackend
 	q   *qengine
 }
 
@@ -48,7 +49,7 @@ func NewEngine(ix *index.Index, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	q.topk = topk
-	return &Engine{dev: d, q: q}, nil
+	return &Engine{dev: d, be: be, q: q}, nil
 }
 
 // Search implements query.Engine.
@@ -81,6 +82,9 @@ func (e *Engine) Profile(ctx context.Context, q query.Query) (query.Result, Phas
 
 // Device describes the engine's GPU.
 func (e *Engine) Device() DeviceInfo { return e.dev.Info() }
+
+// Usage reports the engine's runs on the device so far.
+func (e *Engine) Usage() DeviceUsage { return e.be.deviceUsage() }
 
 // Reencoded reports whether the index's columns were re-encoded at upload
 // because their codec has no GPU decoder.

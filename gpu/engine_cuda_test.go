@@ -214,7 +214,8 @@ func TestEngineTopKTree(t *testing.T) {
 }
 
 // TestEngineWaitModes: every way of waiting for the device gives the
-// exhaustive scorer's answers, and an unknown one is refused.
+// exhaustive scorer's answers, and an unknown one is refused. Usage counts
+// the runs, with device time inside the host's.
 func TestEngineWaitModes(t *testing.T) {
 	spec := corpusSpec{Docs: 20000, Vocab: 300, Zipf: 1.0, Density: 0.6, Codec: "gpu-bp256", Seed: 31}
 	ix := openCorpus(t, spec)
@@ -228,7 +229,13 @@ func TestEngineWaitModes(t *testing.T) {
 				t.Fatalf("NewEngine: %v", err)
 			}
 			defer e.Close()
+			if u := e.Usage(); u.Runs != 0 {
+				t.Errorf("Usage before any query = %+v, want none", u)
+			}
 			checkEngine(t, e.q, ix, randomQueries(rand.New(rand.NewPCG(spec.Seed, 4)), 60, spec.Vocab))
+			if u := e.Usage(); u.Runs < 60 || u.Busy <= 0 || u.Busy > u.Held {
+				t.Errorf("Usage after 60 queries and their batch = %+v, want 60 runs or more and 0 < Busy <= Held", u)
+			}
 		})
 	}
 }

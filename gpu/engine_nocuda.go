@@ -45,6 +45,9 @@ func (e *Engine) Profile(ctx context.Context, q query.Query) (query.Result, Phas
 // Device describes the engine's GPU.
 func (e *Engine) Device() DeviceInfo { return DeviceInfo{} }
 
+// Usage reports the engine's runs on the device so far.
+func (e *Engine) Usage() DeviceUsage { return DeviceUsage{} }
+
 // Reencoded reports whether the index's columns were re-encoded at upload.
 func (e *Engine) Reencoded() bool { return false }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpusearch/gpusearch/gpu"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer/analysis"
 	"github.com/gpusearch/gpusearch/query"
@@ -43,7 +44,13 @@ type loadRun struct {
 	LockWaitGPUS float64 `json:"lock_wait_gpu_s"`
 	IdleCPUS     float64 `json:"idle_cpu_s"`
 	IdleGPUS     float64 `json:"idle_gpu_s"`
-	Seconds      float64 `json:"seconds"` // from the first arrival to the last answer
+	// The GPUs' runs (launch sequences) and, summed over them, the time
+	// the host held a device and the device's time in them
+	// (gpu.DeviceUsage).
+	GPURuns    int64   `json:"gpu_runs"`
+	GPUHeldS   float64 `json:"gpu_held_s"`
+	GPUDeviceS float64 `json:"gpu_device_s"`
+	Seconds    float64 `json:"seconds"` // from the first arrival to the last answer
 }
 
 // loadFlags are bench load's options.
@@ -155,7 +162,11 @@ func newBenchLoadCmd() *cobra.Command {
 					continue
 				}
 				measure := func(rate float64) (loadRun, error) {
+					before := deviceUsage(gpus)
 					r, err := runLoad(cmd.Context(), ix, sc, qs, rate, f)
+					after := deviceUsage(gpus)
+					r.GPURuns = after.Runs - before.Runs
+					r.GPUHeldS, r.GPUDeviceS = (after.Held - before.Held).Seconds(), (after.Busy - before.Busy).Seconds()
 					if err == nil {
 						fmt.Fprintf(os.Stderr, "policy %-6s rate %8.1f q/s: mean %8.0fus p99 %8.0fus missed %d\n", p, rate, r.MeanDelayUS, r.P99DelayUS, r.Missed)
 					}
@@ -239,6 +250,18 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.Bool("json", true, "print JSON (always on)")
 	cmd.MarkFlagRequired("queries")
 	return cmd
+}
+
+// deviceUsage sums the GPU engines' usage.
+func deviceUsage(gpus []*gpu.Engine) gpu.DeviceUsage {
+	var sum gpu.DeviceUsage
+	for _, g := range gpus {
+		u := g.Usage()
+		sum.Runs += u.Runs
+		sum.Held += u.Held
+		sum.Busy += u.Busy
+	}
+	return sum
 }
 
 // runLoad sends queries at Poisson arrival times through a fresh

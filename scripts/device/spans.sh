@@ -20,7 +20,8 @@
 #          per rate, 4 bisections, from START_RATE) on the last 200 for each
 #          of VARIANTS (';'-separated; default cpu;gpu;hybrid; a variant
 #          may start with environment settings, e.g. GOMAXPROCS=18 hybrid,
-#          and BIN=.device/gpusearch-old runs that binary instead);
+#          and BIN=.device/gpusearch-old runs that binary instead; its
+#          flags come last, so that e.g. --duration 10s overrides 3s);
 #   trace  bench load --policy hybrid at TRACE_RATE (default 88000) for
 #          0.5 s with an execution trace and a CPU profile (trace.out.gz,
 #          cpu.pprof), after sched (its cost model).
@@ -137,7 +138,7 @@ if has sched; then
 		p=$1
 		shift
 		timeout "$(tmo "${SWEEP_TIMEOUT:-80}")" env "${envs[@]}" $bin bench load --index "$W/s" --queries "$W/load.txt" --mode or --rate "${START_RATE:-8000}" \
-			--deadline 500ms --policy "$p" "$@" --sweep --sweep-steps 4 --duration 3s --max-queries 1000000 >"$R/load-$i.json" 2>>"$LOG"
+			--deadline 500ms --policy "$p" --sweep --sweep-steps 4 --duration 3s --max-queries 3000000 "$@" >"$R/load-$i.json" 2>>"$LOG"
 		grep -A2 max_rate "$R/load-$i.json" | tee -a "$LOG"
 		pack
 	done
