@@ -13,12 +13,13 @@
 // Device. OpenDevice creates one CUDA context on one GPU. Every CUDA call
 // is a closure that runs under the device's lock on its caller's thread,
 // locked to it for the call with the context made current there, so a
-// Device is safe for concurrent use and its calls are serialized. Allocations are counted against a budget
-// (DeviceOptions.MemoryBudgetMB, default the free memory at open) and fail
-// with ErrOutOfMemory past it. A kernel fault (which leaves a CUDA context
-// unusable) is reported as an error and makes every later call on that
-// Device return it: the process does not crash. Timing uses CUDA events
-// around back-to-back launches on the default stream.
+// Device is safe for concurrent use and its calls are serialized.
+// Allocations are counted against a budget (DeviceOptions.MemoryBudgetMB,
+// default the free memory at open) and fail with ErrOutOfMemory past it.
+// A kernel fault (which leaves a CUDA context unusable) is reported as an
+// error and makes every later call on that Device return it: the process
+// does not crash. Timing uses CUDA events around back-to-back launches on
+// the default stream.
 //
 // Columns. A HostColumn is an encoded column as the index stores it: the
 // blocks of one GPU codec, the skip table's byte offsets (the GPU formats'
@@ -56,9 +57,13 @@
 // hands the select only the keys that can reach the top-k. Scores follow
 // bm25.TermScore operation by operation and add up in query-term order, so
 // they equal the CPU's bit for bit. SearchBatch queues many passes per
-// synchronization; callers share the device one batch at a time, but each
-// looks its batch's terms up before it waits for the device, so a second
-// caller plans while the first one's batch runs. Profile times the phases
+// synchronization. Each caller has a workspace of its own (device scratch,
+// result slots and their host copy), so callers plan, lay out and read
+// back their batches on the host while another caller's launch sequence
+// runs; the device takes one run at a time. Usage accounts for the runs
+// (host time holding the device, device time by CUDA events). Each
+// workspace grows to the largest wave its caller ran, so the memory budget
+// must leave room for one per concurrent caller. Profile times the phases
 // with CUDA events. The engine drives its device through a small
 // backend interface (qbackend.go): the CUDA one in a cuda build, and in
 // the CPU tests a child process running the same kernels compiled for the

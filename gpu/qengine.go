@@ -69,14 +69,52 @@ type qengine struct {
 	wavePostings int64
 	topk         string // a single OR pass's top-k: TopKRadix or TopKTree
 
-	mu       sync.Mutex // one search at a time owns the scratch
-	owned    []devPtr
-	scratch  devPtr
-	scrSize  int64
-	out      devPtr
-	outSize  int64
-	slotBuf  []byte
+	// life is held for reading by searches and for writing by release.
+	life     sync.RWMutex
 	released bool
+	owned    []devPtr
+
+	mu    sync.Mutex
+	spare []*workspace // workspaces no search is using
+}
+
+// workspace is one search's device scratch, its device slots for results
+// and their host copy. Each search in flight has its own, so that searches
+// prepare and finish on the host while another's launches run; the device
+// itself takes one run at a time.
+type workspace struct {
+	scratch devPtr
+	scrSize int64
+	out     devPtr
+	outSize int64
+	slotBuf []byte
+}
+
+// slots returns the host buffer for n bytes of slots.
+func (ws *workspace) slots(n int64) []byte {
+	if int64(cap(ws.slotBuf)) < n {
+		ws.slotBuf = make([]byte, n)
+	}
+	return ws.slotBuf[:n]
+}
+
+// takeWorkspace returns a spare workspace, or a new empty one.
+func (e *qengine) takeWorkspace() *workspace {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if n := len(e.spare); n > 0 {
+		ws := e.spare[n-1]
+		e.spare = e.spare[:n-1]
+		return ws
+	}
+	return &workspace{}
+}
+
+// putWorkspace makes ws spare again.
+func (e *qengine) putWorkspace(ws *workspace) {
+	e.mu.Lock()
+	e.spare = append(e.spare, ws)
+	e.mu.Unlock()
 }
 
 // newQEngine uploads ix to the backend. A column whose codec has no GPU
@@ -132,17 +170,21 @@ func (e *qengine) upload(ix *index.Index) error {
 	return e.be.upload(e.norms, bytesOf(ix.Norms()))
 }
 
-// release frees every device allocation; it is safe to call twice.
+// release frees every device allocation, after the searches in flight;
+// it is safe to call twice.
 func (e *qengine) release() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.life.Lock()
+	defer e.life.Unlock()
 	if e.released {
 		return nil
 	}
 	e.released = true
-	err := freeAll(e.be, append(e.owned, e.scratch, e.out)...)
-	e.owned, e.scratch, e.out = nil, 0, 0
-	return err
+	ptrs := e.owned
+	for _, ws := range e.spare {
+		ptrs = append(ptrs, ws.scratch, ws.out)
+	}
+	e.owned, e.spare = nil, nil
+	return freeAll(e.be, ptrs...)
 }
 
 // grow makes *p at least size bytes (with headroom), freeing the old block.
@@ -551,10 +593,10 @@ func (e *qengine) refine(s stream, sc *scratch, slot devPtr, r int) error {
 // them in place; in a batch, such a pass (rare: a boundary of over FIN_CAP
 // keys) is run again alone, since later passes reused its scratch. With
 // timing, a single pass's phases are measured.
-func (e *qengine) run(jobs []*qjob, timing bool) error {
+func (e *qengine) run(ws *workspace, jobs []*qjob, timing bool) error {
 	if len(jobs) > 1 {
 		var err error
-		if jobs, err = e.runWaves(jobs); err != nil || len(jobs) == 0 {
+		if jobs, err = e.runWaves(ws, jobs); err != nil || len(jobs) == 0 {
 			return err
 		}
 	}
@@ -566,33 +608,29 @@ func (e *qengine) run(jobs []*qjob, timing bool) error {
 		scrSize = max(scrSize, size)
 		slotSize = max(slotSize, scs[i].slotBytes())
 	}
-	if err := e.grow(&e.scratch, &e.scrSize, scrSize); err != nil {
+	if err := e.grow(&ws.scratch, &ws.scrSize, scrSize); err != nil {
 		return err
 	}
-	if err := e.grow(&e.out, &e.outSize, slotSize*int64(len(jobs))); err != nil {
+	if err := e.grow(&ws.out, &ws.outSize, slotSize*int64(len(jobs))); err != nil {
 		return err
 	}
 	for i, j := range jobs {
-		scs[i], _ = e.layout(&j.plan, e.scratch)
+		scs[i], _ = e.layout(&j.plan, ws.scratch)
 	}
-	total := int(slotSize) * len(jobs)
-	if cap(e.slotBuf) < total {
-		e.slotBuf = make([]byte, total)
-	}
-	buf := e.slotBuf[:total]
+	buf := ws.slots(slotSize * int64(len(jobs)))
 	single := len(jobs) == 1
 	var redo []*qjob
 	err := e.be.run(func(s stream) error {
 		tm := qtimer{on: timing && single}
 		for i, j := range jobs {
-			if err := e.enqueue(s, j, &scs[i], e.out+devPtr(int64(i)*slotSize), &tm); err != nil {
+			if err := e.enqueue(s, j, &scs[i], ws.out+devPtr(int64(i)*slotSize), &tm); err != nil {
 				return err
 			}
 		}
 		if err := tm.begin(s, -1); err != nil {
 			return err
 		}
-		if err := s.download(buf, e.out); err != nil {
+		if err := s.download(buf, ws.out); err != nil {
 			return err
 		}
 		for i, j := range jobs {
@@ -612,13 +650,13 @@ func (e *qengine) run(jobs []*qjob, timing bool) error {
 				if err := tm.begin(s, PhaseTopK); err != nil {
 					return err
 				}
-				if err := e.refine(s, &scs[i], e.out, r); err != nil {
+				if err := e.refine(s, &scs[i], ws.out, r); err != nil {
 					return err
 				}
 				if err := tm.begin(s, -1); err != nil {
 					return err
 				}
-				if err := s.download(slot, e.out); err != nil {
+				if err := s.download(slot, ws.out); err != nil {
 					return err
 				}
 				j.readSlot(slot, &scs[i])
@@ -634,7 +672,7 @@ func (e *qengine) run(jobs []*qjob, timing bool) error {
 		return err
 	}
 	for _, j := range redo {
-		if err := e.run([]*qjob{j}, false); err != nil {
+		if err := e.run(ws, []*qjob{j}, false); err != nil {
 			return err
 		}
 	}
@@ -719,11 +757,13 @@ func (e *qengine) search(ctx context.Context, qs []query.Query, timing bool) ([]
 	// The first pass is planned (its terms looked up) before the device is
 	// taken, so that a caller's planning overlaps another's device work.
 	todo := plan(0, first)
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.life.RLock()
+	defer e.life.RUnlock()
 	if e.released {
 		return nil, phases, ErrClosed
 	}
+	ws := e.takeWorkspace()
+	defer e.putWorkspace(ws)
 	for w := range waves {
 		if w == 1 {
 			todo = plan(1, func(query.Mode) query.Mode { return query.Or })
@@ -734,7 +774,7 @@ func (e *qengine) search(ctx context.Context, qs []query.Query, timing bool) ([]
 		if err := ctx.Err(); err != nil {
 			return nil, phases, err
 		}
-		if err := e.run(todo, timing); err != nil {
+		if err := e.run(ws, todo, timing); err != nil {
 			return nil, phases, err
 		}
 		for i, j := range waves[w] {

@@ -11,7 +11,7 @@ const defaultWavePostings = 64 << 20
 // launch sequence (see "Waves" in kernels/query.cu), and returns the other
 // passes, and the OR passes whose top-k needs more than a wave's one radix
 // round, for the pass-by-pass path.
-func (e *qengine) runWaves(jobs []*qjob) ([]*qjob, error) {
+func (e *qengine) runWaves(ws *workspace, jobs []*qjob) ([]*qjob, error) {
 	var or, rest []*qjob
 	for _, j := range jobs {
 		if j.plan.and {
@@ -35,7 +35,7 @@ func (e *qengine) runWaves(jobs []*qjob) ([]*qjob, error) {
 			}
 			postings += p
 		}
-		redo, err := e.wave(or[:n])
+		redo, err := e.wave(ws, or[:n])
 		if err != nil {
 			return nil, err
 		}
@@ -102,7 +102,7 @@ func (e *qengine) waveTable(jobs []*qjob) *waveTable {
 
 // wave runs OR passes as one launch sequence and returns those whose
 // top-k did not finish in round 0.
-func (e *qengine) wave(jobs []*qjob) ([]*qjob, error) {
+func (e *qengine) wave(ws *workspace, jobs []*qjob) ([]*qjob, error) {
 	w := int64(len(jobs))
 	t := e.waveTable(jobs)
 	rows, bs, segs := t.rows, int64(e.bs), int64(len(t.segIdf))
@@ -124,21 +124,17 @@ func (e *qengine) wave(jobs []*qjob) ([]*qjob, error) {
 		return tab, sel, keys, hist, bnd, docs, freqs, c.off
 	}
 	_, _, _, _, _, _, _, size := layout(0)
-	if err := e.grow(&e.scratch, &e.scrSize, size); err != nil {
+	if err := e.grow(&ws.scratch, &ws.scrSize, size); err != nil {
 		return nil, err
 	}
-	if err := e.grow(&e.out, &e.outSize, w*t.slotSize); err != nil {
+	if err := e.grow(&ws.out, &ws.outSize, w*t.slotSize); err != nil {
 		return nil, err
 	}
-	tab, sel, keys, hist, bnd, docs, freqs, _ := layout(e.scratch)
+	tab, sel, keys, hist, bnd, docs, freqs, _ := layout(ws.scratch)
 	at := func(part int) uint64 { return uint64(tab) + offs[part] }
 	segRow, segFirst, qSeg, segIdf, segDf, needs, keyOff, keyCap := at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)
-	total := int(w * t.slotSize)
-	if cap(e.slotBuf) < total {
-		e.slotBuf = make([]byte, total)
-	}
-	buf := e.slotBuf[:total]
-	out, slot, result := uint64(e.out), uint64(t.slotSize), uint64(e.out)+uint64(t.hdr)
+	buf := ws.slots(w * t.slotSize)
+	out, slot, result := uint64(ws.out), uint64(t.slotSize), uint64(ws.out)+uint64(t.hdr)
 	spans := (int64(e.docs) + orSpan - 1) / orSpan
 	gx := uint64(max(1, min(e.gridFor(t.maxKeys), (2*e.gridCap+int(w)-1)/int(w))))
 	shift, bits := digitShift[0], digitBits[0]
@@ -171,7 +167,7 @@ func (e *qengine) wave(jobs []*qjob) ([]*qjob, error) {
 			func() error {
 				return s.launch("topk_finish", int(w), qBig, 0, uint64(bnd), qFinCap, out, slot, result, uint64(t.resultCap))
 			},
-			func() error { return s.download(buf, e.out) },
+			func() error { return s.download(buf, ws.out) },
 		}
 		for _, step := range steps {
 			if err := step(); err != nil {
