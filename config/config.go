@@ -105,7 +105,7 @@ func Default() Config {
 			Policy:          "hybrid",
 			Deadline:        500 * time.Millisecond,
 		},
-		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 64, Workers: 2, Wait: "auto"},
+		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 128, Workers: 2, Wait: "auto"},
 	}
 }
 

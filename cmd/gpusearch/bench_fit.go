@@ -134,7 +134,7 @@ func newBenchFitCmd() *cobra.Command {
 	fl.IntVar(&holdOut, "hold-out", 4, "every n-th query is held out to measure the model's error")
 	fl.StringVar(&samplesFile, "samples", "", "also write the measured samples (features and times) to this JSON file")
 	fl.StringVar(&cpuEngine, "cpu-engine", "auto", "the CPU engine timed (query.New name), or auto: time cpu and bmw and keep the faster, which engine=auto then runs")
-	fl.IntVar(&gpuBatch, "gpu-batch", 64, "time the GPU per query in batches of this many copies of each query, as the scheduler hands it work (default: the config's gpu.batch; 1: one query at a time)")
+	fl.IntVar(&gpuBatch, "gpu-batch", 128, "time the GPU per query in batches of this many copies of each query, as the scheduler hands it work (default: the config's gpu.batch; 1: one query at a time)")
 	fl.Bool("json", true, "print JSON (always on)")
 	cmd.MarkFlagRequired("queries")
 	return cmd
