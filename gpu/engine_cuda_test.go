@@ -239,3 +239,12 @@ func TestEngineWaitModes(t *testing.T) {
 		})
 	}
 }
+
+// TestEngineConcurrent: callers whose batches overlap on the device, each
+// on its own stream and workspace, get the exhaustive scorer's answers.
+func TestEngineConcurrent(t *testing.T) {
+	spec := corpusSpec{Docs: 200000, Vocab: 400, Zipf: 1.1, Density: 0.3, Codec: "gpu-bp256", Seed: 41}
+	ix := openCorpus(t, spec)
+	e := testEngine(t, ix)
+	checkConcurrent(t, e.q, ix, 6, 8, 40, spec)
+}

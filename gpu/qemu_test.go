@@ -4,7 +4,6 @@ package gpu
 
 import (
 	"bufio"
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -254,31 +252,7 @@ func TestQueryEngineEmulated(t *testing.T) {
 	t.Run("concurrent", func(t *testing.T) {
 		spec := corpusSpec{Docs: 3000, Vocab: 40, Zipf: 1.1, Density: 0.05, Codec: "gpu-bp256", Seed: 8}
 		e, ix := emuEngine(t, bin, spec)
-		const callers = 4
-		batches := make([][]query.Query, callers)
-		got := make([][]query.Result, callers)
-		errs := make([]error, callers)
-		var wg sync.WaitGroup
-		for c := range callers {
-			batches[c] = randomQueries(rand.New(rand.NewPCG(8, uint64(c))), 6, spec.Vocab)
-			wg.Go(func() { got[c], _, errs[c] = e.search(context.Background(), batches[c], false) })
-		}
-		wg.Wait()
-		ref := query.NewExhaustive(ix)
-		for c := range callers {
-			if errs[c] != nil {
-				t.Fatalf("caller %d: %v", c, errs[c])
-			}
-			for i, q := range batches[c] {
-				want, err := ref.Search(context.Background(), q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(got[c][i].Hits, want.Hits) {
-					t.Errorf("caller %d: %v = %v, want %v", c, q, got[c][i].Hits, want.Hits)
-				}
-			}
-		}
+		checkConcurrent(t, e, ix, 4, 1, 6, spec)
 	})
 	// The max-tree top-k on OR queries, over more than one run of groups.
 	t.Run("tree", func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"sync"
 	"testing"
 
 	_ "github.com/gpusearch/gpusearch/codecplugins/bp"
@@ -208,6 +209,49 @@ func checkEngine(t *testing.T, e *qengine, ix *index.Index, qs []query.Query) {
 		for i := range qs {
 			if !slices.Equal(batch[i].Hits, single[i].Hits) {
 				t.Errorf("batch answer (small waves %v) to %v = %v, alone %v", small, qs[i], batch[i].Hits, single[i].Hits)
+			}
+		}
+	}
+}
+
+// checkConcurrent has callers search at once, each rounds batches of n
+// random queries, and compares every answer with the exhaustive scorer's.
+func checkConcurrent(t *testing.T, e *qengine, ix *index.Index, callers, rounds, n int, spec corpusSpec) {
+	t.Helper()
+	batches := make([][][]query.Query, callers)
+	got := make([][][]query.Result, callers)
+	errs := make([]error, callers)
+	var wg sync.WaitGroup
+	for c := range callers {
+		rng := rand.New(rand.NewPCG(spec.Seed, uint64(c)))
+		batches[c] = make([][]query.Query, rounds)
+		got[c] = make([][]query.Result, rounds)
+		for r := range rounds {
+			batches[c][r] = randomQueries(rng, n, spec.Vocab)
+		}
+		wg.Go(func() {
+			for r := range rounds {
+				if got[c][r], _, errs[c] = e.search(context.Background(), batches[c][r], false); errs[c] != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	ref := query.NewExhaustive(ix)
+	for c := range callers {
+		if errs[c] != nil {
+			t.Fatalf("caller %d: %v", c, errs[c])
+		}
+		for r := range rounds {
+			for i, q := range batches[c][r] {
+				want, err := ref.Search(context.Background(), q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got[c][r][i].Hits, want.Hits) {
+					t.Errorf("caller %d, round %d: %v = %v, want %v", c, r, q, got[c][r][i].Hits, want.Hits)
+				}
 			}
 		}
 	}
