@@ -12,17 +12,21 @@ import (
 )
 
 // cudaBackend is the query engine's backend on a Device: allocations go
-// through the device's budget, and each run has a stream of its own, so
-// that runs from several callers overlap: one's launches are queued while
-// another's run or its host waits for the results.
+// through the device's budget, and a run is one hold of the device, so the
+// launches of a query pass never wait for another caller's.
 type cudaBackend struct {
 	d   *Device
 	fns map[string]cu.Function // query and decode kernels; read-only after construction
 
-	mu      sync.Mutex
-	bufs    map[devPtr]*Buffer
-	usage   DeviceUsage
-	streams []*cudaStream // streams no run is using
+	mu    sync.Mutex
+	bufs  map[devPtr]*Buffer
+	usage DeviceUsage
+
+	// Touched only inside Device.do.
+	events      []cu.Event
+	marks       int
+	first, read cu.Event // a run's first operation and its last download's start
+	reads       int      // downloads in the current run
 }
 
 // openBackend opens a device and loads the query kernels on it.
@@ -62,7 +66,10 @@ func newCudaBackend(d *Device) (*cudaBackend, error) {
 		for name, fn := range d.fns {
 			b.fns[name] = fn
 		}
-		return nil
+		if b.first, err = cu.MakeEvent(cu.DefaultEvent); err == nil {
+			b.read, err = cu.MakeEvent(cu.DefaultEvent)
+		}
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -114,18 +121,14 @@ func (b *cudaBackend) upload(p devPtr, src []byte) error {
 func (b *cudaBackend) multiprocessors() int { return b.d.Info().SMs }
 
 func (b *cudaBackend) run(f func(s stream) error) error {
-	return b.d.share(func() error {
-		st, err := b.takeStream()
-		if err != nil {
-			return err
-		}
-		defer b.putStream(st)
+	return b.d.do(func() error {
 		start := time.Now()
-		st.marks, st.reads = 0, 0
-		if err := st.first.Record(st.s); err != nil {
+		b.marks, b.reads = 0, 0
+		if err := b.first.Record(cu.Stream{}); err != nil {
 			return fmt.Errorf("gpu: record event: %w", err)
 		}
-		if err := f(st); err != nil {
+		err := f(cudaStream{b})
+		if err != nil {
 			// A failed launch or copy may be a kernel fault: find out, so
 			// that a lost context is reported as such from now on.
 			if serr := b.d.sync(); serr != nil {
@@ -133,48 +136,17 @@ func (b *cudaBackend) run(f func(s stream) error) error {
 			}
 			return err
 		}
-		return b.account(st, time.Since(start))
+		return b.account(time.Since(start))
 	})
-}
-
-// takeStream returns a spare stream, or makes one (inside Device.share).
-func (b *cudaBackend) takeStream() (*cudaStream, error) {
-	b.mu.Lock()
-	if n := len(b.streams); n > 0 {
-		st := b.streams[n-1]
-		b.streams = b.streams[:n-1]
-		b.mu.Unlock()
-		return st, nil
-	}
-	b.mu.Unlock()
-	st := &cudaStream{b: b}
-	var err error
-	if st.s, err = cu.MakeStream(cu.NonBlocking); err != nil {
-		return nil, fmt.Errorf("gpu: make stream: %w", err)
-	}
-	if st.first, err = cu.MakeEvent(cu.DefaultEvent); err == nil {
-		st.read, err = cu.MakeEvent(cu.DefaultEvent)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("gpu: make event: %w", err)
-	}
-	return st, nil
-}
-
-// putStream makes st spare again. Streams live as long as the context.
-func (b *cudaBackend) putStream(st *cudaStream) {
-	b.mu.Lock()
-	b.streams = append(b.streams, st)
-	b.mu.Unlock()
 }
 
 // account adds a finished run to the usage: held is its time on the
 // host, and its device time runs from its first operation to the start of
 // its last download (which waited for everything before it).
-func (b *cudaBackend) account(st *cudaStream, held time.Duration) error {
+func (b *cudaBackend) account(held time.Duration) error {
 	var busy time.Duration
-	if st.reads > 0 {
-		ms, err := st.first.Elapsed(st.read)
+	if b.reads > 0 {
+		ms, err := b.first.Elapsed(b.read)
 		if err != nil {
 			return fmt.Errorf("gpu: event time: %w", err)
 		}
@@ -195,40 +167,31 @@ func (b *cudaBackend) deviceUsage() DeviceUsage {
 	return b.usage
 }
 
-// cudaStream is one run's non-blocking stream, with its events. Its
-// methods run inside cudaBackend.run.
-type cudaStream struct {
-	b           *cudaBackend
-	s           cu.Stream
-	events      []cu.Event // marks
-	marks       int
-	first, read cu.Event // the run's first operation and its last download's start
-	reads       int      // downloads in the run
-}
+// cudaStream queues on the legacy default stream. Its methods run inside
+// cudaBackend.run.
+type cudaStream struct{ b *cudaBackend }
 
-func (s *cudaStream) upload(p devPtr, src []byte) error {
+func (s cudaStream) upload(p devPtr, src []byte) error {
 	if len(src) == 0 {
 		return nil
 	}
-	// From pageable memory the copy is staged before the call returns, so
-	// src may change afterwards.
-	if err := cu.MemcpyHtoDAsync(cu.DevicePtr(p), unsafe.Pointer(&src[0]), int64(len(src)), s.s); err != nil {
+	if err := cu.MemcpyHtoD(cu.DevicePtr(p), unsafe.Pointer(&src[0]), int64(len(src))); err != nil {
 		return fmt.Errorf("gpu: write %d bytes: %w", len(src), err)
 	}
 	return nil
 }
 
-func (s *cudaStream) memset32(p devPtr, v uint32, n int64) error {
+func (s cudaStream) memset32(p devPtr, v uint32, n int64) error {
 	if n == 0 {
 		return nil
 	}
-	if err := cu.MemsetD32Async(cu.DevicePtr(p), uint(v), n, s.s); err != nil {
+	if err := cu.MemsetD32Async(cu.DevicePtr(p), uint(v), n, cu.Stream{}); err != nil {
 		return fmt.Errorf("gpu: memset %d words: %w", n, err)
 	}
 	return nil
 }
 
-func (s *cudaStream) launch(kernel string, grid, block int, args ...uint64) error {
+func (s cudaStream) launch(kernel string, grid, block int, args ...uint64) error {
 	fn, ok := s.b.fns[kernel]
 	if !ok {
 		return fmt.Errorf("%w: no kernel %s", ErrBadPTX, kernel)
@@ -238,28 +201,21 @@ func (s *cudaStream) launch(kernel string, grid, block int, args ...uint64) erro
 	for i := range vals {
 		ptrs[i] = unsafe.Pointer(&vals[i])
 	}
-	if err := fn.Launch(grid, 1, 1, block, 1, 1, 0, s.s, ptrs); err != nil {
+	if err := fn.Launch(grid, 1, 1, block, 1, 1, 0, cu.Stream{}, ptrs); err != nil {
 		return fmt.Errorf("gpu: launch %s (%d x %d): %w", kernel, grid, block, err)
 	}
 	return nil
 }
 
-// download waits for the stream's work, then copies; into pageable memory
-// the copy returns only when done, and the stream's synchronization makes
-// sure of it.
-func (s *cudaStream) download(dst []byte, p devPtr) error {
+func (s cudaStream) download(dst []byte, p devPtr) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	if err := s.read.Record(s.s); err != nil {
+	if err := s.b.read.Record(cu.Stream{}); err != nil {
 		return fmt.Errorf("gpu: record event: %w", err)
 	}
-	s.reads++
-	err := cu.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), cu.DevicePtr(p), int64(len(dst)), s.s)
-	if err == nil {
-		err = s.s.Synchronize()
-	}
-	if err != nil {
+	s.b.reads++
+	if err := cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), cu.DevicePtr(p), int64(len(dst))); err != nil {
 		if serr := s.b.d.sync(); serr != nil {
 			return serr
 		}
@@ -268,25 +224,27 @@ func (s *cudaStream) download(dst []byte, p devPtr) error {
 	return nil
 }
 
-func (s *cudaStream) mark() error {
-	if s.marks == len(s.events) {
+func (s cudaStream) mark() error {
+	b := s.b
+	if b.marks == len(b.events) {
 		ev, err := cu.MakeEvent(cu.DefaultEvent)
 		if err != nil {
 			return fmt.Errorf("gpu: make event: %w", err)
 		}
-		s.events = append(s.events, ev)
+		b.events = append(b.events, ev)
 	}
-	if err := s.events[s.marks].Record(s.s); err != nil {
+	if err := b.events[b.marks].Record(cu.Stream{}); err != nil {
 		return fmt.Errorf("gpu: record event: %w", err)
 	}
-	s.marks++
+	b.marks++
 	return nil
 }
 
-func (s *cudaStream) elapsed() ([]time.Duration, error) {
+func (s cudaStream) elapsed() ([]time.Duration, error) {
+	b := s.b
 	var out []time.Duration
-	for i := 0; i+1 < s.marks; i++ {
-		ms, err := s.events[i].Elapsed(s.events[i+1])
+	for i := 0; i+1 < b.marks; i++ {
+		ms, err := b.events[i].Elapsed(b.events[i+1])
 		if err != nil {
 			return nil, fmt.Errorf("gpu: event time: %w", err)
 		}

@@ -84,15 +84,14 @@ func (r *Resident) Free() error {
 
 // DeviceUsage accounts for a query engine's runs on its device: each run
 // is one launch sequence of a batch or query pass, ending in the download
-// of its results. Runs of concurrent callers overlap, and each counts in
-// full, so the sums can exceed the time that passed.
+// of its results.
 type DeviceUsage struct {
 	Runs int64
-	// Held is the host's time inside runs.
+	// Held is the host's time inside runs, with the device to itself.
 	Held time.Duration
-	// Busy is the time on the device's clock from each run's first
-	// operation to the start of its last download (CUDA events): its
-	// kernels and copies, any gaps while the host was late to queue them,
-	// and, with runs overlapping, the other runs' work in between.
+	// Busy is the device's time from each run's first operation to the
+	// start of its last download (CUDA events): kernels, copies, and any
+	// gaps while the host was late to queue work. Held - Busy is the host's
+	// share: queueing launches, waiting to notice the end, and the copy.
 	Busy time.Duration
 }

@@ -16,10 +16,9 @@ import (
 // block, so a launch of n blocks has ceil(n/warpsPerCTA) CTAs.
 const warpsPerCTA = 4
 
-// Device is one GPU with its own CUDA context. Calls run on their
-// callers' own threads, locked to them for the call, with the context made
-// current there; they are serialized by a lock, except the query engine's
-// runs, which each queue on a stream of their own. A Device is safe for
+// Device is one GPU with its own CUDA context. Calls are serialized by a
+// lock, and each runs on its caller's own thread, locked to it for the
+// call, with the context made current there: a Device is safe for
 // concurrent use, and a call costs no hand-off to another thread. (An
 // earlier design ran every call on one goroutine locked to the context's
 // thread; under load each call then waited for that goroutine to be
@@ -30,13 +29,13 @@ type Device struct {
 
 	gate   sync.RWMutex // held for reading by calls in flight, for writing by Close
 	closed bool
-	exec   sync.Mutex // held by do's calls
+	exec   sync.Mutex // held by the call running on the device
 
 	mu   sync.Mutex
 	used int64 // bytes allocated
 	lost error // set when a kernel fault left the context unusable
 
-	// Touched only under exec (set before any call shares the device).
+	// Touched only under exec.
 	fns        map[string]cu.Function
 	start, end cu.Event
 	ptxFrom    string
@@ -167,21 +166,9 @@ func (d *Device) loadKernels() error {
 	return nil
 }
 
-// do runs f with the device to itself (no other do), on the calling
-// goroutine's thread with the context current there, and returns f's
-// error. Its work goes to the legacy default stream.
+// do runs f with the device to itself, on the calling goroutine's thread
+// with the context current there, and returns f's error.
 func (d *Device) do(f func() error) error {
-	return d.enter(true, f)
-}
-
-// share runs f like do, but beside other share calls and do calls: f
-// must queue its work on a non-blocking stream of its own (the CUDA driver
-// is thread-safe, and such a stream does not wait for other streams).
-func (d *Device) share(f func() error) error {
-	return d.enter(false, f)
-}
-
-func (d *Device) enter(exclusive bool, f func() error) error {
 	d.gate.RLock()
 	defer d.gate.RUnlock()
 	if d.closed {
@@ -193,10 +180,8 @@ func (d *Device) enter(exclusive bool, f func() error) error {
 	if lost != nil {
 		return lost
 	}
-	if exclusive {
-		d.exec.Lock()
-		defer d.exec.Unlock()
-	}
+	d.exec.Lock()
+	defer d.exec.Unlock()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := cu.SetCurrentContext(d.ctx); err != nil {

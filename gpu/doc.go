@@ -58,11 +58,10 @@
 // bm25.TermScore operation by operation and add up in query-term order, so
 // they equal the CPU's bit for bit. SearchBatch queues many passes per
 // synchronization. Each caller has a workspace of its own (device scratch,
-// result slots and their host copy) and each run a non-blocking stream of
-// its own, so callers plan, queue and read back their batches while
-// another caller's launch sequence runs, and the device never waits for a
-// lock to change hands. Usage accounts for the runs (host time in them,
-// device time by CUDA events). Each
+// result slots and their host copy), so callers plan, lay out and read
+// back their batches on the host while another caller's launch sequence
+// runs; the device takes one run at a time. Usage accounts for the runs
+// (host time holding the device, device time by CUDA events). Each
 // workspace grows to the largest wave its caller ran, so the memory budget
 // must leave room for one per concurrent caller. Profile times the phases
 // with CUDA events. The engine drives its device through a small

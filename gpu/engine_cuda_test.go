@@ -240,8 +240,8 @@ func TestEngineWaitModes(t *testing.T) {
 	}
 }
 
-// TestEngineConcurrent: callers whose batches overlap on the device, each
-// on its own stream and workspace, get the exhaustive scorer's answers.
+// TestEngineConcurrent: callers whose batches overlap on the host, each
+// with its own workspace, get the exhaustive scorer's answers.
 func TestEngineConcurrent(t *testing.T) {
 	spec := corpusSpec{Docs: 200000, Vocab: 400, Zipf: 1.1, Density: 0.3, Codec: "gpu-bp256", Seed: 41}
 	ix := openCorpus(t, spec)

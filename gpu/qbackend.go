@@ -24,9 +24,8 @@ type backend interface {
 	free(p devPtr) error
 	// upload copies src to p, synchronously.
 	upload(p devPtr, src []byte) error
-	// run gives f a stream for one sequence of work, which runs in
-	// order. Runs may overlap (the CUDA backend gives each a stream of its
-	// own), so each must use device memory no other run writes.
+	// run gives f the device's stream for one sequence of work; runs are
+	// serialized, and nothing else uses the device during one.
 	run(f func(s stream) error) error
 	// multiprocessors sizes grid-stride launches.
 	multiprocessors() int
