@@ -57,13 +57,14 @@
 // hands the select only the keys that can reach the top-k. Scores follow
 // bm25.TermScore operation by operation and add up in query-term order, so
 // they equal the CPU's bit for bit. SearchBatch queues many passes per
-// synchronization. Each caller has a workspace of its own (device scratch,
-// result slots and their host copy), so callers plan, lay out and read
-// back their batches on the host while another caller's launch sequence
-// runs; the device takes one run at a time. Usage accounts for the runs
-// (host time holding the device, device time by CUDA events). Each
-// workspace grows to the largest wave its caller ran, so the memory budget
-// must leave room for one per concurrent caller. Profile times the phases
+// synchronization. Each caller holds a workspace of its own (device
+// scratch, result slots and their host copy), so callers plan, lay out and
+// read back their batches on the host while another caller's launch
+// sequence runs; the device takes one run at a time. An engine has four
+// workspaces, and a fifth caller waits for one; each grows to the largest
+// wave it served and keeps its memory, so the memory budget must leave
+// room for four. Usage accounts for the runs (host time holding the
+// device, device time by CUDA events). Profile times the phases
 // with CUDA events. The engine drives its device through a small
 // backend interface (qbackend.go): the CUDA one in a cuda build, and in
 // the CPU tests a child process running the same kernels compiled for the

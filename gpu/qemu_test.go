@@ -4,6 +4,7 @@ package gpu
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -246,13 +247,28 @@ func TestQueryEngineEmulated(t *testing.T) {
 		}
 		checkEngine(t, e, ix, qs)
 	})
-	// Batches from several callers at once: each plans its batch outside
-	// the engine's lock while another's runs, and every answer must still
-	// be the exhaustive scorer's.
+	// Batches from more callers at once than the engine has workspaces:
+	// each prepares its batch in its own workspace while another's runs,
+	// the others wait for one, and every answer must still be the
+	// exhaustive scorer's. A caller that waits for a workspace stops when
+	// its context is done.
 	t.Run("concurrent", func(t *testing.T) {
 		spec := corpusSpec{Docs: 3000, Vocab: 40, Zipf: 1.1, Density: 0.05, Codec: "gpu-bp256", Seed: 8}
 		e, ix := emuEngine(t, bin, spec)
-		checkConcurrent(t, e, ix, 4, 1, 6, spec)
+		checkConcurrent(t, e, ix, workspaces+2, 1, 6, spec)
+		var held []*workspace
+		for range workspaces {
+			held = append(held, <-e.spare)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		q := query.Query{Terms: []string{termName(1)}, Mode: query.Or, K: 10}
+		if _, _, err := e.search(ctx, []query.Query{q}, false); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("search with every workspace taken = %v, want context.DeadlineExceeded", err)
+		}
+		for _, ws := range held {
+			e.spare <- ws
+		}
 	})
 	// The max-tree top-k on OR queries, over more than one run of groups.
 	t.Run("tree", func(t *testing.T) {

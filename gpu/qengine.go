@@ -73,10 +73,13 @@ type qengine struct {
 	life     sync.RWMutex
 	released bool
 	owned    []devPtr
-
-	mu    sync.Mutex
-	spare []*workspace // workspaces no search is using
+	spare    chan *workspace // the workspaces no search holds
 }
+
+// workspaces bounds the searches an engine runs at once: each holds a
+// workspace, whose device memory stays allocated for the next one. Two
+// scheduler workers per GPU use two; more would only add memory.
+const workspaces = 4
 
 // workspace is one search's device scratch, its device slots for results
 // and their host copy. Each search in flight has its own, so that searches
@@ -98,30 +101,24 @@ func (ws *workspace) slots(n int64) []byte {
 	return ws.slotBuf[:n]
 }
 
-// takeWorkspace returns a spare workspace, or a new empty one.
-func (e *qengine) takeWorkspace() *workspace {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if n := len(e.spare); n > 0 {
-		ws := e.spare[n-1]
-		e.spare = e.spare[:n-1]
-		return ws
+// takeWorkspace waits for a spare workspace, or for ctx to be done.
+func (e *qengine) takeWorkspace(ctx context.Context) (*workspace, error) {
+	select {
+	case ws := <-e.spare:
+		return ws, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	return &workspace{}
-}
-
-// putWorkspace makes ws spare again.
-func (e *qengine) putWorkspace(ws *workspace) {
-	e.mu.Lock()
-	e.spare = append(e.spare, ws)
-	e.mu.Unlock()
 }
 
 // newQEngine uploads ix to the backend. A column whose codec has no GPU
 // decoder is re-encoded first (see gpuColumn).
 func newQEngine(ix *index.Index, be backend) (*qengine, error) {
 	e := &qengine{ix: ix, be: be, bs: ix.BlockSize(), docs: ix.NumDocs(), gridCap: 8 * max(1, be.multiprocessors()),
-		wavePostings: defaultWavePostings, topk: TopKRadix}
+		wavePostings: defaultWavePostings, topk: TopKRadix, spare: make(chan *workspace, workspaces)}
+	for range workspaces {
+		e.spare <- &workspace{}
+	}
 	p := ix.BM25()
 	e.k1p1 = math.Float32bits(p.K1 + 1)
 	if err := e.upload(ix); err != nil {
@@ -180,10 +177,11 @@ func (e *qengine) release() error {
 	}
 	e.released = true
 	ptrs := e.owned
-	for _, ws := range e.spare {
+	for range workspaces {
+		ws := <-e.spare // every one is back: no search is in flight
 		ptrs = append(ptrs, ws.scratch, ws.out)
 	}
-	e.owned, e.spare = nil, nil
+	e.owned = nil
 	return freeAll(e.be, ptrs...)
 }
 
@@ -754,16 +752,17 @@ func (e *qengine) search(ctx context.Context, qs []query.Query, timing bool) ([]
 		}
 		return m
 	}
-	// The first pass is planned (its terms looked up) before the device is
-	// taken, so that a caller's planning overlaps another's device work.
 	todo := plan(0, first)
 	e.life.RLock()
 	defer e.life.RUnlock()
 	if e.released {
 		return nil, phases, ErrClosed
 	}
-	ws := e.takeWorkspace()
-	defer e.putWorkspace(ws)
+	ws, err := e.takeWorkspace(ctx)
+	if err != nil {
+		return nil, phases, err
+	}
+	defer func() { e.spare <- ws }()
 	for w := range waves {
 		if w == 1 {
 			todo = plan(1, func(query.Mode) query.Mode { return query.Or })
