@@ -60,7 +60,7 @@ func openGeneration(dir string, cfg config.Config, auto AutoFunc) (*generation, 
 	for _, name := range append([]string{"bitmap"}, query.Algorithms...) {
 		g.lazy[name] = &lazyEngine{}
 	}
-	opts := gpu.Options{MemoryBudgetMB: cfg.GPU.MemoryBudgetMB}
+	opts := gpu.Options{MemoryBudgetMB: cfg.GPU.MemoryBudgetMB, Wait: cfg.GPU.Wait}
 	if len(cfg.GPU.Devices) > 0 {
 		opts.Device = cfg.GPU.Devices[0]
 	}
