@@ -23,9 +23,10 @@ type metrics struct {
 // latencyBuckets span 10us to about 5s, the server's default timeout.
 var latencyBuckets = prometheus.ExponentialBuckets(10e-6, 2.5, 15)
 
-// newMetrics registers the server's collectors on reg; hitRatio, entries
-// and sched (the serving scheduler, or nil) are read at each scrape.
-func newMetrics(reg prometheus.Registerer, hitRatio, entries func() float64, sched func() usageReporter) (*metrics, error) {
+// newMetrics registers the server's collectors on reg; hitRatio, entries,
+// sched (the serving scheduler, or nil) and device (the serving GPU
+// engine, or nil) are read at each scrape.
+func newMetrics(reg prometheus.Registerer, hitRatio, entries func() float64, sched func() usageReporter, device func() deviceReporter) (*metrics, error) {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "gpusearch_http_requests_total", Help: "HTTP requests answered, by route and status code.",
@@ -56,7 +57,7 @@ func newMetrics(reg prometheus.Registerer, hitRatio, entries func() float64, sch
 		Name: "gpusearch_cache_entries", Help: "Results held in the cache of the served index.",
 	}, entries)
 	for _, c := range []prometheus.Collector{m.requests, m.requestTime, m.searchTime, m.cache, m.reloads,
-		m.indexDocs, m.indexTerms, m.indexPostings, m.indexBytes, ratio, held, newSchedCollector(sched)} {
+		m.indexDocs, m.indexTerms, m.indexPostings, m.indexBytes, ratio, held, newSchedCollector(sched), newGPUCollector(device)} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/gpusearch/gpusearch/gpu"
 	"github.com/gpusearch/gpusearch/query/schedule"
 )
 
@@ -56,4 +57,48 @@ func (c *schedCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.worker, prometheus.CounterValue, u.LockWait[p].Seconds(), name, "lock_wait")
 		ch <- prometheus.MustNewConstMetric(c.worker, prometheus.CounterValue, u.Idle[p].Seconds(), name, "idle")
 	}
+}
+
+// deviceReporter is the serving index's GPU engine.
+type deviceReporter interface {
+	Usage() gpu.DeviceUsage
+}
+
+// gpuCollector exposes the serving index's GPU engine: its runs (launch
+// sequences) and the time they took on the host's clock and on the
+// device's (gpu.DeviceUsage); the device's over the time that passed is
+// how busy the GPU is. A reload opens a new engine, so the series restart
+// from zero.
+type gpuCollector struct {
+	current       func() deviceReporter // nil without a GPU engine
+	runs, seconds *prometheus.Desc
+}
+
+func newGPUCollector(current func() deviceReporter) *gpuCollector {
+	return &gpuCollector{
+		current: current,
+		runs: prometheus.NewDesc("gpusearch_gpu_runs_total",
+			"Launch sequences the GPU engine ran (a batch of OR queries is one).", nil, nil),
+		seconds: prometheus.NewDesc("gpusearch_gpu_run_seconds_total",
+			"Time in the GPU engine's runs: on the host's clock (host), and on the device's from each run's first operation to its results' copy (device).",
+			[]string{"clock"}, nil),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *gpuCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.runs
+	ch <- c.seconds
+}
+
+// Collect implements prometheus.Collector.
+func (c *gpuCollector) Collect(ch chan<- prometheus.Metric) {
+	r := c.current()
+	if r == nil {
+		return
+	}
+	u := r.Usage()
+	ch <- prometheus.MustNewConstMetric(c.runs, prometheus.CounterValue, float64(u.Runs))
+	ch <- prometheus.MustNewConstMetric(c.seconds, prometheus.CounterValue, u.Held.Seconds(), "host")
+	ch <- prometheus.MustNewConstMetric(c.seconds, prometheus.CounterValue, u.Busy.Seconds(), "device")
 }

@@ -77,7 +77,13 @@ func New(opts Options) (*Server, error) {
 		r, _ := s.cur.Load().auto.(usageReporter)
 		return r
 	}
-	if s.m, err = newMetrics(s.reg, s.hitRatio, entries, sched); err != nil {
+	device := func() deviceReporter {
+		if e := s.cur.Load().gpu; e != nil {
+			return e
+		}
+		return nil // not a typed nil: Collect checks for nil
+	}
+	if s.m, err = newMetrics(s.reg, s.hitRatio, entries, sched, device); err != nil {
 		return nil, fmt.Errorf("api: metrics: %w", err)
 	}
 	if s.page, err = parsePage(); err != nil {
