@@ -72,7 +72,7 @@ type GPU struct {
 	// Workers is the number of scheduler workers per GPU.
 	Workers int `yaml:"workers"`
 	// Wait is how the host thread waits for the GPU: auto, spin, yield or
-	// block (gpu.WaitModes).
+	// block (gpu.DeviceOptions.Wait).
 	Wait string `yaml:"wait"`
 }
 

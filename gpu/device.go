@@ -1,39 +1,19 @@
 package gpu
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
 // DeviceOptions choose a GPU, bound its memory use and say how the host
 // waits for it.
 type DeviceOptions struct {
 	Ordinal        int   // CUDA device ordinal
 	MemoryBudgetMB int64 // device memory the process may allocate; 0 = the free memory at open
-	// Wait is how the host thread waits for the device: one of WaitModes
-	// ("" is "auto").
+	// Wait is how the host thread waits for the device, one of CUDA's
+	// context scheduling flags: "auto" ("" too) lets the driver choose (it
+	// spins while there are fewer active contexts than cores), "spin"
+	// polls on the core, "yield" polls and yields the core between polls,
+	// and "block" sleeps until the device signals, which leaves the core
+	// to other work at the price of a wake-up.
 	Wait string
-}
-
-// WaitModes are the ways the host thread can wait for the device (CUDA's
-// context scheduling flags): "auto" lets the driver choose (it spins
-// while there are fewer active contexts than cores), "spin" polls on the
-// core, "yield" polls and yields the core between polls, and "block"
-// sleeps until the device signals, which leaves the core to other work
-// at the price of a wake-up.
-var WaitModes = []string{"auto", "spin", "yield", "block"}
-
-// checkWait validates a wait mode.
-func checkWait(mode string) error {
-	if mode == "" {
-		return nil
-	}
-	for _, m := range WaitModes {
-		if m == mode {
-			return nil
-		}
-	}
-	return fmt.Errorf("gpu: wait mode %q: want one of %v", mode, WaitModes)
 }
 
 // DeviceInfo describes an open device.

@@ -41,7 +41,8 @@ type Device struct {
 	ptxFrom    string
 }
 
-// waitFlags maps DeviceOptions.Wait to the context's scheduling flag.
+// waitFlags maps DeviceOptions.Wait to the context's scheduling flag; it
+// lists the valid modes.
 var waitFlags = map[string]cu.ContextFlags{
 	"": cu.SchedAuto, "auto": cu.SchedAuto, "spin": cu.SchedSpin, "yield": cu.SchedYield, "block": cu.SchedBlockingSync,
 }
@@ -50,8 +51,8 @@ var waitFlags = map[string]cu.ContextFlags{
 // PTXDirEnv) and returns the device. Errors wrap ErrNoDevice or ErrBadPTX;
 // an unknown wait mode is an error of its own.
 func OpenDevice(opts DeviceOptions) (*Device, error) {
-	if err := checkWait(opts.Wait); err != nil {
-		return nil, err
+	if _, ok := waitFlags[opts.Wait]; !ok {
+		return nil, fmt.Errorf("gpu: wait mode %q: want auto, spin, yield or block", opts.Wait)
 	}
 	d := &Device{fns: map[string]cu.Function{}}
 	if err := d.open(opts); err != nil {

@@ -26,9 +26,9 @@ var sharedDecl = regexp.MustCompile(`__shared__ uint4 (\w+)\[WARPS\]\[([^\]]+)\]
 // TestKernelsOnCPU runs kernels/decode.cu on the CPU through
 // testdata/qemu/harness.cpp, under the host emulation of CUDA in qemu.h (a
 // fiber per CUDA thread, a barrier per warp), and compares every kernel
-// with the CPU reference decoder: columns of many lengths and value ranges, both outputs, whole
-// and selected blocks; garbage blocks are decoded too and must stay in
-// bounds. It needs a C++20 compiler ($CXX, else c++) and skips without one
+// with the CPU reference decoder: columns of many lengths and value
+// ranges, both outputs, whole and selected blocks; garbage blocks are
+// decoded too and must stay in bounds. It needs a C++20 compiler ($CXX, else c++) and skips without one
 // or with -short; GPUSEARCH_EMU_ASAN=1 adds AddressSanitizer.
 func TestKernelsOnCPU(t *testing.T) {
 	if testing.Short() {
