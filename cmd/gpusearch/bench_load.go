@@ -80,14 +80,21 @@ func newBenchLoadCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// The --gpu-* flags, where given, override the config's gpu section.
 			gc := cfg.GPU
 			if f.gpuWait != "" {
 				gc.Wait = f.gpuWait
-				if err := gc.Validate(); err != nil {
-					return usageError{err}
-				}
 			}
-			f.gpuWait = gc.Wait
+			if f.gpuWorkers > 0 {
+				gc.Workers = f.gpuWorkers
+			}
+			if f.gpuBatch > 0 {
+				gc.Batch = f.gpuBatch
+			}
+			if err := gc.Validate(); err != nil {
+				return usageError{err}
+			}
+			f.gpuWait, f.gpuWorkers, f.gpuBatch = gc.Wait, gc.Workers, gc.Batch
 			m, err := query.ParseMode(f.mode)
 			if err != nil {
 				return usageError{err}
@@ -138,12 +145,6 @@ func newBenchLoadCmd() *cobra.Command {
 			}
 			if !fitted {
 				fmt.Fprintln(os.Stderr, "bench load: no cost-model.json beside the index (run bench fit); using the default model")
-			}
-			if f.gpuWorkers <= 0 {
-				f.gpuWorkers = cfg.GPU.Workers
-			}
-			if f.gpuBatch <= 0 {
-				f.gpuBatch = cfg.GPU.Batch
 			}
 			var runs []loadRun
 			best := map[string]float64{}
