@@ -59,8 +59,8 @@
 // Batches. A GPU worker whose engine is a query.BatchEngine takes every
 // job Queues gives it at once, up to Config.GPUBatch, and answers them in
 // one call (the GPU engine runs their OR passes as one launch sequence;
-// it plans a batch before it takes the device, so a second worker per GPU
-// can plan while the first one's batch runs).
+// it prepares and finishes a batch on the host outside its device run, so
+// a second worker per GPU works while the first one's batch runs).
 // The simulator (SimConfig) models such batches as a fixed cost per call
 // plus each job's share.
 package schedule

@@ -25,8 +25,9 @@ type Config struct {
 	// engine is a query.BatchEngine (default 64; 1 turns batching off).
 	GPUBatch int
 	// GPUWorkers is the number of workers per GPU (default 1). With two,
-	// one can take and plan a batch while the other's runs on the device,
-	// when the engine allows that (the GPU engine plans outside its lock).
+	// one can take and prepare a batch while the other's runs on the
+	// device, when the engine allows that (the GPU engine gives each
+	// caller a workspace of its own and serializes only device runs).
 	GPUWorkers int
 	// Observe, when set, is called by the worker after each engine call
 	// with every query it answered, the processor, and the call's time
