@@ -197,7 +197,12 @@ func (a *AnalyticsCorpus) Run(ctx context.Context, task analytics.Task, opts ana
 // thread, 32: a warp); args are device pointers and integers. It runs
 // inside Device.do.
 func (a *AnalyticsCorpus) launch(name string, n, per int, args ...uint64) error {
-	if n == 0 {
+	return a.launchGrid(name, (n*per+analyticsCTA-1)/analyticsCTA, args...)
+}
+
+// launchGrid starts kernel name on grid CTAs of analyticsCTA threads.
+func (a *AnalyticsCorpus) launchGrid(name string, grid int, args ...uint64) error {
+	if grid == 0 {
 		return nil
 	}
 	ptrs := make([]unsafe.Pointer, len(args))
@@ -208,31 +213,23 @@ func (a *AnalyticsCorpus) launch(name string, n, per int, args ...uint64) error 
 	if !ok {
 		return fmt.Errorf("gpu: launch %s: not among the loaded kernels", name)
 	}
-	grid := (n*per + analyticsCTA - 1) / analyticsCTA
 	if err := fn.Launch(grid, 1, 1, analyticsCTA, 1, 1, 0, cu.Stream{}, ptrs); err != nil {
 		return fmt.Errorf("gpu: launch %s: %w", name, err)
 	}
 	return nil
 }
 
-// launchLevel launches level lv of a layout whose Rules are in buffer
-// rules: kernel prefix_threads on its thread rules, prefix_groups (a warp
-// each) on its warp rules, prefix_blocks (a CTA each) on its block rules,
-// each launch with the arguments args gives for its rules' device pointer
-// and count.
-func (a *AnalyticsCorpus) launchLevel(layout *analytics.Layout, rules *Buffer, lv int, prefix string,
-	args func(rules uint64, n int) []uint64) error {
-	for i, k := range []struct {
-		suffix string
-		per    int
-	}{{"_threads", 1}, {"_groups", 32}, {"_blocks", analyticsCTA}} {
-		from, to := layout.LevelStart[analytics.Sizes*lv+i], layout.LevelStart[analytics.Sizes*lv+i+1]
-		n := int(to - from)
-		if err := a.launch(prefix+k.suffix, n, k.per, args(uint64(rules.ptr)+4*uint64(from), n)...); err != nil {
-			return err
-		}
-	}
-	return nil
+// launchLevel launches kernel name (each_rule in kernels/analytics.cu) on
+// level lv of a layout whose Rules are in buffer rules, in one launch: a
+// CTA per block rule, then a warp per warp rule, then a thread per thread
+// rule. Its arguments are the level's rules and their three counts, then
+// rest.
+func (a *AnalyticsCorpus) launchLevel(layout *analytics.Layout, rules *Buffer, lv int, name string, rest ...uint64) error {
+	at := layout.LevelStart[analytics.Sizes*lv : analytics.Sizes*(lv+1)+1]
+	nt, ng, nb := int(at[1]-at[0]), int(at[2]-at[1]), int(at[3]-at[2])
+	grid := nb + (32*ng+analyticsCTA-1)/analyticsCTA + (nt+analyticsCTA-1)/analyticsCTA
+	args := append([]uint64{uint64(rules.ptr) + 4*uint64(at[0]), uint64(nt), uint64(ng), uint64(nb)}, rest...)
+	return a.launchGrid(name, grid, args...)
 }
 
 // wordCounts runs the top-down word count.
@@ -253,8 +250,7 @@ func (a *AnalyticsCorpus) wordCounts(res *analytics.Result) error {
 			return err
 		}
 		for l := a.layout.Levels - 1; l >= 0; l-- {
-			if err := a.launchLevel(a.layout, a.rules, l, "tadoc_topdown",
-				func(rules uint64, n int) []uint64 { return []uint64{rules, uint64(n), ruleStart, body, weight, counts} }); err != nil {
+			if err := a.launchLevel(a.layout, a.rules, l, "tadoc_topdown_level", ruleStart, body, weight, counts); err != nil {
 				return err
 			}
 		}
@@ -343,10 +339,8 @@ func (a *AnalyticsCorpus) bottomUpTables() error {
 	ruleStart, body, tableOff := uint64(a.ruleStart.ptr), uint64(a.body.ptr), uint64(a.tableOff.ptr)
 	keys, vals, used, errFlag := uint64(a.keys.ptr), uint64(a.vals.ptr), uint64(a.used.ptr), uint64(a.errFlag.ptr)
 	for l := range a.layout.Levels {
-		if err := a.launchLevel(a.layout, a.rules, l, "tadoc_tables",
-			func(rules uint64, n int) []uint64 {
-				return []uint64{rules, uint64(n), ruleStart, body, tableOff, keys, vals, used, errFlag}
-			}); err != nil {
+		if err := a.launchLevel(a.layout, a.rules, l, "tadoc_tables_level",
+			ruleStart, body, tableOff, keys, vals, used, errFlag); err != nil {
 			return err
 		}
 	}
@@ -366,10 +360,8 @@ func (a *AnalyticsCorpus) topDownTables(td *topDownPools) error {
 		return err
 	}
 	for l := a.layout.Levels - 1; l >= 0; l-- {
-		if err := a.launchLevel(a.layout, a.rules, l, "tadoc_td",
-			func(rules uint64, n int) []uint64 {
-				return []uint64{rules, uint64(n), uint64(a.ruleStart.ptr), uint64(a.body.ptr), weight, files, keys, vals, words}
-			}); err != nil {
+		if err := a.launchLevel(a.layout, a.rules, l, "tadoc_td_level",
+			uint64(a.ruleStart.ptr), uint64(a.body.ptr), weight, files, keys, vals, words); err != nil {
 			return err
 		}
 	}

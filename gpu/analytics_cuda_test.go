@@ -66,8 +66,25 @@ func analyticsCorpora(t *testing.T) map[string]*analytics.Corpus {
 			phrase = append(phrase, fmt.Sprint("x", r.IntN(1000)))
 		}
 	}
+	docs := [][]string{phrase, {"start"}, append([]string{"q"}, phrase...), phrase[:len(phrase)/2]}
+	// Beside them, documents of repeated random phrases, whose smaller
+	// rules share levels with the long ones (a level of all three sizes).
+	var seen []string
+	for range 200 {
+		var words []string
+		for len(words) < 300 {
+			if len(seen) > 4 && r.Float64() < 0.8 {
+				s := r.IntN(len(seen))
+				words = append(words, seen[s:min(len(seen), s+1+r.IntN(80))]...)
+				continue
+			}
+			words = append(words, fmt.Sprint("y", r.IntN(300)))
+		}
+		seen = append(seen, words...)
+		docs = append(docs, words)
+	}
 	b := analytics.NewBuilder()
-	for d, words := range [][]string{phrase, {"start"}, append([]string{"q"}, phrase...), phrase[:len(phrase)/2]} {
+	for d, words := range docs {
 		if err := b.AddDoc(fmt.Sprintf("doc%d", d), words); err != nil {
 			t.Fatal(err)
 		}
@@ -99,15 +116,20 @@ func TestAnalyticsMatchesCPU(t *testing.T) {
 	d := testDevice(t)
 	ctx := context.Background()
 	corpora := analyticsCorpora(t)
-	blockRules := 0 // rules a CTA handles, in the word tables' layout
+	// One launch runs a level's thread, warp and CTA rules together: some
+	// level must have all three, in the word tables' layout.
+	mixed := 0
 	for _, c := range corpora {
 		l := analytics.NewLayout(c.Grammar, len(c.Dict))
 		for lv := range l.Levels {
-			blockRules += int(l.LevelStart[analytics.Sizes*lv+3] - l.LevelStart[analytics.Sizes*lv+2])
+			at := l.LevelStart[analytics.Sizes*lv:]
+			if at[1] > at[0] && at[2] > at[1] && at[3] > at[2] {
+				mixed++
+			}
 		}
 	}
-	if blockRules == 0 {
-		t.Fatal("no test corpus has a rule large enough for a CTA")
+	if mixed == 0 {
+		t.Fatal("no test corpus has a level with rules for a thread, a warp and a CTA")
 	}
 	for name, c := range corpora {
 		t.Run(name, func(t *testing.T) {

@@ -143,12 +143,9 @@ func (s *seqPools) seqArgs() []uint64 {
 func (a *AnalyticsCorpus) bottomUpSeqs(s *seqPools) error {
 	tables := []uint64{uint64(s.tableOff.ptr), uint64(s.keys.ptr), uint64(s.vals.ptr), uint64(s.used.ptr)}
 	errFlag := uint64(a.errFlag.ptr)
+	level := append(append(append([]uint64{uint64(a.ruleStart.ptr), uint64(a.body.ptr)}, s.seqArgs()...), tables...), errFlag)
 	for lv := range s.layout.Levels {
-		if err := a.launchLevel(s.layout.Layout, s.rules, lv, "tadoc_seq_tables",
-			func(rules uint64, n int) []uint64 {
-				args := append([]uint64{rules, uint64(n), uint64(a.ruleStart.ptr), uint64(a.body.ptr)}, s.seqArgs()...)
-				return append(append(args, tables...), errFlag)
-			}); err != nil {
+		if err := a.launchLevel(s.layout.Layout, s.rules, lv, "tadoc_seq_tables_level", level...); err != nil {
 			return err
 		}
 	}
@@ -168,12 +165,9 @@ func (a *AnalyticsCorpus) topDownSeqs(s *seqPools, td *topDownPools) error {
 	if err := a.launch("tadoc_seq_td_files", a.nchunks, analyticsCTA, append(args, docs...)...); err != nil {
 		return err
 	}
+	level := append(append([]uint64{uint64(a.ruleStart.ptr), uint64(a.body.ptr)}, s.seqArgs()...), docs...)
 	for lv := s.layout.Levels - 1; lv >= 0; lv-- {
-		if err := a.launchLevel(s.layout.Layout, s.rules, lv, "tadoc_seq_td",
-			func(rules uint64, n int) []uint64 {
-				args := append([]uint64{rules, uint64(n), uint64(a.ruleStart.ptr), uint64(a.body.ptr)}, s.seqArgs()...)
-				return append(args, docs...)
-			}); err != nil {
+		if err := a.launchLevel(s.layout.Layout, s.rules, lv, "tadoc_seq_td_level", level...); err != nil {
 			return err
 		}
 	}

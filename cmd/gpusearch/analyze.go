@@ -124,7 +124,7 @@ per run.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.task, "task", "", "wordcount, sort, invindex, termvector, seqcount or rankedinv (required)")
-	fl.StringVar(&f.engine, "engine", "cpu", "engine: cpu, or gpu (wordcount and sort top-down; invindex, termvector, rankedinv, seqcount bottom-up)")
+	fl.StringVar(&f.engine, "engine", "cpu", "engine: cpu, or gpu (both traversals of every task but wordcount and sort, which run top-down)")
 	fl.StringVar(&f.traversal, "traversal", "auto", "DAG traversal: auto (cost estimate), topdown or bottomup")
 	fl.IntVar(&f.seqLen, "seq-len", 3, "words per sequence for seqcount")
 	fl.IntVar(&f.repeat, "repeat", 1, "run the task this many times (timings for each on stderr)")

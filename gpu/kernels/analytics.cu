@@ -12,7 +12,8 @@
 // their repeated scans. Within a level a rule gets one thread, a warp
 // when its work (body plus the child table slots it merges) passes
 // analytics.ThreadWork, or a CTA past analytics.WarpWork: G-TADOC's
-// "group of threads for long rules" (kernels _threads, _groups, _blocks).
+// "group of threads for long rules". One launch runs a whole level, the
+// CTA rules first (each_rule, kernels _level).
 //
 // Word count, top-down: weight[r] counts rule r's expansions. The root's
 // symbols seed the weights and counts (tadoc_root_weights); then levels
@@ -138,6 +139,36 @@ __device__ u32 cta_scan(u32 x, u32 *total) {
 	return before + in - x;
 }
 
+// each_rule runs one level of analytics.Layout in one launch: rules
+// [0..nt) get a thread each, rules [nt..nt+ng) a warp each and rules
+// [nt+ng..nt+ng+nb) a CTA each. The CTAs of the CTA rules come first, so
+// that the largest rules start first, then the warps' CTAs, then the
+// threads' (the host's grid: nb + ceil(32 ng / CTA) + ceil(nt / CTA)).
+// f(r, lane, stride) is called with stride 1, WARP or blockDim.x by every
+// lane of its warp or thread of its CTA, so it may synchronize at that
+// scope; the branches are uniform over a CTA.
+template <class F>
+__device__ void each_rule(const u32 *rules, u64 nt, u64 ng, u64 nb, F f) {
+	u64 b = blockIdx.x;
+	if (b < nb) {
+		f(rules[nt + ng + b], threadIdx.x, blockDim.x);
+		return;
+	}
+	b -= nb;
+	u64 gblocks = (ng * WARP + blockDim.x - 1) / blockDim.x;
+	if (b < gblocks) {
+		u64 g = (b * blockDim.x + threadIdx.x) / WARP;
+		if (g < ng) {
+			f(rules[nt + g], threadIdx.x % WARP, WARP);
+		}
+		return;
+	}
+	u64 i = (b - gblocks) * blockDim.x + threadIdx.x;
+	if (i < nt) {
+		f(rules[i], 0, 1);
+	}
+}
+
 // tadoc_root_weights: one thread per root symbol.
 extern "C" __global__ void tadoc_root_weights(const u32 *root, u64 n, u64 *weight, u64 *counts) {
 	u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x;
@@ -170,29 +201,11 @@ __device__ void topdown_rule(u32 r, u32 lane, u32 stride, const u32 *rule_start,
 	}
 }
 
-// tadoc_topdown_threads, _groups, _blocks: a thread, a warp or a CTA per
-// rule of rules[0..n).
-extern "C" __global__ void tadoc_topdown_threads(const u32 *rules, u64 n, const u32 *rule_start,
-						 const u32 *body, u64 *weight, u64 *counts) {
-	u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x;
-	if (i < n) {
-		topdown_rule(rules[i], 0, 1, rule_start, body, weight, counts);
-	}
-}
-
-extern "C" __global__ void tadoc_topdown_groups(const u32 *rules, u64 n, const u32 *rule_start,
-						const u32 *body, u64 *weight, u64 *counts) {
-	u64 g = (blockIdx.x * (u64)blockDim.x + threadIdx.x) / WARP;
-	if (g < n) {
-		topdown_rule(rules[g], threadIdx.x % WARP, WARP, rule_start, body, weight, counts);
-	}
-}
-
-extern "C" __global__ void tadoc_topdown_blocks(const u32 *rules, u64 n, const u32 *rule_start,
-						const u32 *body, u64 *weight, u64 *counts) {
-	if (blockIdx.x < n) {
-		topdown_rule(rules[blockIdx.x], threadIdx.x, blockDim.x, rule_start, body, weight, counts);
-	}
+// tadoc_topdown_level: one level of rules (each_rule).
+extern "C" __global__ void tadoc_topdown_level(const u32 *rules, u64 nt, u64 ng, u64 nb, const u32 *rule_start,
+					       const u32 *body, u64 *weight, u64 *counts) {
+	each_rule(rules, nt, ng, nb,
+		  [&](u32 r, u32 lane, u32 stride) { topdown_rule(r, lane, stride, rule_start, body, weight, counts); });
 }
 
 // Own items. A rule's or a document's table holds its children's tables
@@ -446,6 +459,20 @@ __device__ void rule_table_block(const Own &own, u32 r, const u32 *rule_start, c
 	}
 }
 
+// rule_table fills rule r's table with a thread (stride 1), a warp
+// (stride WARP, lane its lane) or a CTA (else), for each_rule.
+template <class K, class Own>
+__device__ void rule_table(const Own &own, u32 r, u32 lane, u32 stride, const u32 *rule_start, const u32 *body,
+			   const u64 *table_off, K *keys, u32 *vals, u32 *used, u32 *err) {
+	if (stride == 1) {
+		rule_table_thread(own, r, rule_start, body, table_off, keys, vals, used, err);
+	} else if (stride == WARP) {
+		rule_table_warp(own, r, lane, rule_start, body, table_off, keys, vals, used, err);
+	} else {
+		rule_table_block(own, r, rule_start, body, table_off, keys, vals, used, err);
+	}
+}
+
 // file_table: one CTA per chunk; chunk i is root symbols chunks[3i+1] ..
 // chunks[3i+2) of document chunks[3i] (whose run ends at end), merged into
 // the document's table in the file pool.
@@ -470,34 +497,13 @@ __device__ void file_table(const Own &own, const u32 *chunks, u64 nchunks, const
 
 // Word tables.
 
-// tadoc_tables_threads: one thread per rule of rules[0..n).
-extern "C" __global__ void tadoc_tables_threads(const u32 *rules, u64 n, const u32 *rule_start,
-						const u32 *body, const u64 *table_off, u32 *keys, u32 *vals,
-						u32 *used, u32 *err) {
-	u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x;
-	if (i < n) {
-		rule_table_thread(WordItems{}, rules[i], rule_start, body, table_off, keys, vals, used, err);
-	}
-}
-
-// tadoc_tables_groups: one warp per rule of rules[0..n).
-extern "C" __global__ void tadoc_tables_groups(const u32 *rules, u64 n, const u32 *rule_start,
-					       const u32 *body, const u64 *table_off, u32 *keys, u32 *vals,
-					       u32 *used, u32 *err) {
-	u64 g = (blockIdx.x * (u64)blockDim.x + threadIdx.x) / WARP;
-	if (g < n) {
-		rule_table_warp(WordItems{}, rules[g], threadIdx.x % WARP, rule_start, body, table_off, keys, vals,
-				used, err);
-	}
-}
-
-// tadoc_tables_blocks: one CTA per rule of rules[0..n).
-extern "C" __global__ void tadoc_tables_blocks(const u32 *rules, u64 n, const u32 *rule_start,
-					       const u32 *body, const u64 *table_off, u32 *keys, u32 *vals,
-					       u32 *used, u32 *err) {
-	if (blockIdx.x < n) {
-		rule_table_block(WordItems{}, rules[blockIdx.x], rule_start, body, table_off, keys, vals, used, err);
-	}
+// tadoc_tables_level: one level of rule tables (each_rule).
+extern "C" __global__ void tadoc_tables_level(const u32 *rules, u64 nt, u64 ng, u64 nb, const u32 *rule_start,
+					      const u32 *body, const u64 *table_off, u32 *keys, u32 *vals, u32 *used,
+					      u32 *err) {
+	each_rule(rules, nt, ng, nb, [&](u32 r, u32 lane, u32 stride) {
+		rule_table(WordItems{}, r, lane, stride, rule_start, body, table_off, keys, vals, used, err);
+	});
 }
 
 // tadoc_files: the documents' word tables.
@@ -511,39 +517,15 @@ extern "C" __global__ void tadoc_files(const u32 *chunks, u64 nchunks, const u32
 // Sequence tables: keys are packed sequences (SeqItems); lens, head, tail,
 // hlen, tlen, l and bits describe them.
 
-extern "C" __global__ void tadoc_seq_tables_threads(const u32 *rules, u64 n, const u32 *rule_start,
-						    const u32 *body, const u64 *lens, const u32 *head,
-						    const u32 *tail, const u32 *hlen, const u32 *tlen, u64 l,
-						    u64 bits, const u64 *table_off, u64 *keys, u32 *vals,
-						    u32 *used, u32 *err) {
-	u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x;
-	if (i < n) {
-		SeqItems own{lens, head, tail, hlen, tlen, (u32)l, (u32)bits};
-		rule_table_thread(own, rules[i], rule_start, body, table_off, keys, vals, used, err);
-	}
-}
-
-extern "C" __global__ void tadoc_seq_tables_groups(const u32 *rules, u64 n, const u32 *rule_start,
-						   const u32 *body, const u64 *lens, const u32 *head,
-						   const u32 *tail, const u32 *hlen, const u32 *tlen, u64 l,
-						   u64 bits, const u64 *table_off, u64 *keys, u32 *vals, u32 *used,
-						   u32 *err) {
-	u64 g = (blockIdx.x * (u64)blockDim.x + threadIdx.x) / WARP;
-	if (g < n) {
-		SeqItems own{lens, head, tail, hlen, tlen, (u32)l, (u32)bits};
-		rule_table_warp(own, rules[g], threadIdx.x % WARP, rule_start, body, table_off, keys, vals, used, err);
-	}
-}
-
-extern "C" __global__ void tadoc_seq_tables_blocks(const u32 *rules, u64 n, const u32 *rule_start,
-						   const u32 *body, const u64 *lens, const u32 *head,
-						   const u32 *tail, const u32 *hlen, const u32 *tlen, u64 l,
-						   u64 bits, const u64 *table_off, u64 *keys, u32 *vals, u32 *used,
-						   u32 *err) {
-	if (blockIdx.x < n) {
-		SeqItems own{lens, head, tail, hlen, tlen, (u32)l, (u32)bits};
-		rule_table_block(own, rules[blockIdx.x], rule_start, body, table_off, keys, vals, used, err);
-	}
+// tadoc_seq_tables_level: one level of rule sequence tables (each_rule).
+extern "C" __global__ void tadoc_seq_tables_level(const u32 *rules, u64 nt, u64 ng, u64 nb, const u32 *rule_start,
+						  const u32 *body, const u64 *lens, const u32 *head, const u32 *tail,
+						  const u32 *hlen, const u32 *tlen, u64 l, u64 bits, const u64 *table_off,
+						  u64 *keys, u32 *vals, u32 *used, u32 *err) {
+	SeqItems own{lens, head, tail, hlen, tlen, (u32)l, (u32)bits};
+	each_rule(rules, nt, ng, nb, [&](u32 r, u32 lane, u32 stride) {
+		rule_table(own, r, lane, stride, rule_start, body, table_off, keys, vals, used, err);
+	});
 }
 
 extern "C" __global__ void tadoc_seq_files(const u32 *chunks, u64 nchunks, const u32 *root, const u32 *file_start,
@@ -561,7 +543,7 @@ extern "C" __global__ void tadoc_seq_files(const u32 *chunks, u64 nchunks, const
 // weights and put their own items (tadoc_td_files, a CTA per chunk); then
 // levels from the top down put each rule's own items into the tables of
 // the documents it occurs in, times its weight there, and add its weights
-// to its children's (tadoc_td_threads, tadoc_td_groups). No rule tables
+// to its children's (tadoc_td_level). No rule tables
 // are built. Word tables are dense (document f's slot for word w is
 // f * words + w, so that compaction leaves them sorted), sequence tables
 // are the bottom-up engine's document pool.
@@ -632,29 +614,12 @@ extern "C" __global__ void tadoc_td_files(const u32 *chunks, u64 nchunks, const 
 	td_files(WordItems{}, DenseTables{keys, vals, words}, chunks, nchunks, root, file_start, weight, nfiles);
 }
 
-extern "C" __global__ void tadoc_td_threads(const u32 *rules, u64 n, const u32 *rule_start, const u32 *body,
-					    u32 *weight, u64 nfiles, u32 *keys, u32 *vals, u64 words) {
-	u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x;
-	if (i < n) {
-		td_rule(WordItems{}, DenseTables{keys, vals, words}, rules[i], 0, 1, rule_start, body, weight, nfiles);
-	}
-}
-
-extern "C" __global__ void tadoc_td_groups(const u32 *rules, u64 n, const u32 *rule_start, const u32 *body,
-					   u32 *weight, u64 nfiles, u32 *keys, u32 *vals, u64 words) {
-	u64 g = (blockIdx.x * (u64)blockDim.x + threadIdx.x) / WARP;
-	if (g < n) {
-		td_rule(WordItems{}, DenseTables{keys, vals, words}, rules[g], threadIdx.x % WARP, WARP, rule_start, body,
-			weight, nfiles);
-	}
-}
-
-extern "C" __global__ void tadoc_td_blocks(const u32 *rules, u64 n, const u32 *rule_start, const u32 *body,
-					   u32 *weight, u64 nfiles, u32 *keys, u32 *vals, u64 words) {
-	if (blockIdx.x < n) {
-		td_rule(WordItems{}, DenseTables{keys, vals, words}, rules[blockIdx.x], threadIdx.x, blockDim.x, rule_start,
-			body, weight, nfiles);
-	}
+extern "C" __global__ void tadoc_td_level(const u32 *rules, u64 nt, u64 ng, u64 nb, const u32 *rule_start,
+					  const u32 *body, u32 *weight, u64 nfiles, u32 *keys, u32 *vals, u64 words) {
+	DenseTables t{keys, vals, words};
+	each_rule(rules, nt, ng, nb, [&](u32 r, u32 lane, u32 stride) {
+		td_rule(WordItems{}, t, r, lane, stride, rule_start, body, weight, nfiles);
+	});
 }
 
 extern "C" __global__ void tadoc_seq_td_files(const u32 *chunks, u64 nchunks, const u32 *root, const u32 *file_start,
@@ -665,38 +630,14 @@ extern "C" __global__ void tadoc_seq_td_files(const u32 *chunks, u64 nchunks, co
 	td_files(own, HashTables{file_off, keys, vals, err}, chunks, nchunks, root, file_start, weight, nfiles);
 }
 
-extern "C" __global__ void tadoc_seq_td_threads(const u32 *rules, u64 n, const u32 *rule_start, const u32 *body,
-						const u64 *lens, const u32 *head, const u32 *tail, const u32 *hlen,
-						const u32 *tlen, u64 l, u64 bits, u32 *weight, u64 nfiles,
-						const u64 *file_off, u64 *keys, u32 *vals, u32 *err) {
-	u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x;
-	if (i < n) {
-		SeqItems own{lens, head, tail, hlen, tlen, (u32)l, (u32)bits};
-		td_rule(own, HashTables{file_off, keys, vals, err}, rules[i], 0, 1, rule_start, body, weight, nfiles);
-	}
-}
-
-extern "C" __global__ void tadoc_seq_td_groups(const u32 *rules, u64 n, const u32 *rule_start, const u32 *body,
-					       const u64 *lens, const u32 *head, const u32 *tail, const u32 *hlen,
-					       const u32 *tlen, u64 l, u64 bits, u32 *weight, u64 nfiles,
-					       const u64 *file_off, u64 *keys, u32 *vals, u32 *err) {
-	u64 g = (blockIdx.x * (u64)blockDim.x + threadIdx.x) / WARP;
-	if (g < n) {
-		SeqItems own{lens, head, tail, hlen, tlen, (u32)l, (u32)bits};
-		td_rule(own, HashTables{file_off, keys, vals, err}, rules[g], threadIdx.x % WARP, WARP, rule_start, body,
-			weight, nfiles);
-	}
-}
-
-extern "C" __global__ void tadoc_seq_td_blocks(const u32 *rules, u64 n, const u32 *rule_start, const u32 *body,
-					       const u64 *lens, const u32 *head, const u32 *tail, const u32 *hlen,
-					       const u32 *tlen, u64 l, u64 bits, u32 *weight, u64 nfiles,
-					       const u64 *file_off, u64 *keys, u32 *vals, u32 *err) {
-	if (blockIdx.x < n) {
-		SeqItems own{lens, head, tail, hlen, tlen, (u32)l, (u32)bits};
-		td_rule(own, HashTables{file_off, keys, vals, err}, rules[blockIdx.x], threadIdx.x, blockDim.x, rule_start,
-			body, weight, nfiles);
-	}
+extern "C" __global__ void tadoc_seq_td_level(const u32 *rules, u64 nt, u64 ng, u64 nb, const u32 *rule_start,
+					      const u32 *body, const u64 *lens, const u32 *head, const u32 *tail,
+					      const u32 *hlen, const u32 *tlen, u64 l, u64 bits, u32 *weight, u64 nfiles,
+					      const u64 *file_off, u64 *keys, u32 *vals, u32 *err) {
+	SeqItems own{lens, head, tail, hlen, tlen, (u32)l, (u32)bits};
+	HashTables t{file_off, keys, vals, err};
+	each_rule(rules, nt, ng, nb,
+		  [&](u32 r, u32 lane, u32 stride) { td_rule(own, t, r, lane, stride, rule_start, body, weight, nfiles); });
 }
 
 // Compaction of the document pool. The pool is cut into chunks of
