@@ -62,7 +62,6 @@ type loadFlags struct {
 	maxQueries, k, sweepSteps    int
 	cpuWorkers, gpuBatch         int
 	gpuWorkers                   int
-	cpuTake                      int
 	gpuWait                      string
 	sweep, urgentAnyProc         bool
 	stealOldest                  bool
@@ -155,7 +154,7 @@ func newBenchLoadCmd() *cobra.Command {
 			}
 			for _, p := range policies {
 				sc := schedule.Config{Policy: p, Deadline: f.deadline, Model: model, CPU: cpu, GPUs: asEngines(gpus),
-					CPUWorkers: f.cpuWorkers, CPUTake: f.cpuTake, GPUBatch: f.gpuBatch, GPUWorkers: f.gpuWorkers, Queues: schedule.Options{UrgentAnyProc: f.urgentAnyProc, StealOldest: f.stealOldest}}
+					CPUWorkers: f.cpuWorkers, GPUBatch: f.gpuBatch, GPUWorkers: f.gpuWorkers, Queues: schedule.Options{UrgentAnyProc: f.urgentAnyProc, StealOldest: f.stealOldest}}
 				if seen != nil {
 					sc.Observe = seen.observe
 				}
@@ -214,7 +213,7 @@ func newBenchLoadCmd() *cobra.Command {
 				best[string(p)] = lo
 			}
 			out := map[string]any{"index": f.dir, "deadline_ms": f.deadline.Milliseconds(), "gpus": len(gpus), "model_fitted": fitted,
-				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "cpu_take": f.cpuTake, "gpu_batch": f.gpuBatch, "gpu_workers": f.gpuWorkers, "gpu_wait": f.gpuWait, "urgent_any_proc": f.urgentAnyProc, "steal_oldest": f.stealOldest, "model": model, "runs": runs}
+				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "gpu_batch": f.gpuBatch, "gpu_workers": f.gpuWorkers, "gpu_wait": f.gpuWait, "urgent_any_proc": f.urgentAnyProc, "steal_oldest": f.stealOldest, "model": model, "runs": runs}
 			if f.sweep {
 				out["max_rate_without_misses"] = best
 			}
@@ -241,7 +240,6 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.IntVar(&f.sweepSteps, "sweep-steps", 4, "bisection steps after the doubling phase")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the arrival process")
 	fl.IntVar(&f.cpuWorkers, "cpu-workers", 0, "CPU workers (0: one per core, less two per GPU under hybrid and best)")
-	fl.IntVar(&f.cpuTake, "cpu-take", 0, "most queries a CPU worker takes per hold of the scheduler's lock while a backlog waits (0: 1)")
 	fl.StringVar(&f.cpuEngine, "cpu-engine", "", "the CPU workers' engine (query.New): cpu, maxscore, bmw, ... (default: the cost model's, else cpu)")
 	fl.IntVar(&f.gpuBatch, "gpu-batch", 0, "most queries a GPU worker takes at once (0: the config's gpu.batch)")
 	fl.IntVar(&f.gpuWorkers, "gpu-workers", 0, "workers per GPU: with 2, one plans its batch while the other's runs on the device (0: the config's gpu.workers)")

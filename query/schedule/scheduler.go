@@ -24,12 +24,6 @@ type Config struct {
 	// GPUBatch is the most queries a GPU worker takes at once when its
 	// engine is a query.BatchEngine (default 64; 1 turns batching off).
 	GPUBatch int
-	// CPUTake is the most jobs a CPU worker takes in one hold of the
-	// scheduler's lock (default 1): past the first, it takes more only
-	// while more jobs wait than there are CPU workers, and runs them one
-	// after the other. Under a backlog this divides the lock holds per
-	// CPU query.
-	CPUTake int
 	// GPUWorkers is the number of workers per GPU (default 1). With two,
 	// one can take and prepare a batch while the other's runs on the
 	// device, when the engine allows that (the GPU engine gives each
@@ -118,9 +112,6 @@ func New(ix *index.Index, cfg Config) (*Scheduler, error) {
 	if cfg.GPUWorkers <= 0 {
 		cfg.GPUWorkers = 1
 	}
-	if cfg.CPUTake <= 0 {
-		cfg.CPUTake = 1
-	}
 	s := &Scheduler{ix: ix, cfg: cfg, q: NewQueues(cfg.Policy, len(cfg.GPUs) > 0, cfg.Queues), start: time.Now()}
 	s.cond = sync.NewCond(&s.mu)
 	for range cfg.CPUWorkers {
@@ -200,23 +191,16 @@ func (s *Scheduler) wake() {
 	}
 }
 
-// work runs the jobs Queues gives processor p, on engine e: on a GPU
-// whose engine answers batches, every job Queues gives it at that moment
-// up to Config.GPUBatch, as one batch; on a CPU, one, or up to
-// Config.CPUTake while a backlog waits, one after the other. A worker
-// takes its next jobs in the same hold of the lock that records the last
-// ones.
+// work runs the jobs Queues gives processor p, on engine e: one at a
+// time, or, on a GPU whose engine answers batches, every job Queues gives
+// it at that moment up to Config.GPUBatch. A worker takes its next jobs in
+// the same hold of the lock that records the last ones.
 func (s *Scheduler) work(p Proc, e query.Engine) {
 	defer s.wg.Done()
 	most := 1
 	be, batches := e.(query.BatchEngine)
-	switch {
-	case p == GPU && batches:
+	if p == GPU && batches {
 		most = s.cfg.GPUBatch
-	case p == GPU:
-		be = nil
-	default:
-		most, be = s.cfg.CPUTake, nil
 	}
 	var jobs, next []*Job
 	var outs []outcome
@@ -232,7 +216,7 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 		for {
 			s.admitInbox()
 			now := time.Since(s.start)
-			for len(next) < most && (p == GPU || len(next) == 0 || s.q.Len() > s.cfg.CPUWorkers) {
+			for len(next) < most {
 				j := s.q.Next(p, now)
 				if j == nil {
 					break
@@ -346,9 +330,8 @@ func (b *inbox) close() {
 	b.closed = true
 }
 
-// run answers jobs on e: as one batch on be when there are several and
-// be is set, else one after the other. A job whose caller has gone is
-// answered with its context's error.
+// run answers jobs on e, as one batch on be when there are several.
+// A job whose caller has gone is answered with its context's error.
 func (s *Scheduler) run(e query.Engine, be query.BatchEngine, jobs []*Job) []outcome {
 	outs := make([]outcome, len(jobs))
 	var live []int
@@ -362,7 +345,12 @@ func (s *Scheduler) run(e query.Engine, be query.BatchEngine, jobs []*Job) []out
 		live = append(live, i)
 		qs = append(qs, pd.q)
 	}
-	if len(qs) > 1 && be != nil {
+	switch {
+	case len(qs) == 1:
+		i := live[0]
+		pd := jobs[i].Payload.(*pending)
+		outs[i].res, outs[i].err = e.Search(pd.ctx, pd.q)
+	case len(qs) > 1:
 		// The batch outlives any one caller's context; each caller
 		// still stops waiting when its own is done.
 		rs, err := be.SearchBatch(context.Background(), qs)
@@ -373,11 +361,6 @@ func (s *Scheduler) run(e query.Engine, be query.BatchEngine, jobs []*Job) []out
 				outs[i].res = rs[n]
 			}
 		}
-		return outs
-	}
-	for _, i := range live {
-		pd := jobs[i].Payload.(*pending)
-		outs[i].res, outs[i].err = e.Search(pd.ctx, pd.q)
 	}
 	return outs
 }

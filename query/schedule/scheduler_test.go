@@ -108,18 +108,14 @@ func TestSchedulerMatchesCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
-		p                   Policy
-		gpuWorkers, cpuTake int
-	}{
-		{PolicyCPU, 1, 1}, {PolicyGPU, 1, 1}, {PolicyBest, 1, 1}, {PolicyHybrid, 1, 1}, {PolicyGPU, 2, 1}, {PolicyHybrid, 2, 1},
-		{PolicyCPU, 1, 4}, {PolicyHybrid, 2, 4},
-	} {
+		p          Policy
+		gpuWorkers int
+	}{{PolicyCPU, 1}, {PolicyGPU, 1}, {PolicyBest, 1}, {PolicyHybrid, 1}, {PolicyGPU, 2}, {PolicyHybrid, 2}} {
 		p := tt.p
-		t.Run(fmt.Sprintf("%s/gpu-workers=%d/cpu-take=%d", p, tt.gpuWorkers, tt.cpuTake), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/gpu-workers=%d", p, tt.gpuWorkers), func(t *testing.T) {
 			// A second engine stands in for the GPU so both worker kinds run.
 			fakeGPU := &batchEngine{Engine: query.NewExhaustive(ix)}
-			s, err := New(ix, Config{Policy: p, CPU: cpu, GPUs: []query.Engine{fakeGPU}, CPUWorkers: 3, CPUTake: tt.cpuTake,
-				GPUBatch: 16, GPUWorkers: tt.gpuWorkers})
+			s, err := New(ix, Config{Policy: p, CPU: cpu, GPUs: []query.Engine{fakeGPU}, CPUWorkers: 3, GPUBatch: 16, GPUWorkers: tt.gpuWorkers})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -239,44 +235,6 @@ type sleepEngine time.Duration
 func (e sleepEngine) Search(context.Context, query.Query) (query.Result, error) {
 	time.Sleep(time.Duration(e))
 	return query.Result{}, nil
-}
-
-// TestCPUTake: 40 queries of 1 ms at once on 2 CPU workers leave a
-// backlog, so with CPUTake 4 the workers take several per call (at most
-// 4), and every query is answered once; without a backlog (one query at
-// a time) each call runs one.
-func TestCPUTake(t *testing.T) {
-	ix := randomIndex(t, 100)
-	s, err := New(ix, Config{Policy: PolicyCPU, CPU: sleepEngine(time.Millisecond), CPUWorkers: 2, CPUTake: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	q := query.Query{Terms: []string{"t001"}, Mode: query.Or, K: 1}
-	var wg sync.WaitGroup
-	const n = 40
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, err := s.Search(context.Background(), q); err != nil {
-				t.Error(err)
-			}
-		}()
-	}
-	wg.Wait()
-	u := s.Usage()
-	if u.Queries[CPU] != n || u.Calls[CPU] >= n || u.Calls[CPU] < n/4 {
-		t.Errorf("%d queries in %d calls, want %d in fewer calls, at least %d", u.Queries[CPU], u.Calls[CPU], n, n/4)
-	}
-	for range 5 {
-		if _, err := s.Search(context.Background(), q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if v := s.Usage(); v.Calls[CPU]-u.Calls[CPU] != 5 {
-		t.Errorf("5 queries one at a time took %d calls, want 5", v.Calls[CPU]-u.Calls[CPU])
-	}
 }
 
 // TestUsageAccounts: one CPU worker, queries 1 ms long arriving 10 ms
