@@ -132,6 +132,7 @@ per run.`,
 	fl.BoolVar(&f.plain, "plain", false, "decompress, then run the plain computation (the baseline); with --engine gpu, the GPU engine on the corpus without its rules")
 	fl.BoolVar(&f.discard, "discard", false, "print no result, only timings (for measurements)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no timings on stderr")
+	addProfiling(cmd)
 	return cmd
 }
 
