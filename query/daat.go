@@ -69,7 +69,6 @@ type termList struct {
 type search struct {
 	ctx    context.Context
 	params bm25.Params
-	norms  []float32
 	lists  []*termList // in query-term order
 	top    *TopK
 	thr    float64 // see push
@@ -84,7 +83,6 @@ func newSearch(ctx context.Context, ix *index.Index, terms []term, k int) *searc
 	s := &search{
 		ctx:    ctx,
 		params: ix.BM25(),
-		norms:  ix.Norms(),
 		top:    NewTopK(k),
 		thr:    -1,
 		slack:  boundSlack(len(terms)),
@@ -141,7 +139,7 @@ func (s *search) termScore(l *termList) float32 {
 		return s.score[l.pos]
 	}
 	s.stats.PostingsScored++
-	sc := s.params.TermScore(l.idf, l.Freq(), s.norms[d])
+	sc := s.params.TermScore(l.idf, l.Freq(), l.Norm())
 	s.score[l.pos], s.scored[l.pos] = sc, d
 	return sc
 }
