@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# GPU machine run: the CPU engines of two builds side by side, alone and
-# inside the scheduler (issue 10). From the repository root, with .device
-# carried: `make device`-style builds .device/gpusearch (new) and
-# .device/gpusearch-old (the commit before), then
-#   OUT=... bash scripts/device/cpu-ab.sh
+# GPU machine run: the CPU engines of two or more builds side by side,
+# alone and inside the scheduler (issue 10). From the repository root,
+# with .device carried: CUDA builds .device/gpusearch ("new") and
+# .device/gpusearch-NAME for every other NAME (say, old: the commit
+# before), each perhaps gzip'd (.gz, unpacked first), then
+#   OUT=... [QUERIES='old new old new'] [FITS='old new'] [SWEEPS=...] bash scripts/device/cpu-ab.sh
 # On lib.sh's scheduling set (2x10^6 documents, gpu-bp256, seed 2; 600
 # queries, seed 3: the first 400 fit, the last 200 load):
 #   1. bench queries --engine bmw,maxscore --mode or on the load queries,
-#      1 thread and 16, old, new, old, new (2 s a row);
-#   2. bench fit with each binary (its own cost model, model-old.json and
-#      model-new.json);
+#      1 thread and 16, for each build of QUERIES in turn (2 s a row);
+#   2. bench fit with each build of FITS (its own cost model,
+#      model-NAME.json);
 #   3. bench load --sweep (3 s a rate, 5 bisections) for each of SWEEPS
-#      (';'-separated "BIN POLICY [flags]", BIN old or new), each binary
-#      with its own model.
+#      (';'-separated "NAME POLICY [flags]"), each build with its own
+#      model.
 # Everything goes to $OUT/cpu-ab.tgz, packed again after every step.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,11 +34,12 @@ tmo() {
 	echo $(($1 < left ? $1 : left))
 }
 pack() { tar czf "$OUT/cpu-ab.tgz" -C "$R" .; }
-bin() { [ "$1" = old ] && echo .device/gpusearch-old || echo .device/gpusearch; }
+bin() { [ "$1" = new ] && echo .device/gpusearch || echo ".device/gpusearch-$1"; }
+for z in .device/*.gz; do [ -f "$z" ] && gunzip -f "$z" && chmod +x "${z%.gz}"; done
 
 stamp "gen"
 scheduling_set
-for v in old new old new; do
+for v in ${QUERIES:-old new old new}; do
 	stamp "bench queries ($v)"
 	timeout "$(tmo 60)" $(bin $v) bench queries --index "$W/s" --queries "$W/load.txt" --engine bmw,maxscore --mode or \
 		--threads 1 --min-time 2s >>"$R/queries-$v.txt" 2>>"$LOG"
@@ -46,7 +48,7 @@ for v in old new old new; do
 	tail -6 "$R/queries-$v.txt" | tee -a "$LOG"
 done
 pack
-for v in old new; do
+for v in ${FITS:-old new}; do
 	stamp "fit ($v)"
 	timeout "$(tmo 90)" $(bin $v) bench fit --index "$W/s" --queries "$W/fit.txt" --mode or --repeat 3 >"$R/fit-$v.json" 2>>"$LOG"
 	cp "$W/s/cost-model.json" "$R/model-$v.json"
