@@ -18,9 +18,6 @@ type Cursor struct {
 	blk        int // decoded block, or first-1 before any
 	docs       []uint32
 	freqs      []uint32
-	norms      []float32 // the block's documents' norms, gathered by chunk (Norm)
-	normChunks uint64    // bit i: chunk i of norms is gathered
-	normShift  uint      // a chunk is 1<<normShift postings
 	n, pos     int
 	cur        uint32
 	freqsReady bool
@@ -40,12 +37,6 @@ func (ix *Index) Cursor(t TermInfo) *Cursor {
 		end:   int(t.FirstBlock) + t.NumBlocks(bs),
 		docs:  make([]uint32, bs),
 		freqs: make([]uint32, bs),
-		norms: make([]float32, bs),
-	}
-	// Chunks of 32 postings, or more in blocks of over 64 such chunks.
-	c.normShift = 5
-	for bs>>c.normShift > 64 {
-		c.normShift++
 	}
 	c.blk = c.first - 1
 	c.shallow = c.first
@@ -124,30 +115,6 @@ func (c *Cursor) Freq() uint32 {
 	return c.freqs[c.pos] + 1
 }
 
-// Norm is the current posting's document's BM25 length normalisation
-// (Index.Norms; 0 past the end). The first call in a chunk of the block's
-// postings (32, or a 64th of a larger block) reads the whole chunk's
-// norms in one loop: they are scattered over a large array, and
-// independent loads overlap their cache misses where one load per scored
-// posting, between the scoring's branches, would wait for each in turn.
-func (c *Cursor) Norm() float32 {
-	k := uint(c.pos) >> c.normShift
-	if c.normChunks&(1<<k) == 0 {
-		c.gatherNorms(k)
-	}
-	return c.norms[c.pos]
-}
-
-func (c *Cursor) gatherNorms(k uint) {
-	norms := c.ix.norms
-	from := int(k << c.normShift)
-	to := min(from+1<<c.normShift, c.n)
-	for i, d := range c.docs[from:to] {
-		c.norms[from+i] = norms[d]
-	}
-	c.normChunks |= 1 << k
-}
-
 // MaxScore bounds the BM25 term score of every posting in the list.
 func (c *Cursor) MaxScore() float32 { return c.info.MaxScore }
 
@@ -221,7 +188,7 @@ func (c *Cursor) loadBlock(b int) uint32 {
 		return NoMoreDocs
 	}
 	c.blk, c.n, c.pos = b, n, 0
-	c.freqsReady, c.normChunks = false, 0
+	c.freqsReady = false
 	c.decoded++
 	c.cur = docs[0]
 	return c.cur
@@ -255,7 +222,4 @@ func (c *Cursor) finish(err error) {
 	// block c.end, which may lie past the skip table.
 	c.freqs[0] = ^uint32(0)
 	c.freqsReady = true
-	// Norm past the end reads 0, gathering nothing.
-	c.norms[0] = 0
-	c.normChunks = 1
 }

@@ -75,11 +75,6 @@ func TestCursorNextGEQ(t *testing.T) {
 								t.Fatalf("trial %d step %d: Freq() at docid %d = %d, want %d", trial, step, want, f, l.freqs[pos])
 							}
 						}
-						if r.IntN(2) == 0 {
-							if n := cur.Norm(); n != ix.Norms()[want] {
-								t.Fatalf("trial %d step %d: Norm() at docid %d = %v, want %v", trial, step, want, n, ix.Norms()[want])
-							}
-						}
 					}
 					// NoMoreDocs is sticky.
 					for _, target := range []uint32{0, l.docs[len(l.docs)-1], index.NoMoreDocs - 1, index.NoMoreDocs} {
@@ -92,9 +87,6 @@ func TestCursorNextGEQ(t *testing.T) {
 					}
 					if got := cur.Freq(); got != 0 {
 						t.Fatalf("Freq() past the end = %d, want 0", got)
-					}
-					if got := cur.Norm(); got != 0 {
-						t.Fatalf("Norm() past the end = %v, want 0", got)
 					}
 					if cur.Err() != nil {
 						t.Fatalf("Err() = %v, want nil", cur.Err())

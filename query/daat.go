@@ -69,6 +69,7 @@ type termList struct {
 type search struct {
 	ctx    context.Context
 	params bm25.Params
+	norms  []float32
 	lists  []*termList // in query-term order
 	top    *TopK
 	thr    float64 // see push
@@ -83,6 +84,7 @@ func newSearch(ctx context.Context, ix *index.Index, terms []term, k int) *searc
 	s := &search{
 		ctx:    ctx,
 		params: ix.BM25(),
+		norms:  ix.Norms(),
 		top:    NewTopK(k),
 		thr:    -1,
 		slack:  boundSlack(len(terms)),
@@ -139,7 +141,7 @@ func (s *search) termScore(l *termList) float32 {
 		return s.score[l.pos]
 	}
 	s.stats.PostingsScored++
-	sc := s.params.TermScore(l.idf, l.Freq(), l.Norm())
+	sc := s.params.TermScore(l.idf, l.Freq(), s.norms[d])
 	s.score[l.pos], s.scored[l.pos] = sc, d
 	return sc
 }
