@@ -10,8 +10,8 @@
 #   docs/analytics.md, with scripts/analytics/regroup.go)
 # Optionally, for an A/B in the same call, a second cuda build (say, of the
 # last commit) as .device/gpusearch-base: it runs the GPU rows again with
-# its own embedded PTX. Any .device/*.gz and .device/corpora/*.tgz are
-# unpacked first (the carry limit is 64 MiB).
+# its own embedded PTX. Any .device/*.gz and .device/corpora/*.tgz or
+# .tar.xz are unpacked first (the carry limit is 64 MiB).
 # Steps, each with a timeout, the whole under 9 minutes:
 #   1. compile every gpu/kernels/*.cu to PTX (copied to $OUT, with the
 #      source-sha256 header, ready to commit) and run all the gpu package's
@@ -34,7 +34,7 @@ GPU_REPEAT=${GPU_REPEAT:-5}
 mkdir -p "$OUT" "$R"
 . scripts/device/lib.sh
 for z in .device/*.gz; do [ -f "$z" ] && gunzip -f "$z" && chmod +x "${z%.gz}"; done
-for z in .device/corpora/*.tgz; do [ -f "$z" ] && tar xzf "$z" -C .device/corpora && rm "$z"; done
+for z in .device/corpora/*.tgz .device/corpora/*.tar.xz; do [ -f "$z" ] && tar xf "$z" -C .device/corpora && rm "$z"; done
 t0=$(date +%s)
 stamp() { echo "[$(($(date +%s) - t0))s] $*"; }
 tmo() {
