@@ -61,6 +61,10 @@ type Server struct {
 	BitmapCacheMB   int64         `yaml:"bitmap_cache_mb"`
 	Policy          string        `yaml:"policy"`
 	Deadline        time.Duration `yaml:"deadline"`
+	// GCPercent is the Go garbage collector's GOGC for serve and bench
+	// load (0: the runtime's own, from the GOGC environment variable or
+	// 100); a GOGC environment variable always wins.
+	GCPercent int `yaml:"gc_percent"`
 }
 
 // GPU configures the CUDA back end.
@@ -104,6 +108,7 @@ func Default() Config {
 			BitmapCacheMB:   256,
 			Policy:          "hybrid",
 			Deadline:        500 * time.Millisecond,
+			GCPercent:       400,
 		},
 		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 128, Workers: 2, Wait: "auto"},
 	}
@@ -158,6 +163,7 @@ func (c Config) Validate() error {
 	check(c.Server.Timeout > 0, "server.timeout must be positive")
 	check(oneOf(c.Server.Policy, "cpu", "gpu", "best", "hybrid"), "server.policy %q: want cpu, gpu, best or hybrid", c.Server.Policy)
 	check(c.Server.Deadline > 0, "server.deadline must be positive")
+	check(c.Server.GCPercent >= 0, "server.gc_percent must be >= 0 (0 = the Go runtime's)")
 	errs = append(errs, c.GPU.Validate())
 	return errors.Join(errs...)
 }

@@ -37,6 +37,8 @@ func TestParse(t *testing.T) {
 		{"no gpu workers", "gpu:\n  workers: 0\n", "gpu.workers", nil},
 		{"gpu wait", "gpu:\n  wait: block\n", "", func(c Config) bool { return c.GPU.Wait == "block" }},
 		{"bad gpu wait", "gpu:\n  wait: sleep\n", "gpu.wait", nil},
+		{"gc percent", "server:\n  gc_percent: 0\n", "", func(c Config) bool { return c.Server.GCPercent == 0 }},
+		{"bad gc percent", "server:\n  gc_percent: -1\n", "server.gc_percent", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -95,6 +95,7 @@ func newBenchLoadCmd() *cobra.Command {
 				return usageError{err}
 			}
 			f.gpuWait, f.gpuWorkers, f.gpuBatch = gc.Wait, gc.Workers, gc.Batch
+			gogc := applyGC(cfg.Server.GCPercent) // as serve runs
 			m, err := query.ParseMode(f.mode)
 			if err != nil {
 				return usageError{err}
@@ -213,7 +214,7 @@ func newBenchLoadCmd() *cobra.Command {
 				best[string(p)] = lo
 			}
 			out := map[string]any{"index": f.dir, "deadline_ms": f.deadline.Milliseconds(), "gpus": len(gpus), "model_fitted": fitted,
-				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "gpu_batch": f.gpuBatch, "gpu_workers": f.gpuWorkers, "gpu_wait": f.gpuWait, "urgent_any_proc": f.urgentAnyProc, "steal_oldest": f.stealOldest, "model": model, "runs": runs}
+				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "gpu_batch": f.gpuBatch, "gpu_workers": f.gpuWorkers, "gpu_wait": f.gpuWait, "gogc": gogc, "urgent_any_proc": f.urgentAnyProc, "steal_oldest": f.stealOldest, "model": model, "runs": runs}
 			if f.sweep {
 				out["max_rate_without_misses"] = best
 			}

@@ -40,6 +40,7 @@ The URL it listens on is logged to stderr.`,
 				return usagef("empty listen address: give --addr HOST:PORT or server.addr")
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+			log.Info("garbage collector", "gogc", applyGC(cfg.Server.GCPercent))
 			reg := prometheus.NewRegistry()
 			reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 			srv, err := api.New(api.Options{Config: cfg, Logger: log, Registry: reg, Auto: scheduler(cfg, log)})
