@@ -27,12 +27,6 @@ B=.device/gpusearch
 t0=$(date +%s)
 mkdir -p "$OUT"
 . scripts/device/lib.sh
-stamp() { echo "[$(($(date +%s) - t0))s] $*" | tee -a "$LOG"; }
-tmo() {
-	local left=$((BUDGET - ($(date +%s) - t0)))
-	[ $left -lt 5 ] && left=5
-	echo $(($1 < left ? $1 : left))
-}
 pack() { tar czf "$OUT/cpu-ab.tgz" -C "$R" .; }
 bin() { [ "$1" = new ] && echo .device/gpusearch || echo ".device/gpusearch-$1"; }
 for z in .device/*.gz; do [ -f "$z" ] && gunzip -f "$z" && chmod +x "${z%.gz}"; done

@@ -20,7 +20,6 @@ LOG=$R/heavy.log
 t0=$(date +%s)
 mkdir -p "$OUT"
 . scripts/device/lib.sh
-stamp() { echo "[$(($(date +%s) - t0))s] $*" | tee -a "$LOG"; }
 pack() { tar czf "$OUT/heavy.tgz" -C "$R" .; }
 gpuq() { # name queries
 	$B bench gpu queries --index "$W/s" --queries "$2" --mode or --k 10 --cpu bmw --batch 64 --min-time 1s \

@@ -1,5 +1,17 @@
 # Shared steps of the GPU machine scripts; source it from the repository
-# root with OUT, NVCC and R (the run's scratch directory) set.
+# root with OUT, NVCC and R (the run's scratch directory) set, and t0, LOG
+# and BUDGET for stamp and tmo.
+
+# stamp prints its arguments after the seconds since $t0 (the run's
+# start) and appends the line to $LOG; tmo N prints N or the seconds left
+# of the run's $BUDGET (at least 5), whichever is smaller: a step's
+# timeout.
+stamp() { echo "[$(($(date +%s) - t0))s] $*" | tee -a "$LOG"; }
+tmo() {
+	local left=$((BUDGET - ($(date +%s) - t0)))
+	[ $left -lt 5 ] && left=5
+	echo $(($1 < left ? $1 : left))
+}
 
 # fresh_ptx_and_tests compiles every gpu/kernels/*.cu to PTX in a scratch
 # directory that the binaries then load (GPUSEARCH_PTX_DIR), copies the

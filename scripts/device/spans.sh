@@ -39,12 +39,7 @@ W=$(mktemp -d)
 LOG=$R/spans.log
 t0=$(date +%s)
 mkdir -p "$OUT"
-stamp() { echo "[$(($(date +%s) - t0))s] $*" | tee -a "$LOG"; }
-tmo() {
-	local left=$((BUDGET - ($(date +%s) - t0)))
-	[ $left -lt 5 ] && left=5
-	echo $(($1 < left ? $1 : left))
-}
+. scripts/device/lib.sh
 pack() { tar czf "$OUT/spans.tgz" -C "$R" .; }
 has() { [[ ",$STEPS," == *",$1,"* ]]; }
 { nvidia-smi -L; nproc; "$NVCC" --version | tail -1; } >"$R/machine.txt" 2>&1
