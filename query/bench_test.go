@@ -93,3 +93,29 @@ func BenchmarkEngine(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParse is the query analysis every search pays before its
+// engine runs (UAX #29 words, lowercase, Porter2, duplicates merged), over
+// the sample crawl's queries: the floor under any engine's time per query.
+func BenchmarkParse(b *testing.B) {
+	data, err := os.ReadFile("../examples/queries.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var texts []string
+	for line := range strings.Lines(string(data)) {
+		if _, text, ok := strings.Cut(strings.TrimSpace(line), "\t"); ok {
+			texts = append(texts, text)
+		}
+	}
+	a := analysis.New()
+	var terms int
+	for b.Loop() {
+		for _, t := range texts {
+			terms += len(Parse(a, t, And, 10).Terms)
+		}
+	}
+	n := float64(b.N * len(texts))
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n/1e3, "us/query")
+	b.ReportMetric(float64(terms)/n, "terms/query")
+}

@@ -16,10 +16,13 @@ import (
 
 func init() { benchSubcommands = append(benchSubcommands, newBenchFitCmd) }
 
-// fitCandidates are the CPU engines bench fit --cpu-engine auto compares:
-// MaxScore OR (cpu) wins on real collections, Block-Max WAND on synthetic
-// ones (docs/queries.md).
-var fitCandidates = []string{"cpu", "bmw"}
+// fitCandidates are the CPU engines bench fit --cpu-engine auto times
+// and fits a cost model for, so that engine=auto picks one per query:
+// term-at-a-time over dense accumulators (exhaustive) wins on queries of
+// few postings, WAND in between, MaxScore OR (cpu) on real collections
+// and Block-Max WAND on synthetic ones on the longest (docs/queries.md,
+// docs/scheduling.md).
+var fitCandidates = []string{"exhaustive", "cpu", "wand", "bmw"}
 
 func newBenchFitCmd() *cobra.Command {
 	var dir, queries, mode, cpuEngine, samplesFile string
@@ -95,31 +98,39 @@ func newBenchFitCmd() *cobra.Command {
 					}
 				}
 			}
-			best := 0
-			for c := range candidates {
-				if totals[c] < totals[best] {
-					best = c
-				}
-			}
 			cpuTotals := map[string]float64{}
 			for c, name := range candidates {
 				cpuTotals[name] = totals[c].Seconds()
 			}
-			if samplesFile != "" {
-				if err := writeJSONFile(samplesFile, samples[best]); err != nil {
-					return err
-				}
-			}
-			model, err := schedule.Fit(samples[best], holdOut)
+			model, err := schedule.FitChoice(candidates, samples, holdOut)
 			if err != nil {
 				return err
 			}
-			model.CPUEngine = candidates[best]
+			chosen := schedule.Chosen(model, samples)
+			if len(candidates) > 1 {
+				// What the choice costs against each engine alone and
+				// against always picking the fastest (the oracle).
+				var choice, oracle time.Duration
+				for i, s := range chosen {
+					choice += s.CPU
+					fastest := s.CPU
+					for c := range candidates {
+						fastest = min(fastest, samples[c][i].CPU)
+					}
+					oracle += fastest
+				}
+				cpuTotals["choice"], cpuTotals["oracle"] = choice.Seconds(), oracle.Seconds()
+			}
+			if samplesFile != "" {
+				if err := writeJSONFile(samplesFile, chosen); err != nil {
+					return err
+				}
+			}
 			if err := model.Save(dir); err != nil {
 				return err
 			}
 			return writeJSON(os.Stdout, map[string]any{
-				"index": dir, "cpu_engine": model.CPUEngine, "cpu_total_seconds": cpuTotals, "gpu_batch": gpuBatch, "queries": len(samples[best]), "held_out_every": holdOut, "model": model,
+				"index": dir, "cpu_engine": model.CPUEngine, "cpu_engines": model.CPUEngines(), "cpu_total_seconds": cpuTotals, "gpu_batch": gpuBatch, "queries": len(chosen), "held_out_every": holdOut, "model": model,
 				"cpu_mean_relative_error": model.CPUError, "gpu_mean_relative_error": model.GPUError,
 			})
 		},
@@ -133,7 +144,7 @@ func newBenchFitCmd() *cobra.Command {
 	fl.IntVar(&repeat, "repeat", 3, "runs per query; the median is used")
 	fl.IntVar(&holdOut, "hold-out", 4, "every n-th query is held out to measure the model's error")
 	fl.StringVar(&samplesFile, "samples", "", "also write the measured samples (features and times) to this JSON file")
-	fl.StringVar(&cpuEngine, "cpu-engine", "auto", "the CPU engine timed (query.New name), or auto: time cpu and bmw and keep the faster, which engine=auto then runs")
+	fl.StringVar(&cpuEngine, "cpu-engine", "auto", "the CPU engine timed (query.New name), or auto: time exhaustive, cpu, wand and bmw and fit a model for each, so that engine=auto runs each query on the one predicted fastest (cpu_engine, the fastest over all queries, is the fallback)")
 	fl.IntVar(&gpuBatch, "gpu-batch", 128, "time the GPU per query in batches of this many copies of each query, as the scheduler hands it work (default: the config's gpu.batch; 1: one query at a time)")
 	fl.Bool("json", true, "print JSON (always on)")
 	cmd.MarkFlagRequired("queries")

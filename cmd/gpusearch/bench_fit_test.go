@@ -10,9 +10,10 @@ import (
 )
 
 // TestCLIBenchFit fits the cost model on the sample crawl, without a GPU:
-// --cpu-engine auto times both candidate CPU engines, keeps the faster in
-// the model beside the index, and writes the samples it fitted; a named
-// engine is kept as given.
+// --cpu-engine auto times every candidate CPU engine, fits a model for
+// each (the per-query choice) and names the fastest over all queries as
+// the fallback, reports what the choice costs, and writes the samples it
+// fitted (the choice's times); a named engine is kept as given, alone.
 func TestCLIBenchFit(t *testing.T) {
 	idx := filepath.Join(t.TempDir(), "idx")
 	mustRun(t, "index", "--quiet", "--out", idx, sampleCrawl)
@@ -27,8 +28,11 @@ func TestCLIBenchFit(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
 		t.Fatalf("bench fit printed %q: %v", res.stdout, err)
 	}
-	if out.Queries != 200 || len(out.Totals) != len(fitCandidates) {
-		t.Fatalf("bench fit = %+v, want 200 queries and a total per candidate %v", out, fitCandidates)
+	if out.Queries != 200 || len(out.Totals) != len(fitCandidates)+2 {
+		t.Fatalf("bench fit = %+v, want 200 queries and a total per candidate %v, the choice and the oracle", out, fitCandidates)
+	}
+	if o := out.Totals["oracle"]; o <= 0 || o > out.Totals["choice"] || o > out.Totals[out.CPUEngine] {
+		t.Errorf("totals %v: the oracle must be positive and no slower than the choice or any engine", out.Totals)
 	}
 	for _, name := range fitCandidates {
 		if out.Totals[name] <= 0 || out.Totals[name] < out.Totals[out.CPUEngine] {
@@ -36,8 +40,8 @@ func TestCLIBenchFit(t *testing.T) {
 		}
 	}
 	model, fitted, err := schedule.LoadModel(idx)
-	if err != nil || !fitted || model.CPUEngine != out.CPUEngine {
-		t.Fatalf("LoadModel = %+v, %v, %v; want the fitted model with cpu_engine %s", model, fitted, err, out.CPUEngine)
+	if err != nil || !fitted || model.CPUEngine != out.CPUEngine || len(model.CPUAlgorithms) != len(fitCandidates) {
+		t.Fatalf("LoadModel = %+v, %v, %v; want the fitted model with cpu_engine %s and a cost per candidate", model, fitted, err, out.CPUEngine)
 	}
 	if samples := readSamples(t, samplesFile); len(samples) != 200 || samples[0].CPU <= 0 {
 		t.Fatalf("samples file: %d samples, want 200 with CPU times", len(samples))
@@ -45,8 +49,8 @@ func TestCLIBenchFit(t *testing.T) {
 
 	mustRun(t, "bench", "fit", "--index", idx, "--queries", "../../examples/queries.txt",
 		"--mode", "or", "--repeat", "1", "--cpu-engine", "bmw")
-	if model, _, err := schedule.LoadModel(idx); err != nil || model.CPUEngine != "bmw" {
-		t.Errorf("after --cpu-engine bmw: model engine %q, %v", model.CPUEngine, err)
+	if model, _, err := schedule.LoadModel(idx); err != nil || model.CPUEngine != "bmw" || model.CPUAlgorithms != nil {
+		t.Errorf("after --cpu-engine bmw: model engine %q, choosing among %d, %v; want bmw alone", model.CPUEngine, len(model.CPUAlgorithms), err)
 	}
 }
 

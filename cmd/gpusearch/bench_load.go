@@ -132,10 +132,11 @@ func newBenchLoadCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if f.cpuEngine == "" {
-				f.cpuEngine = model.CPUEngineName()
+			if f.cpuEngine != "" {
+				model = model.WithCPUEngine(f.cpuEngine)
 			}
-			cpu, err := query.New(ix, f.cpuEngine)
+			f.cpuEngine = model.CPUEngines()
+			cpu, err := schedule.NewCPU(ix, model)
 			if err != nil {
 				return err
 			}
@@ -241,7 +242,7 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.IntVar(&f.sweepSteps, "sweep-steps", 4, "bisection steps after the doubling phase")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the arrival process")
 	fl.IntVar(&f.cpuWorkers, "cpu-workers", 0, "CPU workers (0: one per core, less two per GPU under hybrid and best)")
-	fl.StringVar(&f.cpuEngine, "cpu-engine", "", "the CPU workers' engine (query.New): cpu, maxscore, bmw, ... (default: the cost model's, else cpu)")
+	fl.StringVar(&f.cpuEngine, "cpu-engine", "", "the CPU workers' engine (query.New): cpu, maxscore, bmw, ... (default: the cost model's, which may pick one per query, else cpu)")
 	fl.IntVar(&f.gpuBatch, "gpu-batch", 0, "most queries a GPU worker takes at once (0: the config's gpu.batch)")
 	fl.IntVar(&f.gpuWorkers, "gpu-workers", 0, "workers per GPU: with 2, one plans its batch while the other's runs on the device (0: the config's gpu.workers)")
 	fl.StringVar(&f.gpuWait, "gpu-wait", "", "how the host waits for the GPU: auto, spin, yield or block (default: the config's gpu.wait)")

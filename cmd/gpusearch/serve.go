@@ -66,10 +66,11 @@ func scheduler(cfg config.Config, log *slog.Logger) api.AutoFunc {
 			log.Warn("cost model unreadable; using the default", "err", err)
 			model = schedule.DefaultModel()
 		}
-		if name := model.CPUEngineName(); name != "cpu" {
-			// The fitted model chose another CPU engine for this index.
-			if e, err := query.New(ix, name); err != nil {
-				log.Warn("cost model names an unknown CPU engine; using cpu", "engine", name, "err", err)
+		if len(model.CPUAlgorithms) > 0 || model.CPUEngineName() != "cpu" {
+			// The fitted model chose other CPU engines for this index.
+			if e, err := schedule.NewCPU(ix, model); err != nil {
+				log.Warn("cost model names an unknown CPU engine; using cpu", "engines", model.CPUEngines(), "err", err)
+				model = model.WithCPUEngine("cpu")
 			} else {
 				cpu = e
 			}
@@ -88,7 +89,7 @@ func scheduler(cfg config.Config, log *slog.Logger) api.AutoFunc {
 			log.Warn("scheduler not started; engine=auto is the CPU", "err", err)
 			return cpu
 		}
-		log.Info("engine=auto scheduler", "policy", policy, "gpus", len(gpus), "fitted_model", fitted, "cpu_engine", model.CPUEngineName())
+		log.Info("engine=auto scheduler", "policy", policy, "gpus", len(gpus), "fitted_model", fitted, "cpu_engines", model.CPUEngines())
 		return s
 	}
 }

@@ -17,11 +17,15 @@
 // `gpusearch bench fit` times the GPU in batches of gpu.batch copies of
 // each query, as the scheduler uses it (one query at a time, the GPU's
 // cost is mostly its launch chain and says little about its throughput),
-// and writes the model as cost-model.json beside the index, with the CPU
-// engine it was fitted for: by default bench fit times both MaxScore and
-// Block-Max WAND OR and keeps the faster, which the server's engine=auto
-// then runs; without one, DefaultModel's documented constants and the cpu
-// engine are used.
+// and writes the model as cost-model.json beside the index. By default it
+// times four CPU engines (term-at-a-time over dense accumulators, MaxScore,
+// WAND and Block-Max WAND) and fits a model for each: no one of them wins
+// everywhere (term-at-a-time is 2-3x faster than Block-Max WAND on queries
+// of a few thousand postings, and as much slower on millions), so a CPU
+// worker runs each query on the engine predicted fastest for it (Choice),
+// and the query's CPU cost is that engine's; the engine fastest over all
+// the fitting queries is named as the fallback. Without a fitted model,
+// DefaultModel's documented constants and the cpu engine are used.
 //
 // Queues. A query whose predicted GPU time is below (1-Margin) of its CPU
 // time goes to the GPU queue; one whose CPU time is below (1-Margin) of its

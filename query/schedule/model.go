@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gpusearch/gpusearch/index"
@@ -132,14 +133,64 @@ type Model struct {
 	// for, the faster on this index's queries when bench fit compared
 	// several; engine=auto runs its CPU work with it. Empty: "cpu".
 	CPUEngine string `json:"cpu_engine,omitempty"`
+	// CPUAlgorithms, when bench fit timed several CPU engines, holds each
+	// one's cost model: a Choice runs every CPU query on the engine
+	// predicted fastest for it, and Predict prices it so. Empty: every CPU
+	// query runs on CPUEngine, priced by CPU.
+	CPUAlgorithms []AlgorithmModel `json:"cpu_algorithms,omitempty"`
 	// Held-out mean relative errors measured when the model was fitted.
 	CPUError float64 `json:"cpu_mean_relative_error,omitempty"`
 	GPUError float64 `json:"gpu_mean_relative_error,omitempty"`
 }
 
+// AlgorithmModel is one CPU engine's cost model.
+type AlgorithmModel struct {
+	Engine string  `json:"engine"` // a query.New name
+	Cost   Linear  `json:"cost"`
+	Error  float64 `json:"mean_relative_error,omitempty"` // held out, at fitting
+}
+
 // CPUEngineName is the CPU engine to run with this model: CPUEngine, or
 // "cpu" when it names none.
 func (m *Model) CPUEngineName() string { return cmp.Or(m.CPUEngine, "cpu") }
+
+// CPUEngines names the engines a CPU worker runs under m, for reports:
+// "exhaustive|cpu|wand|bmw" for a choice, else CPUEngineName.
+func (m *Model) CPUEngines() string {
+	if len(m.CPUAlgorithms) == 0 {
+		return m.CPUEngineName()
+	}
+	names := make([]string, len(m.CPUAlgorithms))
+	for i, a := range m.CPUAlgorithms {
+		names[i] = a.Engine
+	}
+	return strings.Join(names, "|")
+}
+
+// CPUChoice is the index in CPUAlgorithms of the engine predicted fastest
+// for f, or -1 when the model holds none.
+func (m *Model) CPUChoice(f Features) int {
+	best, bestCost := -1, time.Duration(0)
+	for i, a := range m.CPUAlgorithms {
+		if c := a.Cost.predict(f); best < 0 || c < bestCost {
+			best, bestCost = i, c
+		}
+	}
+	return best
+}
+
+// WithCPUEngine returns a copy of m whose CPU queries all run on engine
+// name, priced by that engine's own model where m holds one.
+func (m *Model) WithCPUEngine(name string) *Model {
+	c := *m
+	c.CPUEngine, c.CPUAlgorithms = name, nil
+	for _, a := range m.CPUAlgorithms {
+		if a.Engine == name {
+			c.CPU, c.CPUError = a.Cost, a.Error
+		}
+	}
+	return &c
+}
 
 // DefaultModel is used when an index has no fitted model. CPU time grows
 // with the total postings (about 10 ns each on one core); a GPU answering
@@ -157,8 +208,13 @@ func DefaultModel() *Model {
 
 // Predict returns the predicted CPU and GPU times, at least a microsecond
 // each (the queues compare their ratios).
+// With CPUAlgorithms, the CPU time is that of the engine CPUChoice picks.
 func (m *Model) Predict(f Features) (cpu, gpu time.Duration) {
-	return max(m.CPU.predict(f), time.Microsecond), max(m.GPU.predict(f), time.Microsecond)
+	c := m.CPU
+	if i := m.CPUChoice(f); i >= 0 {
+		c = m.CPUAlgorithms[i].Cost
+	}
+	return max(c.predict(f), time.Microsecond), max(m.GPU.predict(f), time.Microsecond)
 }
 
 // Sample is one measured query.
@@ -198,6 +254,68 @@ func Fit(samples []Sample, holdOut int) (*Model, error) {
 		}
 	}
 	return m, nil
+}
+
+// FitChoice fits a model for a CPU that picks its engine per query.
+// samples[c] times the same queries, in the same order, on CPU engine
+// names[c] (GPU times are read from samples[0]). Each engine's cost model
+// is fitted as in Fit; the model's CPUEngine, the fallback, is the engine
+// fastest over all the samples, and CPU its cost model. CPUError is the
+// choice's held-out error: the cheapest prediction against the time of
+// the engine chosen.
+func FitChoice(names []string, samples [][]Sample, holdOut int) (*Model, error) {
+	if len(names) == 0 || len(names) != len(samples) {
+		return nil, errors.New("schedule: fit choice: one sample set per engine needed")
+	}
+	m := &Model{CPUAlgorithms: make([]AlgorithmModel, len(names))}
+	var fastest time.Duration
+	for c, name := range names {
+		if len(samples[c]) != len(samples[0]) {
+			return nil, fmt.Errorf("schedule: fit choice: %s has %d samples, %s %d", name, len(samples[c]), names[0], len(samples[0]))
+		}
+		fit, err := Fit(samples[c], holdOut)
+		if err != nil {
+			return nil, fmt.Errorf("schedule: fit choice: %s: %w", name, err)
+		}
+		m.CPUAlgorithms[c] = AlgorithmModel{Engine: name, Cost: fit.CPU, Error: fit.CPUError}
+		var total time.Duration
+		for _, s := range samples[c] {
+			total += s.CPU
+		}
+		if c == 0 || total < fastest {
+			fastest = total
+			m.CPUEngine, m.CPU, m.GPU, m.GPUError = name, fit.CPU, fit.GPU, fit.GPUError
+		}
+	}
+	if len(names) == 1 {
+		m.CPUAlgorithms = nil
+	}
+	var sum float64
+	var n int
+	for i, s := range Chosen(m, samples) {
+		if holdOut > 0 && i%holdOut != holdOut-1 || s.CPU <= 0 {
+			continue
+		}
+		cpu, _ := m.Predict(s.Features)
+		sum += math.Abs(float64(cpu-s.CPU)) / float64(s.CPU)
+		n++
+	}
+	if n > 0 {
+		m.CPUError = sum / float64(n)
+	}
+	return m, nil
+}
+
+// Chosen is samples[0] with each query's CPU time that of the engine m
+// picks for it (samples[c] timing m.CPUAlgorithms[c], as in FitChoice);
+// samples[0] itself when m holds no choice.
+func Chosen(m *Model, samples [][]Sample) []Sample {
+	chosen := make([]Sample, len(samples[0]))
+	for i, s := range samples[0] {
+		chosen[i] = s
+		chosen[i].CPU = samples[max(m.CPUChoice(s.Features), 0)][i].CPU
+	}
+	return chosen
 }
 
 // fitBest fits both forms on train and returns the one with the lower
@@ -351,7 +469,11 @@ func ReadModel(path string) (*Model, error) {
 	if err := json.Unmarshal(raw, m); err != nil {
 		return nil, fmt.Errorf("schedule: %s: %w", path, err)
 	}
-	if !m.CPU.valid() || !m.GPU.valid() {
+	valid := m.CPU.valid() && m.GPU.valid()
+	for _, a := range m.CPUAlgorithms {
+		valid = valid && a.Cost.valid() && a.Engine != ""
+	}
+	if !valid {
 		return nil, fmt.Errorf("schedule: %s: a processor's form or number of weights is not this gpusearch's (a model of an older one: refit it with gpusearch bench fit)", path)
 	}
 	return m, nil

@@ -1,9 +1,11 @@
 package schedule
 
 import (
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +74,10 @@ func TestLoadModelRefusesUnknownForm(t *testing.T) {
 		"unknown form":  `{"cpu":{"form":"cubic","weights":[1,2]},"gpu":{"weights":[0,0,0,0,0,0,0,0,0]}}`,
 		"wrong weights": `{"cpu":{"form":"linear","weights":[1,2,3]},"gpu":{"weights":[0,0,0,0,0,0,0,0,0]}}`,
 		"older model":   `{"cpu":{"weights":[0,0,0,0,0,0,0]},"gpu":{"weights":[0,0,0,0,0,0,0]}}`,
+		"bad engine cost": `{"cpu":{"weights":[0,0,0,0,0,0,0,0,0]},"gpu":{"weights":[0,0,0,0,0,0,0,0,0]},` +
+			`"cpu_algorithms":[{"engine":"bmw","cost":{"weights":[1]}}]}`,
+		"unnamed engine": `{"cpu":{"weights":[0,0,0,0,0,0,0,0,0]},"gpu":{"weights":[0,0,0,0,0,0,0,0,0]},` +
+			`"cpu_algorithms":[{"cost":{"weights":[0,0,0,0,0,0,0,0,0]}}]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -82,5 +88,87 @@ func TestLoadModelRefusesUnknownForm(t *testing.T) {
 				t.Errorf("LoadModel = %v, want an error asking to refit", err)
 			}
 		})
+	}
+}
+
+// choiceModel prices "exhaustive" at 10 ns a posting and "bmw" at a fixed
+// 20 us, so that the choice switches at 2,000 postings.
+func choiceModel() *Model {
+	m := DefaultModel()
+	m.CPUEngine = "bmw"
+	m.CPUAlgorithms = []AlgorithmModel{
+		{Engine: "exhaustive", Cost: Linear{Form: FormLog, Weights: []float64{math.Log(10e-9), 0, 0, 1, 0, 0, 0, 0, 0}}},
+		{Engine: "bmw", Cost: Linear{Form: FormLinear, Weights: []float64{20e-6, 0, 0, 0, 0, 0, 0, 0}}},
+	}
+	return m
+}
+
+func TestCPUChoice(t *testing.T) {
+	m := choiceModel()
+	for _, tt := range []struct {
+		total float64
+		want  int
+	}{{10, 0}, {1500, 0}, {2500, 1}, {1e6, 1}} {
+		if got := m.CPUChoice(Features{Terms: 2, Total: tt.total, Mode: query.Or}); got != tt.want {
+			t.Errorf("total %v: choice %d, want %d", tt.total, got, tt.want)
+		}
+	}
+	if got := DefaultModel().CPUChoice(Features{Total: 10}); got != -1 {
+		t.Errorf("a model without engines chose %d, want -1", got)
+	}
+	if got := m.CPUEngines(); got != "exhaustive|bmw" {
+		t.Errorf("CPUEngines = %q", got)
+	}
+	fixed := m.WithCPUEngine("exhaustive")
+	if fixed.CPUAlgorithms != nil || fixed.CPUEngineName() != "exhaustive" || !reflect.DeepEqual(fixed.CPU, m.CPUAlgorithms[0].Cost) {
+		t.Errorf("WithCPUEngine(exhaustive) = %+v: want exhaustive alone, priced by its own model", fixed)
+	}
+	if len(m.CPUAlgorithms) != 2 {
+		t.Error("WithCPUEngine changed the model it was called on")
+	}
+	checkRoundTrip(t, m, []Features{{Total: 10}, {Total: 1e6}})
+}
+
+// TestFitChoice fits two engines whose costs cross: one grows with the
+// postings, the other is flat. The choice must follow the crossing, cost
+// what the cheaper engine costs, and keep each engine's model.
+func TestFitChoice(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	samples := make([][]Sample, 2)
+	for range 400 {
+		f := Features{Terms: 2, Mode: query.Or}
+		f.Total = 200 * math.Exp(r.Float64()*math.Log(5000)) // 200 to 10^6
+		f.Shortest, f.Longest = f.Total/4, f.Total*3/4
+		noise := func() float64 { return 1 + 0.02*(r.Float64()*2-1) }
+		gpu := 30 * time.Microsecond
+		samples[0] = append(samples[0], Sample{Features: f, CPU: time.Duration(10e-9 * f.Total * noise() * float64(time.Second)), GPU: gpu})
+		samples[1] = append(samples[1], Sample{Features: f, CPU: time.Duration(20e-6 * noise() * float64(time.Second)), GPU: gpu})
+	}
+	m, err := FitChoice([]string{"exhaustive", "bmw"}, samples, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.CPUAlgorithms) != 2 || m.CPUAlgorithms[0].Engine != "exhaustive" || m.CPUAlgorithms[0].Error > 0.05 || m.CPUAlgorithms[1].Error > 0.05 {
+		t.Fatalf("FitChoice algorithms = %+v, want both fitted within 5%%", m.CPUAlgorithms)
+	}
+	// bmw is the faster over all queries (most have more than 2,000
+	// postings): the fallback.
+	if m.CPUEngine != "bmw" || !reflect.DeepEqual(m.CPU, m.CPUAlgorithms[1].Cost) || m.CPUError > 0.05 {
+		t.Errorf("fallback %q (cpu %+v), choice's error %.3f: want bmw with its own cost, error < 0.05", m.CPUEngine, m.CPU, m.CPUError)
+	}
+	for i, s := range Chosen(m, samples) {
+		f := s.Features
+		if f.Total > 1800 && f.Total < 2200 {
+			continue // near the crossing either is as good
+		}
+		if want := min(samples[0][i].CPU, samples[1][i].CPU); s.CPU != want {
+			t.Fatalf("total %.0f: chosen cost %v, want the cheaper %v", f.Total, s.CPU, want)
+		}
+		if c, _ := m.Predict(f); math.Abs(float64(c-s.CPU)) > 0.1*float64(s.CPU) {
+			t.Errorf("total %.0f: predicted %v for a choice that costs %v", f.Total, c, s.CPU)
+		}
+	}
+	if _, err := FitChoice([]string{"a", "b"}, [][]Sample{samples[0], samples[1][:10]}, 4); err == nil {
+		t.Error("FitChoice accepted sample sets of different lengths")
 	}
 }

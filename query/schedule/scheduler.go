@@ -19,7 +19,7 @@ type Config struct {
 	CPUWorkers int            // default: DefaultCPUWorkers
 	Model      *Model         // default: DefaultModel
 	Queues     Options        // thresholds
-	CPU        query.Engine   // the CPU engine (required)
+	CPU        query.Engine   // the CPU engine (required); a *Choice picks one per query
 	GPUs       []query.Engine // one engine per GPU; none is fine
 	// GPUBatch is the most queries a GPU worker takes at once when its
 	// engine is a query.BatchEngine (default 64; 1 turns batching off).
@@ -71,6 +71,7 @@ type Usage struct {
 type pending struct {
 	ctx  context.Context
 	q    query.Query
+	cpu  query.Engine // the engine a CPU worker runs it on
 	done chan outcome
 }
 
@@ -152,8 +153,12 @@ func (s *Scheduler) CPUWorkers() int { return s.cfg.CPUWorkers }
 // Search queues the query and waits for its answer. Stats.Algorithm is
 // prefixed with the processor that ran it ("cpu:", "gpu:").
 func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, error) {
-	cpu, gpu := s.cfg.Model.Predict(FeaturesOf(s.ix, q))
-	p := &pending{ctx: ctx, q: q, done: make(chan outcome, 1)}
+	f := FeaturesOf(s.ix, q)
+	cpu, gpu := s.cfg.Model.Predict(f)
+	p := &pending{ctx: ctx, q: q, cpu: s.cfg.CPU, done: make(chan outcome, 1)}
+	if c, ok := s.cfg.CPU.(*Choice); ok {
+		p.cpu = c.engineFor(f) // the features are at hand: look the terms up once
+	}
 	now := time.Since(s.start)
 	j := &Job{ID: s.nextID.Add(1), Arrival: now, Deadline: now + s.cfg.Deadline, Cost: [2]time.Duration{cpu, gpu}, Payload: p}
 	if !s.in.put(j) {
@@ -253,7 +258,7 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 			continue
 		}
 		start := time.Now()
-		outs = s.run(e, be, jobs)
+		outs = s.run(p, e, be, jobs)
 		took := time.Since(start)
 		if s.cfg.Observe != nil {
 			for _, j := range jobs {
@@ -330,9 +335,10 @@ func (b *inbox) close() {
 	b.closed = true
 }
 
-// run answers jobs on e, as one batch on be when there are several.
+// run answers jobs on processor p's engine e, as one batch on be when
+// there are several; a CPU runs a job on the engine Search chose for it.
 // A job whose caller has gone is answered with its context's error.
-func (s *Scheduler) run(e query.Engine, be query.BatchEngine, jobs []*Job) []outcome {
+func (s *Scheduler) run(p Proc, e query.Engine, be query.BatchEngine, jobs []*Job) []outcome {
 	outs := make([]outcome, len(jobs))
 	var live []int
 	var qs []query.Query
@@ -349,6 +355,9 @@ func (s *Scheduler) run(e query.Engine, be query.BatchEngine, jobs []*Job) []out
 	case len(qs) == 1:
 		i := live[0]
 		pd := jobs[i].Payload.(*pending)
+		if p == CPU {
+			e = pd.cpu
+		}
 		outs[i].res, outs[i].err = e.Search(pd.ctx, pd.q)
 	case len(qs) > 1:
 		// The batch outlives any one caller's context; each caller

@@ -273,3 +273,61 @@ func TestUsageAccounts(t *testing.T) {
 		t.Errorf("no GPU worker, usage %+v", u)
 	}
 }
+
+// TestSchedulerChoosesCPUEngine runs CPU queries through a Choice, alone
+// and behind the scheduler: each query must run on the engine its features
+// pick (exhaustive under 2,000 postings, Block-Max WAND above) and return
+// what engine cpu returns.
+func TestSchedulerChoosesCPUEngine(t *testing.T) {
+	ix := randomIndex(t, 3000)
+	ref, _ := query.New(ix, "cpu")
+	m := choiceModel()
+	ch, err := NewChoice(ix, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(ix, Config{Policy: PolicyCPU, CPU: ch, Model: m, CPUWorkers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := rand.New(rand.NewPCG(8, 8))
+	ran := map[string]int{}
+	for i := range 300 {
+		q := query.Query{Mode: []query.Mode{query.And, query.Or}[i%2], K: 10}
+		for range 1 + r.IntN(3) {
+			q.Terms = append(q.Terms, fmt.Sprintf("t%03d", r.IntN(200)))
+		}
+		want, _ := ref.Search(context.Background(), q)
+		alone, err := ch.Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.Hits, want.Hits) || !reflect.DeepEqual(alone.Hits, want.Hits) {
+			t.Fatalf("query %v: scheduler %v, choice %v, cpu %v", q, got.Hits, alone.Hits, want.Hits)
+		}
+		wantAlgo := map[query.Mode]string{query.And: "and-blockmax", query.Or: "bmw"}[q.Mode]
+		if FeaturesOf(ix, q).Total < 2000 {
+			wantAlgo = "exhaustive"
+		}
+		if got.Stats.Algorithm != "cpu:"+wantAlgo || alone.Stats.Algorithm != wantAlgo {
+			t.Fatalf("query %v (%v postings): ran on %q and %q, want %q", q, FeaturesOf(ix, q).Total, got.Stats.Algorithm, alone.Stats.Algorithm, wantAlgo)
+		}
+		ran[wantAlgo]++
+	}
+	if ran["exhaustive"] == 0 || ran["bmw"] == 0 {
+		t.Errorf("engines run: %v; want queries on both sides of the choice", ran)
+	}
+	if _, err := NewChoice(ix, DefaultModel()); err == nil {
+		t.Error("NewChoice on a model without engines: want an error")
+	}
+	bad := choiceModel()
+	bad.CPUAlgorithms[1].Engine = "nosuch"
+	if _, err := NewChoice(ix, bad); err == nil {
+		t.Error("NewChoice with an unknown engine: want an error")
+	}
+}
