@@ -53,9 +53,12 @@ func newBenchFitCmd() *cobra.Command {
 				return err
 			}
 			defer ix.Close()
-			candidates := []string{cpuEngine}
+			candidates := splitList(cpuEngine)
 			if cpuEngine == "auto" {
 				candidates = fitCandidates
+			}
+			if len(candidates) == 0 {
+				return usageError{fmt.Errorf("--cpu-engine: no engine named")}
 			}
 			cpus := make([]query.Engine, len(candidates))
 			for i, name := range candidates {
@@ -144,7 +147,7 @@ func newBenchFitCmd() *cobra.Command {
 	fl.IntVar(&repeat, "repeat", 3, "runs per query; the median is used")
 	fl.IntVar(&holdOut, "hold-out", 4, "every n-th query is held out to measure the model's error")
 	fl.StringVar(&samplesFile, "samples", "", "also write the measured samples (features and times) to this JSON file")
-	fl.StringVar(&cpuEngine, "cpu-engine", "auto", "the CPU engine timed (query.New name), or auto: time exhaustive, cpu, wand and bmw and fit a model for each, so that engine=auto runs each query on the one predicted fastest (cpu_engine, the fastest over all queries, is the fallback)")
+	fl.StringVar(&cpuEngine, "cpu-engine", "auto", "the CPU engines timed (comma-separated query.New names), or auto: exhaustive, cpu, wand and bmw; with several, a model is fitted for each and engine=auto runs each query on the one predicted fastest (cpu_engine, the fastest over all queries, is the fallback)")
 	fl.IntVar(&gpuBatch, "gpu-batch", 128, "time the GPU per query in batches of this many copies of each query, as the scheduler hands it work (default: the config's gpu.batch; 1: one query at a time)")
 	fl.Bool("json", true, "print JSON (always on)")
 	cmd.MarkFlagRequired("queries")

@@ -52,6 +52,11 @@ func TestCLIBenchFit(t *testing.T) {
 	if model, _, err := schedule.LoadModel(idx); err != nil || model.CPUEngine != "bmw" || model.CPUAlgorithms != nil {
 		t.Errorf("after --cpu-engine bmw: model engine %q, choosing among %d, %v; want bmw alone", model.CPUEngine, len(model.CPUAlgorithms), err)
 	}
+	mustRun(t, "bench", "fit", "--index", idx, "--queries", "../../examples/queries.txt",
+		"--mode", "or", "--repeat", "1", "--cpu-engine", "wand,bmw")
+	if model, _, err := schedule.LoadModel(idx); err != nil || model.CPUEngines() != "wand|bmw" {
+		t.Errorf("after --cpu-engine wand,bmw: choosing among %q, %v; want wand|bmw", model.CPUEngines(), err)
+	}
 }
 
 // readSamples reads a samples file (bench fit --samples, bench load --costs).

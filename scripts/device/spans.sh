@@ -16,7 +16,10 @@
 #          --batch 64 on the first 128 queries: the first 3 launches of each
 #          launch configuration of the wave kernels, decoders, pick and
 #          finish (the waves' decoders have grids no single query has);
-#   sched  bench fit on the first 400 queries, then bench load --sweep (3 s
+#   sched  bench fit on the first 400 queries (first, for each NAME=ENGINES
+#          of EXTRA_FITS, ';'-separated, a fit with --cpu-engine ENGINES kept
+#          as model-NAME.json, which a variant names as --model @NAME.json),
+#          then bench load --sweep (3 s
 #          per rate, 4 bisections, from START_RATE) on the last 200 for each
 #          of VARIANTS (';'-separated; default cpu;gpu;hybrid; a variant
 #          may start with environment settings, e.g. GOMAXPROCS=18 hybrid,
@@ -113,6 +116,12 @@ PY
 fi
 
 if has sched; then
+	IFS=';' read -r -a fits <<<"${EXTRA_FITS:-}"
+	for fe in "${fits[@]}"; do
+		stamp "fit ${fe%%=*}: --cpu-engine ${fe#*=}"
+		timeout "$(tmo 90)" $B bench fit --index "$W/s" --queries "$W/fit.txt" --mode or --repeat 3 --cpu-engine "${fe#*=}" >"$R/fit-${fe%%=*}.json" 2>>"$LOG"
+		cp "$W/s/cost-model.json" "$R/model-${fe%%=*}.json"
+	done
 	stamp "fit"
 	timeout "$(tmo 90)" $B bench fit --index "$W/s" --queries "$W/fit.txt" --mode or --repeat 3 --samples "$R/fit-samples.json" >"$R/fit.json" 2>>"$LOG"
 	cp "$W/s/cost-model.json" "$R/"
@@ -123,7 +132,7 @@ if has sched; then
 	for v in "${variants[@]}"; do
 		i=$((i + 1))
 		stamp "load $i: $v"
-		set -- $v
+		set -- ${v//@/$R/model-}
 		envs=()
 		bin=$B
 		while [[ $# -gt 0 && $1 == *=* ]]; do
