@@ -177,8 +177,8 @@ func (g GPU) Validate() error {
 	if g.Workers <= 0 {
 		errs = append(errs, errors.New("gpu.workers must be positive"))
 	}
-	if !oneOf(g.Wait, "auto", "spin", "yield", "block", "poll") {
-		errs = append(errs, fmt.Errorf("gpu.wait %q: want auto, spin, yield, block or poll", g.Wait))
+	if !oneOf(g.Wait, "auto", "spin", "yield", "block") {
+		errs = append(errs, fmt.Errorf("gpu.wait %q: want auto, spin, yield or block", g.Wait))
 	}
 	return errors.Join(errs...)
 }

@@ -36,7 +36,6 @@ func TestParse(t *testing.T) {
 		{"gpu workers", "gpu:\n  workers: 1\n", "", func(c Config) bool { return c.GPU.Workers == 1 }},
 		{"no gpu workers", "gpu:\n  workers: 0\n", "gpu.workers", nil},
 		{"gpu wait", "gpu:\n  wait: block\n", "", func(c Config) bool { return c.GPU.Wait == "block" }},
-		{"gpu wait poll", "gpu:\n  wait: poll\n", "", func(c Config) bool { return c.GPU.Wait == "poll" }},
 		{"bad gpu wait", "gpu:\n  wait: sleep\n", "gpu.wait", nil},
 		{"gc percent", "server:\n  gc_percent: 0\n", "", func(c Config) bool { return c.Server.GCPercent == 0 }},
 		{"bad gc percent", "server:\n  gc_percent: -1\n", "server.gc_percent", nil},

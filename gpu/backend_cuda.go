@@ -3,7 +3,6 @@
 package gpu
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -216,11 +215,6 @@ func (s cudaStream) download(dst []byte, p devPtr) error {
 		return fmt.Errorf("gpu: record event: %w", err)
 	}
 	s.b.reads++
-	if s.b.d.poll {
-		if err := s.b.awaitRead(); err != nil {
-			return err
-		}
-	}
 	if err := cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), cu.DevicePtr(p), int64(len(dst))); err != nil {
 		if serr := s.b.d.sync(); serr != nil {
 			return serr
@@ -228,24 +222,6 @@ func (s cudaStream) download(dst []byte, p devPtr) error {
 		return fmt.Errorf("gpu: read %d bytes: %w", len(dst), err)
 	}
 	return nil
-}
-
-// awaitRead polls the read event until the work before it is done
-// (DeviceOptions.Wait "poll"); each query is a short call, so the
-// goroutine keeps its Go processor throughout.
-func (b *cudaBackend) awaitRead() error {
-	for {
-		switch err := b.read.Query(); {
-		case err == nil:
-			return nil
-		case errors.Is(err, cu.NotReady):
-		default:
-			if serr := b.d.sync(); serr != nil {
-				return serr
-			}
-			return fmt.Errorf("gpu: query event: %w", err)
-		}
-	}
 }
 
 func (s cudaStream) mark() error {

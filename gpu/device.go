@@ -12,12 +12,7 @@ type DeviceOptions struct {
 	// spins while there are fewer active contexts than cores), "spin"
 	// polls on the core, "yield" polls and yields the core between polls,
 	// and "block" sleeps until the device signals, which leaves the core
-	// to other work at the price of a wake-up. "poll" is ours: before a
-	// run's first download the calling goroutine asks the device, in
-	// short calls, whether the run's work is done, so that it keeps its Go
-	// processor; a CUDA call that blocks for the whole device run lets Go
-	// hand the processor to another goroutine and, when every processor is
-	// busy (CPU workers beside the GPU), wait for one on its return.
+	// to other work at the price of a wake-up.
 	Wait string
 }
 

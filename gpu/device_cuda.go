@@ -30,7 +30,6 @@ type Device struct {
 	gate   sync.RWMutex // held for reading by calls in flight, for writing by Close
 	closed bool
 	exec   sync.Mutex // held by the call running on the device
-	poll   bool       // DeviceOptions.Wait "poll"
 
 	mu   sync.Mutex
 	used int64 // bytes allocated
@@ -46,7 +45,6 @@ type Device struct {
 // lists the valid modes.
 var waitFlags = map[string]cu.ContextFlags{
 	"": cu.SchedAuto, "auto": cu.SchedAuto, "spin": cu.SchedSpin, "yield": cu.SchedYield, "block": cu.SchedBlockingSync,
-	"poll": cu.SchedSpin, // the copy after the poll waits only for itself
 }
 
 // OpenDevice creates a context on the chosen GPU, loads the kernels (see
@@ -54,9 +52,9 @@ var waitFlags = map[string]cu.ContextFlags{
 // an unknown wait mode is an error of its own.
 func OpenDevice(opts DeviceOptions) (*Device, error) {
 	if _, ok := waitFlags[opts.Wait]; !ok {
-		return nil, fmt.Errorf("gpu: wait mode %q: want auto, spin, yield, block or poll", opts.Wait)
+		return nil, fmt.Errorf("gpu: wait mode %q: want auto, spin, yield or block", opts.Wait)
 	}
-	d := &Device{fns: map[string]cu.Function{}, poll: opts.Wait == "poll"}
+	d := &Device{fns: map[string]cu.Function{}}
 	if err := d.open(opts); err != nil {
 		return nil, err
 	}

@@ -222,7 +222,7 @@ func TestEngineWaitModes(t *testing.T) {
 	if _, err := NewEngine(ix, Options{Wait: "sleep"}); err == nil {
 		t.Error("NewEngine with Wait sleep: want an error")
 	}
-	for _, mode := range []string{"auto", "spin", "yield", "block", "poll"} {
+	for _, mode := range []string{"auto", "spin", "yield", "block"} {
 		t.Run(mode, func(t *testing.T) {
 			e, err := NewEngine(ix, Options{Wait: mode})
 			if err != nil {
