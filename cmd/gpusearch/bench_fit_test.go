@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gpusearch/gpusearch/query/schedule"
@@ -40,8 +41,11 @@ func TestCLIBenchFit(t *testing.T) {
 		}
 	}
 	model, fitted, err := schedule.LoadModel(idx)
-	if err != nil || !fitted || model.CPUEngine != out.CPUEngine || len(model.CPUAlgorithms) != len(fitCandidates) {
-		t.Fatalf("LoadModel = %+v, %v, %v; want the fitted model with cpu_engine %s and a cost per candidate", model, fitted, err, out.CPUEngine)
+	// The choice is kept only where it beats the fallback on held-out
+	// queries, which on this small crawl's microsecond timings it may not.
+	if err != nil || !fitted || model.CPUEngine != out.CPUEngine ||
+		model.CPUEngines() != strings.Join(fitCandidates, "|") && model.CPUEngines() != out.CPUEngine {
+		t.Fatalf("LoadModel = %+v, %v, %v; want the fitted model with cpu_engine %s, choosing among all candidates or none", model, fitted, err, out.CPUEngine)
 	}
 	if samples := readSamples(t, samplesFile); len(samples) != 200 || samples[0].CPU <= 0 {
 		t.Fatalf("samples file: %d samples, want 200 with CPU times", len(samples))
@@ -54,8 +58,9 @@ func TestCLIBenchFit(t *testing.T) {
 	}
 	mustRun(t, "bench", "fit", "--index", idx, "--queries", "../../examples/queries.txt",
 		"--mode", "or", "--repeat", "1", "--cpu-engine", "wand,bmw")
-	if model, _, err := schedule.LoadModel(idx); err != nil || model.CPUEngines() != "wand|bmw" {
-		t.Errorf("after --cpu-engine wand,bmw: choosing among %q, %v; want wand|bmw", model.CPUEngines(), err)
+	if model, _, err := schedule.LoadModel(idx); err != nil || model.CPUEngines() != "wand|bmw" && model.CPUEngines() != model.CPUEngine ||
+		model.CPUEngine != "wand" && model.CPUEngine != "bmw" {
+		t.Errorf("after --cpu-engine wand,bmw: engine %q, choosing among %q, %v; want wand|bmw or one of them", model.CPUEngine, model.CPUEngines(), err)
 	}
 }
 

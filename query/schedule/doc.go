@@ -24,7 +24,8 @@
 // of a few thousand postings, and as much slower on millions), so a CPU
 // worker runs each query on the engine predicted fastest for it (Choice),
 // and the query's CPU cost is that engine's; the engine fastest over all
-// the fitting queries is named as the fallback. Without a fitted model,
+// the fitting queries is named as the fallback, and runs every query when
+// the choice saves no time on the held-out ones. Without a fitted model,
 // DefaultModel's documented constants and the cpu engine are used.
 //
 // Queues. A query whose predicted GPU time is below (1-Margin) of its CPU

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -260,9 +261,12 @@ func Fit(samples []Sample, holdOut int) (*Model, error) {
 // samples[c] times the same queries, in the same order, on CPU engine
 // names[c] (GPU times are read from samples[0]). Each engine's cost model
 // is fitted as in Fit; the model's CPUEngine, the fallback, is the engine
-// fastest over all the samples, and CPU its cost model. CPUError is the
-// choice's held-out error: the cheapest prediction against the time of
-// the engine chosen.
+// fastest over all the samples, and CPU its cost model. The choice is kept
+// only when the held-out queries (all of them when holdOut is 0) take less
+// time in all on the engines it picks than on the fallback: where the
+// models cannot tell the engines apart (short, noisy timings) one engine
+// is the safer bet. CPUError is the held-out error of what is kept (for
+// the choice, the cheapest prediction against the chosen engine's time).
 func FitChoice(names []string, samples [][]Sample, holdOut int) (*Model, error) {
 	if len(names) == 0 || len(names) != len(samples) {
 		return nil, errors.New("schedule: fit choice: one sample set per engine needed")
@@ -287,11 +291,10 @@ func FitChoice(names []string, samples [][]Sample, holdOut int) (*Model, error) 
 			m.CPUEngine, m.CPU, m.GPU, m.GPUError = name, fit.CPU, fit.GPU, fit.GPUError
 		}
 	}
-	if len(names) == 1 {
-		m.CPUAlgorithms = nil
-	}
+	fallback := slices.Index(names, m.CPUEngine)
 	var sum float64
 	var n int
+	var chosenTime, fallbackTime time.Duration
 	for i, s := range Chosen(m, samples) {
 		if holdOut > 0 && i%holdOut != holdOut-1 || s.CPU <= 0 {
 			continue
@@ -299,8 +302,12 @@ func FitChoice(names []string, samples [][]Sample, holdOut int) (*Model, error) 
 		cpu, _ := m.Predict(s.Features)
 		sum += math.Abs(float64(cpu-s.CPU)) / float64(s.CPU)
 		n++
+		chosenTime += s.CPU
+		fallbackTime += samples[fallback][i].CPU
 	}
-	if n > 0 {
+	if len(names) == 1 || chosenTime >= fallbackTime {
+		m.CPUAlgorithms, m.CPUError = nil, m.CPUAlgorithms[fallback].Error
+	} else if n > 0 {
 		m.CPUError = sum / float64(n)
 	}
 	return m, nil

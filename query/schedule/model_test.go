@@ -172,3 +172,24 @@ func TestFitChoice(t *testing.T) {
 		t.Error("FitChoice accepted sample sets of different lengths")
 	}
 }
+
+// TestFitChoiceKeepsOneEngine: when one engine is faster on every query,
+// the choice cannot save time over it and is dropped.
+func TestFitChoiceKeepsOneEngine(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	samples := make([][]Sample, 2)
+	for range 200 {
+		f := Features{Terms: 2, Mode: query.Or, Total: float64(100 + r.IntN(1e5))}
+		f.Shortest, f.Longest = f.Total/4, f.Total*3/4
+		cost := time.Duration(20e-9*f.Total*float64(time.Second)) + time.Duration(r.IntN(5000))
+		samples[0] = append(samples[0], Sample{Features: f, CPU: 2 * cost})
+		samples[1] = append(samples[1], Sample{Features: f, CPU: cost})
+	}
+	m, err := FitChoice([]string{"wand", "bmw"}, samples, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.CPUEngine != "bmw" || m.CPUAlgorithms != nil || m.CPUEngines() != "bmw" {
+		t.Errorf("FitChoice = engine %q choosing among %q, want bmw alone", m.CPUEngine, m.CPUEngines())
+	}
+}
