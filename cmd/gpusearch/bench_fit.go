@@ -36,13 +36,9 @@ func newBenchFitCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var modes []query.Mode
-			for _, name := range splitList(mode) {
-				m, err := query.ParseMode(name)
-				if err != nil {
-					return usageError{err}
-				}
-				modes = append(modes, m)
+			modes, err := parseModes(mode)
+			if err != nil {
+				return err
 			}
 			lines, err := readQueries(queries)
 			if err != nil {

@@ -210,11 +210,11 @@ func benchGPUQueries(ctx context.Context, ix *index.Index, g gpuQueryEngine, o g
 		}
 	}
 	a := analysis.New()
-	for _, ms := range splitList(o.modes) {
-		m, err := query.ParseMode(ms)
-		if err != nil {
-			return nil, usageError{err}
-		}
+	modes, err := parseModes(o.modes)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range modes {
 		qs := make([]query.Query, len(lines))
 		big := make([]bool, len(lines))
 		mr := gpuModeReport{Mode: string(m)}

@@ -61,6 +61,7 @@ type loadFlags struct {
 	deadline, duration           time.Duration
 	maxQueries, k, sweepSteps    int
 	cpuWorkers, gpuBatch         int
+	cpuTakeCost                  time.Duration
 	gpuWorkers                   int
 	gpuWait                      string
 	sweep, urgentAnyProc         bool
@@ -96,9 +97,9 @@ func newBenchLoadCmd() *cobra.Command {
 			}
 			f.gpuWait, f.gpuWorkers, f.gpuBatch = gc.Wait, gc.Workers, gc.Batch
 			gogc := applyGC(cfg.Server.GCPercent) // as serve runs
-			m, err := query.ParseMode(f.mode)
+			modes, err := parseModes(f.mode)
 			if err != nil {
-				return usageError{err}
+				return err
 			}
 			var policies []schedule.Policy
 			for _, p := range splitList(f.policies) {
@@ -118,9 +119,12 @@ func newBenchLoadCmd() *cobra.Command {
 			}
 			defer ix.Close()
 			a := analysis.New()
-			qs := make([]query.Query, len(lines))
-			for i, l := range lines {
-				qs[i] = query.Parse(a, l.Text, m, f.k)
+			// Each query in every mode, interleaved, as bench fit fits them.
+			var qs []query.Query
+			for _, l := range lines {
+				for _, m := range modes {
+					qs = append(qs, query.Parse(a, l.Text, m, f.k))
+				}
 			}
 			var model *schedule.Model
 			fitted := true
@@ -156,7 +160,7 @@ func newBenchLoadCmd() *cobra.Command {
 			}
 			for _, p := range policies {
 				sc := schedule.Config{Policy: p, Deadline: f.deadline, Model: model, CPU: cpu, GPUs: asEngines(gpus),
-					CPUWorkers: f.cpuWorkers, GPUBatch: f.gpuBatch, GPUWorkers: f.gpuWorkers, Queues: schedule.Options{UrgentAnyProc: f.urgentAnyProc, StealOldest: f.stealOldest}}
+					CPUWorkers: f.cpuWorkers, CPUTakeCost: f.cpuTakeCost, GPUBatch: f.gpuBatch, GPUWorkers: f.gpuWorkers, Queues: schedule.Options{UrgentAnyProc: f.urgentAnyProc, StealOldest: f.stealOldest}}
 				if seen != nil {
 					sc.Observe = seen.observe
 				}
@@ -214,8 +218,8 @@ func newBenchLoadCmd() *cobra.Command {
 				}
 				best[string(p)] = lo
 			}
-			out := map[string]any{"index": f.dir, "deadline_ms": f.deadline.Milliseconds(), "gpus": len(gpus), "model_fitted": fitted,
-				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "gpu_batch": f.gpuBatch, "gpu_workers": f.gpuWorkers, "gpu_wait": f.gpuWait, "gogc": gogc, "urgent_any_proc": f.urgentAnyProc, "steal_oldest": f.stealOldest, "model": model, "runs": runs}
+			out := map[string]any{"index": f.dir, "mode": f.mode, "deadline_ms": f.deadline.Milliseconds(), "gpus": len(gpus), "model_fitted": fitted,
+				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "cpu_take_cost_us": f.cpuTakeCost.Microseconds(), "gpu_batch": f.gpuBatch, "gpu_workers": f.gpuWorkers, "gpu_wait": f.gpuWait, "gogc": gogc, "urgent_any_proc": f.urgentAnyProc, "steal_oldest": f.stealOldest, "model": model, "runs": runs}
 			if f.sweep {
 				out["max_rate_without_misses"] = best
 			}
@@ -231,7 +235,7 @@ func newBenchLoadCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.dir, "index", "index", "index directory")
 	fl.StringVar(&f.queries, "queries", "", "queries file")
-	fl.StringVar(&f.mode, "mode", "or", "query mode")
+	fl.StringVar(&f.mode, "mode", "or", "query mode, or a comma-separated list: each query then arrives in every mode, interleaved")
 	fl.IntVar(&f.k, "k", 10, "results per query")
 	fl.Float64Var(&f.rate, "rate", 50, "mean arrival rate, queries per second (the sweep's start)")
 	fl.DurationVar(&f.deadline, "deadline", 500*time.Millisecond, "per-query deadline")
@@ -242,6 +246,7 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.IntVar(&f.sweepSteps, "sweep-steps", 4, "bisection steps after the doubling phase")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the arrival process")
 	fl.IntVar(&f.cpuWorkers, "cpu-workers", 0, "CPU workers (0: one per core, less two per GPU under hybrid and best)")
+	fl.DurationVar(&f.cpuTakeCost, "cpu-take-cost", 0, "while a backlog waits, a CPU worker takes queries in one hold of the scheduler's lock until their predicted cost reaches this (0: one at a time)")
 	fl.StringVar(&f.cpuEngine, "cpu-engine", "", "the CPU workers' engine (query.New): cpu, maxscore, bmw, ... (default: the cost model's, which may pick one per query, else cpu)")
 	fl.IntVar(&f.gpuBatch, "gpu-batch", 0, "most queries a GPU worker takes at once (0: the config's gpu.batch)")
 	fl.IntVar(&f.gpuWorkers, "gpu-workers", 0, "workers per GPU: with 2, one plans its batch while the other's runs on the device (0: the config's gpu.workers)")

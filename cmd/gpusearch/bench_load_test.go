@@ -5,12 +5,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpusearch/gpusearch/query"
 )
 
 // TestCLIBenchLoad drives the scheduler on the sample crawl without a GPU
 // at a light rate: every query is answered in time on the CPU, and
-// --costs records each query's features and the CPU cost it met. A
-// missing model file is an error, and an unknown --gpu-wait a usage error.
+// --costs records each query's features and the CPU cost it met, in every
+// mode --mode lists. A missing model file is an error, and an unknown
+// mode or --gpu-wait a usage error.
 func TestCLIBenchLoad(t *testing.T) {
 	idx := filepath.Join(t.TempDir(), "idx")
 	mustRun(t, "index", "--quiet", "--out", idx, sampleCrawl)
@@ -35,6 +38,21 @@ func TestCLIBenchLoad(t *testing.T) {
 		if s.CPU <= 0 || s.GPU != 0 || s.Features.Total <= 0 {
 			t.Fatalf("cost sample %+v: want a CPU cost, no GPU cost, and the query's postings", s)
 		}
+	}
+	// Several modes: each query arrives in each, so the costs met cover
+	// both; CPU workers may then take several cheap queries at once.
+	mustRun(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
+		"--mode", "and,or", "--cpu-take-cost", "100us", "--rate", "400", "--duration", "500ms", "--costs", costs)
+	modes := map[query.Mode]int{}
+	for _, s := range readSamples(t, costs) {
+		modes[s.Features.Mode]++
+	}
+	if len(modes) != 2 || modes[query.And] == 0 || modes[query.Or] == 0 {
+		t.Errorf("--mode and,or: cost samples by mode %v, want both", modes)
+	}
+	if r := runCLI(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
+		"--mode", "and,xor", "--duration", "100ms"); r.code != 2 {
+		t.Errorf("bench load --mode and,xor: exit %d, want 2", r.code)
 	}
 	if r := runCLI(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
 		"--model", filepath.Join(idx, "nope.json"), "--duration", "100ms"); r.code == 0 {

@@ -98,13 +98,9 @@ func runBenchQueries(ctx context.Context, f benchQueriesFlags) error {
 	if f.threads < 0 {
 		return usagef("bench queries: --threads must not be negative")
 	}
-	var modes []query.Mode
-	for _, s := range splitList(f.modes) {
-		m, err := query.ParseMode(s)
-		if err != nil {
-			return usageError{err}
-		}
-		modes = append(modes, m)
+	modes, err := parseModes(f.modes)
+	if err != nil {
+		return err
 	}
 	names := splitList(f.engines)
 	if len(names) == 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpusearch/gpusearch/eval"
+	"github.com/gpusearch/gpusearch/query"
 )
 
 // readQueries reads a queries file (one query per line, optionally
@@ -35,4 +36,21 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// parseModes parses a comma-separated list of query modes; an unknown
+// mode or an empty list is a usage error.
+func parseModes(list string) ([]query.Mode, error) {
+	var modes []query.Mode
+	for _, name := range splitList(list) {
+		m, err := query.ParseMode(name)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		modes = append(modes, m)
+	}
+	if len(modes) == 0 {
+		return nil, usagef("no query mode given")
+	}
+	return modes, nil
 }

@@ -24,6 +24,13 @@ type Config struct {
 	// GPUBatch is the most queries a GPU worker takes at once when its
 	// engine is a query.BatchEngine (default 64; 1 turns batching off).
 	GPUBatch int
+	// CPUTakeCost lets a CPU worker take several jobs in one hold of the
+	// scheduler's lock: while more jobs wait than there are CPU workers,
+	// it takes another as long as the predicted CPU cost of those it
+	// holds is below CPUTakeCost, and runs them one after the other
+	// (0: one job at a time). Cheap queries then share a lock hold
+	// instead of queueing for it once each.
+	CPUTakeCost time.Duration
 	// GPUWorkers is the number of workers per GPU (default 1). With two,
 	// one can take and prepare a batch while the other's runs on the
 	// device, when the engine allows that (the GPU engine gives each
@@ -196,16 +203,21 @@ func (s *Scheduler) wake() {
 	}
 }
 
-// work runs the jobs Queues gives processor p, on engine e: one at a
-// time, or, on a GPU whose engine answers batches, every job Queues gives
-// it at that moment up to Config.GPUBatch. A worker takes its next jobs in
-// the same hold of the lock that records the last ones.
+// work runs the jobs Queues gives processor p, on engine e: on a GPU
+// whose engine answers batches, every job Queues gives it at that moment
+// up to Config.GPUBatch, as one batch; otherwise one, or on a CPU, while a
+// backlog waits, as many as Config.CPUTakeCost allows, one after the
+// other. A worker takes its next jobs in the same hold of the lock that
+// records the last ones.
 func (s *Scheduler) work(p Proc, e query.Engine) {
 	defer s.wg.Done()
 	most := 1
 	be, batches := e.(query.BatchEngine)
 	if p == GPU && batches {
 		most = s.cfg.GPUBatch
+	}
+	if p == CPU && s.cfg.CPUTakeCost > 0 {
+		most = maxCPUTake
 	}
 	var jobs, next []*Job
 	var outs []outcome
@@ -221,12 +233,14 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 		for {
 			s.admitInbox()
 			now := time.Since(s.start)
-			for len(next) < most {
+			var cost time.Duration
+			for len(next) < most && (len(next) == 0 || p == GPU || s.takeMore(cost)) {
 				j := s.q.Next(p, now)
 				if j == nil {
 					break
 				}
 				next = append(next, j)
+				cost += j.Cost[CPU]
 			}
 			if len(next) > 0 || s.closed || len(jobs) > 0 {
 				break
@@ -280,6 +294,16 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 			s.cond.Broadcast() // one query at a time: the next may start
 		}
 	}
+}
+
+// maxCPUTake bounds the jobs a CPU worker takes in one lock hold.
+const maxCPUTake = 16
+
+// takeMore reports whether a CPU worker holding jobs of predicted cost
+// held takes another (s.mu held): only while more jobs wait than there
+// are CPU workers, so that no worker idles while another holds jobs.
+func (s *Scheduler) takeMore(held time.Duration) bool {
+	return held < s.cfg.CPUTakeCost && s.q.Len() > s.cfg.CPUWorkers
 }
 
 // admitInbox moves the jobs Search left in the inbox into the queues, in
@@ -352,13 +376,14 @@ func (s *Scheduler) run(p Proc, e query.Engine, be query.BatchEngine, jobs []*Jo
 		qs = append(qs, pd.q)
 	}
 	switch {
-	case len(qs) == 1:
-		i := live[0]
-		pd := jobs[i].Payload.(*pending)
-		if p == CPU {
-			e = pd.cpu
+	case p == CPU || len(qs) == 1:
+		for _, i := range live {
+			pd := jobs[i].Payload.(*pending)
+			if p == CPU {
+				e = pd.cpu
+			}
+			outs[i].res, outs[i].err = e.Search(pd.ctx, pd.q)
 		}
-		outs[i].res, outs[i].err = e.Search(pd.ctx, pd.q)
 	case len(qs) > 1:
 		// The batch outlives any one caller's context; each caller
 		// still stops waiting when its own is done.

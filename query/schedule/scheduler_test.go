@@ -110,12 +110,17 @@ func TestSchedulerMatchesCPU(t *testing.T) {
 	for _, tt := range []struct {
 		p          Policy
 		gpuWorkers int
-	}{{PolicyCPU, 1}, {PolicyGPU, 1}, {PolicyBest, 1}, {PolicyHybrid, 1}, {PolicyGPU, 2}, {PolicyHybrid, 2}} {
+		take       time.Duration
+	}{
+		{PolicyCPU, 1, 0}, {PolicyGPU, 1, 0}, {PolicyBest, 1, 0}, {PolicyHybrid, 1, 0}, {PolicyGPU, 2, 0}, {PolicyHybrid, 2, 0},
+		{PolicyCPU, 1, time.Second}, {PolicyHybrid, 2, time.Second},
+	} {
 		p := tt.p
-		t.Run(fmt.Sprintf("%s/gpu-workers=%d", p, tt.gpuWorkers), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/gpu-workers=%d/take=%v", p, tt.gpuWorkers, tt.take), func(t *testing.T) {
 			// A second engine stands in for the GPU so both worker kinds run.
 			fakeGPU := &batchEngine{Engine: query.NewExhaustive(ix)}
-			s, err := New(ix, Config{Policy: p, CPU: cpu, GPUs: []query.Engine{fakeGPU}, CPUWorkers: 3, GPUBatch: 16, GPUWorkers: tt.gpuWorkers})
+			s, err := New(ix, Config{Policy: p, CPU: cpu, GPUs: []query.Engine{fakeGPU}, CPUWorkers: 3, GPUBatch: 16, GPUWorkers: tt.gpuWorkers,
+				CPUTakeCost: tt.take})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -235,6 +240,57 @@ type sleepEngine time.Duration
 func (e sleepEngine) Search(context.Context, query.Query) (query.Result, error) {
 	time.Sleep(time.Duration(e))
 	return query.Result{}, nil
+}
+
+// TestCPUTakeCost: 40 queries predicted at 1 ms each, sent at once to 2
+// CPU workers that may hold 4 ms of predicted work, leave a backlog, so
+// the workers take several per call and never more than 4; every query is
+// answered once. Without a backlog (one query at a time) each call runs
+// one, and with CPUTakeCost 0 every call does.
+func TestCPUTakeCost(t *testing.T) {
+	ix := randomIndex(t, 100)
+	ms := &Model{CPU: Linear{Form: FormLinear, Weights: []float64{1e-3, 0, 0, 0, 0, 0, 0, 0}}, GPU: DefaultModel().GPU}
+	q := query.Query{Terms: []string{"t001"}, Mode: query.Or, K: 1}
+	burst := func(s *Scheduler, n int) {
+		var wg sync.WaitGroup
+		for range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := s.Search(context.Background(), q); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	for _, tt := range []struct {
+		take         time.Duration
+		fewest, most uint64 // calls for the burst of 40
+	}{
+		{4 * time.Millisecond, 10, 39},
+		{0, 40, 40},
+	} {
+		t.Run(tt.take.String(), func(t *testing.T) {
+			s, err := New(ix, Config{Policy: PolicyCPU, CPU: sleepEngine(time.Millisecond), CPUWorkers: 2, Model: ms, CPUTakeCost: tt.take})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			const n = 40
+			burst(s, n)
+			u := s.Usage()
+			if u.Queries[CPU] != n || u.Calls[CPU] < tt.fewest || u.Calls[CPU] > tt.most {
+				t.Errorf("%d queries in %d calls, want %d in %d to %d", u.Queries[CPU], u.Calls[CPU], n, tt.fewest, tt.most)
+			}
+			for range 5 {
+				burst(s, 1)
+			}
+			if v := s.Usage(); v.Calls[CPU]-u.Calls[CPU] != 5 {
+				t.Errorf("5 queries one at a time took %d calls, want 5", v.Calls[CPU]-u.Calls[CPU])
+			}
+		})
+	}
 }
 
 // TestUsageAccounts: one CPU worker, queries 1 ms long arriving 10 ms

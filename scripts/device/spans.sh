@@ -9,7 +9,7 @@
 #          binaries load (GPUSEARCH_PTX_DIR; copied to $OUT to commit),
 #          then every test of the gpu package on the GPU;
 #   gpuq   on the scheduling index (2x10^6 docs, gpu-bp256, seed 2; 600
-#          queries, seed 3), bench gpu queries --mode or --k 10 with the old
+#          queries, seed 3), bench gpu queries --mode MODE --k 10 with the old
 #          binary, then the new one, then the old one again (batches
 #          1,64,128,512; 1 s each);
 #   profile  ncu (per-kernel time and DRAM bytes) over bench gpu queries
@@ -28,7 +28,11 @@
 #   trace  bench load --policy hybrid at TRACE_RATE (default 88000) for
 #          0.5 s with an execution trace and a CPU profile (trace.out.gz,
 #          cpu.pprof), after sched (its cost model).
-# Everything goes to $OUT/spans.tgz, packed again after every step.
+# MODE (default or) is the query mode of every step after tests: and, or,
+# andor, or a list (bench load then sends each query in every mode). WORK,
+# when set, is a directory that keeps the index and queries for the next
+# call of the script in the same machine run. Everything goes to
+# $OUT/spans.tgz, packed again after every step.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
@@ -36,9 +40,10 @@ OUT=${OUT:-/tmp/spans-out}
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 BUDGET=${BUDGET:-580}
 STEPS=${STEPS:-tests,gpuq,sched}
+MODE=${MODE:-or}
 B=.device/gpusearch
 R=$(mktemp -d)
-W=$(mktemp -d)
+W=${WORK:-$(mktemp -d)}
 LOG=$R/spans.log
 t0=$(date +%s)
 mkdir -p "$OUT"
@@ -62,9 +67,11 @@ if has tests; then
 	pack
 fi
 
-stamp "gen"
-timeout "$(tmo 90)" $B gen index --docs 2000000 --seed 2 --codec gpu-bp256 --out "$W/s" --quiet --json >"$R/gen.json" 2>>"$LOG"
-timeout "$(tmo 30)" $B gen queries --index "$W/s" --n 600 --seed 3 --out "$W/q.txt" 2>>"$LOG"
+if [ ! -f "$W/q.txt" ]; then
+	stamp "gen"
+	timeout "$(tmo 90)" $B gen index --docs 2000000 --seed 2 --codec gpu-bp256 --out "$W/s" --quiet --json >"$R/gen.json" 2>>"$LOG"
+	timeout "$(tmo 30)" $B gen queries --index "$W/s" --n 600 --seed 3 --out "$W/q.txt" 2>>"$LOG"
+fi
 head -400 "$W/q.txt" >"$W/fit.txt"
 tail -200 "$W/q.txt" >"$W/load.txt"
 
@@ -74,10 +81,10 @@ if has gpuq; then
 		[ "$v" = new ] || bin=.device/gpusearch-old
 		stamp "bench gpu queries ($v)"
 		if [ "$v" = new ]; then
-			timeout "$(tmo 90)" $bin bench gpu queries --index "$W/s" --queries "$W/q.txt" --mode or --k 10 --cpu bmw \
+			timeout "$(tmo 90)" $bin bench gpu queries --index "$W/s" --queries "$W/q.txt" --mode "$MODE" --k 10 --cpu bmw \
 				--batch 1,64,128,512 --min-time 1s --json >"$R/gpuq-$v.json" 2>>"$LOG"
 		else
-			GPUSEARCH_PTX_DIR= timeout "$(tmo 90)" $bin bench gpu queries --index "$W/s" --queries "$W/q.txt" --mode or --k 10 --cpu bmw \
+			GPUSEARCH_PTX_DIR= timeout "$(tmo 90)" $bin bench gpu queries --index "$W/s" --queries "$W/q.txt" --mode "$MODE" --k 10 --cpu bmw \
 				--batch 1,64,128,512 --min-time 1s --json >"$R/gpuq-$v.json" 2>>"$LOG"
 		fi
 		python3 - "$R/gpuq-$v.json" <<'PY' | tee -a "$LOG"
@@ -99,7 +106,7 @@ if has profile; then
 	head -128 "$W/q.txt" >"$W/q128.txt"
 	timeout "$(tmo 150)" /usr/local/cuda/bin/ncu -k regex:'wave|decode|pick|finish' --filter-mode per-launch-config \
 		--launch-count 3 --metrics gpu__time_duration.sum,dram__bytes.sum --csv "$ROOT/$B" bench gpu queries --index "$W/s" \
-		--queries "$W/q128.txt" --mode or --k 10 --cpu bmw --batch 64 --min-time 0.1s >"$R/ncu.csv" 2>>"$LOG"
+		--queries "$W/q128.txt" --mode "$MODE" --k 10 --cpu bmw --batch 64 --min-time 0.1s >"$R/ncu.csv" 2>>"$LOG"
 	python3 - "$R/ncu.csv" <<'PY' | tee -a "$LOG"
 import csv, sys
 rows = list(csv.reader(l for l in open(sys.argv[1]) if l.startswith('"')))
@@ -119,11 +126,11 @@ if has sched; then
 	IFS=';' read -r -a fits <<<"${EXTRA_FITS:-}"
 	for fe in "${fits[@]}"; do
 		stamp "fit ${fe%%=*}: --cpu-engine ${fe#*=}"
-		timeout "$(tmo 90)" $B bench fit --index "$W/s" --queries "$W/fit.txt" --mode or --repeat 3 --cpu-engine "${fe#*=}" >"$R/fit-${fe%%=*}.json" 2>>"$LOG"
+		timeout "$(tmo 90)" $B bench fit --index "$W/s" --queries "$W/fit.txt" --mode "$MODE" --repeat 3 --cpu-engine "${fe#*=}" >"$R/fit-${fe%%=*}.json" 2>>"$LOG"
 		cp "$W/s/cost-model.json" "$R/model-${fe%%=*}.json"
 	done
 	stamp "fit"
-	timeout "$(tmo 90)" $B bench fit --index "$W/s" --queries "$W/fit.txt" --mode or --repeat 3 --samples "$R/fit-samples.json" >"$R/fit.json" 2>>"$LOG"
+	timeout "$(tmo 90)" $B bench fit --index "$W/s" --queries "$W/fit.txt" --mode "$MODE" --repeat 3 --samples "$R/fit-samples.json" >"$R/fit.json" 2>>"$LOG"
 	cp "$W/s/cost-model.json" "$R/"
 	grep -h mean_relative_error "$R/fit.json" | tee -a "$LOG"
 	pack
@@ -141,7 +148,7 @@ if has sched; then
 		done
 		p=$1
 		shift
-		timeout "$(tmo "${SWEEP_TIMEOUT:-80}")" env "${envs[@]}" $bin bench load --index "$W/s" --queries "$W/load.txt" --mode or --rate "${START_RATE:-8000}" \
+		timeout "$(tmo "${SWEEP_TIMEOUT:-80}")" env "${envs[@]}" $bin bench load --index "$W/s" --queries "$W/load.txt" --mode "$MODE" --rate "${START_RATE:-8000}" \
 			--deadline 500ms --policy "$p" --sweep --sweep-steps 4 --duration 3s --max-queries 3000000 "$@" >"$R/load-$i.json" 2>>"$LOG"
 		grep -A2 max_rate "$R/load-$i.json" | tee -a "$LOG"
 		pack
@@ -149,7 +156,7 @@ if has sched; then
 fi
 if has trace; then
 	stamp "trace"
-	timeout "$(tmo 60)" $B bench load --index "$W/s" --queries "$W/load.txt" --mode or --rate "${TRACE_RATE:-88000}" \
+	timeout "$(tmo 60)" $B bench load --index "$W/s" --queries "$W/load.txt" --mode "$MODE" --rate "${TRACE_RATE:-88000}" \
 		--deadline 500ms --policy hybrid --duration 0.5s --max-queries 1000000 --trace "$R/trace.out" \
 		--cpuprofile "$R/cpu.pprof" >"$R/trace-load.json" 2>>"$LOG"
 	gzip -f "$R/trace.out"
@@ -158,4 +165,5 @@ if has trace; then
 fi
 stamp "done"
 pack
-rm -rf "$W" "$R" "$PTX"
+[ -n "${WORK:-}" ] || rm -rf "$W"
+rm -rf "$R" "$PTX"
