@@ -105,7 +105,7 @@ func newBenchFitCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			chosen := schedule.Chosen(model, samples)
+			chosen := schedule.Chosen(model, candidates, samples)
 			if len(candidates) > 1 {
 				// What the choice costs against each engine alone and
 				// against always picking the fastest (the oracle).

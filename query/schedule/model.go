@@ -295,7 +295,7 @@ func FitChoice(names []string, samples [][]Sample, holdOut int) (*Model, error) 
 	var sum float64
 	var n int
 	var chosenTime, fallbackTime time.Duration
-	for i, s := range Chosen(m, samples) {
+	for i, s := range Chosen(m, names, samples) {
 		if holdOut > 0 && i%holdOut != holdOut-1 || s.CPU <= 0 {
 			continue
 		}
@@ -314,13 +314,19 @@ func FitChoice(names []string, samples [][]Sample, holdOut int) (*Model, error) 
 }
 
 // Chosen is samples[0] with each query's CPU time that of the engine m
-// picks for it (samples[c] timing m.CPUAlgorithms[c], as in FitChoice);
-// samples[0] itself when m holds no choice.
-func Chosen(m *Model, samples [][]Sample) []Sample {
+// runs it on, samples[c] timing engine names[c] as in FitChoice: the one
+// m picks for it, or, when m holds no choice, m's CPU engine for every
+// query (engine 0 if names lacks it).
+func Chosen(m *Model, names []string, samples [][]Sample) []Sample {
+	engine := max(slices.Index(names, m.CPUEngineName()), 0)
 	chosen := make([]Sample, len(samples[0]))
 	for i, s := range samples[0] {
+		c := engine
+		if len(m.CPUAlgorithms) > 0 {
+			c = m.CPUChoice(s.Features)
+		}
 		chosen[i] = s
-		chosen[i].CPU = samples[max(m.CPUChoice(s.Features), 0)][i].CPU
+		chosen[i].CPU = samples[c][i].CPU
 	}
 	return chosen
 }

@@ -156,7 +156,7 @@ func TestFitChoice(t *testing.T) {
 	if m.CPUEngine != "bmw" || !reflect.DeepEqual(m.CPU, m.CPUAlgorithms[1].Cost) || m.CPUError > 0.05 {
 		t.Errorf("fallback %q (cpu %+v), choice's error %.3f: want bmw with its own cost, error < 0.05", m.CPUEngine, m.CPU, m.CPUError)
 	}
-	for i, s := range Chosen(m, samples) {
+	for i, s := range Chosen(m, []string{"exhaustive", "bmw"}, samples) {
 		f := s.Features
 		if f.Total > 1800 && f.Total < 2200 {
 			continue // near the crossing either is as good
@@ -191,5 +191,11 @@ func TestFitChoiceKeepsOneEngine(t *testing.T) {
 	}
 	if m.CPUEngine != "bmw" || m.CPUAlgorithms != nil || m.CPUEngines() != "bmw" {
 		t.Errorf("FitChoice = engine %q choosing among %q, want bmw alone", m.CPUEngine, m.CPUEngines())
+	}
+	// Every query then runs on bmw, and costs what bmw took.
+	for i, s := range Chosen(m, []string{"wand", "bmw"}, samples) {
+		if s.CPU != samples[1][i].CPU {
+			t.Fatalf("query %d: chosen cost %v, want bmw's %v", i, s.CPU, samples[1][i].CPU)
+		}
 	}
 }
