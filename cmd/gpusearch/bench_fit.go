@@ -73,28 +73,24 @@ func newBenchFitCmd() *cobra.Command {
 			if len(gpus) == 0 {
 				fmt.Fprintf(os.Stderr, "bench fit: no GPU (%v); fitting the CPU model only\n", gerr)
 			}
-			a := analysis.New()
 			// samples[c] holds every query timed with candidate c; every
 			// query in every mode, interleaved, so that the model learns
 			// each mode and the held-out set covers them all.
 			samples := make([][]schedule.Sample, len(candidates))
 			totals := make([]time.Duration, len(candidates))
-			for _, l := range lines {
-				for _, m := range modes {
-					q := query.Parse(a, l.Text, m, k)
-					s := schedule.Sample{Features: schedule.FeaturesOf(ix, q)}
-					if len(gpus) > 0 {
-						if s.GPU, err = gpuTime(cmd.Context(), gpus[0], q, repeat, gpuBatch); err != nil {
-							return err
-						}
+			for _, q := range inEveryMode(analysis.New(), lines, modes, k) {
+				s := schedule.Sample{Features: schedule.FeaturesOf(ix, q)}
+				if len(gpus) > 0 {
+					if s.GPU, err = gpuTime(cmd.Context(), gpus[0], q, repeat, gpuBatch); err != nil {
+						return err
 					}
-					for c, cpu := range cpus {
-						if s.CPU, err = medianTime(cmd.Context(), cpu, q, repeat); err != nil {
-							return err
-						}
-						totals[c] += s.CPU
-						samples[c] = append(samples[c], s)
+				}
+				for c, cpu := range cpus {
+					if s.CPU, err = medianTime(cmd.Context(), cpu, q, repeat); err != nil {
+						return err
 					}
+					totals[c] += s.CPU
+					samples[c] = append(samples[c], s)
 				}
 			}
 			cpuTotals := map[string]float64{}

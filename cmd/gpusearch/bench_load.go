@@ -118,14 +118,7 @@ func newBenchLoadCmd() *cobra.Command {
 				return err
 			}
 			defer ix.Close()
-			a := analysis.New()
-			// Each query in every mode, interleaved, as bench fit fits them.
-			var qs []query.Query
-			for _, l := range lines {
-				for _, m := range modes {
-					qs = append(qs, query.Parse(a, l.Text, m, f.k))
-				}
-			}
+			qs := inEveryMode(analysis.New(), lines, modes, f.k)
 			var model *schedule.Model
 			fitted := true
 			if f.model != "" {

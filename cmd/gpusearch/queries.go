@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpusearch/gpusearch/eval"
+	"github.com/gpusearch/gpusearch/indexer/analysis"
 	"github.com/gpusearch/gpusearch/query"
 )
 
@@ -53,4 +54,17 @@ func parseModes(list string) ([]query.Mode, error) {
 		return nil, usagef("no query mode given")
 	}
 	return modes, nil
+}
+
+// inEveryMode analyses each line once per mode, interleaved (line 1 in
+// every mode, then line 2, ...), so that bench fit and bench load see
+// every mode throughout the file.
+func inEveryMode(a *analysis.Analyzer, lines []eval.Query, modes []query.Mode, k int) []query.Query {
+	qs := make([]query.Query, 0, len(lines)*len(modes))
+	for _, l := range lines {
+		for _, m := range modes {
+			qs = append(qs, query.Parse(a, l.Text, m, k))
+		}
+	}
+	return qs
 }
