@@ -8,7 +8,7 @@ import (
 // queryKernels are the kernels of kernels/query.cu.
 var queryKernels = []string{
 	"and_select", "tile_scan", "and_scatter_blocks", "and_intersect", "and_scatter_survivors", "and_score",
-	"or_score", "wave_rows", "or_span_wave", "q_init", "topk_hist_keys", "topk_hist_dense", "topk_hist_wave", "topk_pick", "topk_compact_keys",
+	"and_scan", "or_score", "wave_rows", "or_span_wave", "q_init", "topk_hist_keys", "topk_hist_dense", "topk_hist_wave", "topk_pick", "topk_compact_keys",
 	"topk_compact_dense", "topk_compact_wave", "topk_finish", "topk_tree_build", "topk_tree_select", "isect_seg", "isect_hash", "isect_bitmap", "isect_count", "isect_scatter",
 }
 

@@ -65,9 +65,10 @@ type qengine struct {
 	gridCap   int
 	reencoded bool
 	// A wave of OR passes decodes at most wavePostings postings (see
-	// runWaves).
-	wavePostings int64
-	topk         string // a single OR pass's top-k: TopKRadix or TopKTree
+	// runWaves), one of AND passes at most waveCandidates candidates (see
+	// runAnd).
+	wavePostings, waveCandidates int64
+	topk                         string // a single OR pass's top-k: TopKRadix or TopKTree
 
 	// life is held for reading by searches and for writing by release.
 	life     sync.RWMutex
@@ -115,7 +116,7 @@ func (e *qengine) takeWorkspace(ctx context.Context) (*workspace, error) {
 // decoder is re-encoded first (see gpuColumn).
 func newQEngine(ix *index.Index, be backend) (*qengine, error) {
 	e := &qengine{ix: ix, be: be, bs: ix.BlockSize(), docs: ix.NumDocs(), gridCap: 8 * max(1, be.multiprocessors()),
-		wavePostings: defaultWavePostings, topk: TopKRadix, spare: make(chan *workspace, workspaces)}
+		wavePostings: defaultWavePostings, waveCandidates: defaultWaveCandidates, topk: TopKRadix, spare: make(chan *workspace, workspaces)}
 	for range workspaces {
 		e.spare <- &workspace{}
 	}
@@ -223,68 +224,40 @@ type qjob struct {
 	state  []uint32
 	keys   []uint64
 	phases Phases
+	// steps is the number of step words of an AND pass's state: counts
+	// after each list, then the blocks selected in each (its wave's most
+	// lists).
+	steps int
 }
 
-// Scratch of a pass. AND: candidates and their freq-1 in every list so far
-// (ping-pong), each candidate's block, row and slot, tile sums, the
-// selected blocks and their decoded docids and frequencies, scores and
-// keys. OR: the accumulators and one list's decoded docids and
-// frequencies. Both: the boundary keys (ping-pong) and one histogram per
-// radix round.
+// scratch is the device scratch of a single OR pass: the accumulators,
+// the max-tree's first level, one list's decoded docids and frequencies,
+// the boundary keys (ping-pong) and one histogram per radix round; and the
+// size of its slot: state words, then results.
 type scratch struct {
-	cand, fm1                  [2]devPtr
-	blk, row, slot, scores     devPtr
-	tileCounts, tileOffsets    devPtr
-	sel, docs, freqs           devPtr
-	keys, acc, hist, lvl1      devPtr
-	bnd                        [2]devPtr
-	cap, selCap, bndCap, accN  int64
-	tiles                      int64
-	resultCap, hdrWords, lists int
+	docs, freqs, acc, hist, lvl1 devPtr
+	bnd                          [2]devPtr
+	bndCap, accN                 int64
+	resultCap, hdrWords          int
 }
 
 // accN is the length of one query's accumulators: the documents, rounded
 // up to the float4 the top-k kernels read.
 func (e *qengine) accN() int64 { return (int64(e.docs) + 3) &^ 3 }
 
-// layout places p's scratch from base; the carve's offset is then its size.
+// layout places the scratch of OR plan p from base; the carve's offset is
+// then its size.
 func (e *qengine) layout(p *qplan, base devPtr) (scratch, int64) {
 	c := carve{base: base}
-	var s scratch
-	bs := int64(e.bs)
-	m := int64(len(p.lists))
-	s.lists = len(p.lists)
-	s.hdrWords = sSteps
-	var candidates int64 // upper bound of the top-k's input
-	if p.and {
-		l0 := p.lists[0]
-		s.cap = int64(l0.nb) * bs
-		for _, l := range p.lists[1:] {
-			s.selCap = max(s.selCap, int64(min(l.nb, l0.df)))
-		}
-		s.tiles = (s.cap + qTile - 1) / qTile
-		for i := range 2 {
-			s.cand[i] = c.take(4 * s.cap)
-			s.fm1[i] = c.take(4 * m * s.cap)
-		}
-		s.blk, s.row, s.slot = c.take(4*s.cap), c.take(4*s.cap), c.take(4*s.cap)
-		s.tileCounts, s.tileOffsets = c.take(4*s.tiles), c.take(4*s.tiles)
-		s.sel = c.take(4 * s.selCap)
-		s.docs, s.freqs = c.take(4*s.selCap*bs), c.take(4*s.selCap*bs)
-		s.scores, s.keys = c.take(4*s.cap), c.take(8*s.cap)
-		candidates = int64(l0.df)
-		s.hdrWords += 2 * s.lists
-	} else {
-		s.accN = e.accN()
-		s.acc = c.take(4 * s.accN)
-		s.lvl1 = c.take(8 * treeGroups(int64(e.docs)))
-		var longest int64
-		for _, l := range p.lists {
-			longest = max(longest, int64(l.nb))
-		}
-		s.docs, s.freqs = c.take(4*longest*bs), c.take(4*longest*bs)
-		candidates = min(int64(e.docs), int64(p.postings()))
+	s := scratch{hdrWords: sSteps, accN: e.accN()}
+	s.acc = c.take(4 * s.accN)
+	s.lvl1 = c.take(8 * treeGroups(int64(e.docs)))
+	var longest int64
+	for _, l := range p.lists {
+		longest = max(longest, int64(l.nb))
 	}
+	s.docs, s.freqs = c.take(4*longest*int64(e.bs)), c.take(4*longest*int64(e.bs))
+	candidates := min(int64(e.docs), int64(p.postings()))
 	s.bndCap = max(candidates, 1)
 	s.bnd[0], s.bnd[1] = c.take(8*s.bndCap), c.take(8*s.bndCap)
 	s.hist = c.take(4 * int64(len(digitBits)) << qHistBits)
@@ -356,120 +329,6 @@ func (e *qengine) decode(s stream, col *devColumn, docids bool, first uint32, se
 		uint64(col.bases), uint64(sel), uint64(first), uint64(nblocks), uint64(col.blocks), uint64(out), uint64(e.bs))
 }
 
-// enqueue queues a pass whose state and keys go to slot.
-func (e *qengine) enqueue(s stream, j *qjob, sc *scratch, slot devPtr, tm *qtimer) error {
-	if err := tm.begin(s, PhaseInit); err != nil {
-		return err
-	}
-	if j.plan.and {
-		return e.enqueueAnd(s, &j.plan, sc, slot, tm)
-	}
-	return e.enqueueOr(s, &j.plan, sc, slot, tm)
-}
-
-func (e *qengine) enqueueAnd(s stream, p *qplan, sc *scratch, slot devPtr, tm *qtimer) error {
-	m := len(p.lists)
-	l0 := p.lists[0]
-	n1 := int64(l0.df)
-	word := func(w int) uint64 { return uint64(slot) + 4*uint64(w) }
-	if err := s.launch("q_init", 1, qTile, uint64(slot), 0, uint64(sc.hdrWords), 0, uint64(sc.resultCap), uint64(sSteps), uint64(n1)); err != nil {
-		return err
-	}
-	if err := s.memset32(sc.hist, 0, int64(len(digitBits))<<qHistBits); err != nil {
-		return err
-	}
-	if err := tm.begin(s, PhaseDecode); err != nil {
-		return err
-	}
-	a, b := 0, 1
-	if err := e.decode(s, &e.docCol, true, l0.first, 0, int64(l0.nb), sc.cand[a]); err != nil {
-		return err
-	}
-	if err := e.decode(s, &e.freqCol, false, l0.first, 0, int64(l0.nb), sc.fm1[a]); err != nil {
-		return err
-	}
-	// The tile kernels loop over the tiles of the current count.
-	tiles := e.gridFor(n1)
-	for li := 1; li < m; li++ {
-		l := p.lists[li]
-		cnt := word(sSteps + li - 1)
-		ub := min(int64(l.nb), n1)
-		steps := []struct {
-			phase Phase
-			run   func() error
-		}{
-			{PhaseSelection, func() error {
-				return s.launch("and_select", tiles, qTile, uint64(sc.cand[a]), cnt, uint64(e.lastDoc), uint64(l.first),
-					uint64(l.nb), uint64(sc.blk), uint64(sc.tileCounts))
-			}},
-			{PhaseSelection, func() error {
-				return s.launch("tile_scan", 1, qBig, cnt, uint64(sc.tileCounts), uint64(sc.tileOffsets), word(sSteps+m+li))
-			}},
-			{PhaseSelection, func() error { return s.memset32(sc.sel, none32, ub) }},
-			{PhaseSelection, func() error {
-				return s.launch("and_scatter_blocks", tiles, qTile, uint64(sc.cand[a]), cnt, uint64(e.lastDoc), uint64(l.first),
-					uint64(sc.blk), uint64(sc.tileOffsets), uint64(sc.sel), uint64(sc.row))
-			}},
-			{PhaseDecode, func() error { return e.decode(s, &e.docCol, true, 0, sc.sel, ub, sc.docs) }},
-			{PhaseDecode, func() error { return e.decode(s, &e.freqCol, false, 0, sc.sel, ub, sc.freqs) }},
-			{PhaseIntersect, func() error {
-				return s.launch("and_intersect", tiles, qTile, uint64(sc.cand[a]), cnt, uint64(sc.blk), uint64(sc.row),
-					uint64(sc.docs), uint64(e.docCol.counts), uint64(e.bs), uint64(sc.slot), uint64(sc.tileCounts))
-			}},
-			{PhaseIntersect, func() error {
-				return s.launch("tile_scan", 1, qBig, cnt, uint64(sc.tileCounts), uint64(sc.tileOffsets), word(sSteps+li))
-			}},
-			{PhaseIntersect, func() error {
-				return s.launch("and_scatter_survivors", tiles, qTile, uint64(sc.cand[a]), cnt, uint64(sc.slot), uint64(sc.row),
-					uint64(sc.tileOffsets), uint64(sc.freqs), uint64(e.bs), uint64(sc.fm1[a]), uint64(sc.fm1[b]),
-					uint64(sc.cap), uint64(li), uint64(sc.cand[b]))
-			}},
-		}
-		for i, st := range steps {
-			if i == 0 || st.phase != steps[i-1].phase {
-				if err := tm.begin(s, st.phase); err != nil {
-					return err
-				}
-			}
-			if err := st.run(); err != nil {
-				return err
-			}
-		}
-		a, b = b, a
-	}
-	final := word(sSteps + m - 1)
-	if err := tm.begin(s, PhaseScore); err != nil {
-		return err
-	}
-	grid := e.gridFor(n1)
-	for q0 := 0; q0 < len(p.pos); q0 += 8 {
-		chunk := p.pos[q0:min(q0+8, len(p.pos))]
-		var start, keys uint64
-		if q0 == 0 {
-			start = 1
-		}
-		if q0+8 >= len(p.pos) {
-			keys = uint64(sc.keys)
-		}
-		args := []uint64{uint64(sc.cand[a]), final, uint64(sc.fm1[a]), uint64(sc.cap), uint64(e.norms), uint64(e.k1p1), start, uint64(len(chunk))}
-		for q := range 8 {
-			var v uint64
-			if q < len(chunk) {
-				v = uint64(chunk[q].list)<<32 | uint64(math.Float32bits(chunk[q].idf))
-			}
-			args = append(args, v)
-		}
-		args = append(args, uint64(sc.scores), keys)
-		if err := s.launch("and_score", grid, qTile, args...); err != nil {
-			return err
-		}
-	}
-	if err := tm.begin(s, PhaseTopK); err != nil {
-		return err
-	}
-	return e.topK(s, sc, slot, sc.keys, final, n1)
-}
-
 func (e *qengine) enqueueOr(s stream, p *qplan, sc *scratch, slot devPtr, tm *qtimer) error {
 	if err := s.launch("q_init", 1, qTile, uint64(slot), 0, uint64(sc.hdrWords), 0, uint64(sc.resultCap), none32, 0); err != nil {
 		return err
@@ -507,25 +366,6 @@ func (e *qengine) enqueueOr(s stream, p *qplan, sc *scratch, slot devPtr, tm *qt
 	}
 	return e.denseTopK(s, denseRound{w: 1, acc: sc.acc, accN: sc.accN, hist: sc.hist, out: slot, hdr: sc.hdrBytes(),
 		resultCap: sc.resultCap, bnd: sc.bnd[0], bndCap: sc.bndCap})
-}
-
-// topK queues round 0 of the radix select over count keys (a word in
-// device memory, at most bound).
-func (e *qengine) topK(s stream, sc *scratch, slot devPtr, keys devPtr, count uint64, bound int64) error {
-	state, result := uint64(slot), uint64(slot)+uint64(sc.hdrBytes())
-	shift, bits := digitShift[0], digitBits[0]
-	grid := e.gridFor(bound)
-	if err := s.launch("topk_hist_keys", grid, qTile, uint64(keys), count, shift, bits, state, uint64(sc.hist)); err != nil {
-		return err
-	}
-	if err := s.launch("topk_pick", 1, qBig, uint64(sc.hist), 0, bits, 0, state, 0); err != nil {
-		return err
-	}
-	if err := s.launch("topk_compact_keys", grid, qTile, uint64(keys), count, shift, bits, 0, state,
-		result, uint64(sc.resultCap), uint64(sc.bnd[0]), uint64(sc.bndCap)); err != nil {
-		return err
-	}
-	return s.launch("topk_finish", 1, qBig, 0, uint64(sc.bnd[0]), uint64(sc.bndCap), state, 0, result, uint64(sc.resultCap))
 }
 
 // denseRound is round 0 of the radix select over the dense accumulators
@@ -585,96 +425,92 @@ func (e *qengine) refine(s stream, sc *scratch, slot devPtr, r int) error {
 	return s.launch("topk_finish", 1, qBig, uint64(r), dst, uint64(sc.bndCap), state, 0, result, uint64(sc.resultCap))
 }
 
-// run executes the passes. In a batch, OR passes run in waves (runWaves);
-// the others get one launch sequence each, back to back, and one download
-// of every slot. A single pass whose top-k needs more radix rounds gets
-// them in place; in a batch, such a pass (rare: a boundary of over FIN_CAP
-// keys) is run again alone, since later passes reused its scratch. With
+// run executes the passes: AND passes in waves (runAnd), OR passes in
+// waves when a batch holds several (runWaves), and otherwise, or when a
+// wave's top-k needs more than its one radix round, alone (runOr). With
 // timing, a single pass's phases are measured.
 func (e *qengine) run(ws *workspace, jobs []*qjob, timing bool) error {
-	if len(jobs) > 1 {
+	var and, or []*qjob
+	for _, j := range jobs {
+		if j.plan.and {
+			and = append(and, j)
+		} else {
+			or = append(or, j)
+		}
+	}
+	timing = timing && len(jobs) == 1
+	if err := e.runAnd(ws, and, timing); err != nil {
+		return err
+	}
+	if len(or) > 1 {
 		var err error
-		if jobs, err = e.runWaves(ws, jobs); err != nil || len(jobs) == 0 {
+		if or, err = e.runWaves(ws, or); err != nil {
 			return err
 		}
 	}
-	var scrSize, slotSize int64
-	scs := make([]scratch, len(jobs))
-	for i, j := range jobs {
-		var size int64
-		scs[i], size = e.layout(&j.plan, 0)
-		scrSize = max(scrSize, size)
-		slotSize = max(slotSize, scs[i].slotBytes())
-	}
-	if err := e.grow(&ws.scratch, &ws.scrSize, scrSize); err != nil {
-		return err
-	}
-	if err := e.grow(&ws.out, &ws.outSize, slotSize*int64(len(jobs))); err != nil {
-		return err
-	}
-	for i, j := range jobs {
-		scs[i], _ = e.layout(&j.plan, ws.scratch)
-	}
-	buf := ws.slots(slotSize * int64(len(jobs)))
-	single := len(jobs) == 1
-	var redo []*qjob
-	err := e.be.run(func(s stream) error {
-		tm := qtimer{on: timing && single}
-		for i, j := range jobs {
-			if err := e.enqueue(s, j, &scs[i], ws.out+devPtr(int64(i)*slotSize), &tm); err != nil {
-				return err
-			}
-		}
-		if err := tm.begin(s, -1); err != nil {
-			return err
-		}
-		if err := s.download(buf, ws.out); err != nil {
-			return err
-		}
-		for i, j := range jobs {
-			slot := buf[int64(i)*slotSize : int64(i+1)*slotSize]
-			j.readSlot(slot, &scs[i])
-			if j.state[sDone] != 0 {
-				continue
-			}
-			if !single {
-				redo = append(redo, j)
-				continue
-			}
-			for r := 1; j.state[sDone] == 0; r++ {
-				if r >= len(digitBits) {
-					return fmt.Errorf("gpu: top-k select did not converge after %d rounds", r)
-				}
-				if err := tm.begin(s, PhaseTopK); err != nil {
-					return err
-				}
-				if err := e.refine(s, &scs[i], ws.out, r); err != nil {
-					return err
-				}
-				if err := tm.begin(s, -1); err != nil {
-					return err
-				}
-				if err := s.download(slot, ws.out); err != nil {
-					return err
-				}
-				j.readSlot(slot, &scs[i])
-			}
-		}
-		var err error
-		if single {
-			jobs[0].phases, err = tm.phases(s)
-		}
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	for _, j := range redo {
-		if err := e.run(ws, []*qjob{j}, false); err != nil {
+	for _, j := range or {
+		if err := e.runOr(ws, j, timing); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// runOr answers one OR pass over dense accumulators.
+func (e *qengine) runOr(ws *workspace, j *qjob, timing bool) error {
+	sc, size := e.layout(&j.plan, 0)
+	if err := e.grow(&ws.scratch, &ws.scrSize, size); err != nil {
+		return err
+	}
+	if err := e.grow(&ws.out, &ws.outSize, sc.slotBytes()); err != nil {
+		return err
+	}
+	sc, _ = e.layout(&j.plan, ws.scratch)
+	buf := ws.slots(sc.slotBytes())
+	return e.be.run(func(s stream) error {
+		tm := qtimer{on: timing}
+		if err := tm.begin(s, PhaseInit); err != nil {
+			return err
+		}
+		if err := e.enqueueOr(s, &j.plan, &sc, ws.out, &tm); err != nil {
+			return err
+		}
+		return e.finish(s, j, &sc, ws.out, buf, &tm)
+	})
+}
+
+// finish reads back the slot of a pass queued alone, runs its top-k's
+// further radix rounds in place until it is done, and sets its phases
+// when timed.
+func (e *qengine) finish(s stream, j *qjob, sc *scratch, slot devPtr, buf []byte, tm *qtimer) error {
+	if err := tm.begin(s, -1); err != nil {
+		return err
+	}
+	if err := s.download(buf, slot); err != nil {
+		return err
+	}
+	j.readSlot(buf, sc)
+	for r := 1; j.state[sDone] == 0; r++ {
+		if r >= len(digitBits) {
+			return fmt.Errorf("gpu: top-k select did not converge after %d rounds", r)
+		}
+		if err := tm.begin(s, PhaseTopK); err != nil {
+			return err
+		}
+		if err := e.refine(s, sc, slot, r); err != nil {
+			return err
+		}
+		if err := tm.begin(s, -1); err != nil {
+			return err
+		}
+		if err := s.download(buf, slot); err != nil {
+			return err
+		}
+		j.readSlot(buf, sc)
+	}
+	var err error
+	j.phases, err = tm.phases(s)
+	return err
 }
 
 // readSlot decodes a downloaded slot into the job's state and keys.
@@ -705,14 +541,13 @@ func (j *qjob) result() query.Result {
 		return res
 	}
 	res.Stats.Algorithm = "gpu-and"
-	m := len(p.lists)
 	res.Stats.BlocksDecoded = int64(p.lists[0].nb)
-	for li := 1; li < m; li++ {
-		sel := int64(j.state[sSteps+m+li])
+	for li := 1; li < len(p.lists); li++ {
+		sel := int64(j.state[sSteps+j.steps+li])
 		res.Stats.BlocksDecoded += sel
 		res.Stats.BlocksSkipped += int64(p.lists[li].nb) - sel
 	}
-	res.Stats.PostingsScored = int64(j.state[sSteps+m-1]) * int64(len(p.pos))
+	res.Stats.PostingsScored = int64(j.state[sSteps+j.steps-1]) * int64(len(p.pos))
 	return res
 }
 

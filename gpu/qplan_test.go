@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -207,29 +208,94 @@ func TestGPUColumnReencode(t *testing.T) {
 	}
 }
 
+// disjoint checks that regions (zero: unused) lie 256-byte aligned in
+// [base, base+size), none shared.
+func disjoint(t *testing.T, what string, regions []devPtr, base devPtr, size int64) {
+	t.Helper()
+	seen := map[devPtr]bool{}
+	for _, r := range regions {
+		if r == 0 {
+			continue
+		}
+		if r%256 != 0 || r < base || r >= base+devPtr(size) || seen[r] {
+			t.Errorf("%s: region at %#x (base %#x, size %d) misplaced or shared", what, r, base, size)
+		}
+		seen[r] = true
+	}
+}
+
 func TestLayout(t *testing.T) {
 	e := &qengine{bs: 256, docs: 100000}
 	plans := []qplan{
-		{and: true, k: 10, lists: []qlist{{nb: 3, df: 700}, {nb: 40, df: 10000}, {nb: 300, df: 76000}}, pos: make([]qpos, 4)},
 		{k: 1000, lists: []qlist{{nb: 400, df: 100000}, {nb: 2, df: 300}}, pos: make([]qpos, 2)},
 		{k: 5, lists: []qlist{{nb: 1, df: 1}}, pos: make([]qpos, 1)},
 	}
 	for _, p := range plans {
 		s, size := e.layout(&p, 1<<20)
-		regions := []devPtr{s.cand[0], s.cand[1], s.fm1[0], s.fm1[1], s.blk, s.row, s.slot, s.scores, s.tileCounts,
-			s.tileOffsets, s.sel, s.docs, s.freqs, s.keys, s.acc, s.hist, s.bnd[0], s.bnd[1]}
-		seen := map[devPtr]bool{}
-		for _, r := range regions {
-			if r == 0 {
-				continue
-			}
-			if r%256 != 0 || r < 1<<20 || r >= 1<<20+devPtr(size) || seen[r] {
-				t.Errorf("plan %+v: region at %#x (base 0x100000, size %d) misplaced or shared", p, r, size)
-			}
-			seen[r] = true
-		}
+		disjoint(t, fmt.Sprintf("OR plan %+v", p), []devPtr{s.docs, s.freqs, s.acc, s.lvl1, s.hist, s.bnd[0], s.bnd[1]}, 1<<20, size)
 		if s.resultCap < 1 || s.resultCap > p.k || s.slotBytes()%8 != 0 {
 			t.Errorf("plan %+v: result capacity %d, slot %d bytes", p, s.resultCap, s.slotBytes())
+		}
+	}
+}
+
+// TestAndTable checks a wave's table against the layout and_wave reads in
+// kernels/query.cu, and its scratch's layout.
+func TestAndTable(t *testing.T) {
+	e := &qengine{bs: 256, docs: 100000}
+	plans := []qplan{
+		{and: true, k: 10, lists: []qlist{{first: 7, nb: 3, df: 700}, {first: 90, nb: 40, df: 10000}, {first: 500, nb: 300, df: 76000}},
+			pos: []qpos{{0, 1}, {2, 2}, {1, 3}, {0, 1}}},
+		{and: true, k: 1000, lists: []qlist{{first: 3, nb: 2, df: 300}}, pos: []qpos{{0, 0.5}}},
+		{and: true, k: 5, lists: []qlist{{first: 1, nb: 1, df: 1}, {first: 40, nb: 9, df: 2000}}, pos: []qpos{{1, 1}, {0, 2}}},
+	}
+	for w := 1; w <= len(plans); w++ {
+		var jobs []*qjob
+		for _, p := range plans[:w] {
+			jobs = append(jobs, &qjob{plan: p})
+		}
+		tab := e.andTable(jobs)
+		W, M := int64(w), tab.m
+		part := func(at, n int64) []uint32 { return tab.words[at : at+n] }
+		rows0, tile, sel, pos := part(4*W, W+1), part(5*W+1, W+1), part(6*W+2, W+1), part(7*W+3, W+1)
+		first := part(andFirst0(W), M*W)
+		nb := part(andFirst0(W)+M*W, M*W)
+		plist := part(andFirst0(W)+2*M*W, int64(pos[W]))
+		if int64(len(tab.words)) != andFirst0(W)+2*M*W+2*int64(pos[W]) {
+			t.Fatalf("wave of %d: %d table words, want %d", w, len(tab.words), andFirst0(W)+2*M*W+2*int64(pos[W]))
+		}
+		for q, p := range plans[:w] {
+			l0 := p.lists[0]
+			got := []uint32{part(andNeeds(W), W)[q], part(andN1(W), W)[q], part(andCand(W), W)[q], part(3*W, W)[q],
+				rows0[q+1] - rows0[q], tile[q+1] - tile[q]}
+			want := []uint32{uint32(min(p.k, l0.df)), uint32(l0.df), rows0[q] * 256, uint32(len(p.lists)), uint32(l0.nb),
+				uint32((l0.df + 255) / 256)}
+			if !slices.Equal(got, want) {
+				t.Errorf("wave of %d, query %d: need, n1, cand, m, rows, tiles = %v, want %v", w, q, got, want)
+			}
+			var selCap uint32
+			for li, l := range p.lists {
+				if first[int64(li)*W+int64(q)] != l.first || nb[int64(li)*W+int64(q)] != uint32(l.nb) {
+					t.Errorf("wave of %d, query %d, list %d: first %d, nb %d", w, q, li, first[int64(li)*W+int64(q)], nb[int64(li)*W+int64(q)])
+				}
+				if li > 0 {
+					selCap = max(selCap, uint32(min(l.nb, l0.df)))
+				}
+			}
+			if sel[q+1]-sel[q] != selCap {
+				t.Errorf("wave of %d, query %d: %d selection rows, want %d", w, q, sel[q+1]-sel[q], selCap)
+			}
+			for i, ps := range p.pos {
+				if plist[int(pos[q])+i] != uint32(ps.list) {
+					t.Errorf("wave of %d, query %d: position %d's list %d, want %d", w, q, i, plist[int(pos[q])+i], ps.list)
+				}
+			}
+		}
+		s, size := tab.layout(1<<20, 256)
+		disjoint(t, fmt.Sprintf("wave of %d", w), []devPtr{s.tab, s.blk, s.row, s.at, s.tileCounts, s.tileOffsets, s.sel,
+			s.docs, s.freqs, s.keys, s.hist, s.cand[0], s.cand[1], s.fm1[0], s.fm1[1], s.bnd[0], s.bnd[1]}, 1<<20, size)
+		if (w == 1) != (s.bnd[1] != 0) {
+			t.Errorf("wave of %d: second boundary %#x", w, s.bnd[1])
 		}
 	}
 }

@@ -196,11 +196,11 @@ func checkEngine(t *testing.T, e *qengine, ix *index.Index, qs []query.Query) {
 		}
 	}
 	// The batch once with the default wave limits, and once with waves
-	// of a few hundred postings (one or two OR passes each).
+	// of a few hundred postings or candidates (one or two passes each).
 	for _, small := range []bool{false, true} {
 		if small {
-			defer func(postings int64) { e.wavePostings = postings }(e.wavePostings)
-			e.wavePostings = 512
+			defer func(postings, cands int64) { e.wavePostings, e.waveCandidates = postings, cands }(e.wavePostings, e.waveCandidates)
+			e.wavePostings, e.waveCandidates = 512, 512
 		}
 		batch, _, err := e.search(ctx, qs, false)
 		if err != nil {
@@ -209,6 +209,10 @@ func checkEngine(t *testing.T, e *qengine, ix *index.Index, qs []query.Query) {
 		for i := range qs {
 			if !slices.Equal(batch[i].Hits, single[i].Hits) {
 				t.Errorf("batch answer (small waves %v) to %v = %v, alone %v", small, qs[i], batch[i].Hits, single[i].Hits)
+			}
+			b, a := batch[i].Stats, single[i].Stats
+			if b.BlocksDecoded != a.BlocksDecoded || b.BlocksSkipped != a.BlocksSkipped || b.PostingsScored != a.PostingsScored {
+				t.Errorf("batch (small waves %v) stats of %v: %+v, alone %+v", small, qs[i], b, a)
 			}
 		}
 	}

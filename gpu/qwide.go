@@ -7,22 +7,12 @@ import "math"
 // also bound its candidate keys (at most one per posting, 8 bytes each).
 const defaultWavePostings = 64 << 20
 
-// runWaves answers the OR passes of a batch in waves, several queries per
-// launch sequence (see "Waves" in kernels/query.cu), and returns the other
-// passes, and the OR passes whose top-k needs more than a wave's one radix
-// round, for the pass-by-pass path.
-func (e *qengine) runWaves(ws *workspace, jobs []*qjob) ([]*qjob, error) {
-	var or, rest []*qjob
-	for _, j := range jobs {
-		if j.plan.and {
-			rest = append(rest, j)
-		} else {
-			or = append(or, j)
-		}
-	}
-	if len(or) < 2 {
-		return jobs, nil
-	}
+// runWaves answers OR passes in waves, several queries per launch
+// sequence (see "Waves" in kernels/query.cu), and returns those whose
+// top-k needs more than a wave's one radix round, for the pass-by-pass
+// path.
+func (e *qengine) runWaves(ws *workspace, or []*qjob) ([]*qjob, error) {
+	var rest []*qjob
 	for len(or) > 0 {
 		n, postings := 0, int64(0)
 		for ; n < len(or); n++ {
@@ -43,6 +33,48 @@ func (e *qengine) runWaves(ws *workspace, jobs []*qjob) ([]*qjob, error) {
 		or = or[n:]
 	}
 	return rest, nil
+}
+
+// waveGrid is the CTAs per query of a wave's top-k kernels over at most
+// keys keys a query: about two grids' worth in all.
+func (e *qengine) waveGrid(keys, w int64) uint64 {
+	return uint64(max(1, min(e.gridFor(keys), (2*e.gridCap+int(w)-1)/int(w))))
+}
+
+// waveRound is round 0 of the radix select over the keys of a wave's w
+// queries, gx CTAs per query: query q's keys start at keys + keyOff[q]
+// keys (keyOff and keyCap: w-word device arrays), at most keyCap[q] of
+// them, counted at its state word countWord; its slot at out + q*slot
+// bytes (state words, then its result hdr bytes on, room for resultCap
+// keys), its histogram at hist + q<<qHistBits words, its boundary at bnd
+// + q*bndCap keys.
+type waveRound struct {
+	w                    int64
+	gx                   uint64
+	keys, keyOff, keyCap devPtr
+	countWord            uint64
+	out, hist, bnd       devPtr
+	slot, hdr, bndCap    int64
+	resultCap            int
+}
+
+// waveTopK queues a waveRound.
+func (e *qengine) waveTopK(s stream, r waveRound) error {
+	shift, bits := digitShift[0], digitBits[0]
+	out, slot, result := uint64(r.out), uint64(r.slot), uint64(r.out)+uint64(r.hdr)
+	grid := int(uint64(r.w) * r.gx)
+	if err := s.launch("topk_hist_wave", grid, qTile, uint64(r.keys), uint64(r.keyOff), uint64(r.keyCap), r.countWord,
+		shift, bits, out, slot, uint64(r.hist), 1<<qHistBits, r.gx); err != nil {
+		return err
+	}
+	if err := s.launch("topk_pick", int(r.w), qBig, uint64(r.hist), 1<<qHistBits, bits, 0, out, slot); err != nil {
+		return err
+	}
+	if err := s.launch("topk_compact_wave", grid, qTile, uint64(r.keys), uint64(r.keyOff), uint64(r.keyCap), r.countWord,
+		shift, bits, 0, out, slot, result, uint64(r.resultCap), uint64(r.bnd), uint64(r.bndCap), r.gx); err != nil {
+		return err
+	}
+	return s.launch("topk_finish", int(r.w), qBig, 0, uint64(r.bnd), uint64(r.bndCap), out, slot, result, uint64(r.resultCap))
 }
 
 // waveTable is what the host tells the device about a wave: its segments
@@ -132,12 +164,12 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob) ([]*qjob, error) {
 	}
 	tab, sel, keys, hist, bnd, docs, freqs, _ := layout(ws.scratch)
 	at := func(part int) uint64 { return uint64(tab) + offs[part] }
-	segRow, segFirst, qSeg, segIdf, segDf, needs, keyOff, keyCap := at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)
+	segRow, segFirst, qSeg, segIdf, segDf, needs := at(0), at(1), at(2), at(3), at(4), at(5)
+	keyOff, keyCap := devPtr(at(6)), devPtr(at(7))
 	buf := ws.slots(w * t.slotSize)
-	out, slot, result := uint64(ws.out), uint64(t.slotSize), uint64(ws.out)+uint64(t.hdr)
+	out, slot := uint64(ws.out), uint64(t.slotSize)
 	spans := (int64(e.docs) + orSpan - 1) / orSpan
-	gx := uint64(max(1, min(e.gridFor(t.maxKeys), (2*e.gridCap+int(w)-1)/int(w))))
-	shift, bits := digitShift[0], digitBits[0]
+	gx := e.waveGrid(t.maxKeys, w)
 	err := e.be.run(func(s stream) error {
 		steps := []func() error{
 			func() error { return s.upload(tab, bytesOf(table)) },
@@ -150,22 +182,12 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob) ([]*qjob, error) {
 			func() error { return e.decode(s, &e.freqCol, false, 0, sel, rows, freqs) },
 			func() error {
 				return s.launch("or_span_wave", int(w*spans), qTile, uint64(docs), uint64(freqs), qSeg, segRow, segIdf,
-					segDf, uint64(bs), uint64(e.k1p1), uint64(e.norms), uint64(spans), out, slot, uint64(keys), keyOff,
-					keyCap, needs)
+					segDf, uint64(bs), uint64(e.k1p1), uint64(e.norms), uint64(spans), out, slot, uint64(keys), uint64(keyOff),
+					uint64(keyCap), needs)
 			},
 			func() error {
-				return s.launch("topk_hist_wave", int(uint64(w)*gx), qTile, uint64(keys), keyOff, keyCap, shift, bits,
-					out, slot, uint64(hist), 1<<qHistBits, gx)
-			},
-			func() error {
-				return s.launch("topk_pick", int(w), qBig, uint64(hist), 1<<qHistBits, bits, 0, out, slot)
-			},
-			func() error {
-				return s.launch("topk_compact_wave", int(uint64(w)*gx), qTile, uint64(keys), keyOff, keyCap, shift, bits, 0,
-					out, slot, result, uint64(t.resultCap), uint64(bnd), qFinCap, gx)
-			},
-			func() error {
-				return s.launch("topk_finish", int(w), qBig, 0, uint64(bnd), qFinCap, out, slot, result, uint64(t.resultCap))
+				return e.waveTopK(s, waveRound{w: w, gx: gx, keys: keys, keyOff: keyOff, keyCap: keyCap, countWord: sKeys,
+					out: ws.out, slot: t.slotSize, hdr: t.hdr, resultCap: t.resultCap, hist: hist, bnd: bnd, bndCap: qFinCap})
 			},
 			func() error { return s.download(buf, ws.out) },
 		}

@@ -3,7 +3,14 @@
 // He, Yan and Suel (WWW 2009), sections 7 and 8; disjunctive queries use
 // dense accumulators; the top-k is a radix select.
 //
-// AND, one step per list after the shortest (lists shortest first):
+// AND runs in waves: one launch sequence for a batch of AND passes, one
+// launch per kernel and step, whatever the number of queries (one, for a
+// query alone). The wave's table (AndWave) lays the queries' arrays end to
+// end; the element-wise kernels walk the wave's tiles (grid-stride), each
+// tile serving one query, and the scans run one CTA per query. The
+// shortest list of every query is decoded first (wave_rows lists its
+// blocks), its docids becoming the candidates; then one step per list
+// after the shortest (lists shortest first), for the queries that have it:
 //   and_select        Parallel Merge Find of every candidate in the list's
 //                     skip column (last docid per block), two levels: each
 //                     warp's first and last candidates are splitters whose
@@ -11,7 +18,7 @@
 //                     lands in the first block whose last docid is >= it;
 //                     past the list's end it drops out. The first
 //                     candidate of each landing block flags that block.
-//   tile_scan         exclusive sum of the per-tile flag counts.
+//   and_scan          exclusive sum of the query's per-tile flag counts.
 //   and_scatter_blocks  the flagged blocks, in order, become the selection
 //                     that the decoders take; every candidate learns the
 //                     row its block decodes to.
@@ -19,11 +26,12 @@
 //   and_intersect     each candidate searches its row: the block bounds are
 //                     the splitters of the second level, so the search
 //                     covers one block.
-//   tile_scan, and_scatter_survivors  stable compaction of the matches,
+//   and_scan, and_scatter_survivors  stable compaction of the matches,
 //                     carrying each survivor's frequencies (as freq-1) in
 //                     every list so far.
 // Candidates stay sorted, so a tile's flags and ranks need no sort.
-// and_score then sums each survivor's term scores in query-term order.
+// and_score then sums each survivor's term scores in query-term order into
+// its key, and the wave's top-k runs as for OR waves (below).
 //
 // OR: the accumulators (one float per document) are zeroed, then one
 // or_score pass per query term in query order adds each posting's score to
@@ -244,6 +252,74 @@ static __device__ u32 span_cut(const float* acc, u32 first, u32 per, u32 need, u
 
 // ---- Conjunctive steps ----------------------------------------------------
 
+// A wave of AND passes is described by a table of u32 words (and_wave
+// reads it): per query q of W, its need (k, at most its candidates), n1
+// (the postings of its shortest list), cand (where its elements start in
+// the element arrays), m (its lists); then, W+1 words each, the prefix
+// sums rows0 (its shortest list's blocks: the rows its candidates decode
+// to), tile (TILE-element tiles of n1), sel (rows of its selection at each
+// step) and pos (its query positions); then first and nb, list-major (list
+// l of query q at l*W + q; lists shortest first); then the positions'
+// lists and idf bits. A query's element arrays (candidates, blocks, rows,
+// slots, keys) hold rows0 blocks' worth from cand on; the frequency
+// arrays hold list l of every query at l * C + cand, C being the wave's
+// elements (rows0[W] * bs).
+struct AndWave {
+  const u32 *need, *n1, *cand, *m, *rows0, *tile, *sel, *pos, *first, *nb, *plist, *pidf;
+  u32 w;
+};
+
+static __device__ __forceinline__ AndWave and_wave(const u32* t, u64 W, u64 M) {
+  AndWave a;
+  a.w = (u32)W;
+  a.need = t;
+  a.n1 = t + W;
+  a.cand = t + 2 * W;
+  a.m = t + 3 * W;
+  a.rows0 = t + 4 * W;
+  a.tile = a.rows0 + W + 1;
+  a.sel = a.tile + W + 1;
+  a.pos = a.sel + W + 1;
+  a.first = a.pos + W + 1;
+  a.nb = a.first + M * W;
+  a.plist = a.nb + M * W;
+  a.pidf = a.plist + a.pos[W];
+  return a;
+}
+
+// tile_query is the query that the wave's tile g belongs to: the last q
+// with tile[q] <= g.
+static __device__ __forceinline__ u32 tile_query(const AndWave& a, u32 g) {
+  u32 lo = 0, hi = a.w;
+  while (hi - lo > 1) {
+    u32 mid = (lo + hi) >> 1;
+    if (a.tile[mid] <= g)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// A step's tile: tile t of query q, whose li-th step takes n candidates
+// (the count after list li-1).
+struct StepTile {
+  u32 q, t, n;
+};
+
+// step_tile maps the wave's tile g to its query's tile at step li, and
+// reports false when that query has no step li or the tile lies past its
+// count. The answer is uniform over a CTA, so the caller may skip the tile
+// around its barriers.
+static __device__ __forceinline__ bool step_tile(const AndWave& a, u32 g, u64 li, const u32* state, u64 stride,
+                                                 StepTile* s) {
+  s->q = tile_query(a, g);
+  if (li >= a.m[s->q]) return false;
+  s->n = slot_of(state, s->q, stride)[S_STEPS + li - 1];
+  s->t = g - a.tile[s->q];
+  return s->t < tiles_of(s->n);
+}
+
 // starts_block reports whether candidate i, which lands in block b, is the
 // first candidate of that block: it is the first candidate, or its
 // predecessor lies at or before the end of block b-1 (candidates are
@@ -253,17 +329,22 @@ static __device__ __forceinline__ bool starts_block(const u32* cand, u64 i, cons
   return b != NONE && (i == 0 || (b != first && cand[i - 1] <= lastDoc[b - 1]));
 }
 
-// and_select finds each candidate's block in the list of blocks
-// [first, first+nb): blk[i] is the block or NONE, and tileCounts[t] counts
-// the blocks first landed on in tile t.
+// and_select finds, at step li, each candidate's block in the query's list
+// li: blk[i] is a block of [first, first+nb) or NONE, and tileCounts[g]
+// counts the blocks first landed on in the wave's tile g. Grid-stride over
+// the wave's tiles.
 extern "C" __global__ void __launch_bounds__(TILE)
-    and_select(const u32* cand, const u32* countp, const u32* lastDoc, u64 first, u64 nb, u32* blk, u32* tileCounts) {
-  u32 n = *countp;
-  u32 lo = (u32)first, end = (u32)(first + nb);
-  for (u32 t = blockIdx.x; t < tiles_of(n); t += gridDim.x) {
-    u64 i = (u64)t * TILE + threadIdx.x;
-    bool active = i < n;
-    u32 c = active ? cand[i] : NONE;
+    and_select(const u32* tab, u64 W, u64 M, u64 li, const u32* cand, const u32* state, u64 stride,
+               const u32* lastDoc, u32* blk, u32* tileCounts) {
+  AndWave a = and_wave(tab, W, M);
+  StepTile st;
+  for (u32 g = blockIdx.x; g < a.tile[W]; g += gridDim.x) {
+    if (!step_tile(a, g, li, state, stride, &st)) continue;
+    const u32* c0 = cand + a.cand[st.q];
+    u32 lo = a.first[li * W + st.q], end = lo + a.nb[li * W + st.q];
+    u64 i = (u64)st.t * TILE + threadIdx.x;
+    bool active = i < st.n;
+    u32 c = active ? c0[i] : NONE;
     // Splitters: the warp's first and last candidates (active lanes are a
     // prefix of the warp), searched over the whole list by lanes 0 and 1.
     u32 act = __ballot_sync(FULL, active);
@@ -273,17 +354,15 @@ extern "C" __global__ void __launch_bounds__(TILE)
     u32 bLo = __shfl_sync(FULL, s, 0), bHi = __shfl_sync(FULL, s, 1);
     u32 b = lower_bound(lastDoc, bLo, bHi < end ? bHi + 1 : end, c);
     if (!active || b >= end) b = NONE;
-    if (active) blk[i] = b;
-    u32 cnt = __syncthreads_count(starts_block(cand, i, lastDoc, first, b));
-    if (threadIdx.x == 0) tileCounts[t] = cnt;
+    if (active) blk[a.cand[st.q] + i] = b;
+    u32 cnt = __syncthreads_count(starts_block(c0, i, lastDoc, lo, b));
+    if (threadIdx.x == 0) tileCounts[g] = cnt;
   }
 }
 
-// tile_scan writes the exclusive prefix sums of the tile counts of the
-// *countp elements' tiles, and their total to *totalp. One CTA.
-extern "C" __global__ void __launch_bounds__(BIG)
-    tile_scan(const u32* countp, const u32* tileCounts, u32* tileOffsets, u32* totalp) {
-  u32 tiles = tiles_of(*countp);
+// scan_tiles writes the exclusive prefix sums of tiles tile counts to
+// tileOffsets and returns their total. Every thread of the CTA calls it.
+static __device__ u32 scan_tiles(u32 tiles, const u32* tileCounts, u32* tileOffsets) {
   u32 per = (tiles + blockDim.x - 1) / blockDim.x;
   u32 lo = umin(tiles, threadIdx.x * per), hi = umin(tiles, lo + per);
   u32 sum = 0;
@@ -294,25 +373,55 @@ extern "C" __global__ void __launch_bounds__(BIG)
     tileOffsets[t] = off;
     off += tileCounts[t];
   }
+  return total;
+}
+
+// tile_scan writes the exclusive prefix sums of the tile counts of the
+// *countp elements' tiles, and their total to *totalp. One CTA.
+extern "C" __global__ void __launch_bounds__(BIG)
+    tile_scan(const u32* countp, const u32* tileCounts, u32* tileOffsets, u32* totalp) {
+  u32 total = scan_tiles(tiles_of(*countp), tileCounts, tileOffsets);
   if (threadIdx.x == 0) *totalp = total;
 }
 
-// and_scatter_blocks writes the landed blocks in order to sel and, for
-// every candidate, the index of its block in sel to row (NONE if it
-// dropped out).
+// and_scan is tile_scan for each query of a wave at step li, CTA q for
+// query q: it scans the query's tiles of its step's count and writes the
+// total to the query's state word out. A query with no step li, when carry
+// is set, carries its count forward (word S_STEPS+li-1 to S_STEPS+li), so
+// that every query's final count is at S_STEPS+M-1.
+extern "C" __global__ void __launch_bounds__(BIG)
+    and_scan(const u32* tab, u64 W, u64 M, u64 li, u32* state, u64 stride, const u32* tileCounts, u32* tileOffsets,
+             u64 out, u64 carry) {
+  AndWave a = and_wave(tab, W, M);
+  u32 q = blockIdx.x, t0 = a.tile[q];
+  u32* st = slot_of(state, q, stride);
+  if (li >= a.m[q]) {
+    if (carry && threadIdx.x == 0) st[S_STEPS + li] = st[S_STEPS + li - 1];
+    return;
+  }
+  u32 total = scan_tiles(tiles_of(st[S_STEPS + li - 1]), tileCounts + t0, tileOffsets + t0);
+  if (threadIdx.x == 0) st[out] = total;
+}
+
+// and_scatter_blocks writes the landed blocks of each query, in order, to
+// its rows of sel (from sel[q] on) that the decoders take, and for every
+// candidate the row of its block to row (NONE if it dropped out).
 extern "C" __global__ void __launch_bounds__(TILE)
-    and_scatter_blocks(const u32* cand, const u32* countp, const u32* lastDoc, u64 first, const u32* blk,
-                       const u32* tileOffsets, u32* sel, u32* row) {
-  u32 n = *countp;
-  for (u32 t = blockIdx.x; t < tiles_of(n); t += gridDim.x) {
-    u64 i = (u64)t * TILE + threadIdx.x;
-    bool active = i < n;
-    u32 b = active ? blk[i] : NONE;
-    bool start = starts_block(cand, i, lastDoc, first, b);
+    and_scatter_blocks(const u32* tab, u64 W, u64 M, u64 li, const u32* cand, const u32* state, u64 stride,
+                       const u32* lastDoc, const u32* blk, const u32* tileOffsets, u32* sel, u32* row) {
+  AndWave a = and_wave(tab, W, M);
+  StepTile st;
+  for (u32 g = blockIdx.x; g < a.tile[W]; g += gridDim.x) {
+    if (!step_tile(a, g, li, state, stride, &st)) continue;
+    u32 base = a.cand[st.q];
+    u64 i = (u64)st.t * TILE + threadIdx.x;
+    bool active = i < st.n;
+    u32 b = active ? blk[base + i] : NONE;
+    bool start = starts_block(cand + base, i, lastDoc, a.first[li * W + st.q], b);
     u32 total;
-    u32 r = tileOffsets[t] + block_scan(start ? 1 : 0, &total);
+    u32 r = a.sel[st.q] + tileOffsets[g] + block_scan(start ? 1 : 0, &total);
     if (start) sel[r] = b;
-    if (active) row[i] = b == NONE ? NONE : (start ? r : r - 1);
+    if (active) row[base + i] = b == NONE ? NONE : (start ? r : r - 1);
   }
 }
 
@@ -320,76 +429,78 @@ extern "C" __global__ void __launch_bounds__(TILE)
 // (docs: rows of stride values; counts: values per block): slot[i] is its
 // position in the block, or NONE.
 extern "C" __global__ void __launch_bounds__(TILE)
-    and_intersect(const u32* cand, const u32* countp, const u32* blk, const u32* row, const u32* docs,
-                  const u32* counts, u64 stride, u32* slot, u32* tileCounts) {
-  u32 n = *countp;
-  for (u32 t = blockIdx.x; t < tiles_of(n); t += gridDim.x) {
-    u64 i = (u64)t * TILE + threadIdx.x;
+    and_intersect(const u32* tab, u64 W, u64 M, u64 li, const u32* cand, const u32* state, u64 stride,
+                  const u32* blk, const u32* row, const u32* docs, const u32* counts, u64 bs, u32* slot,
+                  u32* tileCounts) {
+  AndWave a = and_wave(tab, W, M);
+  StepTile st;
+  for (u32 g = blockIdx.x; g < a.tile[W]; g += gridDim.x) {
+    if (!step_tile(a, g, li, state, stride, &st)) continue;
+    u64 i = (u64)st.t * TILE + threadIdx.x, e = a.cand[st.q] + i;
     u32 s = NONE;
-    if (i < n) {
-      u32 r = row[i];
+    if (i < st.n) {
+      u32 r = row[e];
       if (r != NONE) {
-        u32 c = cand[i];
-        u32 len = umin(counts[blk[i]], (u32)stride);
-        const u32* d = docs + (u64)r * stride;
+        u32 c = cand[e];
+        u32 len = umin(counts[blk[e]], (u32)bs);
+        const u32* d = docs + (u64)r * bs;
         u32 p = lower_bound(d, 0, len, c);
         if (p < len && d[p] == c) s = p;
       }
-      slot[i] = s;
+      slot[e] = s;
     }
     u32 cnt = __syncthreads_count(s != NONE);
-    if (threadIdx.x == 0) tileCounts[t] = cnt;
+    if (threadIdx.x == 0) tileCounts[g] = cnt;
   }
 }
 
-// and_scatter_survivors compacts the matched candidates into candOut and
-// their frequencies (freq-1, cap apart per list) into fm1Out: the nprev
-// earlier lists' from fm1In, this list's from its decoded rows.
+// and_scatter_survivors compacts each query's matched candidates into
+// candOut and their frequencies (freq-1) into fm1Out: the li earlier
+// lists' from fm1In, list li's from its decoded rows (lists C elements
+// apart).
 extern "C" __global__ void __launch_bounds__(TILE)
-    and_scatter_survivors(const u32* cand, const u32* countp, const u32* slot, const u32* row,
-                          const u32* tileOffsets, const u32* freqs, u64 stride, const u32* fm1In, u32* fm1Out,
-                          u64 cap, u64 nprev, u32* candOut) {
-  u32 n = *countp;
-  for (u32 t = blockIdx.x; t < tiles_of(n); t += gridDim.x) {
-    u64 i = (u64)t * TILE + threadIdx.x;
-    u32 s = i < n ? slot[i] : NONE;
+    and_scatter_survivors(const u32* tab, u64 W, u64 M, u64 li, const u32* cand, const u32* state, u64 stride,
+                          const u32* slot, const u32* row, const u32* tileOffsets, const u32* freqs, u64 bs,
+                          const u32* fm1In, u32* fm1Out, u64 C, u32* candOut) {
+  AndWave a = and_wave(tab, W, M);
+  StepTile st;
+  for (u32 g = blockIdx.x; g < a.tile[W]; g += gridDim.x) {
+    if (!step_tile(a, g, li, state, stride, &st)) continue;
+    u64 base = a.cand[st.q], i = (u64)st.t * TILE + threadIdx.x;
+    u32 s = i < st.n ? slot[base + i] : NONE;
     bool keep = s != NONE;
     u32 total;
-    u64 o = tileOffsets[t] + block_scan(keep ? 1 : 0, &total);
+    u64 o = tileOffsets[g] + block_scan(keep ? 1 : 0, &total);
     if (keep) {
-      candOut[o] = cand[i];
-      for (u64 l = 0; l < nprev; l++) fm1Out[l * cap + o] = fm1In[l * cap + i];
-      fm1Out[nprev * cap + o] = freqs[(u64)row[i] * stride + s];
+      candOut[base + o] = cand[base + i];
+      for (u64 l = 0; l < li; l++) fm1Out[l * C + base + o] = fm1In[l * C + base + i];
+      fm1Out[li * C + base + o] = freqs[(u64)row[base + i] * bs + s];
     }
   }
 }
 
-// and_score adds up to 8 query positions' term scores to each survivor's
-// score, in order: position q's list is p_q >> 32 and its idf the low 32
-// bits. start begins from 0; otherwise from scores. With keys, the sums
-// become top-k keys; without, they go back to scores for the next call.
+// and_score sums each survivor's term scores in query order into its
+// top-k key. A query of m lists ends its steps in the candidate and
+// frequency arrays of parity (m-1)&1 (cand0/fm10 hold the shortest list's
+// decode and every even step's survivors).
 extern "C" __global__ void __launch_bounds__(TILE)
-    and_score(const u32* cand, const u32* countp, const u32* fm1, u64 cap, const float* norms, u64 k1p1, u64 start,
-              u64 npos, u64 p0, u64 p1, u64 p2, u64 p3, u64 p4, u64 p5, u64 p6, u64 p7, float* scores, u64* keys) {
-  u32 n = *countp;
+    and_score(const u32* tab, u64 W, u64 M, const u32* cand0, const u32* cand1, const u32* fm10, const u32* fm11,
+              u64 C, const u32* state, u64 stride, const float* norms, u64 k1p1, u64* keys) {
+  AndWave a = and_wave(tab, W, M);
   float k = __uint_as_float((u32)k1p1);
-  u64 p[8] = {p0, p1, p2, p3, p4, p5, p6, p7};
-  for (u64 i = (u64)blockIdx.x * TILE + threadIdx.x; i < n; i += (u64)gridDim.x * TILE) {
-    u32 d = cand[i];
-    float norm = norms[d];
-    float s = start ? 0.0f : scores[i];
-#pragma unroll
-    for (int q = 0; q < 8; q++) {
-      if ((u64)q < npos) {
-        u64 l = p[q] >> 32;
-        float idf = __uint_as_float((u32)p[q]);
-        s = __fadd_rn(s, term_score(idf, fm1[l * cap + i] + 1, norm, k));
-      }
-    }
-    if (keys != 0)
-      keys[i] = make_key(s, d);
-    else
-      scores[i] = s;
+  for (u32 g = blockIdx.x; g < a.tile[W]; g += gridDim.x) {
+    u32 q = tile_query(a, g), m = a.m[q];
+    u32 n = slot_of(state, q, stride)[S_STEPS + m - 1];
+    u64 i = (u64)(g - a.tile[q]) * TILE + threadIdx.x;
+    if (i >= n) continue;
+    bool odd = (m - 1) & 1;
+    u64 e = a.cand[q] + i;
+    u32 d = (odd ? cand1 : cand0)[e];
+    const u32* fm1 = odd ? fm11 : fm10;
+    float norm = norms[d], s = 0.0f;
+    for (u32 p = a.pos[q]; p < a.pos[q + 1]; p++)
+      s = __fadd_rn(s, term_score(__uint_as_float(a.pidf[p]), fm1[a.plist[p] * C + e] + 1, norm, k));
+    keys[e] = make_key(s, d);
   }
 }
 
@@ -540,16 +651,17 @@ extern "C" __global__ void __launch_bounds__(TILE)
 // ---- Top-k ----------------------------------------------------------------
 
 // q_init zeroes words state words, then sets the top-k's need (needs[q]
-// for CTA q when needs is not null) and, at countWord (when not NONE), a
-// count. CTA q initializes the slot at state + q * stride bytes.
+// for CTA q when needs is not null, else need) and, at countWord (when not
+// NONE), the count counts[q]. CTA q initializes the slot at state + q *
+// stride bytes.
 extern "C" __global__ void __launch_bounds__(TILE)
-    q_init(u32* state, u64 stride, u64 words, const u32* needs, u64 need, u64 countWord, u64 count) {
+    q_init(u32* state, u64 stride, u64 words, const u32* needs, u64 need, u64 countWord, const u32* counts) {
   state = slot_of(state, blockIdx.x, stride);
   for (u64 j = threadIdx.x; j < words; j += blockDim.x) state[j] = 0;
   __syncthreads();
   if (threadIdx.x == 0) {
     state[S_NEED] = needs != 0 ? needs[blockIdx.x] : (u32)need;
-    if (countWord != NONE) state[countWord] = (u32)count;
+    if (countWord != NONE) state[countWord] = counts[blockIdx.x];
   }
 }
 
@@ -729,25 +841,26 @@ extern "C" __global__ void __launch_bounds__(TILE)
 }
 
 // topk_hist_wave and topk_compact_wave are topk_hist_keys and
-// topk_compact_keys over the keys of a wave's OR passes (or_span_wave), gx
-// CTAs per query: query q's keys start at keys + keyOff[q], at most
-// keyCap[q] of them, counted at its S_KEYS word; its slot, histogram,
-// result and boundary lie as in topk_hist_dense and topk_compact_dense.
+// topk_compact_keys over the keys of a wave's passes, gx CTAs per query:
+// query q's keys start at keys + keyOff[q], at most keyCap[q] of them,
+// counted at its state word countWord (S_KEYS for or_span_wave's keys);
+// its slot, histogram, result and boundary lie as in topk_hist_dense and
+// topk_compact_dense.
 extern "C" __global__ void __launch_bounds__(TILE)
-    topk_hist_wave(const u64* keys, const u32* keyOff, const u32* keyCap, u64 shift, u64 bits, const u32* state,
-                   u64 stride, u32* hist, u64 histStride, u64 gx) {
+    topk_hist_wave(const u64* keys, const u32* keyOff, const u32* keyCap, u64 countWord, u64 shift, u64 bits,
+                   const u32* state, u64 stride, u32* hist, u64 histStride, u64 gx) {
   u64 q = blockIdx.x / gx;
   const u32* st = slot_of(state, q, stride);
-  hist_body<false>(keys + keyOff[q], 0, umin(st[S_KEYS], keyCap[q]), shift, bits, st, hist + q * histStride,
+  hist_body<false>(keys + keyOff[q], 0, umin(st[countWord], keyCap[q]), shift, bits, st, hist + q * histStride,
                    blockIdx.x % gx, gx);
 }
 
 extern "C" __global__ void __launch_bounds__(TILE)
-    topk_compact_wave(const u64* keys, const u32* keyOff, const u32* keyCap, u64 shift, u64 bits, u64 round,
-                      u32* state, u64 stride, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64 gx) {
+    topk_compact_wave(const u64* keys, const u32* keyOff, const u32* keyCap, u64 countWord, u64 shift, u64 bits,
+                      u64 round, u32* state, u64 stride, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64 gx) {
   u64 q = blockIdx.x / gx;
   u32* st = slot_of(state, q, stride);
-  compact_body<false>(keys + keyOff[q], 0, umin(st[S_KEYS], keyCap[q]), shift, bits, round, st,
+  compact_body<false>(keys + keyOff[q], 0, umin(st[countWord], keyCap[q]), shift, bits, round, st,
                       slot_of(result, q, stride), resultCap, bnd + q * bndCap, bndCap, blockIdx.x % gx, gx);
 }
 

@@ -50,7 +50,7 @@ static const std::map<std::string, Entry> kernels = {
     K(decode_vbyte128_gaps),  K(decode_vbyte128_docids),  K(decode_vbyte1024_gaps), K(decode_vbyte1024_docids),
     K(decode_pfordelta_gaps), K(decode_pfordelta_docids), K(decode_rice_gaps),      K(decode_rice_docids),
     K(and_select),            K(tile_scan),               K(and_scatter_blocks),    K(and_intersect),
-    K(and_scatter_survivors), K(and_score),               K(or_score),              K(or_span_wave),          K(wave_rows),         K(q_init),
+    K(and_scatter_survivors), K(and_score), K(and_scan),               K(or_score),              K(or_span_wave),          K(wave_rows),         K(q_init),
     K(topk_hist_keys),        K(topk_hist_dense),         K(topk_pick),             K(topk_compact_keys),
     K(topk_compact_dense),    K(topk_finish),             K(isect_seg),             K(isect_hash),
     K(isect_bitmap),          K(isect_count),             K(isect_scatter),         K(topk_tree_build),

@@ -1,0 +1,270 @@
+package gpu
+
+import "math"
+
+// defaultWaveCandidates bounds a wave of AND passes: the candidates of
+// their shortest lists, counted in whole blocks. A candidate takes about
+// 44 + 8m bytes of scratch (m: the wave's most lists).
+const defaultWaveCandidates = 4 << 20
+
+// runAnd answers AND passes in waves, as many passes a wave as
+// waveCandidates allows (see "AND" in kernels/query.cu). A pass alone in
+// its wave runs its top-k's further radix rounds in place; one whose wave
+// held others and whose top-k needs them (rare: a boundary of over
+// FIN_CAP keys) runs again alone. With timing, a pass alone is timed by
+// phase.
+func (e *qengine) runAnd(ws *workspace, jobs []*qjob, timing bool) error {
+	for len(jobs) > 0 {
+		n, cands := 0, int64(0)
+		for ; n < len(jobs); n++ {
+			c := int64(jobs[n].plan.lists[0].nb) * int64(e.bs)
+			if n > 0 && cands+c > e.waveCandidates {
+				break
+			}
+			cands += c
+		}
+		redo, err := e.andWave(ws, jobs[:n], timing)
+		if err != nil {
+			return err
+		}
+		for _, j := range redo {
+			if _, err := e.andWave(ws, []*qjob{j}, false); err != nil {
+				return err
+			}
+		}
+		jobs = jobs[n:]
+	}
+	return nil
+}
+
+// andTable is a wave's table of AND passes, as AndWave in
+// kernels/query.cu reads it, and the sizes of the wave's scratch.
+type andTable struct {
+	words   []uint32
+	w, m    int64 // queries, most lists
+	rows    int64 // blocks of the shortest lists: the wave's elements are rows * bs
+	tiles   int64 // TILE-element tiles of the shortest lists' postings
+	selRows int64 // rows of the steps' selections
+	maxN1   int64 // postings of the longest shortest list
+	scs     []scratch
+	// resultCap is the most results of a query; a slot is slotSize bytes,
+	// its results from hdr on.
+	resultCap     int
+	slotSize, hdr int64
+}
+
+// Word offsets of the table's parts that kernels other than the AND
+// steps' read (see and_wave): per query, its need, its shortest list's
+// postings, where its elements start, and rows0 (W+1 words) and the
+// shortest lists' first blocks, for wave_rows.
+func andNeeds(w int64) int64  { return 0 }
+func andN1(w int64) int64     { return w }
+func andCand(w int64) int64   { return 2 * w }
+func andRows0(w int64) int64  { return 4 * w }
+func andFirst0(w int64) int64 { return 8*w + 4 }
+
+func (e *qengine) andTable(jobs []*qjob) *andTable {
+	w := int64(len(jobs))
+	t := &andTable{w: w, m: 1, scs: make([]scratch, w), resultCap: 1}
+	for _, j := range jobs {
+		t.m = max(t.m, int64(len(j.plan.lists)))
+	}
+	bs := int64(e.bs)
+	perQuery := func() []uint32 { return make([]uint32, w) }
+	prefix := func() []uint32 { return make([]uint32, w+1) }
+	needs, n1, cand, ms := perQuery(), perQuery(), perQuery(), perQuery()
+	rows0, tile, sel, pos := prefix(), prefix(), prefix(), prefix()
+	first, nb := make([]uint32, t.m*w), make([]uint32, t.m*w)
+	var plist, pidf []uint32
+	for q, j := range jobs {
+		p := &j.plan
+		l0 := p.lists[0]
+		df := int64(l0.df)
+		rc := int(min(int64(p.k), df))
+		needs[q], n1[q], cand[q], ms[q] = uint32(rc), uint32(df), rows0[q]*uint32(bs), uint32(len(p.lists))
+		rows0[q+1] = rows0[q] + uint32(l0.nb)
+		tile[q+1] = tile[q] + uint32((df+qTile-1)/qTile)
+		var selCap int64
+		for li, l := range p.lists {
+			first[int64(li)*w+int64(q)], nb[int64(li)*w+int64(q)] = l.first, uint32(l.nb)
+			if li > 0 {
+				selCap = max(selCap, min(int64(l.nb), df))
+			}
+		}
+		sel[q+1] = sel[q] + uint32(selCap)
+		for _, ps := range p.pos {
+			plist, pidf = append(plist, uint32(ps.list)), append(pidf, math.Float32bits(ps.idf))
+		}
+		pos[q+1] = uint32(len(plist))
+		t.maxN1 = max(t.maxN1, df)
+		t.scs[q] = scratch{hdrWords: sSteps + 2*int(t.m), resultCap: rc}
+		t.resultCap = max(t.resultCap, rc)
+	}
+	for _, part := range [][]uint32{needs, n1, cand, ms, rows0, tile, sel, pos, first, nb, plist, pidf} {
+		t.words = append(t.words, part...)
+	}
+	t.rows, t.tiles, t.selRows = int64(rows0[w]), int64(tile[w]), int64(sel[w])
+	t.hdr = t.scs[0].hdrBytes()
+	t.slotSize = t.hdr + 8*int64(t.resultCap)
+	return t
+}
+
+// andScratch is a wave's scratch: the table; candidates and their freq-1
+// in every list so far (ping-pong); each candidate's block, row and place
+// in its row; tile counts and offsets; the selected blocks and their
+// decoded docids and frequencies; keys; histograms and boundaries.
+type andScratch struct {
+	tab, blk, row, at, tileCounts, tileOffsets, sel, docs, freqs, keys, hist devPtr
+	cand, fm1, bnd                                                           [2]devPtr
+	bndCap, histWords                                                        int64
+}
+
+// layout places the scratch of t from base and returns its size. A pass
+// alone gets a histogram per radix round and two boundaries as large as
+// its candidates, for the rounds after the first; a wave's queries one
+// histogram and FIN_CAP keys of boundary each.
+func (t *andTable) layout(base devPtr, bs int64) (andScratch, int64) {
+	c := carve{base: base}
+	var s andScratch
+	n := t.rows * bs
+	s.tab = c.take(4 * int64(len(t.words)))
+	for i := range 2 {
+		s.cand[i] = c.take(4 * n)
+		s.fm1[i] = c.take(4 * t.m * n)
+	}
+	s.blk, s.row, s.at = c.take(4*n), c.take(4*n), c.take(4*n)
+	s.tileCounts, s.tileOffsets = c.take(4*t.tiles), c.take(4*t.tiles)
+	s.sel = c.take(4 * max(t.rows, t.selRows))
+	s.docs, s.freqs = c.take(4*t.selRows*bs), c.take(4*t.selRows*bs)
+	s.keys = c.take(8 * n)
+	if t.w == 1 {
+		s.histWords = int64(len(digitBits)) << qHistBits
+		s.hist = c.take(4 * s.histWords)
+		s.bndCap = max(t.maxN1, 1)
+		s.bnd[0], s.bnd[1] = c.take(8*s.bndCap), c.take(8*s.bndCap)
+	} else {
+		s.histWords = t.w << qHistBits
+		s.hist = c.take(4 * s.histWords)
+		s.bndCap = qFinCap
+		s.bnd[0] = c.take(8 * t.w * s.bndCap)
+	}
+	return s, c.off
+}
+
+// andWave runs AND passes as one launch sequence and returns those whose
+// top-k needs more than round 0 (none when the wave holds one pass: its
+// rounds run in place).
+func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error) {
+	t := e.andTable(jobs)
+	bs := int64(e.bs)
+	_, size := t.layout(0, bs)
+	if err := e.grow(&ws.scratch, &ws.scrSize, size); err != nil {
+		return nil, err
+	}
+	if err := e.grow(&ws.out, &ws.outSize, t.w*t.slotSize); err != nil {
+		return nil, err
+	}
+	sc, _ := t.layout(ws.scratch, bs)
+	buf := ws.slots(t.w * t.slotSize)
+	tab, w, m, n := uint64(sc.tab), uint64(t.w), uint64(t.m), uint64(t.rows*bs)
+	word := func(part int64) uint64 { return tab + 4*uint64(part) }
+	out, slot := uint64(ws.out), uint64(t.slotSize)
+	alone := t.w == 1
+	grid := e.gridFor(t.tiles * qTile)
+	var redo []*qjob
+	err := e.be.run(func(s stream) error {
+		tm := qtimer{on: timing && alone}
+		type step struct {
+			phase Phase
+			run   func() error
+		}
+		steps := []step{
+			{PhaseInit, func() error { return s.upload(sc.tab, bytesOf(t.words)) }},
+			{PhaseInit, func() error {
+				return s.launch("q_init", int(w), qTile, out, slot, uint64(t.scs[0].hdrWords), word(andNeeds(t.w)), 0,
+					sSteps, word(andN1(t.w)))
+			}},
+			{PhaseInit, func() error { return s.memset32(sc.hist, 0, sc.histWords) }},
+			{PhaseDecode, func() error {
+				return s.launch("wave_rows", e.gridFor(t.w*qTile), qTile, word(andRows0(t.w)), word(andFirst0(t.w)), w,
+					uint64(sc.sel))
+			}},
+			{PhaseDecode, func() error { return e.decode(s, &e.docCol, true, 0, sc.sel, t.rows, sc.cand[0]) }},
+			{PhaseDecode, func() error { return e.decode(s, &e.freqCol, false, 0, sc.sel, t.rows, sc.fm1[0]) }},
+		}
+		for li := uint64(1); li < m; li++ {
+			a, b := (li-1)&1, li&1
+			head := []uint64{tab, w, m, li, uint64(sc.cand[a]), out, slot}
+			args := func(rest ...uint64) []uint64 { return append(append([]uint64(nil), head...), rest...) }
+			steps = append(steps,
+				step{PhaseSelection, func() error {
+					return s.launch("and_select", grid, qTile, args(uint64(e.lastDoc), uint64(sc.blk), uint64(sc.tileCounts))...)
+				}},
+				step{PhaseSelection, func() error {
+					return s.launch("and_scan", int(w), qBig, tab, w, m, li, out, slot, uint64(sc.tileCounts),
+						uint64(sc.tileOffsets), sSteps+m+li, 0)
+				}},
+				step{PhaseSelection, func() error { return s.memset32(sc.sel, none32, t.selRows) }},
+				step{PhaseSelection, func() error {
+					return s.launch("and_scatter_blocks", grid, qTile, args(uint64(e.lastDoc), uint64(sc.blk),
+						uint64(sc.tileOffsets), uint64(sc.sel), uint64(sc.row))...)
+				}},
+				step{PhaseDecode, func() error { return e.decode(s, &e.docCol, true, 0, sc.sel, t.selRows, sc.docs) }},
+				step{PhaseDecode, func() error { return e.decode(s, &e.freqCol, false, 0, sc.sel, t.selRows, sc.freqs) }},
+				step{PhaseIntersect, func() error {
+					return s.launch("and_intersect", grid, qTile, args(uint64(sc.blk), uint64(sc.row), uint64(sc.docs),
+						uint64(e.docCol.counts), uint64(bs), uint64(sc.at), uint64(sc.tileCounts))...)
+				}},
+				step{PhaseIntersect, func() error {
+					return s.launch("and_scan", int(w), qBig, tab, w, m, li, out, slot, uint64(sc.tileCounts),
+						uint64(sc.tileOffsets), sSteps+li, 1)
+				}},
+				step{PhaseIntersect, func() error {
+					return s.launch("and_scatter_survivors", grid, qTile, args(uint64(sc.at), uint64(sc.row),
+						uint64(sc.tileOffsets), uint64(sc.freqs), uint64(bs), uint64(sc.fm1[a]), uint64(sc.fm1[b]), n,
+						uint64(sc.cand[b]))...)
+				}},
+			)
+		}
+		steps = append(steps,
+			step{PhaseScore, func() error {
+				return s.launch("and_score", grid, qTile, tab, w, m, uint64(sc.cand[0]), uint64(sc.cand[1]),
+					uint64(sc.fm1[0]), uint64(sc.fm1[1]), n, out, slot, uint64(e.norms), uint64(e.k1p1), uint64(sc.keys))
+			}},
+			step{PhaseTopK, func() error {
+				return e.waveTopK(s, waveRound{w: t.w, gx: e.waveGrid(t.maxN1, t.w), keys: sc.keys,
+					keyOff: devPtr(word(andCand(t.w))), keyCap: devPtr(word(andN1(t.w))), countWord: sSteps + m - 1,
+					out: ws.out, slot: t.slotSize, hdr: t.hdr, resultCap: t.resultCap, hist: sc.hist, bnd: sc.bnd[0],
+					bndCap: sc.bndCap})
+			}},
+		)
+		for i, st := range steps {
+			if i == 0 || st.phase != steps[i-1].phase {
+				if err := tm.begin(s, st.phase); err != nil {
+					return err
+				}
+			}
+			if err := st.run(); err != nil {
+				return err
+			}
+		}
+		if alone {
+			j := jobs[0]
+			j.steps = int(t.m)
+			one := scratch{hdrWords: t.scs[0].hdrWords, resultCap: t.resultCap, hist: sc.hist, bnd: sc.bnd, bndCap: sc.bndCap}
+			return e.finish(s, j, &one, ws.out, buf, &tm)
+		}
+		if err := s.download(buf, ws.out); err != nil {
+			return err
+		}
+		for q, j := range jobs {
+			j.steps = int(t.m)
+			j.readSlot(buf[int64(q)*t.slotSize:int64(q+1)*t.slotSize], &t.scs[q])
+			if j.state[sDone] == 0 {
+				redo = append(redo, j)
+			}
+		}
+		return nil
+	})
+	return redo, err
+}
