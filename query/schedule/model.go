@@ -97,6 +97,14 @@ func indicator(ok bool) float64 {
 type Linear struct {
 	Form    string    `json:"form,omitempty"` // FormLog (also when empty) or FormLinear
 	Weights []float64 `json:"weights"`
+	// ByMode, when the model was fitted on queries of several modes and a
+	// model per mode predicted the held-out ones better, holds them: a
+	// query of a mode it holds is priced by that mode's model, others by
+	// Form and Weights (the fit over every mode). A mode indicator only
+	// shifts a cost; per mode, the list lengths weigh as each mode's
+	// algorithm spends them (AND: about its shortest lists; pruned OR: the
+	// others than the longest).
+	ByMode map[query.Mode]Linear `json:"by_mode,omitempty"`
 }
 
 func (l Linear) vector(f Features) []float64 {
@@ -107,6 +115,9 @@ func (l Linear) vector(f Features) []float64 {
 }
 
 func (l Linear) predict(f Features) time.Duration {
+	if m, ok := l.ByMode[f.Mode]; ok {
+		return m.predict(f)
+	}
 	x := l.vector(f)
 	if len(l.Weights) != len(x) {
 		return 0
@@ -121,8 +132,14 @@ func (l Linear) predict(f Features) time.Duration {
 	return time.Duration(math.Exp(y) * float64(time.Second))
 }
 
-// valid reports whether l has a known form and its number of weights.
+// valid reports whether l and its models by mode have known forms and
+// their numbers of weights.
 func (l Linear) valid() bool {
+	for _, m := range l.ByMode {
+		if len(m.ByMode) > 0 || !m.valid() {
+			return false
+		}
+	}
 	return (l.Form == "" || l.Form == FormLog || l.Form == FormLinear) && len(l.Weights) == len(l.vector(Features{}))
 }
 
@@ -332,8 +349,46 @@ func Chosen(m *Model, names []string, samples [][]Sample) []Sample {
 }
 
 // fitBest fits both forms on train and returns the one with the lower
-// mean relative error on test, and that error.
+// mean relative error on test, and that error. When train holds several
+// modes, each mode is also fitted on its own (fitForms), and the models by
+// mode are kept when they predict test better.
 func fitBest(train, test []Sample, y func(Sample) time.Duration) (Linear, float64, error) {
+	best, bestErr, err := fitForms(train, test, y)
+	if err != nil {
+		return Linear{}, 0, err
+	}
+	modes := map[query.Mode][]Sample{}
+	for _, s := range train {
+		modes[s.Features.Mode] = append(modes[s.Features.Mode], s)
+	}
+	if len(modes) < 2 {
+		return best, bestErr, nil
+	}
+	split := best
+	split.ByMode = map[query.Mode]Linear{}
+	for mode, tr := range modes {
+		var te []Sample
+		for _, s := range test {
+			if s.Features.Mode == mode {
+				te = append(te, s)
+			}
+		}
+		if len(te) == 0 {
+			te = tr
+		}
+		if l, _, err := fitForms(tr, te, y); err == nil {
+			split.ByMode[mode] = l
+		}
+	}
+	if e := meanRelativeError(split, test, y); len(split.ByMode) > 0 && e < bestErr {
+		return split, e, nil
+	}
+	return best, bestErr, nil
+}
+
+// fitForms fits both forms on train and returns the one with the lower
+// mean relative error on test, and that error.
+func fitForms(train, test []Sample, y func(Sample) time.Duration) (Linear, float64, error) {
 	var best Linear
 	bestErr := math.Inf(1)
 	var firstErr error

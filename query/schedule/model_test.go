@@ -48,6 +48,50 @@ func TestFitPicksForm(t *testing.T) {
 	checkRoundTrip(t, m, fs)
 }
 
+// TestFitByMode: AND's cost follows the shortest list, OR's the total
+// postings, so one model with a mode indicator cannot fit both, and Fit
+// keeps a model per mode; on one mode it keeps one model.
+func TestFitByMode(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	var samples []Sample
+	for i := range 600 {
+		f := Features{Terms: 2 + r.IntN(3), Mode: []query.Mode{query.And, query.Or}[i%2]}
+		f.Shortest = float64(1 + r.IntN(1e5))
+		f.Second = f.Shortest + float64(r.IntN(1e5))
+		f.Longest = f.Second + float64(r.IntN(1e6))
+		f.Total = f.Shortest + f.Second + f.Longest
+		noise := 1 + 0.02*(r.Float64()*2-1)
+		sec := 1e-9 * f.Total
+		if f.Mode == query.And {
+			sec = 1e-6 * math.Sqrt(f.Shortest)
+		}
+		samples = append(samples, Sample{Features: f, CPU: time.Duration(sec * noise * float64(time.Second))})
+	}
+	m, err := Fit(samples, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.CPU.ByMode) != 2 || m.CPUError > 0.05 {
+		t.Errorf("two modes: CPU models by mode %v, held-out error %.3f; want and and or, < 0.05", m.CPU.ByMode, m.CPUError)
+	}
+	var fs []Features
+	for _, s := range samples[:20] {
+		fs = append(fs, s.Features)
+		s.Features.Mode = query.AndOr // priced by the model over every mode
+		fs = append(fs, s.Features)
+	}
+	checkRoundTrip(t, m, fs)
+	var or []Sample
+	for _, s := range samples {
+		if s.Features.Mode == query.Or {
+			or = append(or, s)
+		}
+	}
+	if m, err = Fit(or, 4); err != nil || m.CPU.ByMode != nil {
+		t.Errorf("one mode: CPU models by mode %v, err %v; want none", m.CPU.ByMode, err)
+	}
+}
+
 // checkRoundTrip saves m beside an index and checks that the model read
 // back predicts as m does for every fs.
 func checkRoundTrip(t *testing.T, m *Model, fs []Features) {
