@@ -52,9 +52,13 @@
 // that its candidates land in, decodes only those, intersects and compacts,
 // then scores the survivors; OR adds each term's postings into dense
 // per-document accumulators, term by term; both end in a radix select over
-// (score, docid) keys. A batch's OR passes run as waves: one CTA per query
-// and span of documents keeps the span's accumulators in shared memory and
-// hands the select only the keys that can reach the top-k. Scores follow
+// (score, docid) keys. AND passes always run as waves (qand.go): one launch
+// per kernel and step for a whole batch, the queries' candidates laid end
+// to end and walked tile by tile, so a batch costs about the launches of
+// one pass; a query alone is a wave of one. A batch's OR passes run as
+// waves too: one CTA per query and span of documents keeps the span's
+// accumulators in shared memory and hands the select only the keys that
+// can reach the top-k. Scores follow
 // bm25.TermScore operation by operation and add up in query-term order, so
 // they equal the CPU's bit for bit. SearchBatch queues many passes per
 // synchronization. Each caller holds a workspace of its own (device
