@@ -31,6 +31,12 @@ type Config struct {
 	// (0: one job at a time). Cheap queries then share a lock hold
 	// instead of queueing for it once each.
 	CPUTakeCost time.Duration
+	// LockSpin is how long a worker that finds the scheduler's lock held
+	// tries it again, yielding its processor between tries, before it
+	// waits for it (0: it waits at once). A waiter that parks is woken
+	// only when the lock is handed to it, and under load the handoffs,
+	// not the holds, can set the lock's pace.
+	LockSpin time.Duration
 	// GPUWorkers is the number of workers per GPU (default 1). With two,
 	// one can take and prepare a batch while the other's runs on the
 	// device, when the engine allows that (the GPU engine gives each
@@ -224,7 +230,7 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 	var lockWait, idle time.Duration
 	lock := func() {
 		t := time.Now()
-		s.mu.Lock()
+		s.lock()
 		lockWait += time.Since(t)
 	}
 	lock()
@@ -294,6 +300,23 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 			s.cond.Broadcast() // one query at a time: the next may start
 		}
 	}
+}
+
+// lock takes s.mu for a worker, trying it for up to Config.LockSpin
+// before it waits.
+func (s *Scheduler) lock() {
+	if s.cfg.LockSpin > 0 {
+		t := time.Now()
+		for !s.mu.TryLock() {
+			if time.Since(t) >= s.cfg.LockSpin {
+				s.mu.Lock()
+				return
+			}
+			runtime.Gosched()
+		}
+		return
+	}
+	s.mu.Lock()
 }
 
 // maxCPUTake bounds the jobs a CPU worker takes in one lock hold.

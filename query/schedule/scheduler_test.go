@@ -110,17 +110,17 @@ func TestSchedulerMatchesCPU(t *testing.T) {
 	for _, tt := range []struct {
 		p          Policy
 		gpuWorkers int
-		take       time.Duration
+		take, spin time.Duration
 	}{
-		{PolicyCPU, 1, 0}, {PolicyGPU, 1, 0}, {PolicyBest, 1, 0}, {PolicyHybrid, 1, 0}, {PolicyGPU, 2, 0}, {PolicyHybrid, 2, 0},
-		{PolicyCPU, 1, time.Second}, {PolicyHybrid, 2, time.Second},
+		{PolicyCPU, 1, 0, 0}, {PolicyGPU, 1, 0, 0}, {PolicyBest, 1, 0, 0}, {PolicyHybrid, 1, 0, 0}, {PolicyGPU, 2, 0, 0}, {PolicyHybrid, 2, 0, 0},
+		{PolicyCPU, 1, time.Second, 0}, {PolicyHybrid, 2, time.Second, 0}, {PolicyHybrid, 2, 0, time.Millisecond}, {PolicyBest, 1, 0, time.Millisecond},
 	} {
 		p := tt.p
-		t.Run(fmt.Sprintf("%s/gpu-workers=%d/take=%v", p, tt.gpuWorkers, tt.take), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/gpu-workers=%d/take=%v/spin=%v", p, tt.gpuWorkers, tt.take, tt.spin), func(t *testing.T) {
 			// A second engine stands in for the GPU so both worker kinds run.
 			fakeGPU := &batchEngine{Engine: query.NewExhaustive(ix)}
 			s, err := New(ix, Config{Policy: p, CPU: cpu, GPUs: []query.Engine{fakeGPU}, CPUWorkers: 3, GPUBatch: 16, GPUWorkers: tt.gpuWorkers,
-				CPUTakeCost: tt.take})
+				CPUTakeCost: tt.take, LockSpin: tt.spin})
 			if err != nil {
 				t.Fatal(err)
 			}
