@@ -31,12 +31,13 @@ type Config struct {
 	// (0: one job at a time). Cheap queries then share a lock hold
 	// instead of queueing for it once each.
 	CPUTakeCost time.Duration
-	// LockSpin is how long a worker that finds the scheduler's lock held
-	// tries it again, yielding its processor between tries, before it
-	// waits for it (0: it waits at once). A waiter that parks is woken
-	// only when the lock is handed to it, and under load the handoffs,
-	// not the holds, can set the lock's pace.
-	LockSpin time.Duration
+	// SpinLock makes the scheduler's lock one whose waiters never park:
+	// they try it again, yielding their processor between tries. A
+	// sync.Mutex whose waiters waited over a millisecond hands itself to
+	// them one at a time, each handoff a wakeup, and under load the
+	// handoffs, not the holds, can set the lock's pace; spinning waiters
+	// take processors that the GPU workers' host side may need.
+	SpinLock bool
 	// GPUWorkers is the number of workers per GPU (default 1). With two,
 	// one can take and prepare a batch while the other's runs on the
 	// device, when the engine allows that (the GPU engine gives each
@@ -54,7 +55,7 @@ type Config struct {
 type Scheduler struct {
 	ix     *index.Index
 	cfg    Config
-	mu     sync.Mutex
+	mu     sync.Locker // a *sync.Mutex, or a *spinLock with Config.SpinLock
 	cond   *sync.Cond
 	q      *Queues
 	start  time.Time
@@ -127,7 +128,11 @@ func New(ix *index.Index, cfg Config) (*Scheduler, error) {
 		cfg.GPUWorkers = 1
 	}
 	s := &Scheduler{ix: ix, cfg: cfg, q: NewQueues(cfg.Policy, len(cfg.GPUs) > 0, cfg.Queues), start: time.Now()}
-	s.cond = sync.NewCond(&s.mu)
+	s.mu = &sync.Mutex{}
+	if cfg.SpinLock {
+		s.mu = &spinLock{}
+	}
+	s.cond = sync.NewCond(s.mu)
 	for range cfg.CPUWorkers {
 		s.wg.Add(1)
 		go s.work(CPU, cfg.CPU)
@@ -230,7 +235,7 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 	var lockWait, idle time.Duration
 	lock := func() {
 		t := time.Now()
-		s.lock()
+		s.mu.Lock()
 		lockWait += time.Since(t)
 	}
 	lock()
@@ -302,22 +307,19 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 	}
 }
 
-// lock takes s.mu for a worker, trying it for up to Config.LockSpin
-// before it waits.
-func (s *Scheduler) lock() {
-	if s.cfg.LockSpin > 0 {
-		t := time.Now()
-		for !s.mu.TryLock() {
-			if time.Since(t) >= s.cfg.LockSpin {
-				s.mu.Lock()
-				return
-			}
-			runtime.Gosched()
-		}
-		return
+// spinLock is a lock whose waiters never park: they try it again,
+// yielding their processor between tries (Config.SpinLock).
+type spinLock struct{ held atomic.Bool }
+
+// Lock implements sync.Locker.
+func (l *spinLock) Lock() {
+	for l.held.Load() || !l.held.CompareAndSwap(false, true) {
+		runtime.Gosched()
 	}
-	s.mu.Lock()
 }
+
+// Unlock implements sync.Locker.
+func (l *spinLock) Unlock() { l.held.Store(false) }
 
 // maxCPUTake bounds the jobs a CPU worker takes in one lock hold.
 const maxCPUTake = 16
