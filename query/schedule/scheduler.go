@@ -31,13 +31,6 @@ type Config struct {
 	// (0: one job at a time). Cheap queries then share a lock hold
 	// instead of queueing for it once each.
 	CPUTakeCost time.Duration
-	// SpinLock makes the scheduler's lock one whose waiters never park:
-	// they try it again, yielding their processor between tries. A
-	// sync.Mutex whose waiters waited over a millisecond hands itself to
-	// them one at a time, each handoff a wakeup, and under load the
-	// handoffs, not the holds, can set the lock's pace; spinning waiters
-	// take processors that the GPU workers' host side may need.
-	SpinLock bool
 	// GPUWorkers is the number of workers per GPU (default 1). With two,
 	// one can take and prepare a batch while the other's runs on the
 	// device, when the engine allows that (the GPU engine gives each
@@ -55,7 +48,7 @@ type Config struct {
 type Scheduler struct {
 	ix     *index.Index
 	cfg    Config
-	mu     sync.Locker // a *sync.Mutex, or a *spinLock with Config.SpinLock
+	mu     sync.Mutex
 	cond   *sync.Cond
 	q      *Queues
 	start  time.Time
@@ -128,11 +121,7 @@ func New(ix *index.Index, cfg Config) (*Scheduler, error) {
 		cfg.GPUWorkers = 1
 	}
 	s := &Scheduler{ix: ix, cfg: cfg, q: NewQueues(cfg.Policy, len(cfg.GPUs) > 0, cfg.Queues), start: time.Now()}
-	s.mu = &sync.Mutex{}
-	if cfg.SpinLock {
-		s.mu = &spinLock{}
-	}
-	s.cond = sync.NewCond(s.mu)
+	s.cond = sync.NewCond(&s.mu)
 	for range cfg.CPUWorkers {
 		s.wg.Add(1)
 		go s.work(CPU, cfg.CPU)
@@ -306,20 +295,6 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 		}
 	}
 }
-
-// spinLock is a lock whose waiters never park: they try it again,
-// yielding their processor between tries (Config.SpinLock).
-type spinLock struct{ held atomic.Bool }
-
-// Lock implements sync.Locker.
-func (l *spinLock) Lock() {
-	for l.held.Load() || !l.held.CompareAndSwap(false, true) {
-		runtime.Gosched()
-	}
-}
-
-// Unlock implements sync.Locker.
-func (l *spinLock) Unlock() { l.held.Store(false) }
 
 // maxCPUTake bounds the jobs a CPU worker takes in one lock hold.
 const maxCPUTake = 16

@@ -111,18 +111,16 @@ func TestSchedulerMatchesCPU(t *testing.T) {
 		p          Policy
 		gpuWorkers int
 		take       time.Duration
-		spin       bool
 	}{
-		{PolicyCPU, 1, 0, false}, {PolicyGPU, 1, 0, false}, {PolicyBest, 1, 0, false}, {PolicyHybrid, 1, 0, false}, {PolicyGPU, 2, 0, false},
-		{PolicyHybrid, 2, 0, false}, {PolicyCPU, 1, time.Second, false}, {PolicyHybrid, 2, time.Second, false}, {PolicyHybrid, 2, 0, true},
-		{PolicyBest, 1, 0, true},
+		{PolicyCPU, 1, 0}, {PolicyGPU, 1, 0}, {PolicyBest, 1, 0}, {PolicyHybrid, 1, 0}, {PolicyGPU, 2, 0}, {PolicyHybrid, 2, 0},
+		{PolicyCPU, 1, time.Second}, {PolicyHybrid, 2, time.Second},
 	} {
 		p := tt.p
-		t.Run(fmt.Sprintf("%s/gpu-workers=%d/take=%v/spin-lock=%v", p, tt.gpuWorkers, tt.take, tt.spin), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/gpu-workers=%d/take=%v", p, tt.gpuWorkers, tt.take), func(t *testing.T) {
 			// A second engine stands in for the GPU so both worker kinds run.
 			fakeGPU := &batchEngine{Engine: query.NewExhaustive(ix)}
 			s, err := New(ix, Config{Policy: p, CPU: cpu, GPUs: []query.Engine{fakeGPU}, CPUWorkers: 3, GPUBatch: 16, GPUWorkers: tt.gpuWorkers,
-				CPUTakeCost: tt.take, SpinLock: tt.spin})
+				CPUTakeCost: tt.take})
 			if err != nil {
 				t.Fatal(err)
 			}
