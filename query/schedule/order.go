@@ -29,16 +29,14 @@ func (o order) key(j *Job) float64 {
 }
 
 // queue holds one queue's jobs in a heap per order it is picked by (the
-// others stay empty; peek must not be asked for them), except arrival
-// order, which is the order of Add and so needs only a FIFO. A job taken
+// others stay empty; peek must not be asked for them). A job taken
 // through one order is marked taken and left in the others until it
-// reaches their front (lazy deletion); a heap or the FIFO is rebuilt once
-// it holds maxTaken more taken jobs than live ones, so that memory stays
+// reaches their top (lazy deletion); a heap is rebuilt once it holds
+// maxTaken more taken jobs than live ones, so that memory stays
 // proportional to the waiting jobs and the rebuilds cost O(1) per job,
 // amortized.
 type queue struct {
 	heaps [orders]jobHeap
-	fifo  jobFIFO // byArrival
 	used  []order
 	live  int
 }
@@ -54,11 +52,7 @@ func (q *queue) init(used ...order) {
 func (q *queue) add(j *Job) {
 	q.live++
 	for _, o := range q.used {
-		if o == byArrival {
-			q.fifo.push(j)
-		} else {
-			q.heaps[o].push(j)
-		}
+		q.heaps[o].push(j)
 	}
 }
 
@@ -67,11 +61,7 @@ func (q *queue) take(j *Job) {
 	j.taken = true
 	q.live--
 	for _, o := range q.used {
-		if o == byArrival {
-			if q.fifo.len() > 2*q.live+maxTaken {
-				q.fifo.compact()
-			}
-		} else if h := &q.heaps[o]; len(h.items) > 2*q.live+maxTaken {
+		if h := &q.heaps[o]; len(h.items) > 2*q.live+maxTaken {
 			h.compact()
 		}
 	}
@@ -82,9 +72,6 @@ const maxTaken = 64
 
 // peek returns the first live job in order o, or nil.
 func (q *queue) peek(o order) *Job {
-	if o == byArrival {
-		return q.fifo.first()
-	}
 	h := &q.heaps[o]
 	for len(h.items) > 0 && h.items[0].job.taken {
 		h.pop()
@@ -93,50 +80,6 @@ func (q *queue) peek(o order) *Job {
 		return nil
 	}
 	return h.items[0].job
-}
-
-// jobFIFO holds jobs in the order they were pushed, from items[head] on:
-// push and the pop of a taken first job are O(1), where a heap's pop is
-// O(log n) (at a backlog of tens of thousands of jobs, the scheduler's
-// lock is held mostly for the heaps' work: docs/scheduling.md, runs
-// AX-AZ).
-type jobFIFO struct {
-	items []*Job
-	head  int
-}
-
-func (f *jobFIFO) push(j *Job) { f.items = append(f.items, j) }
-
-// len is the number of jobs held, taken ones included.
-func (f *jobFIFO) len() int { return len(f.items) - f.head }
-
-// first drops the taken jobs at the front and returns the first live one,
-// or nil.
-func (f *jobFIFO) first() *Job {
-	for f.head < len(f.items) && f.items[f.head].taken {
-		f.items[f.head] = nil
-		f.head++
-	}
-	if f.head == len(f.items) {
-		f.items, f.head = f.items[:0], 0
-		return nil
-	}
-	if f.head > maxTaken && 2*f.head > len(f.items) {
-		f.compact() // reuse the front's room
-	}
-	return f.items[f.head]
-}
-
-// compact drops the taken jobs and moves the rest to the front.
-func (f *jobFIFO) compact() {
-	live := f.items[:0]
-	for _, j := range f.items[f.head:] {
-		if !j.taken {
-			live = append(live, j)
-		}
-	}
-	clear(f.items[len(live):])
-	f.items, f.head = live, 0
 }
 
 // jobHeap is a binary min-heap of jobs by (key, seq) in one order; each
