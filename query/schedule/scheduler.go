@@ -31,14 +31,6 @@ type Config struct {
 	// (0: one job at a time). Cheap queries then share a lock hold
 	// instead of queueing for it once each.
 	CPUTakeCost time.Duration
-	// InlineCost lets a query whose predicted CPU cost is below it run on
-	// its caller's goroutine, on the CPU, when fewer than CPUWorkers such
-	// runs are in progress, instead of going through the queues; policies
-	// hybrid and cpu only (0: every query is queued).
-	// A queued query costs two goroutine wakeups (the worker's, the
-	// caller's), and at hundreds of thousands of queries a second the
-	// woken goroutines wait for processors longer than a cheap query runs.
-	InlineCost time.Duration
 	// GPUWorkers is the number of workers per GPU (default 1). With two,
 	// one can take and prepare a batch while the other's runs on the
 	// device, when the engine allows that (the GPU engine gives each
@@ -56,17 +48,13 @@ type Config struct {
 type Scheduler struct {
 	ix     *index.Index
 	cfg    Config
-	inline chan struct{} // a slot per inline run in progress (Config.InlineCost)
-	// inlineUsage counts the inline runs, apart from usage so that they
-	// take no lock: queries, then busy nanoseconds.
-	inlineUsage [2]atomic.Uint64
-	mu          sync.Mutex
-	cond        *sync.Cond
-	q           *Queues
-	start       time.Time
-	nextID      atomic.Uint64
-	closed      bool
-	wg          sync.WaitGroup
+	mu     sync.Mutex
+	cond   *sync.Cond
+	q      *Queues
+	start  time.Time
+	nextID atomic.Uint64
+	closed bool
+	wg     sync.WaitGroup
 	// Search leaves its job in the inbox, and workers move the inbox into
 	// q whenever they hold mu; Search takes mu only to wake a waiting
 	// worker (waiting counts them), so that callers do not queue for the
@@ -134,9 +122,6 @@ func New(ix *index.Index, cfg Config) (*Scheduler, error) {
 	}
 	s := &Scheduler{ix: ix, cfg: cfg, q: NewQueues(cfg.Policy, len(cfg.GPUs) > 0, cfg.Queues), start: time.Now()}
 	s.cond = sync.NewCond(&s.mu)
-	if cfg.InlineCost > 0 && (cfg.Policy == PolicyHybrid || cfg.Policy == PolicyCPU) {
-		s.inline = make(chan struct{}, cfg.CPUWorkers)
-	}
 	for range cfg.CPUWorkers {
 		s.wg.Add(1)
 		go s.work(CPU, cfg.CPU)
@@ -181,13 +166,6 @@ func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, er
 	if c, ok := s.cfg.CPU.(*Choice); ok {
 		p.cpu = c.engineFor(f) // the features are at hand: look the terms up once
 	}
-	if s.inline != nil && cpu < s.cfg.InlineCost {
-		select {
-		case s.inline <- struct{}{}:
-			return s.runInline(p)
-		default:
-		}
-	}
 	now := time.Since(s.start)
 	j := &Job{ID: s.nextID.Add(1), Arrival: now, Deadline: now + s.cfg.Deadline, Cost: [2]time.Duration{cpu, gpu}, Payload: p}
 	if !s.in.put(j) {
@@ -208,22 +186,6 @@ func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, er
 		// The worker that takes it will see the cancelled context and drop it.
 		return query.Result{}, ctx.Err()
 	}
-}
-
-// runInline answers p on the caller's goroutine, in an inline slot it
-// holds (Config.InlineCost).
-func (s *Scheduler) runInline(p *pending) (query.Result, error) {
-	defer func() { <-s.inline }()
-	start := time.Now()
-	res, err := p.cpu.Search(p.ctx, p.q)
-	took := time.Since(start)
-	s.inlineUsage[0].Add(1)
-	s.inlineUsage[1].Add(uint64(took))
-	if s.cfg.Observe != nil {
-		s.cfg.Observe(p.q, CPU, took)
-	}
-	res.Stats.Algorithm = CPU.String() + ":" + res.Stats.Algorithm
-	return res, err
 }
 
 // wake tells waiting workers that a job was queued (s.mu held). Under
@@ -439,16 +401,10 @@ func (s *Scheduler) run(p Proc, e query.Engine, be query.BatchEngine, jobs []*Jo
 
 // Usage reports where the workers spent their time, up to each one's
 // last engine call.
-// Inline runs (Config.InlineCost) count as CPU queries and calls.
 func (s *Scheduler) Usage() Usage {
 	s.mu.Lock()
-	u := s.usage
-	s.mu.Unlock()
-	n := s.inlineUsage[0].Load()
-	u.Queries[CPU] += n
-	u.Calls[CPU] += n
-	u.Busy[CPU] += time.Duration(s.inlineUsage[1].Load())
-	return u
+	defer s.mu.Unlock()
+	return s.usage
 }
 
 // Close stops the workers once the queued jobs have run.
