@@ -156,6 +156,9 @@ func (t *andTable) layout(base devPtr, bs int64) (andScratch, int64) {
 // rounds run in place).
 func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error) {
 	t := e.andTable(jobs)
+	for _, j := range jobs {
+		j.steps = int(t.m)
+	}
 	bs := int64(e.bs)
 	_, size := t.layout(0, bs)
 	if err := e.grow(&ws.scratch, &ws.scrSize, size); err != nil {
@@ -249,16 +252,13 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 			}
 		}
 		if alone {
-			j := jobs[0]
-			j.steps = int(t.m)
 			one := scratch{hdrWords: t.scs[0].hdrWords, resultCap: t.resultCap, hist: sc.hist, bnd: sc.bnd, bndCap: sc.bndCap}
-			return e.finish(s, j, &one, ws.out, buf, &tm)
+			return e.finish(s, jobs[0], &one, ws.out, buf, &tm)
 		}
 		if err := s.download(buf, ws.out); err != nil {
 			return err
 		}
 		for q, j := range jobs {
-			j.steps = int(t.m)
 			j.readSlot(buf[int64(q)*t.slotSize:int64(q+1)*t.slotSize], &t.scs[q])
 			if j.state[sDone] == 0 {
 				redo = append(redo, j)
