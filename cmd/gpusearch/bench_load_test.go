@@ -42,7 +42,7 @@ func TestCLIBenchLoad(t *testing.T) {
 	// Several modes: each query arrives in each, so the costs met cover
 	// both; CPU workers may then take several cheap queries at once.
 	mustRun(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
-		"--mode", "and,or", "--cpu-take-cost", "100us", "--rate", "400", "--duration", "500ms", "--costs", costs)
+		"--mode", "and,or", "--cpu-ahead", "4", "--rate", "400", "--duration", "500ms", "--costs", costs)
 	modes := map[query.Mode]int{}
 	for _, s := range readSamples(t, costs) {
 		modes[s.Features.Mode]++

@@ -73,9 +73,12 @@
 // it prepares and finishes a batch on the host outside its device run, so
 // a second worker per GPU works while the first one's batch runs).
 // The simulator (SimConfig) models such batches as a fixed cost per call
-// plus each job's share. A CPU worker takes one job per hold of the lock,
-// or, with Config.CPUTakeCost and a backlog, cheap jobs several at a time
-// (on AND queries of about 60 us this cut the workers' lock wait from
-// about 30% to 20% of their time; it is off by default, see
-// docs/scheduling.md, runs AS-AT).
+// plus each job's share. A CPU worker runs one job at a time; while more
+// jobs wait than there are CPU workers it holds up to Config.CPUAhead
+// more, and with a job in hand it takes the lock again only when the lock
+// is free (TryLock), so that it never waits for the lock while it has
+// work. Without that, a worker woken by the lock's release waited for a
+// core behind the goroutines it and others had just answered, and under
+// load the CPU workers spent most of their time waiting for the lock
+// (docs/scheduling.md, runs AX and BC).
 package schedule

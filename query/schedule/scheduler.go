@@ -24,13 +24,13 @@ type Config struct {
 	// GPUBatch is the most queries a GPU worker takes at once when its
 	// engine is a query.BatchEngine (default 64; 1 turns batching off).
 	GPUBatch int
-	// CPUTakeCost lets a CPU worker take several jobs in one hold of the
-	// scheduler's lock: while more jobs wait than there are CPU workers,
-	// it takes another as long as the predicted CPU cost of those it
-	// holds is below CPUTakeCost, and runs them one after the other
-	// (0: one job at a time). Cheap queries then share a lock hold
-	// instead of queueing for it once each.
-	CPUTakeCost time.Duration
+	// CPUAhead is how many jobs a CPU worker takes ahead of the one it
+	// runs while more jobs wait than there are CPU workers (0: the
+	// default, DefaultCPUAhead; negative: none). A worker with a job in
+	// hand takes the scheduler's lock again only if it is free at once
+	// (TryLock), and otherwise runs that job: only workers with nothing
+	// to run wait for the lock, so a busy lock does not stall them.
+	CPUAhead int
 	// GPUWorkers is the number of workers per GPU (default 1). With two,
 	// one can take and prepare a batch while the other's runs on the
 	// device, when the engine allows that (the GPU engine gives each
@@ -62,7 +62,13 @@ type Scheduler struct {
 	in      inbox
 	admit   []*Job
 	waiting atomic.Int32
-	usage   Usage
+	usage   usageCounters
+}
+
+// usageCounters is Usage as counters the workers add to without the lock.
+type usageCounters struct {
+	queries, calls       [2]atomic.Uint64
+	busy, lockWait, idle [2]atomic.Int64 // nanoseconds
 }
 
 // Usage is where a scheduler's workers spent their time, summed over the
@@ -120,6 +126,12 @@ func New(ix *index.Index, cfg Config) (*Scheduler, error) {
 	if cfg.GPUWorkers <= 0 {
 		cfg.GPUWorkers = 1
 	}
+	switch {
+	case cfg.CPUAhead == 0:
+		cfg.CPUAhead = DefaultCPUAhead
+	case cfg.CPUAhead < 0:
+		cfg.CPUAhead = 0
+	}
 	s := &Scheduler{ix: ix, cfg: cfg, q: NewQueues(cfg.Policy, len(cfg.GPUs) > 0, cfg.Queues), start: time.Now()}
 	s.cond = sync.NewCond(&s.mu)
 	for range cfg.CPUWorkers {
@@ -153,6 +165,9 @@ func DefaultCPUWorkers(p Policy, gpus int) int {
 	}
 	return max(1, n)
 }
+
+// DefaultCPUAhead is Config.CPUAhead's default.
+const DefaultCPUAhead = 2
 
 // CPUWorkers is the number of CPU workers s runs.
 func (s *Scheduler) CPUWorkers() int { return s.cfg.CPUWorkers }
@@ -203,107 +218,104 @@ func (s *Scheduler) wake() {
 	}
 }
 
-// work runs the jobs Queues gives processor p, on engine e: on a GPU
-// whose engine answers batches, every job Queues gives it at that moment
-// up to Config.GPUBatch, as one batch; otherwise one, or on a CPU, while a
-// backlog waits, as many as Config.CPUTakeCost allows, one after the
-// other. A worker takes its next jobs in the same hold of the lock that
-// records the last ones.
+// work runs the jobs Queues gives processor p, on engine e, until Close:
+// on a GPU whose engine answers batches, every job Queues gives it at
+// that moment up to Config.GPUBatch, as one batch; on a CPU one job at a
+// time, holding up to Config.CPUAhead more while a backlog waits. A
+// worker records the jobs it finished in the same hold of the lock that
+// takes its next ones.
 func (s *Scheduler) work(p Proc, e query.Engine) {
 	defer s.wg.Done()
-	most := 1
 	be, batches := e.(query.BatchEngine)
-	if p == GPU && batches {
-		most = s.cfg.GPUBatch
-	}
-	if p == CPU && s.cfg.CPUTakeCost > 0 {
-		most = maxCPUTake
-	}
-	var jobs, next []*Job
-	var outs []outcome
-	var lockWait, idle time.Duration
-	lock := func() {
-		t := time.Now()
-		s.mu.Lock()
-		lockWait += time.Since(t)
-	}
-	lock()
+	var held, jobs []*Job // taken and not yet run; running now
+	finished := 0         // jobs run since the worker last held the lock
 	for {
-		next = next[:0]
-		for {
-			s.admitInbox()
-			now := time.Since(s.start)
-			var cost time.Duration
-			for len(next) < most && (len(next) == 0 || p == GPU || s.takeMore(cost)) {
-				j := s.q.Next(p, now)
-				if j == nil {
-					break
-				}
-				next = append(next, j)
-				cost += j.Cost[CPU]
+		if len(held) == 0 || s.mu.TryLock() {
+			if len(held) == 0 {
+				t := time.Now()
+				s.mu.Lock()
+				s.usage.lockWait[p].Add(int64(time.Since(t)))
 			}
-			if len(next) > 0 || s.closed || len(jobs) > 0 {
-				break
+			for ; finished > 0; finished-- {
+				s.q.Done()
 			}
-			s.waiting.Add(1)
-			if s.in.pending() {
-				s.waiting.Add(-1)
-				continue
+			if s.cfg.Policy == PolicyBest {
+				s.cond.Broadcast() // one query at a time: the next may start
 			}
-			t := time.Now()
-			s.cond.Wait()
-			idle += time.Since(t)
-			s.waiting.Add(-1)
-		}
-		s.mu.Unlock()
-		// Answer the last jobs (counted before answered, so that a
-		// caller sees its query in Usage).
-		for i, j := range jobs {
-			outs[i].proc = p
-			j.Payload.(*pending).done <- outs[i]
-		}
-		jobs, next = next, jobs
-		if len(jobs) == 0 {
-			lock()
-			if s.closed {
-				s.mu.Unlock()
+			held = s.take(p, batches, held)
+			s.mu.Unlock()
+			if len(held) == 0 { // closed, and nothing left to run
 				return
 			}
-			continue
 		}
+		n := 1
+		if p == GPU {
+			n = len(held)
+		}
+		jobs = append(jobs[:0], held[:n]...)
+		held = append(held[:0], held[n:]...)
 		start := time.Now()
-		outs = s.run(p, e, be, jobs)
+		outs := s.run(p, e, be, jobs)
 		took := time.Since(start)
 		if s.cfg.Observe != nil {
 			for _, j := range jobs {
 				s.cfg.Observe(j.Payload.(*pending).q, p, took/time.Duration(len(jobs)))
 			}
 		}
-		lock()
+		// Counted before answered, so that a caller sees its query in Usage.
 		u := &s.usage
-		u.Busy[p] += took
-		u.Calls[p]++
-		u.LockWait[p] += lockWait
-		u.Idle[p] += idle
-		lockWait, idle = 0, 0
-		for range jobs {
-			s.q.Done()
+		u.busy[p].Add(int64(took))
+		u.calls[p].Add(1)
+		u.queries[p].Add(uint64(len(jobs)))
+		for i, j := range jobs {
+			outs[i].proc = p
+			j.Payload.(*pending).done <- outs[i]
 		}
-		u.Queries[p] += uint64(len(jobs))
-		if s.cfg.Policy == PolicyBest {
-			s.cond.Broadcast() // one query at a time: the next may start
-		}
+		finished += len(jobs)
 	}
 }
 
-// maxCPUTake bounds the jobs a CPU worker takes in one lock hold.
-const maxCPUTake = 16
+// take adds to held the jobs processor p runs next, waiting while there
+// are none and none are held (s.mu held). It returns held empty only once
+// the scheduler is closed and no job is left for p.
+func (s *Scheduler) take(p Proc, batches bool, held []*Job) []*Job {
+	for {
+		s.admitInbox()
+		now := time.Since(s.start)
+		for len(held) < s.most(p, batches, len(held)) {
+			j := s.q.Next(p, now)
+			if j == nil {
+				break
+			}
+			held = append(held, j)
+		}
+		if len(held) > 0 || s.closed {
+			return held
+		}
+		s.waiting.Add(1)
+		if s.in.pending() {
+			s.waiting.Add(-1)
+			continue
+		}
+		t := time.Now()
+		s.cond.Wait()
+		s.usage.idle[p].Add(int64(time.Since(t)))
+		s.waiting.Add(-1)
+	}
+}
 
-// takeMore reports whether a CPU worker holding jobs of predicted cost
-// held takes another (s.mu held): only while more jobs wait than there
-// are CPU workers, so that no worker idles while another holds jobs.
-func (s *Scheduler) takeMore(held time.Duration) bool {
-	return held < s.cfg.CPUTakeCost && s.q.Len() > s.cfg.CPUWorkers
+// most is how many jobs a worker of processor p may hold when it holds
+// n (s.mu held): a GPU that batches, a batch; a CPU worker, while more
+// jobs wait than there are CPU workers (so that no worker idles while
+// another holds jobs), 1+CPUAhead; otherwise one.
+func (s *Scheduler) most(p Proc, batches bool, n int) int {
+	switch {
+	case p == GPU && batches:
+		return s.cfg.GPUBatch
+	case p == CPU && n > 0 && s.cfg.Policy != PolicyBest && s.q.Len() > s.cfg.CPUWorkers:
+		return 1 + s.cfg.CPUAhead
+	}
+	return 1
 }
 
 // admitInbox moves the jobs Search left in the inbox into the queues, in
@@ -402,9 +414,16 @@ func (s *Scheduler) run(p Proc, e query.Engine, be query.BatchEngine, jobs []*Jo
 // Usage reports where the workers spent their time, up to each one's
 // last engine call.
 func (s *Scheduler) Usage() Usage {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.usage
+	var u Usage
+	for p := range u.Queries {
+		c := &s.usage
+		u.Queries[p] = c.queries[p].Load()
+		u.Busy[p] = time.Duration(c.busy[p].Load())
+		u.Calls[p] = c.calls[p].Load()
+		u.LockWait[p] = time.Duration(c.lockWait[p].Load())
+		u.Idle[p] = time.Duration(c.idle[p].Load())
+	}
+	return u
 }
 
 // Close stops the workers once the queued jobs have run.

@@ -110,17 +110,17 @@ func TestSchedulerMatchesCPU(t *testing.T) {
 	for _, tt := range []struct {
 		p          Policy
 		gpuWorkers int
-		take       time.Duration
+		ahead      int
 	}{
 		{PolicyCPU, 1, 0}, {PolicyGPU, 1, 0}, {PolicyBest, 1, 0}, {PolicyHybrid, 1, 0}, {PolicyGPU, 2, 0}, {PolicyHybrid, 2, 0},
-		{PolicyCPU, 1, time.Second}, {PolicyHybrid, 2, time.Second},
+		{PolicyCPU, 1, -1}, {PolicyHybrid, 2, -1}, {PolicyCPU, 1, 8}, {PolicyHybrid, 2, 8},
 	} {
 		p := tt.p
-		t.Run(fmt.Sprintf("%s/gpu-workers=%d/take=%v", p, tt.gpuWorkers, tt.take), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/gpu-workers=%d/ahead=%d", p, tt.gpuWorkers, tt.ahead), func(t *testing.T) {
 			// A second engine stands in for the GPU so both worker kinds run.
 			fakeGPU := &batchEngine{Engine: query.NewExhaustive(ix)}
 			s, err := New(ix, Config{Policy: p, CPU: cpu, GPUs: []query.Engine{fakeGPU}, CPUWorkers: 3, GPUBatch: 16, GPUWorkers: tt.gpuWorkers,
-				CPUTakeCost: tt.take})
+				CPUAhead: tt.ahead})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -242,52 +242,50 @@ func (e sleepEngine) Search(context.Context, query.Query) (query.Result, error) 
 	return query.Result{}, nil
 }
 
-// TestCPUTakeCost: 40 queries predicted at 1 ms each, sent at once to 2
-// CPU workers that may hold 4 ms of predicted work, leave a backlog, so
-// the workers take several per call and never more than 4; every query is
-// answered once. Without a backlog (one query at a time) each call runs
-// one, and with CPUTakeCost 0 every call does.
-func TestCPUTakeCost(t *testing.T) {
-	ix := randomIndex(t, 100)
-	ms := &Model{CPU: Linear{Form: FormLinear, Weights: []float64{1e-3, 0, 0, 0, 0, 0, 0, 0}}, GPU: DefaultModel().GPU}
-	q := query.Query{Terms: []string{"t001"}, Mode: query.Or, K: 1}
-	burst := func(s *Scheduler, n int) {
-		var wg sync.WaitGroup
-		for range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if _, err := s.Search(context.Background(), q); err != nil {
-					t.Error(err)
-				}
-			}()
-		}
-		wg.Wait()
-	}
+// TestCPUAhead: what a worker takes in one hold of the lock, by policy,
+// processor, CPUAhead and backlog (3 CPU workers): a CPU worker one job,
+// and 1+CPUAhead while more jobs wait than there are CPU workers (never
+// under best, one query at a time); a batching GPU worker up to GPUBatch.
+func TestCPUAhead(t *testing.T) {
 	for _, tt := range []struct {
-		take         time.Duration
-		fewest, most uint64 // calls for the burst of 40
+		policy  Policy
+		p       Proc
+		ahead   int
+		waiting int // jobs queued
+		want    int
 	}{
-		{4 * time.Millisecond, 10, 39},
-		{0, 40, 40},
+		{PolicyCPU, CPU, 0, 10, 1 + DefaultCPUAhead},
+		{PolicyCPU, CPU, 5, 10, 6},
+		{PolicyCPU, CPU, 5, 7, 4}, // 7 waiting: the worker's 4th leaves 3, not more than the workers
+		{PolicyCPU, CPU, 5, 3, 1}, // no backlog
+		{PolicyCPU, CPU, -1, 10, 1},
+		{PolicyHybrid, CPU, 2, 10, 3},
+		{PolicyBest, CPU, 2, 10, 1},
+		{PolicyGPU, GPU, 2, 10, 4}, // GPUBatch
+		{PolicyCPU, CPU, 2, 0, 0},  // closed, nothing left
 	} {
-		t.Run(tt.take.String(), func(t *testing.T) {
-			s, err := New(ix, Config{Policy: PolicyCPU, CPU: sleepEngine(time.Millisecond), CPUWorkers: 2, Model: ms, CPUTakeCost: tt.take})
-			if err != nil {
-				t.Fatal(err)
+		t.Run(fmt.Sprintf("%s/%s/ahead=%d/waiting=%d", tt.policy, tt.p, tt.ahead, tt.waiting), func(t *testing.T) {
+			cfg := Config{Policy: tt.policy, CPUWorkers: 3, CPUAhead: tt.ahead, GPUBatch: 4}
+			switch {
+			case cfg.CPUAhead == 0:
+				cfg.CPUAhead = DefaultCPUAhead
+			case cfg.CPUAhead < 0:
+				cfg.CPUAhead = 0
 			}
-			defer s.Close()
-			const n = 40
-			burst(s, n)
-			u := s.Usage()
-			if u.Queries[CPU] != n || u.Calls[CPU] < tt.fewest || u.Calls[CPU] > tt.most {
-				t.Errorf("%d queries in %d calls, want %d in %d to %d", u.Queries[CPU], u.Calls[CPU], n, tt.fewest, tt.most)
+			s := &Scheduler{cfg: cfg, q: NewQueues(tt.policy, true, Options{}), start: time.Now(), closed: tt.waiting == 0}
+			s.cond = sync.NewCond(&s.mu)
+			cost := [2]time.Duration{time.Millisecond, 2 * time.Millisecond} // CPU-preferred
+			if tt.p == GPU {
+				cost[CPU], cost[GPU] = cost[GPU], cost[CPU]
 			}
-			for range 5 {
-				burst(s, 1)
+			for i := range tt.waiting {
+				s.q.Add(&Job{ID: uint64(i), Deadline: time.Hour, Cost: cost})
 			}
-			if v := s.Usage(); v.Calls[CPU]-u.Calls[CPU] != 5 {
-				t.Errorf("5 queries one at a time took %d calls, want 5", v.Calls[CPU]-u.Calls[CPU])
+			s.mu.Lock()
+			held := s.take(tt.p, tt.p == GPU, nil)
+			s.mu.Unlock()
+			if len(held) != tt.want || s.q.Len() != tt.waiting-tt.want {
+				t.Errorf("took %d, left %d; want %d, %d", len(held), s.q.Len(), tt.want, tt.waiting-tt.want)
 			}
 		})
 	}
