@@ -3,7 +3,6 @@ package gpu
 import (
 	"math"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/gpusearch/gpusearch/index"
@@ -41,7 +40,7 @@ type qplan struct {
 func planQuery(ix *index.Index, q query.Query, mode query.Mode) (qplan, bool) {
 	p := qplan{and: mode == query.And, k: q.K}
 	bs := ix.BlockSize()
-	byTerm := map[int]int{}
+	var ids []int // the term ID of each list (a query has a few)
 	for _, t := range q.Terms {
 		info, ok := ix.Lookup(t)
 		if !ok {
@@ -50,10 +49,10 @@ func planQuery(ix *index.Index, q query.Query, mode query.Mode) (qplan, bool) {
 			}
 			continue
 		}
-		l, seen := byTerm[info.ID]
-		if !seen || !p.and {
+		l := slices.Index(ids, info.ID)
+		if l < 0 || !p.and {
 			l = len(p.lists)
-			byTerm[info.ID] = l
+			ids = append(ids, info.ID)
 			p.lists = append(p.lists, qlist{first: info.FirstBlock, nb: info.NumBlocks(bs), df: int(info.DF)})
 		}
 		p.pos = append(p.pos, qpos{list: l, idf: ix.IDF(info)})
@@ -67,7 +66,7 @@ func planQuery(ix *index.Index, q query.Query, mode query.Mode) (qplan, bool) {
 		for i := range order {
 			order[i] = i
 		}
-		sort.SliceStable(order, func(a, b int) bool { return p.lists[order[a]].df < p.lists[order[b]].df })
+		slices.SortStableFunc(order, func(a, b int) int { return p.lists[a].df - p.lists[b].df })
 		rank := make([]int, len(order))
 		lists := make([]qlist, len(order))
 		for r, l := range order {

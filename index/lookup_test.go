@@ -8,11 +8,11 @@ import (
 	"testing"
 )
 
-// TestLookupSampled checks Lookup, narrowed by the sampled keys, against
-// a plain search over every term, on lexicons whose terms share long
-// prefixes, are shorter than 8 bytes or hold zero bytes, for terms in
-// the lexicon and between, before and after its terms.
-func TestLookupSampled(t *testing.T) {
+// TestLookup checks Lookup, by hashing, against a plain search over every
+// term, on lexicons whose terms share long prefixes, are short or hold
+// zero bytes, and on one large enough to be hashed on several goroutines,
+// for terms in the lexicon and between, before and after its terms.
+func TestLookup(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	word := func(alphabet string, n int) string {
 		b := make([]byte, n)
@@ -22,17 +22,19 @@ func TestLookupSampled(t *testing.T) {
 		return string(b)
 	}
 	tests := []struct {
-		name string
-		gen  func() string
+		name  string
+		gen   func() string
+		sizes []int
 	}{
-		{"short", func() string { return word("abcdefgh", 1+rng.IntN(6)) }},
-		{"shared prefix", func() string { return "prefix-of-" + word("abcdefgh", 1+rng.IntN(5)) }},
+		{"short", func() string { return word("abcdefgh", 1+rng.IntN(6)) }, []int{0, 1, 2, 3, 4, 5, 16, 17, 300, 5000}},
+		{"shared prefix", func() string { return "prefix-of-" + word("abcdefgh", 1+rng.IntN(5)) }, []int{1, 17, 5000}},
 		{"mixed", func() string {
 			return strings.Repeat("z", rng.IntN(10)) + word("a\x00b", rng.IntN(12))
-		}},
+		}, []int{1, 300, 5000}},
+		{"many", func() string { return word("abcdefghijklmnopqrstuvwxyz", 3+rng.IntN(8)) }, []int{140000}},
 	}
 	for _, tt := range tests {
-		for _, n := range []int{0, 1, 15, 16, 17, 300, 5000} {
+		for _, n := range tt.sizes {
 			seen := map[string]bool{}
 			var terms []string
 			for len(terms) < n {
@@ -47,7 +49,7 @@ func TestLookupSampled(t *testing.T) {
 				ix.lexicon = append(ix.lexicon, lexEntry{termOff: uint64(len(ix.terms)), termLen: uint32(len(w))})
 				ix.terms = append(ix.terms, w...)
 			}
-			ix.sampleLexicon()
+			ix.byTerm = newTermTable(len(ix.lexicon), ix.termString)
 			probes := append([]string{"", "\x00", "\xff\xff", "prefix-of-"}, terms...)
 			for range 500 {
 				probes = append(probes, tt.gen())
@@ -58,10 +60,55 @@ func TestLookupSampled(t *testing.T) {
 				if found := want < len(terms) && terms[want] == p; ok != found || ok && got.ID != want {
 					t.Fatalf("%s, %d terms: Lookup(%q) = (id %d, %v), want (id %d, %v)", tt.name, n, p, got.ID, ok, want, found)
 				}
-				if lo, hi := ix.searchRange(p); want < lo || want > hi {
-					t.Fatalf("%s, %d terms: searchRange(%q) = [%d, %d), the term's place is %d", tt.name, n, p, lo, hi, want)
+				if ok && got.Term != p {
+					t.Fatalf("%s, %d terms: Lookup(%q) names the term %q", tt.name, n, p, got.Term)
 				}
 			}
 		}
 	}
+}
+
+// BenchmarkLookup looks up random terms of a 2^21-term lexicon, by
+// Lookup's hash and, for comparison, by binary search.
+func BenchmarkLookup(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	seen := map[string]bool{}
+	var terms []string
+	for len(terms) < 1<<21 {
+		n := 3 + rng.IntN(8)
+		w := make([]byte, n)
+		for i := range w {
+			w[i] = byte('a' + rng.IntN(26))
+		}
+		if !seen[string(w)] {
+			seen[string(w)] = true
+			terms = append(terms, string(w))
+		}
+	}
+	slices.Sort(terms)
+	ix := &Index{}
+	for _, w := range terms {
+		ix.lexicon = append(ix.lexicon, lexEntry{termOff: uint64(len(ix.terms)), termLen: uint32(len(w))})
+		ix.terms = append(ix.terms, w...)
+	}
+	ix.byTerm = newTermTable(len(ix.lexicon), ix.termString)
+	probes := make([]string, 4096)
+	for i := range probes {
+		probes[i] = terms[rng.IntN(len(terms))]
+	}
+	b.Run("hash", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, ok := ix.Lookup(probes[i%len(probes)]); !ok {
+				b.Fatal("term not found")
+			}
+		}
+	})
+	b.Run("binary-search", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			p := probes[i%len(probes)]
+			if j := sort.Search(len(ix.lexicon), func(j int) bool { return ix.termString(j) >= p }); ix.termString(j) != p {
+				b.Fatal("term not found")
+			}
+		}
+	})
 }

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -27,8 +26,8 @@ type Index struct {
 	dc, fc   codecplugins.Codec
 	maps     map[string][]byte
 	lexicon  []lexEntry
-	terms    []byte   // every term, concatenated in order
-	sample   []uint64 // key8 of every lexStride-th term (Lookup's first step)
+	terms    []byte    // every term, concatenated in order
+	byTerm   termTable // Lookup's hash of the lexicon
 	docData  []byte
 	freqData []byte
 	lastDoc  []uint32
@@ -79,7 +78,7 @@ func Open(dir string) (*Index, error) {
 		err = ix.readLexicon()
 	}
 	if err == nil {
-		ix.sampleLexicon()
+		ix.byTerm = newTermTable(len(ix.lexicon), ix.termString)
 	}
 	if uerr := <-urls; err == nil {
 		err = uerr
@@ -403,65 +402,21 @@ func (ix *Index) URL(docid uint32) string {
 }
 
 // Term returns the i-th term of the sorted lexicon.
-func (ix *Index) Term(i int) TermInfo {
+func (ix *Index) Term(i int) TermInfo { return ix.termInfo(i, strings.Clone(ix.termString(i))) }
+
+// termInfo is the i-th term's TermInfo, its text given.
+func (ix *Index) termInfo(i int, term string) TermInfo {
 	e := &ix.lexicon[i]
-	return TermInfo{
-		ID:         i,
-		Term:       string(ix.terms[e.termOff : e.termOff+uint64(e.termLen)]),
-		CF:         e.cf,
-		DF:         e.df,
-		MaxScore:   e.maxScore,
-		FirstBlock: e.firstBlock,
-	}
+	return TermInfo{ID: i, Term: term, CF: e.cf, DF: e.df, MaxScore: e.maxScore, FirstBlock: e.firstBlock}
 }
 
-// Lookup finds a term by binary search in the lexicon, narrowed first by
-// the sampled keys (a few MB at most, so that its first probes stay in
-// cache: on a 5.7-million-term lexicon a plain binary search missed the
-// cache at nearly every probe).
+// Lookup finds a term by hashing (termTable).
 func (ix *Index) Lookup(term string) (TermInfo, bool) {
-	lo, hi := ix.searchRange(term)
-	i := lo + sort.Search(hi-lo, func(i int) bool { return ix.termString(lo+i) >= term })
-	if i < len(ix.lexicon) && ix.termString(i) == term {
-		return ix.Term(i), true
+	i, ok := ix.byTerm.find(term, ix.termString)
+	if !ok {
+		return TermInfo{}, false
 	}
-	return TermInfo{}, false
-}
-
-// lexStride is the sampling stride of Index.sample.
-const lexStride = 16
-
-// key8 packs a term's first 8 bytes big-endian, zero-padded: a < b
-// implies key8(a) <= key8(b), so the keys order the lexicon coarsely.
-func key8(term string) uint64 {
-	var b [8]byte
-	copy(b[:], term)
-	return binary.BigEndian.Uint64(b[:])
-}
-
-// sampleLexicon keys every lexStride-th term.
-func (ix *Index) sampleLexicon() {
-	ix.sample = make([]uint64, (len(ix.lexicon)+lexStride-1)/lexStride)
-	for i := range ix.sample {
-		ix.sample[i] = key8(ix.termString(i * lexStride))
-	}
-}
-
-// searchRange is the part [lo, hi) of the lexicon where term's place
-// (the first term >= it) lies: a sampled term with a smaller key is below
-// term, one with a larger key above it.
-func (ix *Index) searchRange(term string) (lo, hi int) {
-	k, s := key8(term), ix.sample
-	below := sort.Search(len(s), func(i int) bool { return s[i] >= k })
-	above := sort.Search(len(s), func(i int) bool { return s[i] > k })
-	lo, hi = 0, len(ix.lexicon)
-	if below > 0 {
-		lo = (below-1)*lexStride + 1
-	}
-	if above < len(s) {
-		hi = above * lexStride
-	}
-	return lo, hi
+	return ix.termInfo(i, term), true // term equals the lexicon's: no copy
 }
 
 func (ix *Index) termString(i int) string {
