@@ -66,7 +66,6 @@ type loadFlags struct {
 	gpuWait                      string
 	sweep, urgentAnyProc         bool
 	stealOldest                  bool
-	stealAbove                   int
 	model, costs                 string
 	seed                         uint64
 }
@@ -154,7 +153,7 @@ func newBenchLoadCmd() *cobra.Command {
 			}
 			for _, p := range policies {
 				sc := schedule.Config{Policy: p, Deadline: f.deadline, Model: model, CPU: cpu, GPUs: asEngines(gpus),
-					CPUWorkers: f.cpuWorkers, CPUAhead: f.cpuAhead, GPUBatch: f.gpuBatch, GPUWorkers: f.gpuWorkers, Queues: schedule.Options{UrgentAnyProc: f.urgentAnyProc, StealOldest: f.stealOldest, StealAbove: f.stealAbove}}
+					CPUWorkers: f.cpuWorkers, CPUAhead: f.cpuAhead, GPUBatch: f.gpuBatch, GPUWorkers: f.gpuWorkers, Queues: schedule.Options{UrgentAnyProc: f.urgentAnyProc, StealOldest: f.stealOldest}}
 				if seen != nil {
 					sc.Observe = seen.observe
 				}
@@ -213,7 +212,7 @@ func newBenchLoadCmd() *cobra.Command {
 				best[string(p)] = lo
 			}
 			out := map[string]any{"index": f.dir, "mode": f.mode, "deadline_ms": f.deadline.Milliseconds(), "gpus": len(gpus), "model_fitted": fitted,
-				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "cpu_ahead": f.cpuAhead, "gpu_batch": f.gpuBatch, "gpu_workers": f.gpuWorkers, "gpu_wait": f.gpuWait, "gogc": gogc, "urgent_any_proc": f.urgentAnyProc, "steal_oldest": f.stealOldest, "steal_above": f.stealAbove, "model": model, "runs": runs}
+				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "cpu_ahead": f.cpuAhead, "gpu_batch": f.gpuBatch, "gpu_workers": f.gpuWorkers, "gpu_wait": f.gpuWait, "gogc": gogc, "urgent_any_proc": f.urgentAnyProc, "steal_oldest": f.stealOldest, "model": model, "runs": runs}
 			if f.sweep {
 				out["max_rate_without_misses"] = best
 			}
@@ -246,7 +245,6 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.IntVar(&f.gpuWorkers, "gpu-workers", 0, "workers per GPU: with 2, one plans its batch while the other's runs on the device (0: the config's gpu.workers)")
 	fl.StringVar(&f.gpuWait, "gpu-wait", "", "how the host waits for the GPU: auto, spin, yield or block (default: the config's gpu.wait)")
 	fl.BoolVar(&f.urgentAnyProc, "urgent-any-proc", false, "hybrid: an urgent query runs on whichever processor is free first")
-	fl.IntVar(&f.stealAbove, "steal-above", 0, "hybrid: the CPU steals from the GPU's queue only while more than this many queries wait there (0: whenever it asks)")
 	fl.BoolVar(&f.stealOldest, "steal-oldest", false, "hybrid: the first version's queue order (the GPU's cheapest job first, thieves take the oldest), for comparison")
 	fl.StringVar(&f.model, "model", "", "cost model file (default: cost-model.json beside the index)")
 	fl.StringVar(&f.costs, "costs", "", "write each query's features and mean cost per processor as met under load, over every run of the command, to this JSON file (bench fit --samples' format); a GPU batch's time is split equally among its queries, so GPU figures compare only in sum")

@@ -21,7 +21,6 @@ type simFlags struct {
 	cpuWorkers, gpuBatch       int
 	gpuCall, deadline, horizon time.Duration
 	stealOldest                bool
-	stealAbove                 int
 	seed                       uint64
 }
 
@@ -84,7 +83,7 @@ jobs' GPU times (bench fit measures GPU times in such batches).`,
 				best[string(p)] = run(lo)
 			}
 			return writeJSON(os.Stdout, map[string]any{"samples": len(samples), "model": model, "cpu_workers": f.cpuWorkers,
-				"gpu_batch": f.gpuBatch, "gpu_call_us": f.gpuCall.Microseconds(), "steal_oldest": f.stealOldest, "steal_above": f.stealAbove, "max_rate_without_misses": best})
+				"gpu_batch": f.gpuBatch, "gpu_call_us": f.gpuCall.Microseconds(), "steal_oldest": f.stealOldest, "max_rate_without_misses": best})
 		},
 	}
 	fl := cmd.Flags()
@@ -97,7 +96,6 @@ jobs' GPU times (bench fit measures GPU times in such batches).`,
 	fl.DurationVar(&f.deadline, "deadline", 500*time.Millisecond, "per-query deadline")
 	fl.DurationVar(&f.horizon, "duration", 2*time.Second, "simulated arrivals per rate")
 	fl.BoolVar(&f.stealOldest, "steal-oldest", false, "the first version's queue order (see bench load)")
-	fl.IntVar(&f.stealAbove, "steal-above", 0, "hybrid: the CPU steals from the GPU's queue only while more than this many wait there (see bench load)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the arrivals and of the queries drawn")
 	fl.Bool("json", true, "print JSON (always on)")
 	cmd.MarkFlagRequired("samples")
@@ -130,7 +128,7 @@ func simulate(samples []schedule.Sample, m *schedule.Model, p schedule.Policy, r
 		jobs[i] = schedule.SimJob{Arrival: time.Duration(t * float64(time.Second)), Predicted: [2]time.Duration{c, g}, Actual: [2]time.Duration{s.CPU, s.GPU}}
 	}
 	res, err := schedule.Simulate(jobs, schedule.SimConfig{Policy: p, CPUs: f.cpuWorkers, GPUs: 1, Deadline: f.deadline,
-		Queues: schedule.Options{StealOldest: f.stealOldest, StealAbove: f.stealAbove}, GPUBatch: f.gpuBatch, GPUCall: f.gpuCall})
+		Queues: schedule.Options{StealOldest: f.stealOldest}, GPUBatch: f.gpuBatch, GPUCall: f.gpuCall})
 	if err != nil { // only a policy without its processor: no rate is sustained
 		return simRun{Rate: rate, Missed: len(jobs)}
 	}

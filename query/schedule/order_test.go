@@ -90,7 +90,7 @@ func (r *refQueues) next(p Proc, now time.Duration, running int) *Job {
 		return r.take(eitherGPU, b)
 	}
 	other := int(p.other())
-	if len(r.q[other]) == 0 || p == CPU && len(r.q[other]) <= s.above {
+	if len(r.q[other]) == 0 {
 		return nil
 	}
 	o := byGPUAffinity
@@ -111,7 +111,6 @@ func TestQueuesMatchReference(t *testing.T) {
 		{PolicyHybrid, Options{}},
 		{PolicyHybrid, Options{StealOldest: true}},
 		{PolicyHybrid, Options{UrgentAnyProc: true, Margin: 0.5}},
-		{PolicyHybrid, Options{StealAbove: 3}},
 		{PolicyCPU, Options{}},
 		{PolicyGPU, Options{}},
 		{PolicyBest, Options{}},

@@ -84,7 +84,6 @@ type Queues struct {
 	promote float64 // fraction of the time to deadline after which a job is urgent
 	anyProc bool    // an urgent job runs on whichever processor asks first
 	oldest  bool    // the first version's order (Options.StealOldest)
-	above   int     // Options.StealAbove
 	q       [queues]queue
 	seq     uint64
 	running int
@@ -105,13 +104,6 @@ type Options struct {
 	// GPU takes the job of its own queue that is cheapest on it, and a
 	// thief the oldest job of the other queue.
 	StealOldest bool
-	// StealAbove: under hybrid, the CPU steals from the GPU's queue only
-	// while more than this many jobs wait there (0: whenever it asks, the
-	// paper's rule). A GPU that answers a batch for about the cost of one
-	// query loses little by taking a job in its next batch, and a CPU that
-	// steals it shrinks that batch; set to the jobs the GPU's workers take
-	// in one round, the CPU takes only what the GPU's next batches leave.
-	StealAbove int
 }
 
 // NewQueues makes empty queues for a policy. Without a GPU, every policy
@@ -123,7 +115,7 @@ func NewQueues(p Policy, hasGPU bool, o Options) *Queues {
 	if o.Promote <= 0 {
 		o.Promote = 0.5
 	}
-	s := &Queues{policy: p, hasGPU: hasGPU, margin: o.Margin, promote: o.Promote, anyProc: o.UrgentAnyProc && p == PolicyHybrid, oldest: o.StealOldest, above: o.StealAbove}
+	s := &Queues{policy: p, hasGPU: hasGPU, margin: o.Margin, promote: o.Promote, anyProc: o.UrgentAnyProc && p == PolicyHybrid, oldest: o.StealOldest}
 	// Each queue keeps a heap for every order Next picks it by: arrival
 	// (urgency, "best", "either", an oldest-first thief), its own
 	// processor's order and the thief's.
@@ -210,7 +202,7 @@ func (s *Queues) Next(p Proc, now time.Duration) *Job {
 	if j := older(s.q[eitherCPU].peek(byArrival), s.q[eitherGPU].peek(byArrival)); j != nil {
 		return s.take(j)
 	}
-	if other := &s.q[p.other()]; other.live > 0 && (p == GPU || other.live > s.above) { // steal
+	if other := &s.q[p.other()]; other.live > 0 { // steal
 		switch {
 		case s.oldest:
 			return s.take(other.peek(byArrival))

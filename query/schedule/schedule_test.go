@@ -115,33 +115,6 @@ func TestNextByAffinity(t *testing.T) {
 	}
 }
 
-// TestStealAbove: with StealAbove 2 the CPU steals from the GPU's queue
-// only while more than 2 jobs wait there, the GPU from the CPU's always.
-func TestStealAbove(t *testing.T) {
-	q := NewQueues(PolicyHybrid, true, Options{StealAbove: 2})
-	for i := range 4 {
-		q.Add(&Job{ID: uint64(i), Deadline: time.Hour, Cost: [2]time.Duration{3 * ms, 1 * ms}})
-	}
-	for want := 2; want > 0; want-- {
-		if j := q.Next(CPU, 0); j == nil {
-			t.Fatalf("4 jobs: the CPU stole %d, want 2", 2-want)
-		}
-	}
-	if j := q.Next(CPU, 0); j != nil {
-		t.Fatalf("2 jobs left in the GPU's queue: the CPU stole job %d", j.ID)
-	}
-	q.Add(&Job{ID: 9, Deadline: time.Hour, Cost: [2]time.Duration{1 * ms, 3 * ms}})
-	if j := q.Next(GPU, 0); j == nil || j.ID == 9 {
-		t.Fatalf("Next(GPU) = %v, want one of its own", j)
-	}
-	if j := q.Next(GPU, 0); j == nil || j.ID == 9 {
-		t.Fatalf("Next(GPU) = %v, want its last own", j)
-	}
-	if j := q.Next(GPU, 0); j == nil || j.ID != 9 {
-		t.Fatalf("Next(GPU) = %v, want to steal the CPU's one job", j)
-	}
-}
-
 func TestSimulateCPUStealsLightJobs(t *testing.T) {
 	// A burst of jobs that all prefer the GPU, half of them heavy on the
 	// CPU: the idle CPU steals, but only light jobs, so the GPU's time goes
