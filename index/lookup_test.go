@@ -43,13 +43,7 @@ func TestLookup(t *testing.T) {
 					terms = append(terms, w)
 				}
 			}
-			slices.Sort(terms)
-			ix := &Index{}
-			for _, w := range terms {
-				ix.lexicon = append(ix.lexicon, lexEntry{termOff: uint64(len(ix.terms)), termLen: uint32(len(w))})
-				ix.terms = append(ix.terms, w...)
-			}
-			ix.byTerm = newTermTable(len(ix.lexicon), ix.termString)
+			ix := lexiconOf(terms)
 			probes := append([]string{"", "\x00", "\xff\xff", "prefix-of-"}, terms...)
 			for range 500 {
 				probes = append(probes, tt.gen())
@@ -85,13 +79,7 @@ func BenchmarkLookup(b *testing.B) {
 			terms = append(terms, string(w))
 		}
 	}
-	slices.Sort(terms)
-	ix := &Index{}
-	for _, w := range terms {
-		ix.lexicon = append(ix.lexicon, lexEntry{termOff: uint64(len(ix.terms)), termLen: uint32(len(w))})
-		ix.terms = append(ix.terms, w...)
-	}
-	ix.byTerm = newTermTable(len(ix.lexicon), ix.termString)
+	ix := lexiconOf(terms)
 	probes := make([]string, 4096)
 	for i := range probes {
 		probes[i] = terms[rng.IntN(len(terms))]
@@ -111,4 +99,17 @@ func BenchmarkLookup(b *testing.B) {
 			}
 		}
 	})
+}
+
+// lexiconOf sorts terms and returns an Index holding only them as its
+// lexicon, hashed for Lookup.
+func lexiconOf(terms []string) *Index {
+	slices.Sort(terms)
+	ix := &Index{}
+	for _, w := range terms {
+		ix.lexicon = append(ix.lexicon, lexEntry{termOff: uint64(len(ix.terms)), termLen: uint32(len(w))})
+		ix.terms = append(ix.terms, w...)
+	}
+	ix.byTerm = newTermTable(len(ix.lexicon), ix.termString)
+	return ix
 }
