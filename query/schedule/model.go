@@ -188,13 +188,24 @@ func (m *Model) CPUEngines() string {
 // CPUChoice is the index in CPUAlgorithms of the engine predicted fastest
 // for f, or -1 when the model holds none.
 func (m *Model) CPUChoice(f Features) int {
-	best, bestCost := -1, time.Duration(0)
-	for i, a := range m.CPUAlgorithms {
-		if c := a.Cost.predict(f); best < 0 || c < bestCost {
-			best, bestCost = i, c
+	_, i := m.cpuCost(f)
+	return i
+}
+
+// cpuCost is the CPU's predicted time for f and the index in
+// CPUAlgorithms of the engine predicted fastest, whose time it is (-1 and
+// m.CPU's time when the model holds none).
+func (m *Model) cpuCost(f Features) (time.Duration, int) {
+	if len(m.CPUAlgorithms) == 0 {
+		return m.CPU.predict(f), -1
+	}
+	best, bestCost := 0, m.CPUAlgorithms[0].Cost.predict(f)
+	for i, a := range m.CPUAlgorithms[1:] {
+		if c := a.Cost.predict(f); c < bestCost {
+			best, bestCost = i+1, c
 		}
 	}
-	return best
+	return bestCost, best
 }
 
 // WithCPUEngine returns a copy of m whose CPU queries all run on engine
@@ -228,11 +239,14 @@ func DefaultModel() *Model {
 // each (the queues compare their ratios).
 // With CPUAlgorithms, the CPU time is that of the engine CPUChoice picks.
 func (m *Model) Predict(f Features) (cpu, gpu time.Duration) {
-	c := m.CPU
-	if i := m.CPUChoice(f); i >= 0 {
-		c = m.CPUAlgorithms[i].Cost
-	}
-	return max(c.predict(f), time.Microsecond), max(m.GPU.predict(f), time.Microsecond)
+	cpu, gpu, _ = m.predictChoice(f)
+	return cpu, gpu
+}
+
+// predictChoice is Predict, and CPUChoice of the same features.
+func (m *Model) predictChoice(f Features) (cpu, gpu time.Duration, choice int) {
+	cpu, choice = m.cpuCost(f)
+	return max(cpu, time.Microsecond), max(m.GPU.predict(f), time.Microsecond), choice
 }
 
 // Sample is one measured query.

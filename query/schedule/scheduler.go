@@ -176,10 +176,16 @@ func (s *Scheduler) CPUWorkers() int { return s.cfg.CPUWorkers }
 // prefixed with the processor that ran it ("cpu:", "gpu:").
 func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, error) {
 	f := FeaturesOf(s.ix, q)
-	cpu, gpu := s.cfg.Model.Predict(f)
+	cpu, gpu, choice := s.cfg.Model.predictChoice(f)
 	p := &pending{ctx: ctx, q: q, cpu: s.cfg.CPU, done: make(chan outcome, 1)}
 	if c, ok := s.cfg.CPU.(*Choice); ok {
-		p.cpu = c.engineFor(f) // the features are at hand: look the terms up once
+		// The features are at hand: look the terms up once, and when the
+		// Choice prices engines with the queues' model, choose once.
+		if c.model == s.cfg.Model && choice >= 0 {
+			p.cpu = c.engines[choice]
+		} else {
+			p.cpu = c.engineFor(f)
+		}
 	}
 	now := time.Since(s.start)
 	j := &Job{ID: s.nextID.Add(1), Arrival: now, Deadline: now + s.cfg.Deadline, Cost: [2]time.Duration{cpu, gpu}, Payload: p}

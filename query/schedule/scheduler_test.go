@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -340,14 +341,25 @@ func TestSchedulerChoosesCPUEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The scheduler's own model: the Choice's, or one listing the same
+	// engines in the other order (the Choice must still pick by its own).
+	rev := *m
+	rev.CPUAlgorithms = slices.Clone(m.CPUAlgorithms)
+	slices.Reverse(rev.CPUAlgorithms)
 	s, err := New(ix, Config{Policy: PolicyCPU, CPU: ch, Model: m, CPUWorkers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	sRev, err := New(ix, Config{Policy: PolicyCPU, CPU: ch, Model: &rev, CPUWorkers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sRev.Close()
 	r := rand.New(rand.NewPCG(8, 8))
 	ran := map[string]int{}
 	for i := range 300 {
+		s := []*Scheduler{s, sRev}[i/2%2]
 		q := query.Query{Mode: []query.Mode{query.And, query.Or}[i%2], K: 10}
 		for range 1 + r.IntN(3) {
 			q.Terms = append(q.Terms, fmt.Sprintf("t%03d", r.IntN(200)))
