@@ -394,14 +394,13 @@ func (s *Scheduler) run(p Proc, e query.Engine, be query.BatchEngine, jobs []*Jo
 		qs = append(qs, pd.q)
 	}
 	switch {
-	case p == CPU || len(qs) == 1:
-		for _, i := range live {
-			pd := jobs[i].Payload.(*pending)
-			if p == CPU {
-				e = pd.cpu
-			}
-			outs[i].res, outs[i].err = e.Search(pd.ctx, pd.q)
+	case len(qs) == 1:
+		i := live[0]
+		pd := jobs[i].Payload.(*pending)
+		if p == CPU {
+			e = pd.cpu
 		}
+		outs[i].res, outs[i].err = e.Search(pd.ctx, pd.q)
 	case len(qs) > 1:
 		// The batch outlives any one caller's context; each caller
 		// still stops waiting when its own is done.
@@ -421,8 +420,8 @@ func (s *Scheduler) run(p Proc, e query.Engine, be query.BatchEngine, jobs []*Jo
 // last engine call.
 func (s *Scheduler) Usage() Usage {
 	var u Usage
+	c := &s.usage
 	for p := range u.Queries {
-		c := &s.usage
 		u.Queries[p] = c.queries[p].Load()
 		u.Busy[p] = time.Duration(c.busy[p].Load())
 		u.Calls[p] = c.calls[p].Load()
