@@ -12,8 +12,9 @@ import (
 )
 
 // cudaBackend is the query engine's backend on a Device: allocations go
-// through the device's budget, and a run is one hold of the device, so the
-// launches of a query pass never wait for another caller's.
+// through the device's budget, and each lane is a stream of its own, so
+// that the runs of different lanes overlap on the device (one's launches
+// while another's kernels run or its results come back).
 type cudaBackend struct {
 	d   *Device
 	fns map[string]cu.Function // query and decode kernels; read-only after construction
@@ -22,7 +23,15 @@ type cudaBackend struct {
 	bufs  map[devPtr]*Buffer
 	usage DeviceUsage
 
-	// Touched only inside Device.do.
+	lanesMu sync.Mutex // not mu: making a lane waits for runs, which take mu
+	lanes   map[int]*cudaLane
+}
+
+// cudaLane is one lane's stream and timing events. Its mutex serializes
+// the lane's runs.
+type cudaLane struct {
+	mu          sync.Mutex
+	s           cu.Stream
 	events      []cu.Event
 	marks       int
 	first, read cu.Event // a run's first operation and its last download's start
@@ -46,7 +55,7 @@ func openBackend(opts DeviceOptions) (*Device, *cudaBackend, error) {
 // newCudaBackend loads the query kernels (kernels/query.ptx, or from
 // PTXDirEnv) next to the device's decoders.
 func newCudaBackend(d *Device) (*cudaBackend, error) {
-	b := &cudaBackend{d: d, fns: map[string]cu.Function{}, bufs: map[devPtr]*Buffer{}}
+	b := &cudaBackend{d: d, fns: map[string]cu.Function{}, bufs: map[devPtr]*Buffer{}, lanes: map[int]*cudaLane{}}
 	err := d.do(func() error {
 		ptx, from, err := loadPTX("query")
 		if err != nil {
@@ -66,10 +75,7 @@ func newCudaBackend(d *Device) (*cudaBackend, error) {
 		for name, fn := range d.fns {
 			b.fns[name] = fn
 		}
-		if b.first, err = cu.MakeEvent(cu.DefaultEvent); err == nil {
-			b.read, err = cu.MakeEvent(cu.DefaultEvent)
-		}
-		return err
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -120,14 +126,53 @@ func (b *cudaBackend) upload(p devPtr, src []byte) error {
 
 func (b *cudaBackend) multiprocessors() int { return b.d.Info().SMs }
 
-func (b *cudaBackend) run(f func(s stream) error) error {
-	return b.d.do(func() error {
+// lane returns lane i, made on first use.
+func (b *cudaBackend) lane(i int) (*cudaLane, error) {
+	b.lanesMu.Lock()
+	defer b.lanesMu.Unlock()
+	if l, ok := b.lanes[i]; ok {
+		return l, nil
+	}
+	l := &cudaLane{}
+	err := b.d.do(func() error {
+		var err error
+		if l.s, err = cu.MakeStream(cu.NonBlocking); err != nil {
+			return fmt.Errorf("gpu: make stream: %w", err)
+		}
+		if l.first, err = cu.MakeEvent(cu.DefaultEvent); err == nil {
+			l.read, err = cu.MakeEvent(cu.DefaultEvent)
+		}
+		if err != nil {
+			return fmt.Errorf("gpu: make event: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.lanes[i] = l
+	return l, nil
+}
+
+func (b *cudaBackend) run(lane int, f func(s stream) error) error {
+	l, err := b.lane(lane)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return b.d.doShared(func() error {
 		start := time.Now()
-		b.marks, b.reads = 0, 0
-		if err := b.first.Record(cu.Stream{}); err != nil {
+		l.marks, l.reads = 0, 0
+		if err := l.first.Record(l.s); err != nil {
 			return fmt.Errorf("gpu: record event: %w", err)
 		}
-		err := f(cudaStream{b})
+		err := f(cudaStream{b, l})
+		if err == nil {
+			// A run's last download waited for its work, but a run that
+			// ends otherwise must not leave work behind on its buffers.
+			err = l.s.Synchronize()
+		}
 		if err != nil {
 			// A failed launch or copy may be a kernel fault: find out, so
 			// that a lost context is reported as such from now on.
@@ -136,17 +181,17 @@ func (b *cudaBackend) run(f func(s stream) error) error {
 			}
 			return err
 		}
-		return b.account(time.Since(start))
+		return b.account(l, time.Since(start))
 	})
 }
 
 // account adds a finished run to the usage: held is its time on the
 // host, and its device time runs from its first operation to the start of
 // its last download (which waited for everything before it).
-func (b *cudaBackend) account(held time.Duration) error {
+func (b *cudaBackend) account(l *cudaLane, held time.Duration) error {
 	var busy time.Duration
-	if b.reads > 0 {
-		ms, err := b.first.Elapsed(b.read)
+	if l.reads > 0 {
+		ms, err := l.first.Elapsed(l.read)
 		if err != nil {
 			return fmt.Errorf("gpu: event time: %w", err)
 		}
@@ -167,15 +212,19 @@ func (b *cudaBackend) deviceUsage() DeviceUsage {
 	return b.usage
 }
 
-// cudaStream queues on the legacy default stream. Its methods run inside
+// cudaStream queues on a lane's stream. Its methods run inside
 // cudaBackend.run.
-type cudaStream struct{ b *cudaBackend }
+type cudaStream struct {
+	b *cudaBackend
+	l *cudaLane
+}
 
 func (s cudaStream) upload(p devPtr, src []byte) error {
 	if len(src) == 0 {
 		return nil
 	}
-	if err := cu.MemcpyHtoD(cu.DevicePtr(p), unsafe.Pointer(&src[0]), int64(len(src))); err != nil {
+	// From pageable memory, the copy returns once src is staged.
+	if err := cu.MemcpyHtoDAsync(cu.DevicePtr(p), unsafe.Pointer(&src[0]), int64(len(src)), s.l.s); err != nil {
 		return fmt.Errorf("gpu: write %d bytes: %w", len(src), err)
 	}
 	return nil
@@ -185,7 +234,7 @@ func (s cudaStream) memset32(p devPtr, v uint32, n int64) error {
 	if n == 0 {
 		return nil
 	}
-	if err := cu.MemsetD32Async(cu.DevicePtr(p), uint(v), n, cu.Stream{}); err != nil {
+	if err := cu.MemsetD32Async(cu.DevicePtr(p), uint(v), n, s.l.s); err != nil {
 		return fmt.Errorf("gpu: memset %d words: %w", n, err)
 	}
 	return nil
@@ -201,7 +250,7 @@ func (s cudaStream) launch(kernel string, grid, block int, args ...uint64) error
 	for i := range vals {
 		ptrs[i] = unsafe.Pointer(&vals[i])
 	}
-	if err := fn.Launch(grid, 1, 1, block, 1, 1, 0, cu.Stream{}, ptrs); err != nil {
+	if err := fn.Launch(grid, 1, 1, block, 1, 1, 0, s.l.s, ptrs); err != nil {
 		return fmt.Errorf("gpu: launch %s (%d x %d): %w", kernel, grid, block, err)
 	}
 	return nil
@@ -211,11 +260,16 @@ func (s cudaStream) download(dst []byte, p devPtr) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	if err := s.b.read.Record(cu.Stream{}); err != nil {
+	l := s.l
+	if err := l.read.Record(l.s); err != nil {
 		return fmt.Errorf("gpu: record event: %w", err)
 	}
-	s.b.reads++
-	if err := cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), cu.DevicePtr(p), int64(len(dst))); err != nil {
+	l.reads++
+	err := cu.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), cu.DevicePtr(p), int64(len(dst)), l.s)
+	if err == nil {
+		err = l.s.Synchronize()
+	}
+	if err != nil {
 		if serr := s.b.d.sync(); serr != nil {
 			return serr
 		}
@@ -225,26 +279,26 @@ func (s cudaStream) download(dst []byte, p devPtr) error {
 }
 
 func (s cudaStream) mark() error {
-	b := s.b
-	if b.marks == len(b.events) {
+	l := s.l
+	if l.marks == len(l.events) {
 		ev, err := cu.MakeEvent(cu.DefaultEvent)
 		if err != nil {
 			return fmt.Errorf("gpu: make event: %w", err)
 		}
-		b.events = append(b.events, ev)
+		l.events = append(l.events, ev)
 	}
-	if err := b.events[b.marks].Record(cu.Stream{}); err != nil {
+	if err := l.events[l.marks].Record(l.s); err != nil {
 		return fmt.Errorf("gpu: record event: %w", err)
 	}
-	b.marks++
+	l.marks++
 	return nil
 }
 
 func (s cudaStream) elapsed() ([]time.Duration, error) {
-	b := s.b
+	l := s.l
 	var out []time.Duration
-	for i := 0; i+1 < b.marks; i++ {
-		ms, err := b.events[i].Elapsed(b.events[i+1])
+	for i := 0; i+1 < l.marks; i++ {
+		ms, err := l.events[i].Elapsed(l.events[i+1])
 		if err != nil {
 			return nil, fmt.Errorf("gpu: event time: %w", err)
 		}

@@ -67,11 +67,13 @@ func (r *Resident) Free() error {
 // of its results.
 type DeviceUsage struct {
 	Runs int64
-	// Held is the host's time inside runs, with the device to itself.
+	// Held is the host's time inside runs.
 	Held time.Duration
 	// Busy is the device's time from each run's first operation to the
 	// start of its last download (CUDA events): kernels, copies, and any
 	// gaps while the host was late to queue work. Held - Busy is the host's
 	// share: queueing launches, waiting to notice the end, and the copy.
+	// Runs on different streams overlap, so Busy (and Held) can exceed the
+	// wall time.
 	Busy time.Duration
 }

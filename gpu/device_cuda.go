@@ -17,7 +17,8 @@ import (
 const warpsPerCTA = 4
 
 // Device is one GPU with its own CUDA context. Calls are serialized by a
-// lock, and each runs on its caller's own thread, locked to it for the
+// lock (except the query engines' runs, each on a stream of its own, which
+// share it: see doShared), and each runs on its caller's own thread, locked to it for the
 // call, with the context made current there: a Device is safe for
 // concurrent use, and a call costs no hand-off to another thread. (An
 // earlier design ran every call on one goroutine locked to the context's
@@ -29,13 +30,13 @@ type Device struct {
 
 	gate   sync.RWMutex // held for reading by calls in flight, for writing by Close
 	closed bool
-	exec   sync.Mutex // held by the call running on the device
+	exec   sync.RWMutex // held by the call running on the device, or shared by runs on their own streams
 
 	mu   sync.Mutex
 	used int64 // bytes allocated
 	lost error // set when a kernel fault left the context unusable
 
-	// Touched only under exec.
+	// Written only under exec held alone (fns only while opening).
 	fns        map[string]cu.Function
 	start, end cu.Event
 	ptxFrom    string
@@ -169,7 +170,17 @@ func (d *Device) loadKernels() error {
 
 // do runs f with the device to itself, on the calling goroutine's thread
 // with the context current there, and returns f's error.
-func (d *Device) do(f func() error) error {
+func (d *Device) do(f func() error) error { return d.hold(false, f) }
+
+// doShared is do for work queued on a stream of the caller's own that
+// ends by waiting for that stream: such calls run at once, their kernels
+// side by side on the device, while calls through do wait for all of
+// them (and they for it). f must not touch what do's callers share
+// (start, end).
+func (d *Device) doShared(f func() error) error { return d.hold(true, f) }
+
+// hold runs f under exec, shared or not.
+func (d *Device) hold(shared bool, f func() error) error {
 	d.gate.RLock()
 	defer d.gate.RUnlock()
 	if d.closed {
@@ -181,8 +192,13 @@ func (d *Device) do(f func() error) error {
 	if lost != nil {
 		return lost
 	}
-	d.exec.Lock()
-	defer d.exec.Unlock()
+	if shared {
+		d.exec.RLock()
+		defer d.exec.RUnlock()
+	} else {
+		d.exec.Lock()
+		defer d.exec.Unlock()
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := cu.SetCurrentContext(d.ctx); err != nil {

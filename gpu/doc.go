@@ -13,7 +13,9 @@
 // Device. OpenDevice creates one CUDA context on one GPU. Every CUDA call
 // is a closure that runs under the device's lock on its caller's thread,
 // locked to it for the call with the context made current there, so a
-// Device is safe for concurrent use and its calls are serialized.
+// Device is safe for concurrent use and its calls are serialized, except
+// the query engine's runs, each on a stream of its own, which share the
+// lock and overlap.
 // Allocations are counted against a budget (DeviceOptions.MemoryBudgetMB,
 // default the free memory at open) and fail with ErrOutOfMemory past it.
 // A kernel fault (which leaves a CUDA context unusable) is reported as an
@@ -62,9 +64,11 @@
 // bm25.TermScore operation by operation and add up in query-term order, so
 // they equal the CPU's bit for bit. SearchBatch queues many passes per
 // synchronization. Each caller holds a workspace of its own (device
-// scratch, result slots and their host copy), so callers plan, lay out and
-// read back their batches on the host while another caller's launch
-// sequence runs; the device takes one run at a time. An engine has four
+// scratch, result slots and their host copy) and a stream of its own (a
+// lane), so callers plan, lay out and read back their batches on the host
+// while another caller's launch sequence runs, and the runs of different
+// callers overlap on the device: one's short kernels beside another's,
+// one's launches while another's results come back. An engine has four
 // workspaces, and a fifth caller waits for one; each grows to the largest
 // wave it served and keeps its memory, so the memory budget must leave
 // room for four. Usage accounts for the runs (host time holding the

@@ -23,8 +23,8 @@ type Options struct {
 // Engine answers queries on a GPU: the index stays resident in device
 // memory, and each query runs as one sequence of kernel launches (see the
 // package documentation). It implements query.Engine and
-// query.BatchEngine; concurrent calls overlap on the host, and their runs
-// on the device are serialized.
+// query.BatchEngine; concurrent calls overlap on the host and, each on a
+// stream of its own, on the device.
 type Engine struct {
 	dev *Device
 	be  *cudaBackend

@@ -132,7 +132,7 @@ func (l *isectLists) intersect(alg string, gridCap int) ([]uint32, time.Duration
 	}
 	var out []uint32
 	var took time.Duration
-	err := l.be.run(func(s stream) error {
+	err := l.be.run(0, func(s stream) error {
 		if l.n == 0 {
 			return nil
 		}

@@ -175,7 +175,7 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 	alone := t.w == 1
 	grid := e.gridFor(t.tiles * qTile)
 	var redo []*qjob
-	err := e.be.run(func(s stream) error {
+	err := e.be.run(ws.lane, func(s stream) error {
 		tm := qtimer{on: timing && alone}
 		type step struct {
 			phase Phase

@@ -24,9 +24,9 @@ type backend interface {
 	free(p devPtr) error
 	// upload copies src to p, synchronously.
 	upload(p devPtr, src []byte) error
-	// run gives f the device's stream for one sequence of work; runs are
-	// serialized, and nothing else uses the device during one.
-	run(f func(s stream) error) error
+	// run gives f lane's stream for one sequence of work. Runs on one lane
+	// are serialized; runs on different lanes may overlap on the device.
+	run(lane int, f func(s stream) error) error
 	// multiprocessors sizes grid-stride launches.
 	multiprocessors() int
 }
@@ -50,8 +50,7 @@ func freeAll(be backend, ptrs ...devPtr) error {
 type stream interface {
 	// upload copies src to p before the work queued after it, so that a
 	// launch sequence's small tables travel in the same run as its
-	// launches (a separate backend.upload is one more hold of the
-	// device's lock).
+	// launches (a separate backend.upload holds the whole device).
 	upload(p devPtr, src []byte) error
 	memset32(p devPtr, v uint32, n int64) error
 	launch(kernel string, grid, block int, args ...uint64) error

@@ -144,7 +144,7 @@ func (b *emuBackend) upload(p devPtr, src []byte) error {
 	return emuStream{b}.upload(p, src)
 }
 
-func (b *emuBackend) run(f func(s stream) error) error {
+func (b *emuBackend) run(_ int, f func(s stream) error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return f(emuStream{b})
@@ -339,7 +339,7 @@ func TestEmuBackendRejects(t *testing.T) {
 	if err := b.upload(p+32, make([]byte, 512)); err == nil {
 		t.Errorf("upload past an allocation succeeded")
 	}
-	err = b.run(func(s stream) error { return s.launch("no_such_kernel", 1, 32) })
+	err = b.run(0, func(s stream) error { return s.launch("no_such_kernel", 1, 32) })
 	if err == nil || errors.Is(err, io.EOF) {
 		t.Errorf("launch of an unknown kernel = %v, want a status error", err)
 	}

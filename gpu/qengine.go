@@ -83,10 +83,11 @@ type qengine struct {
 const workspaces = 4
 
 // workspace is one search's device scratch, its device slots for results
-// and their host copy. Each search in flight has its own, so that searches
-// prepare and finish on the host while another's launches run; the device
-// itself takes one run at a time.
+// and their host copy, and its lane of the backend. Each search in flight
+// has its own, so that searches prepare and finish on the host while
+// another's launches run, and their runs overlap on the device.
 type workspace struct {
+	lane    int
 	scratch devPtr
 	scrSize int64
 	out     devPtr
@@ -117,8 +118,8 @@ func (e *qengine) takeWorkspace(ctx context.Context) (*workspace, error) {
 func newQEngine(ix *index.Index, be backend) (*qengine, error) {
 	e := &qengine{ix: ix, be: be, bs: ix.BlockSize(), docs: ix.NumDocs(), gridCap: 8 * max(1, be.multiprocessors()),
 		wavePostings: defaultWavePostings, waveCandidates: defaultWaveCandidates, topk: TopKRadix, spare: make(chan *workspace, workspaces)}
-	for range workspaces {
-		e.spare <- &workspace{}
+	for i := range workspaces {
+		e.spare <- &workspace{lane: i}
 	}
 	p := ix.BM25()
 	e.k1p1 = math.Float32bits(p.K1 + 1)
@@ -467,7 +468,7 @@ func (e *qengine) runOr(ws *workspace, j *qjob, timing bool) error {
 	}
 	sc, _ = e.layout(&j.plan, ws.scratch)
 	buf := ws.slots(sc.slotBytes())
-	return e.be.run(func(s stream) error {
+	return e.be.run(ws.lane, func(s stream) error {
 		tm := qtimer{on: timing}
 		if err := tm.begin(s, PhaseInit); err != nil {
 			return err

@@ -170,7 +170,7 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob) ([]*qjob, error) {
 	out, slot := uint64(ws.out), uint64(t.slotSize)
 	spans := (int64(e.docs) + orSpan - 1) / orSpan
 	gx := e.waveGrid(t.maxKeys, w)
-	err := e.be.run(func(s stream) error {
+	err := e.be.run(ws.lane, func(s stream) error {
 		steps := []func() error{
 			func() error { return s.upload(tab, bytesOf(table)) },
 			func() error { return s.launch("q_init", int(w), qTile, out, slot, sKeys+1, needs, 0, none32, 0) },

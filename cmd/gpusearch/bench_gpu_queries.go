@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,7 +26,7 @@ func init() { gpuBenchSubcommands = append(gpuBenchSubcommands, newBenchGPUQueri
 type gpuQueriesOptions struct {
 	index, queries, modes, cpu, batches string
 	topk                                string
-	k, device                           int
+	k, device, callers                  int
 	bigPostings                         int64
 	minTime                             time.Duration
 	json                                bool
@@ -42,14 +45,16 @@ mean, p50 and p99 are over queries, for all of them and for the "big" ones,
 whose lists hold over --big-postings postings in all. The GPU's device time
 by phase comes from one profiled run per query (CUDA events between phases),
 and batched throughput from SearchBatch over consecutive chunks of the
-queries, for each size of --batch.`,
+queries, for each size of --batch, with --callers goroutines taking the
+chunks in turn (as the scheduler's GPU workers do: their runs overlap on
+the device).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.queries == "" {
 				return usagef("bench gpu queries: --queries is required")
 			}
-			if o.k <= 0 || o.minTime < 0 || o.bigPostings < 0 {
-				return usagef("bench gpu queries: --k must be positive, --min-time and --big-postings not negative")
+			if o.k <= 0 || o.callers <= 0 || o.minTime < 0 || o.bigPostings < 0 {
+				return usagef("bench gpu queries: --k and --callers must be positive, --min-time and --big-postings not negative")
 			}
 			batches, err := parseBatchSizes(o.batches)
 			if err != nil {
@@ -85,6 +90,7 @@ queries, for each size of --batch.`,
 	fl.StringVar(&o.cpu, "cpu", "exhaustive,bmw,daat", "comma-separated CPU engines to compare with")
 	fl.StringVar(&o.batches, "batch", "1,8,32,128", "comma-separated batch sizes for throughput")
 	fl.IntVar(&o.k, "k", 10, "results per query")
+	fl.IntVar(&o.callers, "callers", 1, "goroutines calling SearchBatch at once in the throughput runs")
 	fl.IntVar(&o.device, "device", 0, "CUDA device ordinal")
 	fl.StringVar(&o.topk, "topk", "radix", "top-k method of single OR queries: radix (radix select) or tree (the paper's max tree)")
 	fl.Int64Var(&o.bigPostings, "big-postings", 1000000, "a query is big when its lists hold more postings than this")
@@ -178,8 +184,9 @@ type gpuPhaseRow struct {
 }
 
 type gpuBatchRow struct {
-	Batch int     `json:"batch"`
-	QPS   float64 `json:"qps"`
+	Batch   int     `json:"batch"`
+	Callers int     `json:"callers"`
+	QPS     float64 `json:"qps"`
 }
 
 // benchGPUQueries measures g and the --cpu engines on the queries file.
@@ -267,7 +274,7 @@ func benchGPUQueries(ctx context.Context, ix *index.Index, g gpuQueryEngine, o g
 		if mr.Phases, err = gpuPhases(ctx, g, qs, big); err != nil {
 			return nil, err
 		}
-		if mr.Batches, mr.BatchDiffers, err = batchThroughput(ctx, g, qs, answers[0], batches, o.minTime); err != nil {
+		if mr.Batches, mr.BatchDiffers, err = batchThroughput(ctx, g, qs, answers[0], batches, max(o.callers, 1), o.minTime); err != nil {
 			return nil, err
 		}
 		rep.Modes = append(rep.Modes, mr)
@@ -375,35 +382,52 @@ func gpuPhases(ctx context.Context, g gpuQueryEngine, qs []query.Query, big []bo
 	return rows, nil
 }
 
-// batchThroughput is SearchBatch's queries/s over chunks of each size, and
-// the number of batch answers that differ from Search's.
-func batchThroughput(ctx context.Context, g gpuQueryEngine, qs []query.Query, single []query.Result, sizes []int, minTime time.Duration) ([]gpuBatchRow, int, error) {
+// batchThroughput is SearchBatch's queries/s over chunks of each size,
+// callers goroutines taking the chunks in turn, and the number of batch
+// answers that differ from Search's.
+func batchThroughput(ctx context.Context, g gpuQueryEngine, qs []query.Query, single []query.Result, sizes []int, callers int, minTime time.Duration) ([]gpuBatchRow, int, error) {
 	var rows []gpuBatchRow
-	differs := 0
+	var differs atomic.Int64
 	for _, b := range sizes {
 		var elapsed time.Duration
 		n := 0
 		for pass := 0; pass == 0 || elapsed < minTime; pass++ {
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			errs := make([]error, callers)
 			start := time.Now()
-			for i := 0; i < len(qs); i += b {
-				rs, err := g.SearchBatch(ctx, qs[i:min(i+b, len(qs))])
-				if err != nil {
-					return nil, 0, fmt.Errorf("bench gpu queries: batch of %d: %w", b, err)
-				}
-				if pass == 0 {
-					for j, r := range rs {
-						if !slices.Equal(r.Hits, single[i+j].Hits) {
-							differs++
+			for c := range callers {
+				wg.Go(func() {
+					for {
+						i := int(next.Add(int64(b))) - b
+						if i >= len(qs) {
+							return
+						}
+						rs, err := g.SearchBatch(ctx, qs[i:min(i+b, len(qs))])
+						if err != nil {
+							errs[c] = fmt.Errorf("bench gpu queries: batch of %d: %w", b, err)
+							return
+						}
+						if pass == 0 {
+							for j, r := range rs {
+								if !slices.Equal(r.Hits, single[i+j].Hits) {
+									differs.Add(1)
+								}
+							}
 						}
 					}
-				}
+				})
+			}
+			wg.Wait()
+			if err := errors.Join(errs...); err != nil {
+				return nil, 0, err
 			}
 			elapsed += time.Since(start)
 			n += len(qs)
 		}
-		rows = append(rows, gpuBatchRow{Batch: b, QPS: float64(n) / elapsed.Seconds()})
+		rows = append(rows, gpuBatchRow{Batch: b, Callers: callers, QPS: float64(n) / elapsed.Seconds()})
 	}
-	return rows, differs, nil
+	return rows, int(differs.Load()), nil
 }
 
 // printGPUQueries writes the report as a table.
@@ -429,6 +453,9 @@ func printGPUQueries(w io.Writer, rep *gpuQueriesReport) {
 		fmt.Fprintf(w, "  batched q/s:")
 		for _, b := range m.Batches {
 			fmt.Fprintf(w, " %d: %.0f", b.Batch, b.QPS)
+		}
+		if len(m.Batches) > 0 && m.Batches[0].Callers > 1 {
+			fmt.Fprintf(w, " (%d callers)", m.Batches[0].Callers)
 		}
 		fmt.Fprintf(w, "\n  answers: %d of %d differ from the exhaustive scorer's; %d batch answers differ from single ones\n", m.Mismatches, m.Checked, m.BatchDiffers)
 	}

@@ -104,7 +104,7 @@ func TestBenchGPUQueries(t *testing.T) {
 	if err := os.WriteFile(qfile, []byte("1\tparse json\n2\thttp server timeout\n3\tthe\n4\tread file line by line\n5\tqwxzvk\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o := gpuQueriesOptions{index: dir, queries: qfile, modes: "and,or", cpu: "exhaustive,daat", k: 10, bigPostings: 100}
+	o := gpuQueriesOptions{index: dir, queries: qfile, modes: "and,or", cpu: "exhaustive,daat", k: 10, callers: 3, bigPostings: 100}
 	rep, err := benchGPUQueries(context.Background(), ix, fakeGPUEngine{query.NewExhaustive(ix)}, o, []int{1, 3}, io.Discard)
 	if err != nil {
 		t.Fatalf("benchGPUQueries: %v", err)
@@ -125,7 +125,7 @@ func TestBenchGPUQueries(t *testing.T) {
 	}
 	var b bytes.Buffer
 	printGPUQueries(&b, rep)
-	for _, want := range []string{"mode and", "mode or", "speedup vs exhaustive", "phases big", "batched q/s: 1:"} {
+	for _, want := range []string{"mode and", "mode or", "speedup vs exhaustive", "phases big", "batched q/s: 1:", "(3 callers)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}

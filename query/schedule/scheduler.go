@@ -33,8 +33,9 @@ type Config struct {
 	CPUAhead int
 	// GPUWorkers is the number of workers per GPU (default 1). With two,
 	// one can take and prepare a batch while the other's runs on the
-	// device, when the engine allows that (the GPU engine gives each
-	// caller a workspace of its own and serializes only device runs).
+	// device, and their runs overlap there, when the engine allows that
+	// (the GPU engine gives each caller a workspace and a stream of its
+	// own).
 	GPUWorkers int
 	// Observe, when set, is called by the worker after each engine call
 	// with every query it answered, the processor, and the call's time

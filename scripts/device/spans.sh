@@ -11,7 +11,8 @@
 #   gpuq   on the scheduling index (2x10^6 docs, gpu-bp256, seed 2; 600
 #          queries, seed 3), bench gpu queries --mode MODE --k 10 with the old
 #          binary, then the new one, then the old one again (batches
-#          1,64,128,512; 1 s each);
+#          1,64,128,512; 1 s each); with CALLERS=N, the new one also
+#          with --callers N after its first run;
 #   profile  ncu (per-kernel time and DRAM bytes) over bench gpu queries
 #          --batch 64 on the first 128 queries: the first 3 launches of each
 #          launch configuration of the wave kernels, decoders, pick and
@@ -76,13 +77,15 @@ head -400 "$W/q.txt" >"$W/fit.txt"
 tail -200 "$W/q.txt" >"$W/load.txt"
 
 if has gpuq; then
-	for v in old new old2; do
+	for v in old new ${CALLERS:+callers} old2; do
 		bin=$B
-		[ "$v" = new ] || bin=.device/gpusearch-old
+		[ "$v" = new ] || [ "$v" = callers ] || bin=.device/gpusearch-old
 		stamp "bench gpu queries ($v)"
-		if [ "$v" = new ]; then
+		c=1
+		[ "$v" = callers ] && c=$CALLERS
+		if [ "$v" = new ] || [ "$v" = callers ]; then
 			timeout "$(tmo 90)" $bin bench gpu queries --index "$W/s" --queries "$W/q.txt" --mode "$MODE" --k 10 --cpu bmw \
-				--batch 1,64,128,512 --min-time 1s --json >"$R/gpuq-$v.json" 2>>"$LOG"
+				--batch 1,64,128,512 --min-time 1s --callers $c --json >"$R/gpuq-$v.json" 2>>"$LOG"
 		else
 			GPUSEARCH_PTX_DIR= timeout "$(tmo 90)" $bin bench gpu queries --index "$W/s" --queries "$W/q.txt" --mode "$MODE" --k 10 --cpu bmw \
 				--batch 1,64,128,512 --min-time 1s --json >"$R/gpuq-$v.json" 2>>"$LOG"
