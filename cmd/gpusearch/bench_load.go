@@ -56,20 +56,20 @@ type loadRun struct {
 
 // loadFlags are bench load's options.
 type loadFlags struct {
-	dir, queries, mode, policies  string
-	cpuEngine                     string
-	rate                          float64
-	deadline, duration            time.Duration
-	maxQueries, k, sweepSteps     int
-	cpuWorkers, gpuBatch          int
-	cpuAhead                      int
-	gpuWorkers                    int
-	gpuWait                       string
-	sweep, urgentAnyProc          bool
-	stealOldest, rawCosts, noLane bool
-	laneBacklog                   time.Duration
-	model, costs                  string
-	seed                          uint64
+	dir, queries, mode, policies string
+	cpuEngine                    string
+	rate                         float64
+	deadline, duration           time.Duration
+	maxQueries, k, sweepSteps    int
+	cpuWorkers, gpuBatch         int
+	cpuAhead                     int
+	gpuWorkers                   int
+	gpuWait                      string
+	sweep, urgentAnyProc         bool
+	stealOldest, rawCosts        bool
+	laneBacklog                  time.Duration
+	model, costs                 string
+	seed                         uint64
 }
 
 func newBenchLoadCmd() *cobra.Command {
@@ -160,9 +160,6 @@ func newBenchLoadCmd() *cobra.Command {
 				if f.rawCosts {
 					sc.Queues.Capacity = [2]float64{1, 1}
 				}
-				if f.noLane {
-					sc.LaneBacklog = -1
-				}
 				if seen != nil {
 					sc.Observe = seen.observe
 				}
@@ -221,7 +218,7 @@ func newBenchLoadCmd() *cobra.Command {
 				best[string(p)] = lo
 			}
 			out := map[string]any{"index": f.dir, "mode": f.mode, "deadline_ms": f.deadline.Milliseconds(), "gpus": len(gpus), "model_fitted": fitted,
-				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "cpu_ahead": f.cpuAhead, "gpu_batch": f.gpuBatch, "gpu_workers": f.gpuWorkers, "gpu_wait": f.gpuWait, "gogc": gogc, "urgent_any_proc": f.urgentAnyProc, "steal_oldest": f.stealOldest, "raw_costs": f.rawCosts, "lane_backlog_us": f.laneBacklog.Microseconds(), "no_lane": f.noLane, "model": model, "runs": runs}
+				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "cpu_ahead": f.cpuAhead, "gpu_batch": f.gpuBatch, "gpu_workers": f.gpuWorkers, "gpu_wait": f.gpuWait, "gogc": gogc, "urgent_any_proc": f.urgentAnyProc, "steal_oldest": f.stealOldest, "raw_costs": f.rawCosts, "lane_backlog_us": f.laneBacklog.Microseconds(), "model": model, "runs": runs}
 			if f.sweep {
 				out["max_rate_without_misses"] = best
 			}
@@ -255,8 +252,7 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.StringVar(&f.gpuWait, "gpu-wait", "", "how the host waits for the GPU: auto, spin, yield or block (default: the config's gpu.wait)")
 	fl.BoolVar(&f.urgentAnyProc, "urgent-any-proc", false, "hybrid: an urgent query runs on whichever processor is free first")
 	fl.BoolVar(&f.rawCosts, "raw-costs", false, "hybrid: class queries by their predicted costs as they are (the paper's rule), not by each processor's share of its capacity (its workers, its GPUs)")
-	fl.DurationVar(&f.laneBacklog, "lane-backlog", 0, "predicted CPU time the CPU lane may hold per CPU worker (0: the deadline over 256)")
-	fl.BoolVar(&f.noLane, "no-lane", false, "no CPU lane: every query goes through the scheduler's queues")
+	fl.DurationVar(&f.laneBacklog, "lane-backlog", 0, "predicted CPU time the CPU lane may hold per CPU worker (0: an eighth of the deadline; negative: no lane)")
 	fl.BoolVar(&f.stealOldest, "steal-oldest", false, "hybrid: the first version's queue order (the GPU's cheapest job first, thieves take the oldest), for comparison")
 	fl.StringVar(&f.model, "model", "", "cost model file (default: cost-model.json beside the index)")
 	fl.StringVar(&f.costs, "costs", "", "write each query's features and mean cost per processor as met under load, over every run of the command, to this JSON file (bench fit --samples' format); a GPU batch's time is split equally among its queries, so GPU figures compare only in sum")

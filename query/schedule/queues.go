@@ -51,8 +51,6 @@ type Job struct {
 	queue int    // index into Queues.q: class, or for "either" eitherCPU or eitherGPU by Preferred
 	seq   uint64 // order of Add: ties in every order go to the older job
 	taken bool
-
-	overflow bool // a CPU job the scheduler's lane had no room for
 }
 
 // Preferred is the processor with the lower predicted cost.

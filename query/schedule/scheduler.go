@@ -39,8 +39,8 @@ type Config struct {
 	GPUWorkers int
 	// LaneBacklog bounds the CPU lane (see Scheduler): the predicted CPU
 	// time its waiting jobs may add up to, per CPU worker (0: the
-	// default, Deadline/256, 2 ms of a 500 ms deadline; negative: no
-	// lane, every job goes through the queues).
+	// default, Deadline/8; negative: no lane, every job goes through the
+	// queues).
 	LaneBacklog time.Duration
 	// Observe, when set, is called by the worker after each engine call
 	// with every query it answered, the processor, and the call's time
@@ -78,15 +78,11 @@ type Scheduler struct {
 	waiting [2]atomic.Int32 // idle workers by processor
 	// The CPU lane: jobs, how many were put in it and not yet taken (set
 	// before a put, so that a worker about to wait sees them), and their
-	// predicted CPU time against its bound, laneMax (0: no lane); and the
-	// CPU's jobs it had no room for that wait in the queues (while there
-	// are any, the CPU's new jobs join them, so that none waits behind
-	// later ones).
+	// predicted CPU time against its bound, laneMax (0: no lane).
 	lane     chan *Job
 	laneJobs atomic.Int64
 	laneWork atomic.Int64
 	laneMax  int64
-	overflow atomic.Int64
 	usage    usageCounters
 }
 
@@ -163,7 +159,7 @@ func New(ix *index.Index, cfg Config) (*Scheduler, error) {
 		cfg.Queues.Capacity = [2]float64{float64(cfg.CPUWorkers), float64(max(1, len(cfg.GPUs)))}
 	}
 	if cfg.LaneBacklog == 0 {
-		cfg.LaneBacklog = cfg.Deadline / 256
+		cfg.LaneBacklog = cfg.Deadline / 8
 	}
 	s := &Scheduler{ix: ix, cfg: cfg, q: NewQueues(cfg.Policy, len(cfg.GPUs) > 0, cfg.Queues), start: time.Now()}
 	s.cond = [2]*sync.Cond{sync.NewCond(&s.mu), sync.NewCond(&s.mu)}
@@ -256,34 +252,20 @@ func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, er
 	}
 }
 
-// put leaves j in the CPU lane when it is the CPU's, no job of the CPU's
-// waits in the queues and the lane has room, and otherwise in the inbox;
-// ok is false once the scheduler is closed.
+// put leaves j in the CPU lane when it is the CPU's and the lane has
+// room, and otherwise in the inbox; ok is false once the scheduler is
+// closed.
 func (s *Scheduler) put(j *Job) (laned, ok bool) {
 	if s.lane == nil || s.q.classify(j) != int(CPU) {
 		return s.in.put(j, nil)
 	}
 	cost := int64(j.Cost[CPU])
-	room := s.overflow.Load() == 0
-	if room && s.laneWork.Add(cost) > s.laneMax {
+	if s.laneWork.Add(cost) > s.laneMax {
 		s.laneWork.Add(-cost)
-		room = false
+		return s.in.put(j, nil)
 	}
-	// Counted as waiting in the queues until the lane is known to have
-	// taken it, so that a worker that takes it there never counts it
-	// out first.
-	j.overflow = true
-	s.overflow.Add(1)
-	var lane chan<- *Job
-	if room {
-		s.laneJobs.Add(1)
-		lane = s.lane
-	}
-	laned, ok = s.in.put(j, lane)
-	if laned || !ok {
-		s.overflow.Add(-1)
-	}
-	if room && !laned {
+	s.laneJobs.Add(1)
+	if laned, ok = s.in.put(j, s.lane); !laned {
 		s.laneJobs.Add(-1)
 		s.laneWork.Add(-cost)
 	}
@@ -412,9 +394,6 @@ func (s *Scheduler) take(p Proc, batches bool, held []*Job) (_ []*Job, stop bool
 			j := s.q.Next(p, now)
 			if j == nil {
 				break
-			}
-			if j.overflow {
-				s.overflow.Add(-1)
 			}
 			held = append(held, j)
 		}
