@@ -32,7 +32,6 @@ type loadRun struct {
 	Missed      int     `json:"missed"`
 	RanOnCPU    uint64  `json:"ran_on_cpu"`
 	RanOnGPU    uint64  `json:"ran_on_gpu"`
-	RanOnLane   uint64  `json:"ran_on_cpu_lane"` // of ran_on_cpu, taken from the CPU lane
 	// Busy: seconds the CPU workers together, and the GPU workers, spent
 	// in engine calls; calls: how many (a GPU batch is one call).
 	BusyCPUS float64 `json:"busy_cpu_s"`
@@ -66,8 +65,7 @@ type loadFlags struct {
 	gpuWorkers                   int
 	gpuWait                      string
 	sweep, urgentAnyProc         bool
-	stealOldest, rawCosts        bool
-	laneBacklog                  time.Duration
+	stealOldest                  bool
 	model, costs                 string
 	seed                         uint64
 }
@@ -155,11 +153,7 @@ func newBenchLoadCmd() *cobra.Command {
 			}
 			for _, p := range policies {
 				sc := schedule.Config{Policy: p, Deadline: f.deadline, Model: model, CPU: cpu, GPUs: asEngines(gpus),
-					CPUWorkers: f.cpuWorkers, CPUAhead: f.cpuAhead, GPUBatch: f.gpuBatch, GPUWorkers: f.gpuWorkers, LaneBacklog: f.laneBacklog,
-					Queues: schedule.Options{UrgentAnyProc: f.urgentAnyProc, StealOldest: f.stealOldest}}
-				if f.rawCosts {
-					sc.Queues.Capacity = [2]float64{1, 1}
-				}
+					CPUWorkers: f.cpuWorkers, CPUAhead: f.cpuAhead, GPUBatch: f.gpuBatch, GPUWorkers: f.gpuWorkers, Queues: schedule.Options{UrgentAnyProc: f.urgentAnyProc, StealOldest: f.stealOldest}}
 				if seen != nil {
 					sc.Observe = seen.observe
 				}
@@ -218,7 +212,7 @@ func newBenchLoadCmd() *cobra.Command {
 				best[string(p)] = lo
 			}
 			out := map[string]any{"index": f.dir, "mode": f.mode, "deadline_ms": f.deadline.Milliseconds(), "gpus": len(gpus), "model_fitted": fitted,
-				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "cpu_ahead": f.cpuAhead, "gpu_batch": f.gpuBatch, "gpu_workers": f.gpuWorkers, "gpu_wait": f.gpuWait, "gogc": gogc, "urgent_any_proc": f.urgentAnyProc, "steal_oldest": f.stealOldest, "raw_costs": f.rawCosts, "lane_backlog_us": f.laneBacklog.Microseconds(), "model": model, "runs": runs}
+				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "cpu_ahead": f.cpuAhead, "gpu_batch": f.gpuBatch, "gpu_workers": f.gpuWorkers, "gpu_wait": f.gpuWait, "gogc": gogc, "urgent_any_proc": f.urgentAnyProc, "steal_oldest": f.stealOldest, "model": model, "runs": runs}
 			if f.sweep {
 				out["max_rate_without_misses"] = best
 			}
@@ -251,8 +245,6 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.IntVar(&f.gpuWorkers, "gpu-workers", 0, "workers per GPU: with 2, one plans its batch while the other's runs on the device, and their runs overlap there (0: the config's gpu.workers)")
 	fl.StringVar(&f.gpuWait, "gpu-wait", "", "how the host waits for the GPU: auto, spin, yield or block (default: the config's gpu.wait)")
 	fl.BoolVar(&f.urgentAnyProc, "urgent-any-proc", false, "hybrid: an urgent query runs on whichever processor is free first")
-	fl.BoolVar(&f.rawCosts, "raw-costs", false, "hybrid: class queries by their predicted costs as they are (the paper's rule), not by each processor's share of its capacity (its workers, its GPUs)")
-	fl.DurationVar(&f.laneBacklog, "lane-backlog", 0, "predicted CPU time the CPU lane may hold per CPU worker (0: an eighth of the deadline; negative: no lane)")
 	fl.BoolVar(&f.stealOldest, "steal-oldest", false, "hybrid: the first version's queue order (the GPU's cheapest job first, thieves take the oldest), for comparison")
 	fl.StringVar(&f.model, "model", "", "cost model file (default: cost-model.json beside the index)")
 	fl.StringVar(&f.costs, "costs", "", "write each query's features and mean cost per processor as met under load, over every run of the command, to this JSON file (bench fit --samples' format); a GPU batch's time is split equally among its queries, so GPU figures compare only in sum")
@@ -345,7 +337,7 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 	run.MeanDelayUS = float64(sum.Microseconds()) / float64(len(delays))
 	run.P99DelayUS = float64(delays[(len(delays)*99)/100].Microseconds())
 	u := s.Usage()
-	run.RanOnCPU, run.RanOnGPU, run.RanOnLane = u.Queries[schedule.CPU], u.Queries[schedule.GPU], u.Laned
+	run.RanOnCPU, run.RanOnGPU = u.Queries[schedule.CPU], u.Queries[schedule.GPU]
 	run.BusyCPUS, run.BusyGPUS = u.Busy[schedule.CPU].Seconds(), u.Busy[schedule.GPU].Seconds()
 	run.CallsCPU, run.CallsGPU = u.Calls[schedule.CPU], u.Calls[schedule.GPU]
 	run.LockWaitCPUS, run.LockWaitGPUS = u.LockWait[schedule.CPU].Seconds(), u.LockWait[schedule.GPU].Seconds()

@@ -81,7 +81,6 @@ type Queues struct {
 	policy  Policy
 	hasGPU  bool
 	margin  float64 // relative advantage that makes a job processor-bound
-	per     [2]float64 // 1/Options.Capacity: a cost's share of its processor
 	promote float64 // fraction of the time to deadline after which a job is urgent
 	anyProc bool    // an urgent job runs on whichever processor asks first
 	oldest  bool    // the first version's order (Options.StealOldest)
@@ -92,12 +91,6 @@ type Queues struct {
 
 // Options tune Queues.
 type Options struct {
-	// Capacity is how many jobs each processor runs at once (indexed by
-	// Proc; default 1 each): a job's cost on a processor is weighed as
-	// its share of that processor, its cost over the capacity, so that
-	// with 14 CPU workers a query 3 times slower on one CPU core than its
-	// share of a GPU batch still costs the CPU less of its capacity.
-	Capacity [2]float64
 	// Margin: a job goes to a processor's own queue when it is predicted
 	// at least this much faster there (default 0.2, the paper's 20%).
 	Margin float64
@@ -123,9 +116,6 @@ func NewQueues(p Policy, hasGPU bool, o Options) *Queues {
 		o.Promote = 0.5
 	}
 	s := &Queues{policy: p, hasGPU: hasGPU, margin: o.Margin, promote: o.Promote, anyProc: o.UrgentAnyProc && p == PolicyHybrid, oldest: o.StealOldest}
-	for i, c := range o.Capacity {
-		s.per[i] = 1 / max(1, c)
-	}
 	// Each queue keeps a heap for every order Next picks it by: arrival
 	// (urgency, "best", "either", an oldest-first thief), its own
 	// processor's order and the thief's.
@@ -162,8 +152,6 @@ func (s *Queues) Add(j *Job) {
 	s.q[j.queue].add(j)
 }
 
-// classify returns the class of a job (CPU, GPU or either). It reads only
-// what NewQueues set, so it needs no lock.
 func (s *Queues) classify(j *Job) int {
 	switch {
 	case s.policy == PolicyGPU:
@@ -173,7 +161,7 @@ func (s *Queues) classify(j *Job) int {
 	case s.policy == PolicyBest:
 		return int(j.Preferred())
 	}
-	c, g := float64(j.Cost[CPU])*s.per[CPU], float64(j.Cost[GPU])*s.per[GPU]
+	c, g := float64(j.Cost[CPU]), float64(j.Cost[GPU])
 	switch {
 	case g < (1-s.margin)*c:
 		return int(GPU)

@@ -17,26 +17,19 @@ func TestClassify(t *testing.T) {
 		policy   Policy
 		hasGPU   bool
 		cpu, gpu time.Duration
-		capacity [2]float64
 		want     int
 	}{
-		{"gpu much faster", PolicyHybrid, true, 10 * ms, 2 * ms, [2]float64{}, int(GPU)},
-		{"cpu much faster", PolicyHybrid, true, 2 * ms, 10 * ms, [2]float64{}, int(CPU)},
-		{"close call", PolicyHybrid, true, 10 * ms, 9 * ms, [2]float64{}, either},
-		{"no gpu", PolicyHybrid, false, 10 * ms, 1 * ms, [2]float64{}, int(CPU)},
-		{"policy cpu", PolicyCPU, true, 10 * ms, 1 * ms, [2]float64{}, int(CPU)},
-		{"policy gpu", PolicyGPU, true, 1 * ms, 10 * ms, [2]float64{}, int(GPU)},
-		{"best picks faster", PolicyBest, true, 10 * ms, 9 * ms, [2]float64{}, int(GPU)},
-		// 14 CPU workers: 3x slower on one core is 4.7x cheaper of the CPU's capacity.
-		{"cpu capacity", PolicyHybrid, true, 6 * ms, 2 * ms, [2]float64{14, 1}, int(CPU)},
-		{"cpu capacity not enough", PolicyHybrid, true, 40 * ms, 2 * ms, [2]float64{14, 1}, int(GPU)},
-		{"gpu capacity", PolicyHybrid, true, 2 * ms, 6 * ms, [2]float64{1, 4}, int(GPU)},
-		{"capacity close call", PolicyHybrid, true, 28 * ms, 2 * ms, [2]float64{14, 1}, either},
-		{"capacity under best", PolicyBest, true, 6 * ms, 2 * ms, [2]float64{14, 1}, int(GPU)},
+		{"gpu much faster", PolicyHybrid, true, 10 * ms, 2 * ms, int(GPU)},
+		{"cpu much faster", PolicyHybrid, true, 2 * ms, 10 * ms, int(CPU)},
+		{"close call", PolicyHybrid, true, 10 * ms, 9 * ms, either},
+		{"no gpu", PolicyHybrid, false, 10 * ms, 1 * ms, int(CPU)},
+		{"policy cpu", PolicyCPU, true, 10 * ms, 1 * ms, int(CPU)},
+		{"policy gpu", PolicyGPU, true, 1 * ms, 10 * ms, int(GPU)},
+		{"best picks faster", PolicyBest, true, 10 * ms, 9 * ms, int(GPU)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := NewQueues(tt.policy, tt.hasGPU, Options{Capacity: tt.capacity})
+			q := NewQueues(tt.policy, tt.hasGPU, Options{})
 			j := &Job{Cost: [2]time.Duration{tt.cpu, tt.gpu}}
 			if got := q.classify(j); got != tt.want {
 				t.Errorf("classify(cpu=%v, gpu=%v) = %d, want %d", tt.cpu, tt.gpu, got, tt.want)

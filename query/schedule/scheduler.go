@@ -37,11 +37,6 @@ type Config struct {
 	// (the GPU engine gives each caller a workspace and a stream of its
 	// own).
 	GPUWorkers int
-	// LaneBacklog bounds the CPU lane (see Scheduler): the predicted CPU
-	// time its waiting jobs may add up to, per CPU worker (0: the
-	// default, Deadline/8; negative: no lane, every job goes through the
-	// queues).
-	LaneBacklog time.Duration
 	// Observe, when set, is called by the worker after each engine call
 	// with every query it answered, the processor, and the call's time
 	// divided among them (a batch's time shared equally): the costs the
@@ -51,19 +46,11 @@ type Config struct {
 
 // Scheduler is a query.Engine that runs each query on a pool of CPU
 // workers and GPU workers, as Queues decides.
-//
-// Under hybrid and cpu a query that Queues would class as the CPU's goes,
-// while the lane's backlog allows, to the CPU lane instead: a channel the
-// CPU workers take from first, in arrival order, without the scheduler's
-// lock. At high rates most queries are cheap on the CPU (a few
-// microseconds), and taking each of them under the one lock that the
-// queues need made that lock, not the processors, the limit: its waiters
-// queued for it longer than the queries ran (docs/scheduling.md, run BI).
 type Scheduler struct {
 	ix     *index.Index
 	cfg    Config
 	mu     sync.Mutex
-	cond   [2]*sync.Cond // a processor's idle workers wait on theirs
+	cond   *sync.Cond
 	q      *Queues
 	start  time.Time
 	nextID atomic.Uint64
@@ -75,21 +62,13 @@ type Scheduler struct {
 	// lock the workers pick under.
 	in      inbox
 	admit   []*Job
-	waiting [2]atomic.Int32 // idle workers by processor
-	// The CPU lane: jobs, how many were put in it and not yet taken (set
-	// before a put, so that a worker about to wait sees them), and their
-	// predicted CPU time against its bound, laneMax (0: no lane).
-	lane     chan *Job
-	laneJobs atomic.Int64
-	laneWork atomic.Int64
-	laneMax  int64
-	usage    usageCounters
+	waiting atomic.Int32
+	usage   usageCounters
 }
 
 // usageCounters is Usage as counters the workers add to without the lock.
 type usageCounters struct {
 	queries, calls       [2]atomic.Uint64
-	laned                atomic.Uint64
 	busy, lockWait, idle [2]atomic.Int64 // nanoseconds
 }
 
@@ -97,7 +76,6 @@ type usageCounters struct {
 // workers of each processor kind (indexed by Proc).
 type Usage struct {
 	Queries  [2]uint64        // queries run
-	Laned    uint64           // of Queries[CPU], those taken from the CPU lane
 	Busy     [2]time.Duration // in engine calls
 	Calls    [2]uint64        // engine calls (a batch is one)
 	LockWait [2]time.Duration // waiting to take the scheduler's lock
@@ -155,18 +133,8 @@ func New(ix *index.Index, cfg Config) (*Scheduler, error) {
 	case cfg.CPUAhead < 0:
 		cfg.CPUAhead = 0
 	}
-	if cfg.Queues.Capacity == [2]float64{} {
-		cfg.Queues.Capacity = [2]float64{float64(cfg.CPUWorkers), float64(max(1, len(cfg.GPUs)))}
-	}
-	if cfg.LaneBacklog == 0 {
-		cfg.LaneBacklog = cfg.Deadline / 8
-	}
 	s := &Scheduler{ix: ix, cfg: cfg, q: NewQueues(cfg.Policy, len(cfg.GPUs) > 0, cfg.Queues), start: time.Now()}
-	s.cond = [2]*sync.Cond{sync.NewCond(&s.mu), sync.NewCond(&s.mu)}
-	if cfg.LaneBacklog > 0 && cfg.CPUWorkers > 0 && (cfg.Policy == PolicyHybrid || cfg.Policy == PolicyCPU) {
-		s.laneMax = int64(cfg.LaneBacklog) * int64(cfg.CPUWorkers)
-		s.lane = make(chan *Job, laneSlots*cfg.CPUWorkers)
-	}
+	s.cond = sync.NewCond(&s.mu)
 	for range cfg.CPUWorkers {
 		s.wg.Add(1)
 		go s.work(CPU, cfg.CPU)
@@ -202,10 +170,6 @@ func DefaultCPUWorkers(p Policy, gpus int) int {
 // DefaultCPUAhead is Config.CPUAhead's default.
 const DefaultCPUAhead = 2
 
-// laneSlots bounds the CPU lane's jobs per CPU worker, whatever their
-// predicted time.
-const laneSlots = 256
-
 // CPUWorkers is the number of CPU workers s runs.
 func (s *Scheduler) CPUWorkers() int { return s.cfg.CPUWorkers }
 
@@ -226,20 +190,14 @@ func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, er
 	}
 	now := time.Since(s.start)
 	j := &Job{ID: s.nextID.Add(1), Arrival: now, Deadline: now + s.cfg.Deadline, Cost: [2]time.Duration{cpu, gpu}, Payload: p}
-	laned, ok := s.put(j)
-	if !ok {
+	if !s.in.put(j) {
 		return query.Result{}, errors.New("schedule: scheduler closed")
 	}
 	// A worker about to wait has counted itself in waiting before it last
-	// looked at the inbox and the lane: it either saw j or is counted here.
-	switch {
-	case laned && s.waiting[CPU].Load() > 0:
+	// looked at the inbox: it either saw j or is counted here.
+	if s.waiting.Load() > 0 {
 		s.mu.Lock()
-		s.cond[CPU].Signal()
-		s.mu.Unlock()
-	case !laned && s.waiting[CPU].Load()+s.waiting[GPU].Load() > 0:
-		s.mu.Lock()
-		s.wake(j)
+		s.wake()
 		s.mu.Unlock()
 	}
 	select {
@@ -252,111 +210,57 @@ func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, er
 	}
 }
 
-// put leaves j in the CPU lane when it is the CPU's and the lane has
-// room, and otherwise in the inbox; ok is false once the scheduler is
-// closed.
-func (s *Scheduler) put(j *Job) (laned, ok bool) {
-	if s.lane == nil || s.q.classify(j) != int(CPU) {
-		return s.in.put(j, nil)
-	}
-	cost := int64(j.Cost[CPU])
-	if s.laneWork.Add(cost) > s.laneMax {
-		s.laneWork.Add(-cost)
-		return s.in.put(j, nil)
-	}
-	s.laneJobs.Add(1)
-	if laned, ok = s.in.put(j, s.lane); !laned {
-		s.laneJobs.Add(-1)
-		s.laneWork.Add(-cost)
-	}
-	return laned, ok
-}
-
-// fromLane takes a job from the CPU lane, or returns nil.
-func (s *Scheduler) fromLane() *Job {
-	select {
-	case j := <-s.lane:
-		s.laneJobs.Add(-1)
-		s.laneWork.Add(-int64(j.Cost[CPU]))
-		return j
-	default:
-		return nil
-	}
-}
-
-// wake tells waiting workers that job j was queued (s.mu held). Under
+// wake tells waiting workers that a job was queued (s.mu held). Under
 // every policy but best any waiting worker can take it (under hybrid by
-// stealing), so one is woken, of j's class's processor if one waits;
-// under best only the job's preferred processor may, so all are. Waking
-// every worker for every job made them queue for the lock and then for a
-// core: at 44,000 q/s on 16 cores, goroutines woken by the scheduler's
-// lock waited 3.1 s in all for a core in 0.7 s of load
-// (docs/scheduling.md).
-func (s *Scheduler) wake(j *Job) {
+// stealing), so one is woken; under best only the job's preferred
+// processor may, so all are. Waking every worker for every job made them
+// queue for the lock and then for a core: at 44,000 q/s on 16 cores,
+// goroutines woken by the scheduler's lock waited 3.1 s in all for a core
+// in 0.7 s of load (docs/scheduling.md).
+func (s *Scheduler) wake() {
 	if s.cfg.Policy == PolicyBest {
-		s.cond[CPU].Broadcast()
-		s.cond[GPU].Broadcast()
-		return
+		s.cond.Broadcast()
+	} else {
+		s.cond.Signal()
 	}
-	p := GPU
-	if s.q.classify(j) == int(CPU) {
-		p = CPU
-	}
-	if s.waiting[p].Load() == 0 {
-		p = p.other()
-	}
-	s.cond[p].Signal()
 }
 
 // work runs the jobs Queues gives processor p, on engine e, until Close:
 // on a GPU whose engine answers batches, every job Queues gives it at
 // that moment up to Config.GPUBatch, as one batch; on a CPU one job at a
-// time, from the CPU lane first, then from the queues, holding up to
-// Config.CPUAhead more while a backlog waits. A worker records the jobs it
-// finished in the same hold of the lock that takes its next ones.
+// time, holding up to Config.CPUAhead more while a backlog waits. A
+// worker records the jobs it finished in the same hold of the lock that
+// takes its next ones.
 func (s *Scheduler) work(p Proc, e query.Engine) {
 	defer s.wg.Done()
 	be, batches := e.(query.BatchEngine)
 	var held, jobs []*Job // taken and not yet run; running now
-	finished := 0         // jobs of the queues run since the worker last held the lock
+	finished := 0         // jobs run since the worker last held the lock
 	for {
-		var laned *Job
-		if p == CPU && len(held) == 0 && s.lane != nil {
-			laned = s.fromLane()
-		}
-		if laned != nil {
-			jobs = append(jobs[:0], laned)
-		} else {
-			if len(held) == 0 || s.mu.TryLock() {
-				if len(held) == 0 {
-					t := time.Now()
-					s.mu.Lock()
-					s.usage.lockWait[p].Add(int64(time.Since(t)))
-				}
-				for ; finished > 0; finished-- {
-					s.q.Done()
-				}
-				if s.cfg.Policy == PolicyBest {
-					s.cond[CPU].Broadcast() // one query at a time: the next may start
-					s.cond[GPU].Broadcast()
-				}
-				var stop bool
-				held, stop = s.take(p, batches, held)
-				s.mu.Unlock()
-				if stop {
-					return
-				}
-				if len(held) == 0 { // the lane has a job
-					continue
-				}
+		if len(held) == 0 || s.mu.TryLock() {
+			if len(held) == 0 {
+				t := time.Now()
+				s.mu.Lock()
+				s.usage.lockWait[p].Add(int64(time.Since(t)))
 			}
-			n := 1
-			if p == GPU {
-				n = len(held)
+			for ; finished > 0; finished-- {
+				s.q.Done()
 			}
-			jobs = append(jobs[:0], held[:n]...)
-			held = append(held[:0], held[n:]...)
+			if s.cfg.Policy == PolicyBest {
+				s.cond.Broadcast() // one query at a time: the next may start
+			}
+			held = s.take(p, batches, held)
+			s.mu.Unlock()
+			if len(held) == 0 { // closed, and nothing left to run
+				return
+			}
 		}
+		n := 1
+		if p == GPU {
+			n = len(held)
+		}
+		jobs = append(jobs[:0], held[:n]...)
+		held = append(held[:0], held[n:]...)
 		start := time.Now()
 		outs := s.run(p, e, be, jobs)
 		took := time.Since(start)
@@ -370,23 +274,18 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 		u.busy[p].Add(int64(took))
 		u.calls[p].Add(1)
 		u.queries[p].Add(uint64(len(jobs)))
-		if laned != nil {
-			u.laned.Add(1)
-		} else {
-			finished += len(jobs)
-		}
 		for i, j := range jobs {
 			outs[i].proc = p
 			j.Payload.(*pending).done <- outs[i]
 		}
+		finished += len(jobs)
 	}
 }
 
 // take adds to held the jobs processor p runs next, waiting while there
-// are none, none are held and (for a CPU worker) the lane is empty (s.mu
-// held). It returns held empty when the lane has a job, and stop once the
-// scheduler is closed and no job is left for p.
-func (s *Scheduler) take(p Proc, batches bool, held []*Job) (_ []*Job, stop bool) {
+// are none and none are held (s.mu held). It returns held empty only once
+// the scheduler is closed and no job is left for p.
+func (s *Scheduler) take(p Proc, batches bool, held []*Job) []*Job {
 	for {
 		s.admitInbox()
 		now := time.Since(s.start)
@@ -397,22 +296,18 @@ func (s *Scheduler) take(p Proc, batches bool, held []*Job) (_ []*Job, stop bool
 			}
 			held = append(held, j)
 		}
-		laneHas := func() bool { return p == CPU && s.laneJobs.Load() > 0 }
-		switch {
-		case len(held) > 0 || laneHas():
-			return held, false
-		case s.closed:
-			return held, true
+		if len(held) > 0 || s.closed {
+			return held
 		}
-		s.waiting[p].Add(1)
-		if s.in.pending() || laneHas() {
-			s.waiting[p].Add(-1)
+		s.waiting.Add(1)
+		if s.in.pending() {
+			s.waiting.Add(-1)
 			continue
 		}
 		t := time.Now()
-		s.cond[p].Wait()
+		s.cond.Wait()
 		s.usage.idle[p].Add(int64(time.Since(t)))
-		s.waiting[p].Add(-1)
+		s.waiting.Add(-1)
 	}
 }
 
@@ -448,22 +343,15 @@ type inbox struct {
 	closed bool
 }
 
-// put sends j to lane when lane is not nil and has room, and otherwise
-// appends it; ok is false once the inbox is closed (nothing is sent to
-// lane after that, so that the workers can drain it).
-func (b *inbox) put(j *Job, lane chan<- *Job) (laned, ok bool) {
+// put appends j; it reports false once the inbox is closed.
+func (b *inbox) put(j *Job) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return false, false
-	}
-	select {
-	case lane <- j: // a nil lane is never ready
-		return true, true
-	default:
+		return false
 	}
 	b.jobs = append(b.jobs, j)
-	return false, true
+	return true
 }
 
 // takeAll moves every job into buf[:0] and returns it.
@@ -541,7 +429,6 @@ func (s *Scheduler) Usage() Usage {
 		u.LockWait[p] = time.Duration(c.lockWait[p].Load())
 		u.Idle[p] = time.Duration(c.idle[p].Load())
 	}
-	u.Laned = c.laned.Load()
 	return u
 }
 
@@ -550,8 +437,7 @@ func (s *Scheduler) Close() error {
 	s.in.close()
 	s.mu.Lock()
 	s.closed = true
-	s.cond[CPU].Broadcast()
-	s.cond[GPU].Broadcast()
+	s.cond.Broadcast()
 	s.mu.Unlock()
 	s.wg.Wait()
 	// Jobs no worker could take (a queue without its processor) fail.

@@ -112,18 +112,16 @@ func TestSchedulerMatchesCPU(t *testing.T) {
 		p          Policy
 		gpuWorkers int
 		ahead      int
-		lane       time.Duration // Config.LaneBacklog
 	}{
-		{PolicyCPU, 1, 0, 0}, {PolicyGPU, 1, 0, 0}, {PolicyBest, 1, 0, 0}, {PolicyHybrid, 1, 0, 0}, {PolicyGPU, 2, 0, 0}, {PolicyHybrid, 2, 0, 0},
-		{PolicyCPU, 1, -1, 0}, {PolicyHybrid, 2, -1, 0}, {PolicyCPU, 1, 8, 0}, {PolicyHybrid, 2, 8, 0},
-		{PolicyCPU, 1, 0, -1}, {PolicyHybrid, 2, 0, -1},
+		{PolicyCPU, 1, 0}, {PolicyGPU, 1, 0}, {PolicyBest, 1, 0}, {PolicyHybrid, 1, 0}, {PolicyGPU, 2, 0}, {PolicyHybrid, 2, 0},
+		{PolicyCPU, 1, -1}, {PolicyHybrid, 2, -1}, {PolicyCPU, 1, 8}, {PolicyHybrid, 2, 8},
 	} {
 		p := tt.p
-		t.Run(fmt.Sprintf("%s/gpu-workers=%d/ahead=%d/lane=%v", p, tt.gpuWorkers, tt.ahead, tt.lane), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/gpu-workers=%d/ahead=%d", p, tt.gpuWorkers, tt.ahead), func(t *testing.T) {
 			// A second engine stands in for the GPU so both worker kinds run.
 			fakeGPU := &batchEngine{Engine: query.NewExhaustive(ix)}
 			s, err := New(ix, Config{Policy: p, CPU: cpu, GPUs: []query.Engine{fakeGPU}, CPUWorkers: 3, GPUBatch: 16, GPUWorkers: tt.gpuWorkers,
-				CPUAhead: tt.ahead, LaneBacklog: tt.lane})
+				CPUAhead: tt.ahead})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,13 +160,6 @@ func TestSchedulerMatchesCPU(t *testing.T) {
 			}
 			if p == PolicyCPU && g != 0 || p == PolicyGPU && c != 0 {
 				t.Errorf("policy %s ran %d on CPU and %d on GPU", p, c, g)
-			}
-			// The default model prices these queries well under the
-			// default lane's bound: under cpu every query fits the lane
-			// until it fills.
-			lanes := (p == PolicyCPU || p == PolicyHybrid) && tt.lane >= 0
-			if laned := u.Laned; laned > c || lanes != (laned > 0) || p == PolicyCPU && tt.lane == 0 && laned < 100 {
-				t.Errorf("policy %s, lane %v: %d of %d CPU queries from the lane", p, tt.lane, laned, c)
 			}
 			busy, calls := u.Busy, u.Calls
 			if calls[CPU] > c || calls[GPU] > g || calls[CPU]+calls[GPU] == 0 || (g > 0 && busy[GPU] < time.Duration(calls[GPU])*2*time.Millisecond) {
@@ -283,7 +274,7 @@ func TestCPUAhead(t *testing.T) {
 				cfg.CPUAhead = 0
 			}
 			s := &Scheduler{cfg: cfg, q: NewQueues(tt.policy, true, Options{}), start: time.Now(), closed: tt.waiting == 0}
-			s.cond = [2]*sync.Cond{sync.NewCond(&s.mu), sync.NewCond(&s.mu)}
+			s.cond = sync.NewCond(&s.mu)
 			cost := [2]time.Duration{time.Millisecond, 2 * time.Millisecond} // CPU-preferred
 			if tt.p == GPU {
 				cost[CPU], cost[GPU] = cost[GPU], cost[CPU]
@@ -292,64 +283,10 @@ func TestCPUAhead(t *testing.T) {
 				s.q.Add(&Job{ID: uint64(i), Deadline: time.Hour, Cost: cost})
 			}
 			s.mu.Lock()
-			held, stop := s.take(tt.p, tt.p == GPU, nil)
+			held := s.take(tt.p, tt.p == GPU, nil)
 			s.mu.Unlock()
-			if len(held) != tt.want || s.q.Len() != tt.waiting-tt.want || stop != (tt.want == 0) {
-				t.Errorf("took %d, left %d, stop %v; want %d, %d", len(held), s.q.Len(), stop, tt.want, tt.waiting-tt.want)
-			}
-		})
-	}
-}
-
-// TestLanePut: where put leaves a job (hybrid, 2 CPU workers and a GPU,
-// a lane of 4 slots and 10 ms of predicted CPU time): the CPU's jobs go
-// to the lane until its time or its slots run out, the others and the
-// overflow to the inbox; nothing goes anywhere once closed.
-func TestLanePut(t *testing.T) {
-	cpuJob := func(c time.Duration) *Job { return &Job{Cost: [2]time.Duration{c, 10 * c}} }
-	gpuJob := &Job{Cost: [2]time.Duration{10 * ms, ms}}
-	for _, tt := range []struct {
-		name   string
-		jobs   []*Job
-		closed bool
-		laned  []bool
-	}{
-		{"cpu jobs", []*Job{cpuJob(ms), cpuJob(2 * ms)}, false, []bool{true, true}},
-		{"gpu job", []*Job{gpuJob, cpuJob(ms)}, false, []bool{false, true}},
-		{"time runs out", []*Job{cpuJob(6 * ms), cpuJob(5 * ms), cpuJob(4 * ms)}, false, []bool{true, false, true}},
-		{"slots run out", []*Job{cpuJob(ms), cpuJob(ms), cpuJob(ms), cpuJob(ms), cpuJob(ms)}, false, []bool{true, true, true, true, false}},
-		{"closed", []*Job{cpuJob(ms)}, true, nil},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			s := &Scheduler{q: NewQueues(PolicyHybrid, true, Options{Capacity: [2]float64{2, 1}}), lane: make(chan *Job, 4), laneMax: int64(10 * ms)}
-			if tt.closed {
-				s.in.close()
-			}
-			var work time.Duration
-			for i, j := range tt.jobs {
-				laned, ok := s.put(j)
-				if ok == tt.closed || !tt.closed && laned != tt.laned[i] {
-					t.Fatalf("job %d (costs %v): laned %v, ok %v", i, j.Cost, laned, ok)
-				}
-				if laned {
-					work += j.Cost[CPU]
-				}
-			}
-			n := 0
-			for _, l := range tt.laned {
-				if l {
-					n++
-				}
-			}
-			if len(s.lane) != n || s.laneJobs.Load() != int64(n) || s.laneWork.Load() != int64(work) || len(s.in.jobs) != len(tt.jobs)-n && !tt.closed {
-				t.Errorf("lane %d jobs (counted %d, %v), inbox %d; want %d, %v", len(s.lane), s.laneJobs.Load(),
-					time.Duration(s.laneWork.Load()), len(s.in.jobs), n, work)
-			}
-			for range n {
-				s.fromLane()
-			}
-			if s.fromLane() != nil || s.laneJobs.Load() != 0 || s.laneWork.Load() != 0 {
-				t.Errorf("drained lane: %d jobs, %v left", s.laneJobs.Load(), time.Duration(s.laneWork.Load()))
+			if len(held) != tt.want || s.q.Len() != tt.waiting-tt.want {
+				t.Errorf("took %d, left %d; want %d, %d", len(held), s.q.Len(), tt.want, tt.waiting-tt.want)
 			}
 		})
 	}
