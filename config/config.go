@@ -110,7 +110,7 @@ func Default() Config {
 			Deadline:        500 * time.Millisecond,
 			GCPercent:       400,
 		},
-		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 128, Workers: 2, Wait: "auto"},
+		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 128, Workers: 3, Wait: "auto"},
 	}
 }
 
