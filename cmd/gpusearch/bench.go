@@ -10,7 +10,7 @@ var benchSubcommands []func() *cobra.Command
 func newBenchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Benchmarks: index, codecs, intersect, queries, gpu, http, fit, load",
+		Short: "Benchmarks: index, codecs, intersect, queries, gpu, http, fit, load, simulate, bound",
 	}
 	addProfiling(cmd)
 	for _, mk := range benchSubcommands {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,7 +46,7 @@ func TestCLIBenchFit(t *testing.T) {
 		model.CPUEngines() != strings.Join(fitCandidates, "|") && model.CPUEngines() != out.CPUEngine {
 		t.Fatalf("LoadModel = %+v, %v, %v; want the fitted model with cpu_engine %s, choosing among all candidates or none", model, fitted, err, out.CPUEngine)
 	}
-	if samples := readSamples(t, samplesFile); len(samples) != 200 || samples[0].CPU <= 0 {
+	if samples := samplesOf(t, samplesFile); len(samples) != 200 || samples[0].CPU <= 0 {
 		t.Fatalf("samples file: %d samples, want 200 with CPU times", len(samples))
 	}
 
@@ -64,16 +63,12 @@ func TestCLIBenchFit(t *testing.T) {
 	}
 }
 
-// readSamples reads a samples file (bench fit --samples, bench load --costs).
-func readSamples(t *testing.T, path string) []schedule.Sample {
+// samplesOf reads a samples file (bench fit --samples, bench load --costs).
+func samplesOf(t *testing.T, path string) []schedule.Sample {
 	t.Helper()
-	raw, err := os.ReadFile(path)
+	samples, err := readSamples(path)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var samples []schedule.Sample
-	if err := json.Unmarshal(raw, &samples); err != nil {
-		t.Fatalf("%s: %v", path, err)
 	}
 	return samples
 }

@@ -30,7 +30,7 @@ func TestCLIBenchLoad(t *testing.T) {
 	if r.Queries == 0 || r.Missed != 0 || r.RanOnCPU != uint64(r.Queries) || r.RanOnGPU != 0 {
 		t.Errorf("run %+v: want every query answered on the CPU, none missed", r)
 	}
-	samples := readSamples(t, costs)
+	samples := samplesOf(t, costs)
 	if len(samples) == 0 || len(samples) > r.Queries {
 		t.Fatalf("costs file: %d samples for %d queries", len(samples), r.Queries)
 	}
@@ -44,7 +44,7 @@ func TestCLIBenchLoad(t *testing.T) {
 	mustRun(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
 		"--mode", "and,or", "--cpu-ahead", "4", "--rate", "400", "--duration", "500ms", "--costs", costs)
 	modes := map[query.Mode]int{}
-	for _, s := range readSamples(t, costs) {
+	for _, s := range samplesOf(t, costs) {
 		modes[s.Features.Mode]++
 	}
 	if len(modes) != 2 || modes[query.And] == 0 || modes[query.Or] == 0 {

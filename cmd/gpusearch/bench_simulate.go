@@ -38,16 +38,9 @@ batches of up to --gpu-batch jobs, each batch costing --gpu-call plus its
 jobs' GPU times (bench fit measures GPU times in such batches).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var samples []schedule.Sample
-			raw, err := os.ReadFile(f.samples)
+			samples, err := readSamples(f.samples)
 			if err != nil {
 				return err
-			}
-			if err := json.Unmarshal(raw, &samples); err != nil {
-				return fmt.Errorf("%s: %w", f.samples, err)
-			}
-			if len(samples) == 0 {
-				return fmt.Errorf("%s: no samples", f.samples)
 			}
 			model, err := schedule.ReadModel(f.model)
 			if err != nil {
@@ -101,6 +94,22 @@ jobs' GPU times (bench fit measures GPU times in such batches).`,
 	cmd.MarkFlagRequired("samples")
 	cmd.MarkFlagRequired("model")
 	return cmd
+}
+
+// readSamples reads a bench fit --samples file; it fails on an empty one.
+func readSamples(path string) ([]schedule.Sample, error) {
+	var samples []schedule.Sample
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(raw, &samples); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(samples) == 0 {
+		return nil, fmt.Errorf("%s: no samples", path)
+	}
+	return samples, nil
 }
 
 // maxSimJobs bounds the arrivals of one simulated rate.

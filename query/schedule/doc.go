@@ -67,6 +67,13 @@
 // (planning a batch, launching, reading back) and its device's thread
 // otherwise wait behind CPU queries, and the GPU idles.
 //
+// Bound. Bound computes, from the measured costs of a mix of queries, the
+// highest rate any split of the mix between the CPU workers and a GPU
+// could sustain (the linear program's optimum: the queries cheapest on the
+// CPU relative to the GPU go to the CPU until both are equally busy), to
+// tell how far a policy is from what the processors allow
+// (`gpusearch bench bound`; docs/scheduling.md, runs BI-BL).
+//
 // Batches. A GPU worker whose engine is a query.BatchEngine takes every
 // job Queues gives it at once, up to Config.GPUBatch, and answers them in
 // one call (the GPU engine runs their OR passes as one launch sequence;
