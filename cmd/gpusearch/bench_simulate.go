@@ -20,6 +20,7 @@ type simFlags struct {
 	samples, model, policies   string
 	cpuWorkers, gpuBatch       int
 	gpuCall, deadline, horizon time.Duration
+	cpuOverhead                time.Duration
 	stealOldest                bool
 	seed                       uint64
 }
@@ -35,7 +36,10 @@ predictions what the queues see) and runs them through the same queues as the
 scheduler (schedule.Simulate), doubling and then bisecting the rate to find
 the highest one with no missed deadline, for each policy. The GPU takes
 batches of up to --gpu-batch jobs, each batch costing --gpu-call plus its
-jobs' GPU times (bench fit measures GPU times in such batches).`,
+jobs' GPU times (bench fit measures GPU times in such batches). Each CPU job
+costs its measured time plus --cpu-overhead, which the model does not see
+(what a query costs a loaded server beyond its time on one idle core; see
+bench bound).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			samples, err := readSamples(f.samples)
@@ -76,7 +80,7 @@ jobs' GPU times (bench fit measures GPU times in such batches).`,
 				best[string(p)] = run(lo)
 			}
 			return writeJSON(os.Stdout, map[string]any{"samples": len(samples), "model": model, "cpu_workers": f.cpuWorkers,
-				"gpu_batch": f.gpuBatch, "gpu_call_us": f.gpuCall.Microseconds(), "steal_oldest": f.stealOldest, "max_rate_without_misses": best})
+				"gpu_batch": f.gpuBatch, "gpu_call_us": f.gpuCall.Microseconds(), "cpu_overhead_us": f.cpuOverhead.Microseconds(), "steal_oldest": f.stealOldest, "max_rate_without_misses": best})
 		},
 	}
 	fl := cmd.Flags()
@@ -86,6 +90,7 @@ jobs' GPU times (bench fit measures GPU times in such batches).`,
 	fl.IntVar(&f.cpuWorkers, "cpu-workers", 16, "CPU workers")
 	fl.IntVar(&f.gpuBatch, "gpu-batch", 64, "most jobs the GPU takes at once")
 	fl.DurationVar(&f.gpuCall, "gpu-call", 200*time.Microsecond, "fixed cost of one GPU batch")
+	fl.DurationVar(&f.cpuOverhead, "cpu-overhead", 0, "added to every CPU job's measured time")
 	fl.DurationVar(&f.deadline, "deadline", 500*time.Millisecond, "per-query deadline")
 	fl.DurationVar(&f.horizon, "duration", 2*time.Second, "simulated arrivals per rate")
 	fl.BoolVar(&f.stealOldest, "steal-oldest", false, "the first version's queue order (see bench load)")
@@ -134,7 +139,7 @@ func simulate(samples []schedule.Sample, m *schedule.Model, p schedule.Policy, r
 		t += r.ExpFloat64() / rate
 		s := samples[r.IntN(len(samples))]
 		c, g := m.Predict(s.Features)
-		jobs[i] = schedule.SimJob{Arrival: time.Duration(t * float64(time.Second)), Predicted: [2]time.Duration{c, g}, Actual: [2]time.Duration{s.CPU, s.GPU}}
+		jobs[i] = schedule.SimJob{Arrival: time.Duration(t * float64(time.Second)), Predicted: [2]time.Duration{c, g}, Actual: [2]time.Duration{s.CPU + f.cpuOverhead, s.GPU}}
 	}
 	res, err := schedule.Simulate(jobs, schedule.SimConfig{Policy: p, CPUs: f.cpuWorkers, GPUs: 1, Deadline: f.deadline,
 		Queues: schedule.Options{StealOldest: f.stealOldest}, GPUBatch: f.gpuBatch, GPUCall: f.gpuCall})

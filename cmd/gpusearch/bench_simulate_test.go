@@ -54,6 +54,16 @@ func TestCLIBenchSimulate(t *testing.T) {
 	if cpu.Rate <= 0 || gpu.Rate <= 0 || hybrid.Rate <= max(cpu.Rate, gpu.Rate) || hybrid.Missed != 0 {
 		t.Errorf("max rates cpu %v, gpu %v, hybrid %v (missed %d): want hybrid above both", cpu.Rate, gpu.Rate, hybrid.Rate, hybrid.Missed)
 	}
+	// An overhead of 1 ms on each CPU job (mean 2.55 ms measured) makes
+	// the CPU alone about 1.4x slower.
+	res = mustRun(t, "bench", "simulate", "--samples", samplesFile, "--model", filepath.Join(dir, schedule.ModelFile),
+		"--cpu-workers", "4", "--duration", "500ms", "--policy", "cpu", "--cpu-overhead", "1ms")
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil {
+		t.Fatalf("bench simulate printed %q: %v", res.stdout, err)
+	}
+	if slow := out.Max["cpu"].Rate; slow >= cpu.Rate/1.2 || slow <= cpu.Rate/1.8 {
+		t.Errorf("cpu alone %v with 1 ms of overhead a job, %v without: want about 1.4x slower", slow, cpu.Rate)
+	}
 	empty := filepath.Join(dir, "empty.json")
 	os.WriteFile(empty, []byte("[]"), 0o644)
 	if r := runCLI(t, "bench", "simulate", "--samples", empty, "--model", filepath.Join(dir, schedule.ModelFile)); r.code == 0 {
