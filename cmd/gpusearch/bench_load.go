@@ -65,6 +65,7 @@ type loadFlags struct {
 	gpuWorkers                   int
 	gpuWait                      string
 	sweep, urgentAnyProc         bool
+	sweepTime                    time.Duration
 	stealOldest                  bool
 	model, costs                 string
 	seed                         uint64
@@ -146,7 +147,7 @@ func newBenchLoadCmd() *cobra.Command {
 				fmt.Fprintln(os.Stderr, "bench load: no cost-model.json beside the index (run bench fit); using the default model")
 			}
 			var runs []loadRun
-			best := map[string]float64{}
+			best, cuts := map[string]float64{}, map[string]bool{}
 			var seen *costLog
 			if f.costs != "" {
 				seen = newCostLog(ix, qs)
@@ -180,41 +181,23 @@ func newBenchLoadCmd() *cobra.Command {
 					runs = append(runs, r)
 					continue
 				}
-				// Double the rate until deadlines are missed, then bisect.
-				lo, hi := 0.0, f.rate
-				for range 12 {
-					r, err := measure(hi)
-					if err != nil {
-						return err
-					}
-					runs = append(runs, r)
-					if r.Missed > 0 {
-						break
-					}
-					lo, hi = hi, hi*2
-				}
-				for range f.sweepSteps {
-					if lo == 0 {
-						break
-					}
-					mid := (lo + hi) / 2
-					r, err := measure(mid)
-					if err != nil {
-						return err
-					}
-					runs = append(runs, r)
-					if r.Missed > 0 {
-						hi = mid
-					} else {
-						lo = mid
-					}
+				lo, swept, cut, err := sweepRates(measure, f.rate, f.sweepSteps, f.sweepTime)
+				runs = append(runs, swept...)
+				if err != nil {
+					return err
 				}
 				best[string(p)] = lo
+				if cut {
+					cuts[string(p)] = true
+				}
 			}
 			out := map[string]any{"index": f.dir, "mode": f.mode, "deadline_ms": f.deadline.Milliseconds(), "gpus": len(gpus), "model_fitted": fitted,
 				"cpu_engine": f.cpuEngine, "cpu_workers": f.cpuWorkers, "cpu_ahead": f.cpuAhead, "gpu_batch": f.gpuBatch, "gpu_workers": f.gpuWorkers, "gpu_wait": f.gpuWait, "gogc": gogc, "urgent_any_proc": f.urgentAnyProc, "steal_oldest": f.stealOldest, "model": model, "runs": runs}
 			if f.sweep {
 				out["max_rate_without_misses"] = best
+				if len(cuts) > 0 {
+					out["sweep_cut_short"] = cuts // stopped at --sweep-time: a lower bound
+				}
 			}
 			if seen != nil {
 				if err := seen.write(f.costs); err != nil {
@@ -237,6 +220,7 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.IntVar(&f.maxQueries, "max-queries", 200000, "arrivals stop after this many (a safety cap: --duration should end a run, so that a rate is held for that long)")
 	fl.BoolVar(&f.sweep, "sweep", false, "find the highest rate with no missed deadline")
 	fl.IntVar(&f.sweepSteps, "sweep-steps", 4, "bisection steps after the doubling phase")
+	fl.DurationVar(&f.sweepTime, "sweep-time", 0, "stop a policy's sweep before a rate that would end past this long (judged by its longest rate so far) and report the best rate so far, marked in sweep_cut_short (0: no limit)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the arrival process")
 	fl.IntVar(&f.cpuWorkers, "cpu-workers", 0, "CPU workers (0: one per core, less two per GPU under hybrid and best)")
 	fl.IntVar(&f.cpuAhead, "cpu-ahead", 0, fmt.Sprintf("while a backlog waits, each CPU worker holds this many queries beyond the one it runs (0: %d; negative: none)", schedule.DefaultCPUAhead))
@@ -251,6 +235,57 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.Bool("json", true, "print JSON (always on)")
 	cmd.MarkFlagRequired("queries")
 	return cmd
+}
+
+// sweepRates doubles the rate from start until a run misses a deadline,
+// then bisects steps times, and returns the highest rate without a miss
+// (0 if even start missed) and every run. With budget > 0 it stops before
+// a rate that would end past budget, judged by the longest run so far,
+// and reports cut.
+func sweepRates(measure func(rate float64) (loadRun, error), start float64, steps int, budget time.Duration) (best float64, runs []loadRun, cut bool, err error) {
+	began := time.Now()
+	var longest time.Duration
+	try := func(rate float64) (bool, error) {
+		if budget > 0 && time.Since(began)+longest > budget {
+			cut = true
+			return false, nil
+		}
+		t := time.Now()
+		r, err := measure(rate)
+		longest = max(longest, time.Since(t))
+		if err != nil {
+			return false, err
+		}
+		runs = append(runs, r)
+		return r.Missed == 0, nil
+	}
+	lo, hi := 0.0, start
+	for range 12 {
+		ok, err := try(hi)
+		if err != nil || cut {
+			return lo, runs, cut, err
+		}
+		if !ok {
+			break
+		}
+		lo, hi = hi, hi*2
+	}
+	for range steps {
+		if lo == 0 {
+			break
+		}
+		mid := (lo + hi) / 2
+		ok, err := try(mid)
+		if err != nil || cut {
+			return lo, runs, cut, err
+		}
+		if ok {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo, runs, false, nil
 }
 
 // deviceUsage sums the GPU engines' usage.

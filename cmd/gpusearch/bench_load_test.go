@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpusearch/gpusearch/query"
 )
@@ -61,5 +64,55 @@ func TestCLIBenchLoad(t *testing.T) {
 	if r := runCLI(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
 		"--gpu-wait", "sleep", "--duration", "100ms"); r.code != 2 || !strings.Contains(r.stderr, "gpu.wait") {
 		t.Errorf("bench load --gpu-wait sleep: exit %d, stderr %q; want a usage error naming gpu.wait", r.code, r.stderr)
+	}
+}
+
+// TestSweepRates: the sweep doubles from the start rate until a miss,
+// then bisects; a budget stops it early with the best rate so far.
+func TestSweepRates(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		capacity      float64 // rates above it miss deadlines
+		start         float64
+		steps         int
+		best          float64
+		rates         []float64
+		fails         bool
+		budget, sleep time.Duration
+	}{
+		{"bisects", 300, 100, 2, 300, []float64{100, 200, 400, 300, 350}, false, 0, 0},
+		{"start misses", 50, 100, 3, 0, []float64{100}, false, 0, 0},
+		{"no bisection", 300, 100, 0, 200, []float64{100, 200, 400}, false, 0, 0},
+		{"measure fails", 300, 100, 2, 0, nil, true, 0, 0},
+		// 20 ms a run, 50 ms of budget: the third run would end past it
+		// (on a loaded machine, maybe the second: the rates are checked
+		// below, not here).
+		{"cut", 1e9, 100, 4, 0, nil, false, 50 * time.Millisecond, 20 * time.Millisecond},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var rates []float64
+			measure := func(rate float64) (loadRun, error) {
+				if tt.fails {
+					return loadRun{}, errors.New("engine gone")
+				}
+				time.Sleep(tt.sleep)
+				rates = append(rates, rate)
+				r := loadRun{Rate: rate}
+				if rate > tt.capacity {
+					r.Missed = 1
+				}
+				return r, nil
+			}
+			best, runs, cut, err := sweepRates(measure, tt.start, tt.steps, tt.budget)
+			if tt.budget > 0 {
+				if !cut || err != nil || len(rates) == 0 || len(rates) > 2 || best != rates[len(rates)-1] || len(runs) != len(rates) {
+					t.Errorf("best %v, rates %v, cut %v, err %v; want cut after one or two doublings, the last the best", best, rates, cut, err)
+				}
+				return
+			}
+			if (err != nil) != tt.fails || best != tt.best || !slices.Equal(rates, tt.rates) || len(runs) != len(tt.rates) || cut != (tt.budget > 0) {
+				t.Errorf("best %v, rates %v (%d runs), cut %v, err %v; want %v, %v, cut %v", best, rates, len(runs), cut, err, tt.best, tt.rates, tt.budget > 0)
+			}
+		})
 	}
 }
