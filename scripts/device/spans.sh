@@ -28,7 +28,7 @@
 #          flags come last, so that e.g. --duration 10s overrides 3s;
 #          SWEEP_TIME, when set, is passed as --sweep-time, so that a sweep
 #          stops itself and leaves its JSON before SWEEP_TIMEOUT kills it:
-#          binaries before commit 0b06a98's successor lack the flag);
+#          binaries before commit c63d5d9 lack the flag);
 #   trace  bench load --policy hybrid at TRACE_RATE (default 88000) for
 #          0.5 s with an execution trace and a CPU profile (trace.out.gz,
 #          cpu.pprof), after sched (its cost model).
