@@ -65,24 +65,31 @@ const (
 	FormLinear = "linear"
 )
 
+// vectorBuf holds a form's input vector, so that pricing a query
+// allocates nothing (the scheduler prices every query, on the caller's
+// goroutine).
+type vectorBuf [9]float64
+
 // logVector is the log form's input: a constant, the log list lengths (the
 // longest list and the others apart: pruned OR engines skip most of the
 // longest list, so the two weigh differently), the term count and mode
-// indicators.
-func (f Features) logVector() []float64 {
-	return []float64{1, math.Log1p(f.Shortest), math.Log1p(f.Second), math.Log1p(f.Total),
+// indicators. It is written into buf.
+func (f Features) logVector(buf *vectorBuf) []float64 {
+	*buf = vectorBuf{1, math.Log1p(f.Shortest), math.Log1p(f.Second), math.Log1p(f.Total),
 		float64(f.Terms), indicator(f.Mode == query.Or), indicator(f.Mode == query.AndOr),
 		math.Log1p(f.Longest), math.Log1p(max(0, f.Total-f.Longest))}
+	return buf[:9]
 }
 
 // linearVector is the linear form's input: a constant and the mode
 // indicators (fixed costs), the term count, and the list lengths in
 // millions of postings (costs per posting; AND's work follows its
-// shortest lists).
-func (f Features) linearVector() []float64 {
+// shortest lists). It is written into buf.
+func (f Features) linearVector(buf *vectorBuf) []float64 {
 	const mega = 1e-6
-	return []float64{1, indicator(f.Mode == query.Or), indicator(f.Mode == query.AndOr), float64(f.Terms),
+	*buf = vectorBuf{1, indicator(f.Mode == query.Or), indicator(f.Mode == query.AndOr), float64(f.Terms),
 		mega * f.Total, mega * f.Longest, mega * f.Shortest, mega * f.Second}
+	return buf[:8]
 }
 
 func indicator(ok bool) float64 {
@@ -107,18 +114,19 @@ type Linear struct {
 	ByMode map[query.Mode]Linear `json:"by_mode,omitempty"`
 }
 
-func (l Linear) vector(f Features) []float64 {
+func (l Linear) vector(f Features, buf *vectorBuf) []float64 {
 	if l.Form == FormLinear {
-		return f.linearVector()
+		return f.linearVector(buf)
 	}
-	return f.logVector()
+	return f.logVector(buf)
 }
 
 func (l Linear) predict(f Features) time.Duration {
 	if m, ok := l.ByMode[f.Mode]; ok {
 		return m.predict(f)
 	}
-	x := l.vector(f)
+	var buf vectorBuf
+	x := l.vector(f, &buf)
 	if len(l.Weights) != len(x) {
 		return 0
 	}
@@ -140,7 +148,8 @@ func (l Linear) valid() bool {
 			return false
 		}
 	}
-	return (l.Form == "" || l.Form == FormLog || l.Form == FormLinear) && len(l.Weights) == len(l.vector(Features{}))
+	var buf vectorBuf
+	return (l.Form == "" || l.Form == FormLog || l.Form == FormLinear) && len(l.Weights) == len(l.vector(Features{}, &buf))
 }
 
 // Model predicts a query's time on each processor.
@@ -439,7 +448,8 @@ func hasGPU(samples []Sample) bool {
 func fitForm(form string, samples []Sample, y func(Sample) time.Duration) (Linear, error) {
 	const ridge = 1e-9
 	l := Linear{Form: form}
-	n := len(l.vector(Features{}))
+	var buf vectorBuf
+	n := len(l.vector(Features{}, &buf))
 	a := make([][]float64, n)
 	for i := range a {
 		a[i] = make([]float64, n+1)
@@ -451,7 +461,7 @@ func fitForm(form string, samples []Sample, y func(Sample) time.Duration) (Linea
 			continue
 		}
 		used++
-		x := l.vector(s.Features)
+		x := l.vector(s.Features, &buf)
 		target := math.Log(t.Seconds())
 		if form == FormLinear {
 			for i := range x {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -81,6 +82,17 @@ type Usage struct {
 	LockWait [2]time.Duration // waiting to take the scheduler's lock
 	Idle     [2]time.Duration // waiting for a job (no queue had one for them)
 }
+
+// request is a query's job and what its worker needs, allocated together.
+type request struct {
+	job Job
+	p   pending
+}
+
+// doneChans recycles the channels that carry answers: a caller whose
+// answer came puts its channel back (nothing sends on it again); one that
+// gave up leaves it to the worker's send and the collector.
+var doneChans = sync.Pool{New: func() any { return make(chan outcome, 1) }}
 
 type pending struct {
 	ctx  context.Context
@@ -178,7 +190,8 @@ func (s *Scheduler) CPUWorkers() int { return s.cfg.CPUWorkers }
 func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, error) {
 	f := FeaturesOf(s.ix, q)
 	cpu, gpu, choice := s.cfg.Model.predictChoice(f)
-	p := &pending{ctx: ctx, q: q, cpu: s.cfg.CPU, done: make(chan outcome, 1)}
+	r := &request{p: pending{ctx: ctx, q: q, cpu: s.cfg.CPU, done: doneChans.Get().(chan outcome)}}
+	p := &r.p
 	if c, ok := s.cfg.CPU.(*Choice); ok {
 		// The features are at hand: look the terms up once, and when the
 		// Choice prices engines with the queues' model, choose once.
@@ -189,8 +202,10 @@ func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, er
 		}
 	}
 	now := time.Since(s.start)
-	j := &Job{ID: s.nextID.Add(1), Arrival: now, Deadline: now + s.cfg.Deadline, Cost: [2]time.Duration{cpu, gpu}, Payload: p}
+	r.job = Job{ID: s.nextID.Add(1), Arrival: now, Deadline: now + s.cfg.Deadline, Cost: [2]time.Duration{cpu, gpu}, Payload: p}
+	j := &r.job
 	if !s.in.put(j) {
+		doneChans.Put(p.done)
 		return query.Result{}, errors.New("schedule: scheduler closed")
 	}
 	// A worker about to wait has counted itself in waiting before it last
@@ -202,6 +217,7 @@ func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, er
 	}
 	select {
 	case o := <-p.done:
+		doneChans.Put(p.done)
 		o.res.Stats.Algorithm = o.proc.String() + ":" + o.res.Stats.Algorithm
 		return o.res, o.err
 	case <-ctx.Done():
@@ -235,6 +251,7 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 	defer s.wg.Done()
 	be, batches := e.(query.BatchEngine)
 	var held, jobs []*Job // taken and not yet run; running now
+	var bufs runBufs
 	finished := 0         // jobs run since the worker last held the lock
 	for {
 		if len(held) == 0 || s.mu.TryLock() {
@@ -262,7 +279,7 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 		jobs = append(jobs[:0], held[:n]...)
 		held = append(held[:0], held[n:]...)
 		start := time.Now()
-		outs := s.run(p, e, be, jobs)
+		outs := s.run(p, e, be, jobs, &bufs)
 		took := time.Since(start)
 		if s.cfg.Observe != nil {
 			for _, j := range jobs {
@@ -378,13 +395,26 @@ func (b *inbox) close() {
 	b.closed = true
 }
 
+// runBufs are a worker's buffers for run, reused from call to call so
+// that answering a query allocates nothing of the scheduler's own.
+type runBufs struct {
+	outs []outcome
+	live []int
+	qs   []query.Query
+}
+
 // run answers jobs on processor p's engine e, as one batch on be when
 // there are several; a CPU runs a job on the engine Search chose for it.
-// A job whose caller has gone is answered with its context's error.
-func (s *Scheduler) run(p Proc, e query.Engine, be query.BatchEngine, jobs []*Job) []outcome {
-	outs := make([]outcome, len(jobs))
-	var live []int
-	var qs []query.Query
+// A job whose caller has gone is answered with its context's error. The
+// outcomes are in b, valid until the next call.
+func (s *Scheduler) run(p Proc, e query.Engine, be query.BatchEngine, jobs []*Job, b *runBufs) []outcome {
+	outs := slices.Grow(b.outs[:0], len(jobs))[:len(jobs)]
+	clear(outs)
+	live, qs := b.live[:0], b.qs[:0]
+	defer func() {
+		clear(qs) // the queries' terms, until the next call
+		b.outs, b.live, b.qs = outs, live, qs
+	}()
 	for i, j := range jobs {
 		pd := j.Payload.(*pending)
 		if err := pd.ctx.Err(); err != nil {
