@@ -26,11 +26,7 @@ func TestCLIBenchBound(t *testing.T) {
 		}
 		samples = append(samples, s)
 	}
-	file := filepath.Join(dir, "samples.json")
-	raw, _ := json.Marshal(samples)
-	if err := os.WriteFile(file, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := writeSamples(t, dir, samples)
 	res := mustRun(t, "bench", "bound", "--samples", file, "--gpu-rate", "1000", "--cpu-workers", "2", "--overhead", "0s,1ms",
 		"--cpu-rate", "250", "--cpu-alone-workers", "2")
 	var out struct {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,6 +62,21 @@ func TestCLIBenchFit(t *testing.T) {
 		model.CPUEngine != "wand" && model.CPUEngine != "bmw" {
 		t.Errorf("after --cpu-engine wand,bmw: engine %q, choosing among %q, %v; want wand|bmw or one of them", model.CPUEngine, model.CPUEngines(), err)
 	}
+}
+
+// writeSamples writes samples as dir/samples.json (bench fit --samples'
+// format) and returns its path.
+func writeSamples(t *testing.T, dir string, samples []schedule.Sample) string {
+	t.Helper()
+	path := filepath.Join(dir, "samples.json")
+	raw, err := json.Marshal(samples)
+	if err == nil {
+		err = os.WriteFile(path, raw, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // samplesOf reads a samples file (bench fit --samples, bench load --costs).

@@ -34,11 +34,7 @@ func TestCLIBenchSimulate(t *testing.T) {
 	if err := model.Save(dir); err != nil {
 		t.Fatal(err)
 	}
-	samplesFile := filepath.Join(dir, "samples.json")
-	raw, _ := json.Marshal(samples)
-	if err := os.WriteFile(samplesFile, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	samplesFile := writeSamples(t, dir, samples)
 	res := mustRun(t, "bench", "simulate", "--samples", samplesFile, "--model", filepath.Join(dir, schedule.ModelFile),
 		"--cpu-workers", "4", "--duration", "500ms")
 	var out struct {
