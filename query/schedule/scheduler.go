@@ -252,7 +252,7 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 	be, batches := e.(query.BatchEngine)
 	var held, jobs []*Job // taken and not yet run; running now
 	var bufs runBufs
-	finished := 0         // jobs run since the worker last held the lock
+	finished := 0 // jobs run since the worker last held the lock
 	for {
 		if len(held) == 0 || s.mu.TryLock() {
 			if len(held) == 0 {
