@@ -54,7 +54,7 @@ mkdir -p "$OUT"
 . scripts/device/lib.sh
 pack() { tar czf "$OUT/spans.tgz" -C "$R" .; }
 has() { [[ ",$STEPS," == *",$1,"* ]]; }
-{ nvidia-smi -L; nproc; "$NVCC" --version | tail -1; } >"$R/machine.txt" 2>&1
+{ nvidia-smi -L; nproc; lscpu; "$NVCC" --version | tail -1; } >"$R/machine.txt" 2>&1
 
 PTX=$(mktemp -d)
 stamp "ptx"
