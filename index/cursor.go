@@ -30,13 +30,14 @@ type Cursor struct {
 // Cursor opens a cursor on a term's posting list.
 func (ix *Index) Cursor(t TermInfo) *Cursor {
 	bs := ix.meta.BlockSize
+	buf := make([]uint32, 2*bs) // one allocation for both blocks
 	c := &Cursor{
 		ix:    ix,
 		info:  t,
 		first: int(t.FirstBlock),
 		end:   int(t.FirstBlock) + t.NumBlocks(bs),
-		docs:  make([]uint32, bs),
-		freqs: make([]uint32, bs),
+		docs:  buf[:bs:bs],
+		freqs: buf[bs:],
 	}
 	c.blk = c.first - 1
 	c.shallow = c.first
