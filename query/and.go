@@ -1,7 +1,8 @@
 package query
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
 	"github.com/gpusearch/gpusearch/index"
 )
@@ -88,7 +89,7 @@ func align(ls []*termList, d uint32) uint32 {
 
 // byLength returns the lists sorted by length, shortest first.
 func byLength(lists []*termList) []*termList {
-	ls := append([]*termList(nil), lists...)
-	sort.SliceStable(ls, func(i, j int) bool { return ls[i].Len() < ls[j].Len() })
+	ls := slices.Clone(lists)
+	slices.SortStableFunc(ls, func(a, b *termList) int { return cmp.Compare(a.Len(), b.Len()) })
 	return ls
 }

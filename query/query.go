@@ -94,6 +94,7 @@ type term struct {
 // is missing (the answer is empty); OR drops missing terms.
 func resolve(ix *index.Index, terms []string) (out []term, allFound bool) {
 	allFound = true
+	out = make([]term, 0, len(terms))
 	for _, t := range terms {
 		info, ok := ix.Lookup(t)
 		if !ok {
