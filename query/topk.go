@@ -1,9 +1,6 @@
 package query
 
-import (
-	"container/heap"
-	"sort"
-)
+import "slices"
 
 // TopK keeps the k best hits seen so far: highest score first, lower docid
 // first among equal scores. It is a bounded min-heap whose root is the
@@ -40,33 +37,66 @@ func (t *TopK) Threshold() float32 {
 // Push offers a hit and reports whether it was kept.
 func (t *TopK) Push(x Hit) bool {
 	if len(t.h) < t.k {
-		heap.Push(&t.h, x)
+		t.h = append(t.h, x)
+		t.h.up(len(t.h) - 1)
 		return true
 	}
 	if !better(x, t.h[0]) {
 		return false
 	}
 	t.h[0] = x
-	heap.Fix(&t.h, 0)
+	t.h.down(0)
 	return true
 }
 
 // Hits returns the kept hits in rank order.
 func (t *TopK) Hits() []Hit {
-	out := append([]Hit(nil), t.h...)
-	sort.Slice(out, func(i, j int) bool { return better(out[i], out[j]) })
+	out := slices.Clone(t.h)
+	slices.SortFunc(out, func(a, b Hit) int {
+		if better(a, b) {
+			return -1
+		}
+		return 1 // hits are distinct documents: never equal
+	})
 	return out
 }
 
+// hitHeap is a binary heap of hits with the worst at the root: no parent
+// ranks above its children. (By hand rather than container/heap, which
+// boxes every pushed hit into an interface: an allocation per hit.)
 type hitHeap []Hit
 
-func (h hitHeap) Len() int           { return len(h) }
-func (h hitHeap) Less(i, j int) bool { return better(h[j], h[i]) } // worst at the root
-func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *hitHeap) Push(x any)        { *h = append(*h, x.(Hit)) }
-func (h *hitHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+// up moves h[i] toward the root while its parent ranks above it.
+func (h hitHeap) up(i int) {
+	x := h[i]
+	for i > 0 {
+		p := (i - 1) / 2
+		if !better(h[p], x) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = x
+}
+
+// down moves h[i] toward the leaves while it ranks above its worse child.
+func (h hitHeap) down(i int) {
+	n := len(h)
+	x := h[i]
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && better(h[c], h[c+1]) {
+			c++
+		}
+		if !better(x, h[c]) {
+			break
+		}
+		h[i] = h[c]
+		i = c
+	}
+	h[i] = x
 }
