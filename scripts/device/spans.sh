@@ -26,9 +26,10 @@
 #          may start with environment settings, e.g. GOMAXPROCS=18 hybrid,
 #          and BIN=.device/gpusearch-old runs that binary instead; its
 #          flags come last, so that e.g. --duration 10s overrides 3s;
-#          SWEEP_TIME, when set, is passed as --sweep-time, so that a sweep
-#          stops itself and leaves its JSON before SWEEP_TIMEOUT kills it:
-#          binaries before commit c63d5d9 lack the flag);
+#          SWEEP_TIME, when set, is passed to the new binary as
+#          --sweep-time, so that a sweep stops itself and leaves its JSON
+#          before SWEEP_TIMEOUT kills it (not to BIN= binaries: those
+#          before commit c63d5d9 lack the flag));
 #   trace  bench load --policy hybrid at TRACE_RATE (default 88000) for
 #          0.5 s with an execution trace and a CPU profile (trace.out.gz,
 #          cpu.pprof), after sched (its cost model).
@@ -154,8 +155,10 @@ if has sched; then
 		done
 		p=$1
 		shift
+		st=()
+		[ -n "${SWEEP_TIME:-}" ] && [ "$bin" = "$B" ] && st=(--sweep-time "$SWEEP_TIME")
 		timeout "$(tmo "${SWEEP_TIMEOUT:-80}")" env "${envs[@]}" $bin bench load --index "$W/s" --queries "$W/load.txt" --mode "$MODE" --rate "${START_RATE:-8000}" \
-			--deadline 500ms --policy "$p" --sweep --sweep-steps 4 --duration 3s --max-queries 3000000 ${SWEEP_TIME:+--sweep-time $SWEEP_TIME} \
+			--deadline 500ms --policy "$p" --sweep --sweep-steps 4 --duration 3s --max-queries 3000000 "${st[@]}" \
 			"$@" >"$R/load-$i.json" 2>>"$LOG"
 		grep -A2 max_rate "$R/load-$i.json" | tee -a "$LOG"
 		pack
