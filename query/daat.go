@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/gpusearch/gpusearch/index"
@@ -74,10 +75,24 @@ type search struct {
 	top    *TopK
 	thr    float64 // see push
 	stats  Stats
-	slack  float64   // multiplies every score bound before it is compared
-	score  []float32 // by query position: the term score of document scored[pos]
-	scored []uint32  // by query position: whose term score score holds
+	slack  float64 // multiplies every score bound before it is compared
+	memo   []memo  // by query position: the last term score computed
 	steps  int
+
+	// Room for the lists and memos of a query of up to inline terms, so
+	// that a short query's state is one allocation.
+	listBuf [inline]termList
+	ptrBuf  [inline]*termList
+	memoBuf [inline]memo
+}
+
+// inline is how many terms a search holds without further allocations.
+const inline = 8
+
+// memo is a term's score of one document.
+type memo struct {
+	doc   uint32
+	score float32
 }
 
 func newSearch(ctx context.Context, ix *index.Index, terms []term, k int) *search {
@@ -88,14 +103,14 @@ func newSearch(ctx context.Context, ix *index.Index, terms []term, k int) *searc
 		top:    NewTopK(k),
 		thr:    -1,
 		slack:  boundSlack(len(terms)),
-		score:  make([]float32, len(terms)),
-		scored: make([]uint32, len(terms)),
 	}
-	for i := range s.scored {
-		s.scored[i] = index.NoMoreDocs
+	n := len(terms)
+	lists, ptrs, memos := s.listBuf[:0], s.ptrBuf[:0], s.memoBuf[:0]
+	lists, ptrs, memos = slices.Grow(lists, n)[:n], slices.Grow(ptrs, n)[:n], slices.Grow(memos, n)[:n]
+	s.lists, s.memo = ptrs, memos
+	for i := range s.memo {
+		s.memo[i] = memo{doc: index.NoMoreDocs}
 	}
-	lists := make([]termList, len(terms))
-	s.lists = make([]*termList, len(terms))
 	for i, t := range terms {
 		c := ix.Cursor(t.info)
 		lists[i] = termList{Cursor: c, idf: t.idf, pos: i, bound: float64(c.MaxScore())}
@@ -137,12 +152,13 @@ func (s *search) canEnter(bound float64) bool { return bound*s.slack > s.thr }
 // posting even when an algorithm asks again.
 func (s *search) termScore(l *termList) float32 {
 	d := l.DocID()
-	if s.scored[l.pos] == d {
-		return s.score[l.pos]
+	m := &s.memo[l.pos]
+	if m.doc == d {
+		return m.score
 	}
 	s.stats.PostingsScored++
 	sc := s.params.TermScore(l.idf, l.Freq(), s.norms[d])
-	s.score[l.pos], s.scored[l.pos] = sc, d
+	*m = memo{doc: d, score: sc}
 	return sc
 }
 

@@ -64,7 +64,7 @@ func maxScoreQuery(s *search) error {
 			var sum float32
 			for pos, ok := range have {
 				if ok {
-					sum += s.score[pos]
+					sum += s.memo[pos].score
 				}
 			}
 			s.push(Hit{DocID: d, Score: sum})
