@@ -36,7 +36,7 @@ fresh_ptx_and_tests() {
 # queries (seed 3) are split into $W/fit.txt (the first 400) and
 # $W/load.txt (the last 200).
 scheduling_set() {
-	{ nvidia-smi -L; nproc; } >"$R/machine.txt" 2>&1
+	{ nvidia-smi -L; nproc; lscpu; } >"$R/machine.txt" 2>&1
 	$B gen index --docs 2000000 --seed 2 --codec gpu-bp256 --out "$W/s" --quiet --json >"$R/gen.json" 2>>"$LOG"
 	$B gen queries --index "$W/s" --n 600 --seed 3 --out "$W/q.txt" 2>>"$LOG"
 	head -400 "$W/q.txt" >"$W/fit.txt"

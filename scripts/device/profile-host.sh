@@ -4,23 +4,23 @@
 # each, and bench gpu queries --batch 128, each with --cpuprofile. From the
 # repository root with .device carried (`make device`):
 #   OUT=... bash scripts/device/profile-host.sh
-# GPU_RATE and HYBRID_RATE set the two loads' rates (defaults 176000 and
-# 256000, about the highest each sustained in runs BC-BD).
+# GPU_RATE and HYBRID_RATE set the two loads' rates (defaults 288000 and
+# 320000, about the highest each sustained in runs BI-BL; runs BC-BD's
+# profile used 176000 and 256000).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/profile-out}
 B=.device/gpusearch
 W=$(mktemp -d)
+R=$OUT
+LOG=$OUT/profile.log
 mkdir -p "$OUT"
-{ nvidia-smi -L; nproc; } >"$OUT/machine.txt" 2>&1
-$B gen index --docs 2000000 --seed 2 --codec gpu-bp256 --out "$W/s" --quiet --json >"$OUT/gen.json"
-$B gen queries --index "$W/s" --n 600 --seed 3 --out "$W/q.txt"
-head -400 "$W/q.txt" >"$W/fit.txt"
-tail -200 "$W/q.txt" >"$W/load.txt"
+. scripts/device/lib.sh
+scheduling_set
 $B bench fit --index "$W/s" --queries "$W/fit.txt" --mode and --repeat 3 >"$OUT/fit.json"
 for p in gpu hybrid; do
-	rate=${GPU_RATE:-176000}
-	[ $p = hybrid ] && rate=${HYBRID_RATE:-256000}
+	rate=${GPU_RATE:-288000}
+	[ $p = hybrid ] && rate=${HYBRID_RATE:-320000}
 	$B bench load --index "$W/s" --queries "$W/load.txt" --mode and --rate "$rate" --deadline 500ms --policy $p \
 		--duration 3s --max-queries 3000000 --cpuprofile "$OUT/load-$p.pprof" >"$OUT/load-$p.json"
 done
