@@ -43,8 +43,8 @@ scaled so that the GPU alone sustains --gpu-rate (measured by bench load
 --policy gpu); each CPU query is charged its time plus an overhead, for each
 of --overhead, and, with --cpu-rate (bench load --policy cpu's rate, on
 --cpu-alone-workers workers), the overhead that makes the CPU alone sustain
-that rate. It ignores queueing,
-batching and deadlines: a scheduler can only come close to it.`,
+that rate. It ignores queueing, batching and deadlines: a scheduler can only
+come close to it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			samples, err := readSamples(f.samples)
