@@ -116,3 +116,23 @@ func TestSweepRates(t *testing.T) {
 		})
 	}
 }
+
+// TestDelaySlots: every query's slot keeps its own delay across chunk
+// boundaries, and all returns the first n in order.
+func TestDelaySlots(t *testing.T) {
+	for _, n := range []int{1, delayChunk - 1, delayChunk, delayChunk + 1, 2*delayChunk + 7} {
+		var d delaySlots
+		for i := range n {
+			*d.slot(i) = time.Duration(i)
+		}
+		got := d.all(n)
+		if len(got) != n {
+			t.Fatalf("n=%d: %d delays", n, len(got))
+		}
+		for i, v := range got {
+			if v != time.Duration(i) {
+				t.Fatalf("n=%d: delay %d is %v", n, i, v)
+			}
+		}
+	}
+}
