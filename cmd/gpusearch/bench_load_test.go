@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"path/filepath"
@@ -9,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/query"
+	"github.com/gpusearch/gpusearch/query/schedule"
 )
 
 // TestCLIBenchLoad drives the scheduler on the sample crawl without a GPU
@@ -134,5 +137,40 @@ func TestDelaySlots(t *testing.T) {
 				t.Fatalf("n=%d: delay %d is %v", n, i, v)
 			}
 		}
+	}
+}
+
+// stuckEngine answers no query before its context ends.
+type stuckEngine struct{}
+
+func (stuckEngine) Search(ctx context.Context, _ query.Query) (query.Result, error) {
+	<-ctx.Done()
+	return query.Result{}, ctx.Err()
+}
+
+// TestRunLoadGivesUp: queries still waiting two deadlines after the last
+// arrival are given up and counted as missed, without an error, and the
+// run ends then instead of waiting for them.
+func TestRunLoadGivesUp(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "idx")
+	mustRun(t, "index", "--quiet", "--out", dir, sampleCrawl)
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	qs := []query.Query{{Terms: []string{"system"}, Mode: query.And, K: 10}}
+	sc := schedule.Config{Policy: schedule.PolicyCPU, CPU: stuckEngine{}, CPUWorkers: 2, Deadline: 20 * time.Millisecond}
+	f := loadFlags{duration: 100 * time.Millisecond, maxQueries: 1000, seed: 1}
+	start := time.Now()
+	r, err := runLoad(context.Background(), ix, sc, qs, 200, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Queries == 0 || r.Missed != r.Queries {
+		t.Errorf("run %+v: want every query missed", r)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the run took %v: the given-up queries were waited for", took)
 	}
 }
