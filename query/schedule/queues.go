@@ -51,6 +51,7 @@ type Job struct {
 	queue int    // index into Queues.q: class, or for "either" eitherCPU or eitherGPU by Preferred
 	seq   uint64 // order of Add: ties in every order go to the older job
 	taken bool
+	next  *Job // the Scheduler's inbox: the job put before this one
 }
 
 // Preferred is the processor with the lower predicted cost.

@@ -352,47 +352,75 @@ func (s *Scheduler) admitInbox() {
 	}
 }
 
-// inbox is where Search leaves jobs for the workers, under a lock of its
-// own that is held only to append or take them all.
+// inbox is where Search leaves jobs for the workers: a stack that Search
+// pushes onto with a compare-and-swap and a worker empties in one, so
+// that an arrival never waits for a lock. (Under a mutex, 320,000
+// arrivals a second queued for it behind the workers' takes, and a
+// contended Go mutex hands itself to the next waiter only once that
+// goroutine gets a processor.)
 type inbox struct {
-	mu     sync.Mutex
-	jobs   []*Job
-	closed bool
+	top atomic.Pointer[Job] // the latest job, linked to the ones before by next; closedInbox once closed
 }
 
-// put appends j; it reports false once the inbox is closed.
+// closedInbox tops a closed inbox: puts fail, takes find nothing.
+var closedInbox = new(Job)
+
+// put pushes j; it reports false once the inbox is closed.
 func (b *inbox) put(j *Job) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return false
+	for {
+		t := b.top.Load()
+		if t == closedInbox {
+			return false
+		}
+		j.next = t
+		if b.top.CompareAndSwap(t, j) {
+			return true
+		}
 	}
-	b.jobs = append(b.jobs, j)
-	return true
 }
 
-// takeAll moves every job into buf[:0] and returns it.
+// takeAll moves every job into buf[:0], in the order they were put, and
+// returns it.
 func (b *inbox) takeAll(buf []*Job) []*Job {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	buf = append(buf[:0], b.jobs...)
-	clear(b.jobs)
-	b.jobs = b.jobs[:0]
+	for {
+		t := b.top.Load()
+		if t == nil || t == closedInbox {
+			return buf[:0]
+		}
+		if b.top.CompareAndSwap(t, nil) {
+			return unlink(t, buf[:0])
+		}
+	}
+}
+
+// unlink appends the jobs linked from t to buf, oldest first, clearing
+// their links.
+func unlink(t *Job, buf []*Job) []*Job {
+	n := len(buf)
+	for t != nil {
+		next := t.next
+		t.next = nil
+		buf = append(buf, t)
+		t = next
+	}
+	slices.Reverse(buf[n:])
 	return buf
 }
 
 // pending reports whether a job waits in the inbox.
 func (b *inbox) pending() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.jobs) > 0
+	t := b.top.Load()
+	return t != nil && t != closedInbox
 }
 
-// close makes every later put fail.
-func (b *inbox) close() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.closed = true
+// close makes every later put fail and returns the jobs put before, in
+// the order they were put.
+func (b *inbox) close() []*Job {
+	t := b.top.Swap(closedInbox)
+	if t == closedInbox {
+		return nil
+	}
+	return unlink(t, nil)
 }
 
 // runBufs are a worker's buffers for run, reused from call to call so
@@ -464,8 +492,11 @@ func (s *Scheduler) Usage() Usage {
 
 // Close stops the workers once the queued jobs have run.
 func (s *Scheduler) Close() error {
-	s.in.close()
+	left := s.in.close()
 	s.mu.Lock()
+	for _, j := range left {
+		s.q.Add(j)
+	}
 	s.closed = true
 	s.cond.Broadcast()
 	s.mu.Unlock()
@@ -473,7 +504,6 @@ func (s *Scheduler) Close() error {
 	// Jobs no worker could take (a queue without its processor) fail.
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.admitInbox()
 	for _, j := range s.q.drain() {
 		j.Payload.(*pending).done <- outcome{err: errors.New("schedule: scheduler closed")}
 	}

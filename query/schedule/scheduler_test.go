@@ -397,3 +397,69 @@ func TestSchedulerChoosesCPUEngine(t *testing.T) {
 		t.Error("NewChoice with an unknown engine: want an error")
 	}
 }
+
+// TestInbox: jobs put from many goroutines at once, while a taker empties
+// the inbox and another closes it, are each taken or returned by close
+// exactly once, each producer's in the order it put them; puts after the
+// close fail.
+func TestInbox(t *testing.T) {
+	const producers, per = 8, 5000
+	var b inbox
+	var wg sync.WaitGroup
+	putOK := make([][]bool, producers)
+	for p := range producers {
+		putOK[p] = make([]bool, per)
+		wg.Go(func() {
+			for i := range per {
+				putOK[p][i] = b.put(&Job{ID: uint64(p*per + i)})
+			}
+		})
+	}
+	var got []*Job
+	stop := make(chan struct{})
+	taken := make(chan struct{})
+	go func() {
+		defer close(taken)
+		var buf []*Job
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			buf = b.takeAll(buf)
+			got = append(got, buf...)
+		}
+	}()
+	time.Sleep(5 * time.Millisecond)
+	close(stop)
+	<-taken
+	got = append(got, b.close()...)
+	wg.Wait()
+	if b.put(&Job{}) || b.pending() || len(b.takeAll(nil)) != 0 {
+		t.Fatal("a closed inbox took a job or had one")
+	}
+	last := make([]int, producers)
+	for p := range last {
+		last[p] = -1
+	}
+	seen := map[uint64]bool{}
+	for _, j := range got {
+		if seen[j.ID] || j.next != nil {
+			t.Fatalf("job %d taken twice or still linked", j.ID)
+		}
+		seen[j.ID] = true
+		p, i := int(j.ID)/per, int(j.ID)%per
+		if i <= last[p] {
+			t.Fatalf("producer %d: job %d after %d", p, i, last[p])
+		}
+		last[p] = i
+	}
+	for p := range producers {
+		for i, ok := range putOK[p] {
+			if ok != seen[uint64(p*per+i)] {
+				t.Fatalf("job %d: put reported %v, taken %v", p*per+i, ok, seen[uint64(p*per+i)])
+			}
+		}
+	}
+}
