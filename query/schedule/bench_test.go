@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -12,9 +13,15 @@ import (
 )
 
 // BenchmarkQueues times one arrival and one pick (Add, Next, Done) under
-// hybrid with a backlog of 10,000 jobs, as at the scheduler's highest
-// rates: the work done under the scheduler's lock per query.
+// hybrid with backlogs of 10^3 to 2x10^5 jobs (hybrid's highest rates run
+// with 10^5 and more): the work done under the scheduler's lock per query.
 func BenchmarkQueues(b *testing.B) {
+	for _, backlog := range []int{1000, 10000, 200000} {
+		b.Run(fmt.Sprint(backlog), func(b *testing.B) { benchQueues(b, backlog) })
+	}
+}
+
+func benchQueues(b *testing.B, backlog int) {
 	r := rand.New(rand.NewPCG(1, 2))
 	q := NewQueues(PolicyHybrid, true, Options{})
 	var now time.Duration
@@ -22,7 +29,7 @@ func BenchmarkQueues(b *testing.B) {
 		c, g := time.Duration(1+r.IntN(2000))*time.Microsecond, time.Duration(5+r.IntN(30))*time.Microsecond
 		return &Job{ID: id, Arrival: now, Deadline: now + 500*time.Millisecond, Cost: [2]time.Duration{c, g}}
 	}
-	for i := range 10000 {
+	for i := range backlog {
 		q.Add(job(uint64(i)))
 	}
 	b.ReportAllocs()

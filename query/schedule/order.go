@@ -1,5 +1,10 @@
 package schedule
 
+import (
+	"math"
+	"math/bits"
+)
+
 // An order ranks the jobs of a queue for one kind of pick.
 type order int
 
@@ -12,47 +17,111 @@ const (
 	orders
 )
 
-// key is job j's rank in order o, smaller first; ties go to the older job
-// (the smaller seq), so every order is total.
-func (o order) key(j *Job) float64 {
+// A measure is what a cost order ranks jobs by; the two affinities rank
+// by the same one, from either end.
+type measure int
+
+const (
+	cpuCost measure = iota
+	gpuCost
+	costRatio
+)
+
+func (o order) measure() measure {
 	switch o {
 	case byCPUCost:
-		return float64(j.Cost[CPU])
+		return cpuCost
 	case byGPUCost:
-		return float64(j.Cost[GPU])
-	case byGPUAffinity:
-		return -j.ratio()
-	case byCPUAffinity:
-		return j.ratio()
+		return gpuCost
 	}
-	return 0 // byArrival: seq alone
+	return costRatio
 }
 
-// queue holds one queue's jobs in a heap per order it is picked by (the
-// others stay empty; peek must not be asked for them). A job taken
-// through one order is marked taken and left in the others until it
-// reaches their top (lazy deletion); a heap is rebuilt once it holds
-// maxTaken more taken jobs than live ones, so that memory stays
-// proportional to the waiting jobs and the rebuilds cost O(1) per job,
-// amortized.
+// of is job j's value of the measure.
+func (m measure) of(j *Job) float64 {
+	switch m {
+	case cpuCost:
+		return float64(j.Cost[CPU])
+	case gpuCost:
+		return float64(j.Cost[GPU])
+	}
+	return j.ratio()
+}
+
+// key is job j's rank in order o, smaller first; ties go to the older
+// job, so every order is total. The cost orders rank by bucket, the
+// measure quantized to a sixteenth of an octave (bucketOf), which makes
+// every pick O(1) whatever the backlog: with heaps, the scheduler's lock
+// was held about a microsecond a query at backlogs of 10^5 jobs, and was
+// what stopped hybrid (docs/scheduling.md). The cost models' own errors
+// (11%-35% on average) are far coarser than the 4.4% of a bucket.
+func (o order) key(j *Job) int {
+	switch o {
+	case byArrival:
+		return 0 // seq alone
+	case byGPUAffinity:
+		return -bucketOf(j.ratio())
+	}
+	return bucketOf(o.measure().of(j))
+}
+
+const (
+	bucketsPerOctave = 16
+	lowestOctave     = -32 // values below 2^-32 share the first bucket
+	nBuckets         = 21 * 64
+)
+
+// bucketOf maps x to a bucket, monotonically: 0 for x <= 0 (or NaN), then
+// one bucket per sixteenth of an octave from 2^-32, the last one holding
+// everything from 2^51. For a positive float the exponent and the top 4
+// bits of the mantissa, read together, order like the value.
+func bucketOf(x float64) int {
+	if !(x > 0) {
+		return 0
+	}
+	b := math.Float64bits(x)
+	exp := int(b>>52) - 1023 // unbiased exponent
+	k := (exp-lowestOctave)*bucketsPerOctave + int(b>>48)&(bucketsPerOctave-1) + 1
+	return min(max(k, 1), nBuckets-1)
+}
+
+// queue holds one queue's jobs in arrival order and in each cost order it
+// is picked by (peek must not be asked for others). A job taken through
+// one order is marked taken and left in the others until it reaches their
+// front (lazy deletion); a structure is compacted once it holds maxTaken
+// more taken jobs than live ones, so that memory stays proportional to
+// the waiting jobs and the compactions cost O(1) per job, amortized.
 type queue struct {
-	heaps [orders]jobHeap
-	used  []order
-	live  int
+	arrival fifo
+	byCost  [orders]*bucketQueue // by order; the affinities share theirs
+	lists   []*bucketQueue       // each of byCost once
+	live    int
 }
 
-// init readies q for picks in the orders given.
+// init readies q for picks in the orders given (byArrival is always
+// kept: Add numbers jobs in arrival order, so a FIFO holds them in it).
 func (q *queue) init(used ...order) {
-	q.used = used
-	for o := range q.heaps {
-		q.heaps[o].order = order(o)
+	for _, o := range used {
+		if o == byArrival {
+			continue
+		}
+		for _, l := range q.lists {
+			if l.measure == o.measure() {
+				q.byCost[o] = l
+			}
+		}
+		if q.byCost[o] == nil {
+			q.byCost[o] = &bucketQueue{measure: o.measure()}
+			q.lists = append(q.lists, q.byCost[o])
+		}
 	}
 }
 
 func (q *queue) add(j *Job) {
 	q.live++
-	for _, o := range q.used {
-		q.heaps[o].push(j)
+	q.arrival.push(j)
+	for _, l := range q.lists {
+		l.push(j)
 	}
 }
 
@@ -60,106 +129,135 @@ func (q *queue) add(j *Job) {
 func (q *queue) take(j *Job) {
 	j.taken = true
 	q.live--
-	for _, o := range q.used {
-		if h := &q.heaps[o]; len(h.items) > 2*q.live+maxTaken {
-			h.compact()
+	if q.arrival.len() > 2*q.live+maxTaken {
+		q.arrival.compact()
+	}
+	for _, l := range q.lists {
+		if l.n > 2*q.live+maxTaken {
+			l.compact()
 		}
 	}
 }
 
-// maxTaken is how many taken jobs beyond the live ones a heap may hold.
+// maxTaken is how many taken jobs beyond the live ones a structure may hold.
 const maxTaken = 64
 
 // peek returns the first live job in order o, or nil.
 func (q *queue) peek(o order) *Job {
-	h := &q.heaps[o]
-	for len(h.items) > 0 && h.items[0].job.taken {
-		h.pop()
+	switch o {
+	case byArrival:
+		j, _ := q.arrival.front()
+		return j
+	case byGPUAffinity:
+		return q.byCost[o].last()
 	}
-	if len(h.items) == 0 {
-		return nil
+	return q.byCost[o].first()
+}
+
+// fifo is a queue of jobs in the order pushed.
+type fifo struct {
+	items []*Job
+	head  int
+}
+
+func (f *fifo) push(j *Job) { f.items = append(f.items, j) }
+
+func (f *fifo) len() int { return len(f.items) - f.head }
+
+// front drops the taken jobs at the front and returns the first live one
+// (nil if none) and how many it dropped.
+func (f *fifo) front() (*Job, int) {
+	dropped := 0
+	for f.head < len(f.items) && f.items[f.head].taken {
+		f.items[f.head] = nil
+		f.head++
+		dropped++
 	}
-	return h.items[0].job
-}
-
-// jobHeap is a binary min-heap of jobs by (key, seq) in one order; each
-// item carries its key, computed once at push.
-type jobHeap struct {
-	order order
-	items []heapItem
-}
-
-type heapItem struct {
-	key float64
-	seq uint64
-	job *Job
-}
-
-func (a heapItem) before(b heapItem) bool {
-	return a.key < b.key || (a.key == b.key && a.seq < b.seq)
-}
-
-func (h *jobHeap) push(j *Job) {
-	h.items = append(h.items, heapItem{key: h.order.key(j), seq: j.seq, job: j})
-	h.up(len(h.items) - 1)
-}
-
-// pop removes the first item.
-func (h *jobHeap) pop() {
-	n := len(h.items) - 1
-	h.items[0] = h.items[n]
-	h.items[n] = heapItem{}
-	h.items = h.items[:n]
-	h.down(0)
-}
-
-func (h *jobHeap) up(i int) {
-	it := h.items[i]
-	for i > 0 {
-		p := (i - 1) / 2
-		if !it.before(h.items[p]) {
-			break
-		}
-		h.items[i] = h.items[p]
-		i = p
+	if f.head == len(f.items) {
+		f.items, f.head = f.items[:0], 0
+		return nil, dropped
 	}
-	h.items[i] = it
+	return f.items[f.head], dropped
 }
 
-func (h *jobHeap) down(i int) {
-	n := len(h.items)
-	if n == 0 {
-		return
-	}
-	it := h.items[i]
-	for {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && h.items[c+1].before(h.items[c]) {
-			c++
-		}
-		if !h.items[c].before(it) {
-			break
-		}
-		h.items[i] = h.items[c]
-		i = c
-	}
-	h.items[i] = it
-}
-
-// compact drops the taken jobs and restores the heap.
-func (h *jobHeap) compact() {
-	live := h.items[:0]
-	for _, it := range h.items {
-		if !it.job.taken {
-			live = append(live, it)
+// compact drops every taken job, keeping the order of the others.
+func (f *fifo) compact() {
+	live := f.items[:0]
+	for _, j := range f.items[f.head:] {
+		if !j.taken {
+			live = append(live, j)
 		}
 	}
-	clear(h.items[len(live):])
-	h.items = live
-	for i := len(live)/2 - 1; i >= 0; i-- {
-		h.down(i)
+	clear(f.items[len(live):])
+	f.items, f.head = live, 0
+}
+
+// bucketQueue holds jobs by the bucket of a measure, each bucket in
+// arrival order, with a bit per bucket that may hold jobs: its first and
+// last live jobs are found in O(nBuckets/64) word scans.
+type bucketQueue struct {
+	measure  measure
+	buckets  [nBuckets]fifo
+	nonempty [nBuckets / 64]uint64
+	n        int // jobs held, taken ones included
+}
+
+func (b *bucketQueue) push(j *Job) {
+	k := bucketOf(b.measure.of(j))
+	b.buckets[k].push(j)
+	b.nonempty[k/64] |= 1 << (k % 64)
+	b.n++
+}
+
+// first returns the oldest live job of the lowest bucket, or nil.
+func (b *bucketQueue) first() *Job {
+	for w := range b.nonempty {
+		for b.nonempty[w] != 0 {
+			k := w*64 + bits.TrailingZeros64(b.nonempty[w])
+			if j := b.front(k); j != nil {
+				return j
+			}
+		}
+	}
+	return nil
+}
+
+// last returns the oldest live job of the highest bucket, or nil.
+func (b *bucketQueue) last() *Job {
+	for w := len(b.nonempty) - 1; w >= 0; w-- {
+		for b.nonempty[w] != 0 {
+			k := w*64 + 63 - bits.LeadingZeros64(b.nonempty[w])
+			if j := b.front(k); j != nil {
+				return j
+			}
+		}
+	}
+	return nil
+}
+
+// front returns bucket k's first live job, clearing its bit when it has
+// none.
+func (b *bucketQueue) front(k int) *Job {
+	j, dropped := b.buckets[k].front()
+	b.n -= dropped
+	if j == nil {
+		b.nonempty[k/64] &^= 1 << (k % 64)
+	}
+	return j
+}
+
+// compact drops every taken job.
+func (b *bucketQueue) compact() {
+	b.n = 0
+	for w := range b.nonempty {
+		for m := b.nonempty[w]; m != 0; m &= m - 1 {
+			k := w*64 + bits.TrailingZeros64(m)
+			f := &b.buckets[k]
+			f.compact()
+			if f.len() == 0 {
+				b.nonempty[w] &^= 1 << (k % 64)
+			}
+			b.n += f.len()
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -152,13 +153,57 @@ func TestQueuesMatchReference(t *testing.T) {
 					t.Fatalf("step %d: Len = %d, want %d", step, q.Len(), n)
 				}
 				for i := range q.q {
-					for o, h := range q.q[i].heaps {
-						if len(h.items) > 2*q.q[i].live+maxTaken {
-							t.Fatalf("step %d: queue %d's heap %d holds %d jobs for %d live", step, i, o, len(h.items), q.q[i].live)
+					qi := &q.q[i]
+					if qi.arrival.len() > 2*qi.live+maxTaken {
+						t.Fatalf("step %d: queue %d's FIFO holds %d jobs for %d live", step, i, qi.arrival.len(), qi.live)
+					}
+					for k, l := range qi.lists {
+						if l.n > 2*qi.live+maxTaken {
+							t.Fatalf("step %d: queue %d's bucket queue %d holds %d jobs for %d live", step, i, k, l.n, qi.live)
 						}
 					}
 				}
 			}
 		})
+	}
+}
+
+// TestBucketOf: buckets order like the values, a sixteenth of an octave
+// each, with everything not positive in bucket 0 and the ends clamped.
+func TestBucketOf(t *testing.T) {
+	for _, tt := range []struct {
+		x    float64
+		want int
+	}{
+		{0, 0},
+		{-1, 0},
+		{math.NaN(), 0},
+		{math.SmallestNonzeroFloat64, 1},
+		{0x1p-40, 1},
+		{0x1p-32, 1},
+		{0x1p-32 * 1.0625, 2},
+		{1, 32*16 + 1},
+		{1.0624, 32*16 + 1},
+		{1.0625, 32*16 + 2},
+		{2, 33*16 + 1},
+		{math.MaxFloat64, nBuckets - 1},
+		{math.Inf(1), nBuckets - 1},
+	} {
+		if got := bucketOf(tt.x); got != tt.want {
+			t.Errorf("bucketOf(%g) = %d, want %d", tt.x, got, tt.want)
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 100000 {
+		a, b := math.Exp(r.NormFloat64()*20), math.Exp(r.NormFloat64()*20)
+		if a > b {
+			a, b = b, a
+		}
+		if bucketOf(a) > bucketOf(b) {
+			t.Fatalf("bucketOf(%g) = %d > bucketOf(%g) = %d", a, bucketOf(a), b, bucketOf(b))
+		}
+		if b >= a*1.125 && bucketOf(b) == bucketOf(a) && bucketOf(a) > 1 && bucketOf(b) < nBuckets-1 {
+			t.Fatalf("%g and %g, an eighth of an octave apart, share bucket %d", a, b, bucketOf(a))
+		}
 	}
 }

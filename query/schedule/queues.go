@@ -76,7 +76,7 @@ const (
 )
 
 // Queues holds the waiting jobs and decides which one an idle processor
-// runs next. Every pick is O(log n) in the waiting jobs. It is not safe
+// runs next. Every pick is O(1), amortized. It is not safe
 // for concurrent use: callers serialise.
 type Queues struct {
 	policy  Policy
