@@ -84,7 +84,8 @@
 // jobs wait than there are CPU workers it holds up to Config.CPUAhead
 // more, and with a job in hand it takes the lock again only when the lock
 // is free (TryLock), so that it never waits for the lock while it has
-// work. On the H100 machine this did not raise the highest sustained rate,
-// and neither did fewer CPU workers: the lock is not what limits hybrid
-// there (docs/scheduling.md, runs BC-BD).
+// work. On the H100 machine, once the load generator stopped sharing one
+// context among its queries, the lock was what limited hybrid on AND
+// queries, and Queues picks in O(1) and a deeper CPUAhead are what moved
+// it (docs/scheduling.md, runs BM-BO).
 package schedule

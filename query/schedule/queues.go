@@ -117,7 +117,7 @@ func NewQueues(p Policy, hasGPU bool, o Options) *Queues {
 		o.Promote = 0.5
 	}
 	s := &Queues{policy: p, hasGPU: hasGPU, margin: o.Margin, promote: o.Promote, anyProc: o.UrgentAnyProc && p == PolicyHybrid, oldest: o.StealOldest}
-	// Each queue keeps a heap for every order Next picks it by: arrival
+	// Each queue keeps its jobs in every order Next picks it by: arrival
 	// (urgency, "best", "either", an oldest-first thief), its own
 	// processor's order and the thief's.
 	if s.oldest {

@@ -179,8 +179,12 @@ func DefaultCPUWorkers(p Policy, gpus int) int {
 	return max(1, n)
 }
 
-// DefaultCPUAhead is Config.CPUAhead's default.
-const DefaultCPUAhead = 2
+// DefaultCPUAhead is Config.CPUAhead's default. On the H100 machine's AND
+// load, 6 sustained 576,000 and 608,000 q/s where 2 sustained 512,000 and
+// 544,000 (docs/scheduling.md, run BO): each hold of the lock hands a CPU
+// worker more cheap queries, and the workers' waits for it were what
+// stopped hybrid.
+const DefaultCPUAhead = 6
 
 // CPUWorkers is the number of CPU workers s runs.
 func (s *Scheduler) CPUWorkers() int { return s.cfg.CPUWorkers }
