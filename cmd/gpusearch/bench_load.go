@@ -222,7 +222,7 @@ func newBenchLoadCmd() *cobra.Command {
 	fl.IntVar(&f.sweepSteps, "sweep-steps", 4, "bisection steps after the doubling phase")
 	fl.DurationVar(&f.sweepTime, "sweep-time", 0, "stop a policy's sweep before a rate that would end past this long (judged by its longest rate so far) and report the best rate so far, marked in sweep_cut_short (0: no limit)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the arrival process")
-	fl.IntVar(&f.cpuWorkers, "cpu-workers", 0, "CPU workers (0: one per core, less two per GPU under hybrid and best)")
+	fl.IntVar(&f.cpuWorkers, "cpu-workers", 0, "CPU workers (0: one per core, less one per GPU worker and two more under hybrid and best)")
 	fl.IntVar(&f.cpuAhead, "cpu-ahead", 0, fmt.Sprintf("while a backlog waits, each CPU worker holds this many queries beyond the one it runs (0: %d; negative: none)", schedule.DefaultCPUAhead))
 	fl.StringVar(&f.cpuEngine, "cpu-engine", "", "the CPU workers' engine (query.New): cpu, maxscore, bmw, ... (default: the cost model's, which may pick one per query, else cpu)")
 	fl.IntVar(&f.gpuBatch, "gpu-batch", 0, "most queries a GPU worker takes at once (0: the config's gpu.batch)")

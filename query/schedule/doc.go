@@ -59,13 +59,13 @@
 // The queue logic (Queues) is a pure data structure over a clock given by
 // the caller, so that the discrete-event simulator (Simulate) and the real
 // scheduler (Scheduler: a goroutine per CPU worker and one or more per
-// GPU, Config.GPUWorkers) share it. Callers leave their jobs in an inbox
-// that workers move into the Queues whenever they hold the scheduler's
-// lock, so that at high rates callers do not queue for that lock.
-// The scheduler runs a CPU worker per core, but leaves two cores to each
-// GPU under hybrid and best (DefaultCPUWorkers): a GPU worker's host side
-// (planning a batch, launching, reading back) and its device's thread
-// otherwise wait behind CPU queries, and the GPU idles.
+// GPU, Config.GPUWorkers) share it. Callers push their jobs onto a
+// lock-free inbox that workers move into the Queues whenever they hold the
+// scheduler's lock, so that at high rates callers do not queue for that
+// lock. The scheduler runs a CPU worker per core, but under hybrid and
+// best leaves a core to each GPU worker and two more (DefaultCPUWorkers):
+// a GPU worker's host side (planning a batch, launching, reading back)
+// otherwise waits behind CPU queries, and the GPU idles.
 //
 // Bound. Bound computes, from the measured costs of a mix of queries, the
 // highest rate any split of the mix between the CPU workers and a GPU

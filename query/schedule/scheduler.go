@@ -124,8 +124,11 @@ func New(ix *index.Index, cfg Config) (*Scheduler, error) {
 	if cfg.Deadline <= 0 {
 		cfg.Deadline = 500 * time.Millisecond
 	}
+	if cfg.GPUWorkers <= 0 {
+		cfg.GPUWorkers = 1
+	}
 	if cfg.CPUWorkers <= 0 {
-		cfg.CPUWorkers = DefaultCPUWorkers(cfg.Policy, len(cfg.GPUs))
+		cfg.CPUWorkers = DefaultCPUWorkers(cfg.Policy, len(cfg.GPUs)*cfg.GPUWorkers)
 	}
 	if cfg.Model == nil {
 		cfg.Model = DefaultModel()
@@ -135,9 +138,6 @@ func New(ix *index.Index, cfg Config) (*Scheduler, error) {
 	}
 	if cfg.GPUBatch <= 0 {
 		cfg.GPUBatch = 64
-	}
-	if cfg.GPUWorkers <= 0 {
-		cfg.GPUWorkers = 1
 	}
 	switch {
 	case cfg.CPUAhead == 0:
@@ -163,18 +163,18 @@ func New(ix *index.Index, cfg Config) (*Scheduler, error) {
 }
 
 // DefaultCPUWorkers is the number of CPU workers a scheduler starts when
-// Config.CPUWorkers is 0: one per core (GOMAXPROCS), less two per GPU
-// under the policies that use both processors (hybrid, best), and at
-// least one. The two cores left to a GPU run its worker and its device's
-// thread, whose host work (planning a batch, launching, reading back)
-// would otherwise wait behind CPU queries while the GPU idles. On the H100
-// machine (16 cores) 14 workers sustained 76,000 q/s against 64,000-68,000
-// with 16 in one run and the same 64,000 in another (docs/scheduling.md,
-// runs U and V): never worse, once better.
-func DefaultCPUWorkers(p Policy, gpus int) int {
+// Config.CPUWorkers is 0: one per core (GOMAXPROCS), less, under the
+// policies that use both processors (hybrid, best), one per GPU worker
+// and two more, and at least one. A GPU worker's host side (planning a
+// batch, launching, reading back) would otherwise wait behind CPU queries
+// while the GPU idles, and the two cores run the callers and the Go
+// runtime. On the H100 machine (16 cores, 3 GPU workers), 11 CPU workers
+// sustained more AND-and-OR queries than 14 (docs/scheduling.md, runs
+// BP-BQ), where the CPU's queries are long enough to keep 14 busy.
+func DefaultCPUWorkers(p Policy, gpuWorkers int) int {
 	n := runtime.GOMAXPROCS(0)
-	if gpus > 0 && (p == PolicyHybrid || p == PolicyBest) {
-		n -= 2 * gpus
+	if gpuWorkers > 0 && (p == PolicyHybrid || p == PolicyBest) {
+		n -= gpuWorkers + 2
 	}
 	return max(1, n)
 }

@@ -206,32 +206,33 @@ func TestSchedulerWithoutGPU(t *testing.T) {
 func TestDefaultCPUWorkers(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(16))
 	tests := []struct {
-		policy Policy
-		gpus   int
-		want   int
+		policy     Policy
+		gpuWorkers int
+		want       int
 	}{
 		{PolicyCPU, 0, 16},
-		{PolicyCPU, 1, 16},
+		{PolicyCPU, 3, 16},
 		{PolicyHybrid, 0, 16},
-		{PolicyHybrid, 1, 14},
-		{PolicyBest, 2, 12},
+		{PolicyHybrid, 1, 13},
+		{PolicyHybrid, 3, 11},
+		{PolicyBest, 6, 8},
 		{PolicyGPU, 1, 16},
-		{PolicyHybrid, 9, 1},
+		{PolicyHybrid, 20, 1},
 	}
 	for _, tt := range tests {
-		if got := DefaultCPUWorkers(tt.policy, tt.gpus); got != tt.want {
-			t.Errorf("DefaultCPUWorkers(%s, %d) = %d, want %d", tt.policy, tt.gpus, got, tt.want)
+		if got := DefaultCPUWorkers(tt.policy, tt.gpuWorkers); got != tt.want {
+			t.Errorf("DefaultCPUWorkers(%s, %d) = %d, want %d", tt.policy, tt.gpuWorkers, got, tt.want)
 		}
 	}
 	ix := randomIndex(t, 50)
 	cpu, _ := query.New(ix, "cpu")
-	s, err := New(ix, Config{Policy: PolicyHybrid, CPU: cpu, GPUs: []query.Engine{cpu}})
+	s, err := New(ix, Config{Policy: PolicyHybrid, CPU: cpu, GPUs: []query.Engine{cpu}, GPUWorkers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if s.CPUWorkers() != 14 {
-		t.Errorf("hybrid with one GPU on 16 cores runs %d CPU workers, want 14", s.CPUWorkers())
+	if s.CPUWorkers() != 11 {
+		t.Errorf("hybrid with one GPU and 3 GPU workers on 16 cores runs %d CPU workers, want 11", s.CPUWorkers())
 	}
 }
 
