@@ -87,5 +87,5 @@
 // work. On the H100 machine, once the load generator stopped sharing one
 // context among its queries, the lock was what limited hybrid on AND
 // queries, and Queues picks in O(1) and a deeper CPUAhead are what moved
-// it (docs/scheduling.md, runs BM-BO).
+// it (docs/scheduling.md, runs BM-BR).
 package schedule

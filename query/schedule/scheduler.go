@@ -169,8 +169,10 @@ func New(ix *index.Index, cfg Config) (*Scheduler, error) {
 // batch, launching, reading back) would otherwise wait behind CPU queries
 // while the GPU idles, and the two cores run the callers and the Go
 // runtime. On the H100 machine (16 cores, 3 GPU workers), 11 CPU workers
-// sustained more AND-and-OR queries than 14 (docs/scheduling.md, runs
-// BP-BQ), where the CPU's queries are long enough to keep 14 busy.
+// sustained more queries than 14 on the AND-and-OR mix (248,000 and
+// 256,000 q/s against 208,000-224,000) and on OR (152,000 against
+// 136,000), whose CPU queries are long enough to keep 14 busy, and as
+// many on AND (docs/scheduling.md, runs BQ-BR).
 func DefaultCPUWorkers(p Policy, gpuWorkers int) int {
 	n := runtime.GOMAXPROCS(0)
 	if gpuWorkers > 0 && (p == PolicyHybrid || p == PolicyBest) {
@@ -181,7 +183,7 @@ func DefaultCPUWorkers(p Policy, gpuWorkers int) int {
 
 // DefaultCPUAhead is Config.CPUAhead's default. On the H100 machine's AND
 // load, 6 sustained 576,000 and 608,000 q/s where 2 sustained 512,000 and
-// 544,000 (docs/scheduling.md, run BO): each hold of the lock hands a CPU
+// 544,000 (docs/scheduling.md, run BP): each hold of the lock hands a CPU
 // worker more cheap queries, and the workers' waits for it were what
 // stopped hybrid.
 const DefaultCPUAhead = 6
