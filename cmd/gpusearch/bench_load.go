@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,8 +31,13 @@ type loadRun struct {
 	MeanDelayUS float64 `json:"mean_delay_us"`
 	P99DelayUS  float64 `json:"p99_delay_us"`
 	Missed      int     `json:"missed"`
-	RanOnCPU    uint64  `json:"ran_on_cpu"`
-	RanOnGPU    uint64  `json:"ran_on_gpu"`
+	// Of the missed, those answered late by each processor and those
+	// given up unanswered.
+	MissedOnCPU int    `json:"missed_on_cpu"`
+	MissedOnGPU int    `json:"missed_on_gpu"`
+	GivenUp     int    `json:"given_up"`
+	RanOnCPU    uint64 `json:"ran_on_cpu"`
+	RanOnGPU    uint64 `json:"ran_on_gpu"`
 	// Busy: seconds the CPU workers together, and the GPU workers, spent
 	// in engine calls; calls: how many (a GPU batch is one call).
 	BusyCPUS float64 `json:"busy_cpu_s"`
@@ -351,9 +357,9 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 		go func() {
 			defer wg.Done()
 			c, cancel := context.WithDeadline(qctx, giveUp)
-			_, err := s.Search(c, q)
+			res, err := s.Search(c, q)
 			cancel()
-			*slot = time.Since(arrival)
+			*slot = answer{delay: time.Since(arrival), by: answererOf(res, err)}
 			if err != nil && !errors.Is(err, context.DeadlineExceeded) { // given up: its delay is past the deadline, a miss
 				mu.Lock()
 				defer mu.Unlock()
@@ -370,16 +376,26 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 	if n == 0 {
 		return loadRun{}, errors.New("bench load: no query arrived; raise --duration or --rate")
 	}
-	delays := slots.all(n)
-	slices.Sort(delays)
+	answers := slots.all(n)
+	delays := make([]time.Duration, len(answers))
 	run := loadRun{Policy: string(sc.Policy), CPUWorkers: s.CPUWorkers(), Rate: rate, Queries: len(delays)}
 	var sum time.Duration
-	for _, d := range delays {
-		sum += d
-		if d > sc.Deadline {
+	for i, a := range answers {
+		delays[i] = a.delay
+		sum += a.delay
+		if a.delay > sc.Deadline {
 			run.Missed++
+			switch a.by {
+			case byCPU:
+				run.MissedOnCPU++
+			case byGPU:
+				run.MissedOnGPU++
+			default:
+				run.GivenUp++
+			}
 		}
 	}
+	slices.Sort(delays)
 	run.MeanDelayUS = float64(sum.Microseconds()) / float64(len(delays))
 	run.P99DelayUS = float64(delays[(len(delays)*99)/100].Microseconds())
 	u := s.Usage()
@@ -392,24 +408,51 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 	return run, nil
 }
 
-// delaySlots holds one delay per query, in chunks that never move, so
+// answer is how long a query took from its arrival and who answered it.
+type answer struct {
+	delay time.Duration
+	by    answerer
+}
+
+// answerer is the processor that answered a query, or none.
+type answerer uint8
+
+const (
+	givenUp answerer = iota // no answer: given up, or failed
+	byCPU
+	byGPU
+)
+
+// answererOf reads the processor from the "cpu:" or "gpu:" prefix the
+// scheduler puts on a result's algorithm.
+func answererOf(res query.Result, err error) answerer {
+	switch {
+	case err != nil:
+		return givenUp
+	case strings.HasPrefix(res.Stats.Algorithm, schedule.GPU.String()+":"):
+		return byGPU
+	}
+	return byCPU
+}
+
+// delaySlots holds one answer per query, in chunks that never move, so
 // that each query's goroutine writes its own slot without a lock while
 // the arrivals add chunks.
-type delaySlots struct{ chunks [][]time.Duration }
+type delaySlots struct{ chunks [][]answer }
 
 const delayChunk = 1 << 16
 
 // slot returns query i's slot (i counts up from 0; call from one goroutine).
-func (d *delaySlots) slot(i int) *time.Duration {
+func (d *delaySlots) slot(i int) *answer {
 	if i/delayChunk == len(d.chunks) {
-		d.chunks = append(d.chunks, make([]time.Duration, delayChunk))
+		d.chunks = append(d.chunks, make([]answer, delayChunk))
 	}
 	return &d.chunks[i/delayChunk][i%delayChunk]
 }
 
-// all returns the first n delays in one slice.
-func (d *delaySlots) all(n int) []time.Duration {
-	out := make([]time.Duration, 0, n)
+// all returns the first n answers in one slice.
+func (d *delaySlots) all(n int) []answer {
+	out := make([]answer, 0, n)
 	for _, c := range d.chunks {
 		out = append(out, c[:min(len(c), n-len(out))]...)
 	}

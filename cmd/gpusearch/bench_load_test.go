@@ -126,15 +126,15 @@ func TestDelaySlots(t *testing.T) {
 	for _, n := range []int{1, delayChunk - 1, delayChunk, delayChunk + 1, 2*delayChunk + 7} {
 		var d delaySlots
 		for i := range n {
-			*d.slot(i) = time.Duration(i)
+			*d.slot(i) = answer{delay: time.Duration(i), by: answerer(i % 3)}
 		}
 		got := d.all(n)
 		if len(got) != n {
 			t.Fatalf("n=%d: %d delays", n, len(got))
 		}
 		for i, v := range got {
-			if v != time.Duration(i) {
-				t.Fatalf("n=%d: delay %d is %v", n, i, v)
+			if v.delay != time.Duration(i) || v.by != answerer(i%3) {
+				t.Fatalf("n=%d: answer %d is %+v", n, i, v)
 			}
 		}
 	}
@@ -167,10 +167,57 @@ func TestRunLoadGivesUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Queries == 0 || r.Missed != r.Queries {
-		t.Errorf("run %+v: want every query missed", r)
+	if r.Queries == 0 || r.Missed != r.Queries || r.GivenUp != r.Queries {
+		t.Errorf("run %+v: want every query missed, given up", r)
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("the run took %v: the given-up queries were waited for", took)
+	}
+}
+
+// slowEngine answers after a fixed time.
+type slowEngine time.Duration
+
+func (e slowEngine) Search(context.Context, query.Query) (query.Result, error) {
+	time.Sleep(time.Duration(e))
+	return query.Result{}, nil
+}
+
+// TestRunLoadMissesByProcessor: queries answered past their deadline
+// count as missed on the processor that answered them, not as given up.
+func TestRunLoadMissesByProcessor(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "idx")
+	mustRun(t, "index", "--quiet", "--out", dir, sampleCrawl)
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	qs := []query.Query{{Terms: []string{"system"}, Mode: query.And, K: 10}}
+	sc := schedule.Config{Policy: schedule.PolicyCPU, CPU: slowEngine(30 * time.Millisecond), CPUWorkers: 16, Deadline: 20 * time.Millisecond}
+	r, err := runLoad(context.Background(), ix, sc, qs, 100, loadFlags{duration: 100 * time.Millisecond, maxQueries: 1000, seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Missed == 0 || r.MissedOnCPU != r.Missed || r.MissedOnGPU != 0 || r.GivenUp != 0 {
+		t.Errorf("run %+v: want every miss answered late by the CPU", r)
+	}
+}
+
+func TestAnswererOf(t *testing.T) {
+	for _, tt := range []struct {
+		algorithm string
+		err       error
+		want      answerer
+	}{
+		{"cpu:bmw", nil, byCPU},
+		{"gpu:and-wave", nil, byGPU},
+		{"gpu:and-wave", context.DeadlineExceeded, givenUp},
+		{"", errors.New("closed"), givenUp},
+	} {
+		res := query.Result{Stats: query.Stats{Algorithm: tt.algorithm}}
+		if got := answererOf(res, tt.err); got != tt.want {
+			t.Errorf("answererOf(%q, %v) = %v, want %v", tt.algorithm, tt.err, got, tt.want)
+		}
 	}
 }
