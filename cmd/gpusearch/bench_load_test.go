@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/query"
 	"github.com/gpusearch/gpusearch/query/schedule"
 )
@@ -152,13 +151,7 @@ func (stuckEngine) Search(ctx context.Context, _ query.Query) (query.Result, err
 // arrival are given up and counted as missed, without an error, and the
 // run ends then instead of waiting for them.
 func TestRunLoadGivesUp(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "idx")
-	mustRun(t, "index", "--quiet", "--out", dir, sampleCrawl)
-	ix, err := index.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix, _ := openSampleIndex(t)
 	qs := []query.Query{{Terms: []string{"system"}, Mode: query.And, K: 10}}
 	sc := schedule.Config{Policy: schedule.PolicyCPU, CPU: stuckEngine{}, CPUWorkers: 2, Deadline: 20 * time.Millisecond}
 	f := loadFlags{duration: 100 * time.Millisecond, maxQueries: 1000, seed: 1}
@@ -186,13 +179,7 @@ func (e slowEngine) Search(context.Context, query.Query) (query.Result, error) {
 // TestRunLoadMissesByProcessor: queries answered past their deadline
 // count as missed on the processor that answered them, not as given up.
 func TestRunLoadMissesByProcessor(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "idx")
-	mustRun(t, "index", "--quiet", "--out", dir, sampleCrawl)
-	ix, err := index.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix, _ := openSampleIndex(t)
 	qs := []query.Query{{Terms: []string{"system"}, Mode: query.And, K: 10}}
 	sc := schedule.Config{Policy: schedule.PolicyCPU, CPU: slowEngine(30 * time.Millisecond), CPUWorkers: 16, Deadline: 20 * time.Millisecond}
 	r, err := runLoad(context.Background(), ix, sc, qs, 100, loadFlags{duration: 100 * time.Millisecond, maxQueries: 1000, seed: 1})

@@ -277,3 +277,17 @@ func TestCLIErrors(t *testing.T) {
 		})
 	}
 }
+
+// openSampleIndex indexes the sample crawl into a temporary directory and
+// opens it; the index is closed when the test ends.
+func openSampleIndex(t *testing.T) (*index.Index, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "idx")
+	mustRun(t, "index", "--quiet", "--out", dir, sampleCrawl)
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix, dir
+}

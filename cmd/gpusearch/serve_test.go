@@ -4,12 +4,10 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gpusearch/gpusearch/config"
-	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/query"
 	"github.com/gpusearch/gpusearch/query/schedule"
 )
@@ -18,13 +16,7 @@ import (
 // with the engine the cost model beside the index names, and with the cpu
 // engine when the model names none.
 func TestSchedulerUsesModelEngine(t *testing.T) {
-	idx := filepath.Join(t.TempDir(), "idx")
-	mustRun(t, "index", "--quiet", "--out", idx, sampleCrawl)
-	ix, err := index.Open(idx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix, idx := openSampleIndex(t)
 	cpu, err := query.New(ix, "cpu")
 	if err != nil {
 		t.Fatal(err)
