@@ -325,7 +325,7 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 	defer s.Close()
 	r := rand.New(rand.NewPCG(f.seed, uint64(rate)))
 	var (
-		slots delaySlots
+		slots answerSlots
 		wg    sync.WaitGroup
 		mu    sync.Mutex // guards first
 		first error
@@ -435,23 +435,23 @@ func answererOf(res query.Result, err error) answerer {
 	return byCPU
 }
 
-// delaySlots holds one answer per query, in chunks that never move, so
+// answerSlots holds one answer per query, in chunks that never move, so
 // that each query's goroutine writes its own slot without a lock while
 // the arrivals add chunks.
-type delaySlots struct{ chunks [][]answer }
+type answerSlots struct{ chunks [][]answer }
 
-const delayChunk = 1 << 16
+const answerChunk = 1 << 16
 
 // slot returns query i's slot (i counts up from 0; call from one goroutine).
-func (d *delaySlots) slot(i int) *answer {
-	if i/delayChunk == len(d.chunks) {
-		d.chunks = append(d.chunks, make([]answer, delayChunk))
+func (d *answerSlots) slot(i int) *answer {
+	if i/answerChunk == len(d.chunks) {
+		d.chunks = append(d.chunks, make([]answer, answerChunk))
 	}
-	return &d.chunks[i/delayChunk][i%delayChunk]
+	return &d.chunks[i/answerChunk][i%answerChunk]
 }
 
 // all returns the first n answers in one slice.
-func (d *delaySlots) all(n int) []answer {
+func (d *answerSlots) all(n int) []answer {
 	out := make([]answer, 0, n)
 	for _, c := range d.chunks {
 		out = append(out, c[:min(len(c), n-len(out))]...)

@@ -119,11 +119,11 @@ func TestSweepRates(t *testing.T) {
 	}
 }
 
-// TestDelaySlots: every query's slot keeps its own delay across chunk
+// TestAnswerSlots: every query's slot keeps its own answer across chunk
 // boundaries, and all returns the first n in order.
-func TestDelaySlots(t *testing.T) {
-	for _, n := range []int{1, delayChunk - 1, delayChunk, delayChunk + 1, 2*delayChunk + 7} {
-		var d delaySlots
+func TestAnswerSlots(t *testing.T) {
+	for _, n := range []int{1, answerChunk - 1, answerChunk, answerChunk + 1, 2*answerChunk + 7} {
+		var d answerSlots
 		for i := range n {
 			*d.slot(i) = answer{delay: time.Duration(i), by: answerer(i % 3)}
 		}
