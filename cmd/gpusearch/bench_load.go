@@ -316,7 +316,7 @@ func deviceUsage(gpus []*gpu.Engine) gpu.DeviceUsage {
 // to the server share nothing: each query has a context of its own (a
 // context shared by all of them put every waiting caller on one channel,
 // whose lock took 8% of the GPU alone's CPU time at 320,000 q/s on the
-// H100 machine) and writes its delay into a slot of its own.
+// H100 machine) and writes its delay and answerer into a slot of its own.
 func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []query.Query, rate float64, f loadFlags) (loadRun, error) {
 	s, err := schedule.New(ix, sc)
 	if err != nil {
