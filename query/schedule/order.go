@@ -48,29 +48,19 @@ func (m measure) of(j *Job) float64 {
 	return j.ratio()
 }
 
-// key is job j's rank in order o, smaller first; ties go to the older
-// job, so every order is total. The cost orders rank by bucket, the
-// measure quantized to a sixteenth of an octave (bucketOf), which makes
-// every pick O(1) whatever the backlog: with heaps, the scheduler's lock
-// was held about a microsecond a query at backlogs of 10^5 jobs, and was
-// what stopped hybrid (docs/scheduling.md). The cost models' own errors
-// (11%-35% on average) are far coarser than the 4.4% of a bucket.
-func (o order) key(j *Job) int {
-	switch o {
-	case byArrival:
-		return 0 // seq alone
-	case byGPUAffinity:
-		return -bucketOf(j.ratio())
-	}
-	return bucketOf(o.measure().of(j))
-}
-
 const (
 	bucketsPerOctave = 16
 	lowestOctave     = -32 // values below 2^-32 share the first bucket
 	nBuckets         = 21 * 64
 )
 
+// The cost orders rank jobs by bucket, the measure quantized to a
+// sixteenth of an octave, older first within a bucket, which makes every
+// pick O(1) whatever the backlog: with heaps, the scheduler's lock was
+// held about a microsecond a query at backlogs of 10^5 jobs, and was what
+// stopped hybrid (docs/scheduling.md). The cost models' own errors
+// (11%-35% on average) are far coarser than the 4.4% of a bucket.
+//
 // bucketOf maps x to a bucket, monotonically: 0 for x <= 0 (or NaN), then
 // one bucket per sixteenth of an octave from 2^-32, the last one holding
 // everything from 2^51. For a positive float the exponent and the top 4

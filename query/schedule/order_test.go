@@ -7,6 +7,19 @@ import (
 	"time"
 )
 
+// key is job j's rank in order o as Queues picks, smaller first; ties go
+// to the older job: the cost orders rank by bucket (bucketOf), the GPU's
+// affinity from the highest bucket down.
+func (o order) key(j *Job) int {
+	switch o {
+	case byArrival:
+		return 0 // seq alone
+	case byGPUAffinity:
+		return -bucketOf(j.ratio())
+	}
+	return bucketOf(o.measure().of(j))
+}
+
 // refQueues is Queues written plainly: each queue a slice in arrival
 // order, each pick a scan for the first job in the pick's order.
 type refQueues struct {
