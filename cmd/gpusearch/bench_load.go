@@ -376,11 +376,11 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 	if n == 0 {
 		return loadRun{}, errors.New("bench load: no query arrived; raise --duration or --rate")
 	}
-	answers := slots.all(n)
-	delays := make([]time.Duration, len(answers))
-	run := loadRun{Policy: string(sc.Policy), CPUWorkers: s.CPUWorkers(), Rate: rate, Queries: len(delays)}
+	delays := make([]time.Duration, n)
+	run := loadRun{Policy: string(sc.Policy), CPUWorkers: s.CPUWorkers(), Rate: rate, Queries: n}
 	var sum time.Duration
-	for i, a := range answers {
+	for i := range n {
+		a := *slots.slot(i)
 		delays[i] = a.delay
 		sum += a.delay
 		if a.delay > sc.Deadline {
@@ -442,21 +442,13 @@ type answerSlots struct{ chunks [][]answer }
 
 const answerChunk = 1 << 16
 
-// slot returns query i's slot (i counts up from 0; call from one goroutine).
+// slot returns query i's slot, adding a chunk when i is the first past
+// the last one (ask for slots in order, from one goroutine).
 func (d *answerSlots) slot(i int) *answer {
 	if i/answerChunk == len(d.chunks) {
 		d.chunks = append(d.chunks, make([]answer, answerChunk))
 	}
 	return &d.chunks[i/answerChunk][i%answerChunk]
-}
-
-// all returns the first n answers in one slice.
-func (d *answerSlots) all(n int) []answer {
-	out := make([]answer, 0, n)
-	for _, c := range d.chunks {
-		out = append(out, c[:min(len(c), n-len(out))]...)
-	}
-	return out
 }
 
 // costLog gathers the costs the scheduler's workers met, per query.
