@@ -105,9 +105,9 @@ func newSearch(ctx context.Context, ix *index.Index, terms []term, k int) *searc
 		slack:  boundSlack(len(terms)),
 	}
 	n := len(terms)
-	lists, ptrs, memos := s.listBuf[:0], s.ptrBuf[:0], s.memoBuf[:0]
-	lists, ptrs, memos = slices.Grow(lists, n)[:n], slices.Grow(ptrs, n)[:n], slices.Grow(memos, n)[:n]
-	s.lists, s.memo = ptrs, memos
+	lists := slices.Grow(s.listBuf[:0], n)[:n]
+	s.lists = slices.Grow(s.ptrBuf[:0], n)[:n]
+	s.memo = slices.Grow(s.memoBuf[:0], n)[:n]
 	for i := range s.memo {
 		s.memo[i] = memo{doc: index.NoMoreDocs}
 	}
