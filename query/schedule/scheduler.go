@@ -364,7 +364,6 @@ func (s *Scheduler) spin() bool {
 		if i%64 == 63 && time.Now().After(until) {
 			return false
 		}
-		runtime.Gosched()
 	}
 }
 
@@ -455,39 +454,11 @@ func (w *worker) next(buf []*Job, idle *atomic.Int64) []*Job {
 			w.mu.Unlock()
 			return buf
 		}
+		w.asleep = true
 		w.mu.Unlock()
 		t := time.Now()
-		if !w.spin() {
-			w.mu.Lock()
-			if len(w.box) == 0 && !w.closed {
-				w.asleep = true
-				w.mu.Unlock()
-				<-w.bell
-			} else {
-				w.mu.Unlock()
-			}
-		}
+		<-w.bell
 		idle.Add(int64(time.Since(t)))
-	}
-}
-
-// workerSpin is how long a worker whose box is empty waits for the
-// dispatcher's next jobs before it sleeps, yielding its core to the
-// goroutines that wait for one (callers its answers woke) meanwhile.
-const workerSpin = 20 * time.Microsecond
-
-// spin waits up to workerSpin for jobs in w's box and reports whether
-// some came.
-func (w *worker) spin() bool {
-	until := time.Now().Add(workerSpin)
-	for {
-		if w.out.Load() > 0 {
-			return true
-		}
-		if time.Now().After(until) {
-			return false
-		}
-		runtime.Gosched()
 	}
 }
 
