@@ -348,7 +348,7 @@ func TestSchedulerMetrics(t *testing.T) {
 			`gpusearch_scheduler_queries_total{processor="gpu"} 0`,
 			`gpusearch_scheduler_engine_calls_total{processor="cpu"} 2`,
 			`gpusearch_scheduler_worker_seconds_total{processor="cpu",state="busy"} `,
-			`gpusearch_scheduler_dispatch_seconds_total `,
+			`gpusearch_scheduler_worker_seconds_total{processor="cpu",state="lock_wait"} `,
 			`gpusearch_scheduler_worker_seconds_total{processor="cpu",state="idle"} `,
 		}},
 		{"cpu", nil, nil},

@@ -20,7 +20,6 @@ type usageReporter interface {
 type schedCollector struct {
 	current                func() usageReporter // nil when engine=auto is no scheduler
 	queries, calls, worker *prometheus.Desc
-	dispatch               *prometheus.Desc
 }
 
 func newSchedCollector(current func() usageReporter) *schedCollector {
@@ -31,10 +30,8 @@ func newSchedCollector(current func() usageReporter) *schedCollector {
 		calls: prometheus.NewDesc("gpusearch_scheduler_engine_calls_total",
 			"Engine calls of the scheduler's workers, by processor (a GPU batch is one).", []string{"processor"}, nil),
 		worker: prometheus.NewDesc("gpusearch_scheduler_worker_seconds_total",
-			"Time the scheduler's workers spent, summed over the workers of a processor: busy (in engine calls), idle (waiting for a query).",
+			"Time the scheduler's workers spent, summed over the workers of a processor: busy (in engine calls), lock_wait (for the scheduler's lock), idle (waiting for a query).",
 			[]string{"processor", "state"}, nil),
-		dispatch: prometheus.NewDesc("gpusearch_scheduler_dispatch_seconds_total",
-			"Time the scheduler's dispatcher spent queueing queries and handing them to the workers.", nil, nil),
 	}
 }
 
@@ -43,7 +40,6 @@ func (c *schedCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.queries
 	ch <- c.calls
 	ch <- c.worker
-	ch <- c.dispatch
 }
 
 // Collect implements prometheus.Collector.
@@ -58,9 +54,9 @@ func (c *schedCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.queries, prometheus.CounterValue, float64(u.Queries[p]), name)
 		ch <- prometheus.MustNewConstMetric(c.calls, prometheus.CounterValue, float64(u.Calls[p]), name)
 		ch <- prometheus.MustNewConstMetric(c.worker, prometheus.CounterValue, u.Busy[p].Seconds(), name, "busy")
+		ch <- prometheus.MustNewConstMetric(c.worker, prometheus.CounterValue, u.LockWait[p].Seconds(), name, "lock_wait")
 		ch <- prometheus.MustNewConstMetric(c.worker, prometheus.CounterValue, u.Idle[p].Seconds(), name, "idle")
 	}
-	ch <- prometheus.MustNewConstMetric(c.dispatch, prometheus.CounterValue, u.Dispatch.Seconds())
 }
 
 // deviceReporter is the serving index's GPU engine.

@@ -44,11 +44,12 @@ type loadRun struct {
 	BusyGPUS float64 `json:"busy_gpu_s"`
 	CallsCPU uint64  `json:"calls_cpu"`
 	CallsGPU uint64  `json:"calls_gpu"`
-	// Seconds the workers of each kind together waited for a job, and
-	// the dispatcher spent queueing and handing them out.
-	IdleCPUS  float64 `json:"idle_cpu_s"`
-	IdleGPUS  float64 `json:"idle_gpu_s"`
-	DispatchS float64 `json:"dispatch_s"`
+	// Seconds the workers of each kind together waited for the
+	// scheduler's lock, and for a job.
+	LockWaitCPUS float64 `json:"lock_wait_cpu_s"`
+	LockWaitGPUS float64 `json:"lock_wait_gpu_s"`
+	IdleCPUS     float64 `json:"idle_cpu_s"`
+	IdleGPUS     float64 `json:"idle_gpu_s"`
 	// The GPUs' runs (launch sequences) and, summed over them, the time
 	// the host held a device and the device's time in them
 	// (gpu.DeviceUsage).
@@ -401,8 +402,8 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 	run.RanOnCPU, run.RanOnGPU = u.Queries[schedule.CPU], u.Queries[schedule.GPU]
 	run.BusyCPUS, run.BusyGPUS = u.Busy[schedule.CPU].Seconds(), u.Busy[schedule.GPU].Seconds()
 	run.CallsCPU, run.CallsGPU = u.Calls[schedule.CPU], u.Calls[schedule.GPU]
+	run.LockWaitCPUS, run.LockWaitGPUS = u.LockWait[schedule.CPU].Seconds(), u.LockWait[schedule.GPU].Seconds()
 	run.IdleCPUS, run.IdleGPUS = u.Idle[schedule.CPU].Seconds(), u.Idle[schedule.GPU].Seconds()
-	run.DispatchS = u.Dispatch.Seconds()
 	run.Seconds = time.Since(start).Seconds()
 	return run, nil
 }

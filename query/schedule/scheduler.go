@@ -47,67 +47,40 @@ type Config struct {
 
 // Scheduler is a query.Engine that runs each query on a pool of CPU
 // workers and GPU workers, as Queues decides.
-//
-// One goroutine, the dispatcher, owns the queues: it moves the jobs
-// Search leaves in the inbox into them and hands each worker the jobs it
-// runs next, into a box of its own. No worker and no caller waits for a
-// lock the others pick under: on the H100 machine the single lock that
-// the workers took to pick for themselves was held all the time at
-// hybrid's highest AND rates, and its waiters lost as much CPU time as
-// their queries took (docs/scheduling.md).
 type Scheduler struct {
-	ix      *index.Index
-	cfg     Config
-	start   time.Time
-	nextID  atomic.Uint64
-	in      inbox
-	workers []*worker
-	wg      sync.WaitGroup
-	usage   usageCounters
-
-	// The dispatcher's, which it alone touches.
-	q        *Queues
-	admit    []*Job
-	inClosed bool
-
-	finished atomic.Int64 // jobs workers ran that the dispatcher has not yet counted Done
-	asleep   atomic.Bool  // the dispatcher waits for its bell
-	bell     chan struct{}
-	closing  atomic.Bool
-	stopped  chan struct{} // closed when the dispatcher returns
-}
-
-// worker is one goroutine that runs queries on a processor's engine.
-type worker struct {
-	p     Proc
-	e     query.Engine
-	batch bool         // e answers batches: the worker takes its box at once
-	out   atomic.Int32 // jobs handed to it and not yet run to the end
-	bell  chan struct{}
-
+	ix     *index.Index
+	cfg    Config
 	mu     sync.Mutex
-	box    []*Job // handed to it, not yet started
-	asleep bool   // waiting for its bell
-	closed bool   // no job will come
+	cond   *sync.Cond
+	q      *Queues
+	start  time.Time
+	nextID atomic.Uint64
+	closed bool
+	wg     sync.WaitGroup
+	// Search leaves its job in the inbox, and workers move the inbox into
+	// q whenever they hold mu; Search takes mu only to wake a waiting
+	// worker (waiting counts them), so that callers do not queue for the
+	// lock the workers pick under.
+	in      inbox
+	admit   []*Job
+	waiting atomic.Int32
+	usage   usageCounters
 }
 
-// usageCounters is Usage as counters the workers add to without a lock.
+// usageCounters is Usage as counters the workers add to without the lock.
 type usageCounters struct {
-	queries, calls [2]atomic.Uint64
-	busy, idle     [2]atomic.Int64 // nanoseconds
-	dispatch       atomic.Int64
+	queries, calls       [2]atomic.Uint64
+	busy, lockWait, idle [2]atomic.Int64 // nanoseconds
 }
 
 // Usage is where a scheduler's workers spent their time, summed over the
-// workers of each processor kind (indexed by Proc), and the dispatcher's.
+// workers of each processor kind (indexed by Proc).
 type Usage struct {
-	Queries [2]uint64        // queries run
-	Busy    [2]time.Duration // in engine calls
-	Calls   [2]uint64        // engine calls (a batch is one)
-	Idle    [2]time.Duration // waiting for a job (none was handed to them)
-	// Dispatch is the dispatcher's time in the passes that queued or
-	// handed out jobs (not its waits for them).
-	Dispatch time.Duration
+	Queries  [2]uint64        // queries run
+	Busy     [2]time.Duration // in engine calls
+	Calls    [2]uint64        // engine calls (a batch is one)
+	LockWait [2]time.Duration // waiting to take the scheduler's lock
+	Idle     [2]time.Duration // waiting for a job (no queue had one for them)
 }
 
 // request is a query's job and what its worker needs, allocated together.
@@ -172,41 +145,38 @@ func New(ix *index.Index, cfg Config) (*Scheduler, error) {
 	case cfg.CPUAhead < 0:
 		cfg.CPUAhead = 0
 	}
-	s := &Scheduler{ix: ix, cfg: cfg, q: NewQueues(cfg.Policy, len(cfg.GPUs) > 0, cfg.Queues), start: time.Now(),
-		bell: make(chan struct{}, 1), stopped: make(chan struct{})}
+	s := &Scheduler{ix: ix, cfg: cfg, q: NewQueues(cfg.Policy, len(cfg.GPUs) > 0, cfg.Queues), start: time.Now()}
+	s.cond = sync.NewCond(&s.mu)
 	for range cfg.CPUWorkers {
-		s.workers = append(s.workers, newWorker(CPU, cfg.CPU))
+		s.wg.Add(1)
+		go s.work(CPU, cfg.CPU)
 	}
 	if cfg.Policy != PolicyCPU {
 		for _, g := range cfg.GPUs {
 			for range cfg.GPUWorkers {
-				s.workers = append(s.workers, newWorker(GPU, g))
+				s.wg.Add(1)
+				go s.work(GPU, g)
 			}
 		}
 	}
-	for _, w := range s.workers {
-		s.wg.Add(1)
-		go s.work(w)
-	}
-	go s.dispatch()
 	return s, nil
 }
 
 // DefaultCPUWorkers is the number of CPU workers a scheduler starts when
-// Config.CPUWorkers is 0: one per core (GOMAXPROCS) but the dispatcher's,
-// less, under the policies that use both processors (hybrid, best), one
-// per GPU worker and one more, and at least one. A GPU worker's host side
-// (planning a batch, launching, reading back) would otherwise wait behind
-// CPU queries while the GPU idles, and the last core runs the callers and
-// the Go runtime. On the H100 machine (16 cores, 3 GPU workers), 11 CPU
-// workers sustained more queries than 14 on the AND-and-OR mix (248,000
-// and 256,000 q/s against 208,000-224,000) and on OR (152,000 against
+// Config.CPUWorkers is 0: one per core (GOMAXPROCS), less, under the
+// policies that use both processors (hybrid, best), one per GPU worker
+// and two more, and at least one. A GPU worker's host side (planning a
+// batch, launching, reading back) would otherwise wait behind CPU queries
+// while the GPU idles, and the two cores run the callers and the Go
+// runtime. On the H100 machine (16 cores, 3 GPU workers), 11 CPU workers
+// sustained more queries than 14 on the AND-and-OR mix (248,000 and
+// 256,000 q/s against 208,000-224,000) and on OR (152,000 against
 // 136,000), whose CPU queries are long enough to keep 14 busy, and as
 // many on AND (docs/scheduling.md, runs BQ-BR).
 func DefaultCPUWorkers(p Policy, gpuWorkers int) int {
-	n := runtime.GOMAXPROCS(0) - 1
+	n := runtime.GOMAXPROCS(0)
 	if gpuWorkers > 0 && (p == PolicyHybrid || p == PolicyBest) {
-		n -= gpuWorkers + 1
+		n -= gpuWorkers + 2
 	}
 	return max(1, n)
 }
@@ -244,7 +214,13 @@ func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, er
 		doneChans.Put(p.done)
 		return query.Result{}, errors.New("schedule: scheduler closed")
 	}
-	s.ring()
+	// A worker about to wait has counted itself in waiting before it last
+	// looked at the inbox: it either saw j or is counted here.
+	if s.waiting.Load() > 0 {
+		s.mu.Lock()
+		s.wake()
+		s.mu.Unlock()
+	}
 	select {
 	case o := <-p.done:
 		doneChans.Put(p.done)
@@ -256,228 +232,60 @@ func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, er
 	}
 }
 
-// ring wakes the dispatcher if it sleeps, after its caller changed what
-// it looks at (the inbox, the finished count, closing). The dispatcher
-// says it sleeps before it looks a last time, so either it sees the change
-// or it is woken.
-func (s *Scheduler) ring() {
-	if s.asleep.Load() {
-		select {
-		case s.bell <- struct{}{}:
-		default: // already rung
-		}
+// wake tells waiting workers that a job was queued (s.mu held). Under
+// every policy but best any waiting worker can take it (under hybrid by
+// stealing), so one is woken; under best only the job's preferred
+// processor may, so all are. Waking every worker for every job made them
+// queue for the lock and then for a core: at 44,000 q/s on 16 cores,
+// goroutines woken by the scheduler's lock waited 3.1 s in all for a core
+// in 0.7 s of load (docs/scheduling.md).
+func (s *Scheduler) wake() {
+	if s.cfg.Policy == PolicyBest {
+		s.cond.Broadcast()
+	} else {
+		s.cond.Signal()
 	}
 }
 
-// dispatchSpin is how long the dispatcher, with nothing to do, keeps
-// looking before it sleeps: between arrivals microseconds apart, waking it
-// would cost each arrival a goroutine switch.
-const dispatchSpin = 50 * time.Microsecond
-
-// dispatch is the dispatcher's loop: it moves arrivals into the queues,
-// counts finished jobs Done and hands each worker its next jobs, until
-// Close; then, once every worker has run what it was handed, it stops the
-// workers and fails the jobs no worker could take.
-func (s *Scheduler) dispatch() {
-	defer close(s.stopped)
-	for {
-		if s.pass() {
-			continue
-		}
-		if s.closing.Load() && s.quiet() {
-			break
-		}
-		if !s.spin() {
-			s.sleep()
-		}
-	}
-	for _, w := range s.workers {
-		w.mu.Lock()
-		w.closed = true
-		w.wake()
-		w.mu.Unlock()
-	}
-	for _, j := range s.q.drain() {
-		j.Payload.(*pending).done <- outcome{err: errors.New("schedule: scheduler closed")}
-	}
-}
-
-// pass does what the dispatcher can do now and reports whether it did
-// anything.
-func (s *Scheduler) pass() bool {
-	t := time.Now()
-	s.admit = s.in.takeAll(s.admit)
-	if s.closing.Load() && !s.inClosed {
-		s.admit = append(s.admit, s.in.close()...)
-		s.inClosed = true
-	}
-	progress := len(s.admit) > 0
-	for i, j := range s.admit {
-		s.q.Add(j)
-		s.admit[i] = nil
-	}
-	for n := s.finished.Swap(0); n > 0; n-- {
-		s.q.Done()
-		progress = true
-	}
-	if s.q.Len() > 0 {
-		now := time.Since(s.start)
-		for _, w := range s.workers {
-			if s.fill(w, now) > 0 {
-				progress = true
-			}
-		}
-	}
-	if progress {
-		s.usage.dispatch.Add(int64(time.Since(t)))
-	}
-	return progress
-}
-
-// quiet reports whether every worker has run all it was handed and the
-// dispatcher has counted it: after a pass that did nothing, nothing is
-// left to do once closing.
-func (s *Scheduler) quiet() bool {
-	for _, w := range s.workers {
-		if w.out.Load() > 0 {
-			return false
-		}
-	}
-	// A worker adds to finished before it lowers out.
-	return s.finished.Load() == 0
-}
-
-// newWork reports whether the dispatcher has something new to do: arrivals,
-// finished jobs, or a Close to begin.
-func (s *Scheduler) newWork() bool {
-	return s.in.pending() || s.finished.Load() > 0 || s.closing.Load() && !s.inClosed
-}
-
-// spin looks for work for up to dispatchSpin and reports whether it
-// found some.
-func (s *Scheduler) spin() bool {
-	until := time.Now().Add(dispatchSpin)
-	for i := 0; ; i++ {
-		if s.newWork() {
-			return true
-		}
-		if i%64 == 63 && time.Now().After(until) {
-			return false
-		}
-	}
-}
-
-// sleep waits for ring, unless there is work already.
-func (s *Scheduler) sleep() {
-	s.asleep.Store(true)
-	if !s.newWork() {
-		<-s.bell
-	}
-	s.asleep.Store(false)
-}
-
-// fill hands w the jobs it runs next, up to what it may hold (most), and
-// returns how many.
-func (s *Scheduler) fill(w *worker, now time.Duration) int {
-	out := int(w.out.Load())
-	if out >= s.most(w, out) {
-		return 0
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := 0
-	for out+n < s.most(w, out) {
-		j := s.q.Next(w.p, now)
-		if j == nil {
-			break
-		}
-		w.box = append(w.box, j)
-		n++
-	}
-	if n > 0 {
-		w.out.Add(int32(n))
-		w.wake()
-	}
-	return n
-}
-
-// most is how many jobs worker w may hold, running or waiting in its box,
-// when it held out before this fill: a GPU worker that batches, a batch
-// if it held none (and no more while it holds one); a CPU worker, while
-// more jobs wait than there are CPU workers (so that no worker idles
-// while another holds jobs), 1+CPUAhead; otherwise one.
-func (s *Scheduler) most(w *worker, out int) int {
-	switch {
-	case w.p == GPU && w.batch:
-		if out > 0 {
-			return out
-		}
-		return s.cfg.GPUBatch
-	case w.p == CPU && s.cfg.Policy != PolicyBest && s.q.Len() > s.cfg.CPUWorkers:
-		return 1 + s.cfg.CPUAhead
-	}
-	return 1
-}
-
-func newWorker(p Proc, e query.Engine) *worker {
-	_, batch := e.(query.BatchEngine)
-	return &worker{p: p, e: e, batch: batch, bell: make(chan struct{}, 1)}
-}
-
-// wake rings w's bell if it sleeps (w.mu held).
-func (w *worker) wake() {
-	if w.asleep {
-		w.asleep = false
-		w.bell <- struct{}{}
-	}
-}
-
-// next moves the jobs w runs next into buf: the whole box if w batches,
-// else its first job. It waits while the box is empty, and returns buf
-// empty once w is closed.
-func (w *worker) next(buf []*Job, idle *atomic.Int64) []*Job {
-	for {
-		w.mu.Lock()
-		if len(w.box) > 0 {
-			n := 1
-			if w.batch {
-				n = len(w.box)
-			}
-			buf = append(buf, w.box[:n]...)
-			k := copy(w.box, w.box[n:])
-			clear(w.box[k:])
-			w.box = w.box[:k]
-			w.mu.Unlock()
-			return buf
-		}
-		if w.closed {
-			w.mu.Unlock()
-			return buf
-		}
-		w.asleep = true
-		w.mu.Unlock()
-		t := time.Now()
-		<-w.bell
-		idle.Add(int64(time.Since(t)))
-	}
-}
-
-// work runs the jobs the dispatcher hands w until Close: on a GPU whose
-// engine answers batches, all it was handed at once, as one batch; on a
-// CPU one job at a time.
-func (s *Scheduler) work(w *worker) {
+// work runs the jobs Queues gives processor p, on engine e, until Close:
+// on a GPU whose engine answers batches, every job Queues gives it at
+// that moment up to Config.GPUBatch, as one batch; on a CPU one job at a
+// time, holding up to Config.CPUAhead more while a backlog waits. A
+// worker records the jobs it finished in the same hold of the lock that
+// takes its next ones.
+func (s *Scheduler) work(p Proc, e query.Engine) {
 	defer s.wg.Done()
-	p := w.p
-	be, _ := w.e.(query.BatchEngine)
-	var jobs []*Job
+	be, batches := e.(query.BatchEngine)
+	var held, jobs []*Job // taken and not yet run; running now
 	var bufs runBufs
+	finished := 0 // jobs run since the worker last held the lock
 	for {
-		jobs = w.next(jobs[:0], &s.usage.idle[p])
-		if len(jobs) == 0 {
-			return
+		if len(held) == 0 || s.mu.TryLock() {
+			if len(held) == 0 {
+				t := time.Now()
+				s.mu.Lock()
+				s.usage.lockWait[p].Add(int64(time.Since(t)))
+			}
+			for ; finished > 0; finished-- {
+				s.q.Done()
+			}
+			if s.cfg.Policy == PolicyBest {
+				s.cond.Broadcast() // one query at a time: the next may start
+			}
+			held = s.take(p, batches, held)
+			s.mu.Unlock()
+			if len(held) == 0 { // closed, and nothing left to run
+				return
+			}
 		}
+		n := 1
+		if p == GPU {
+			n = len(held)
+		}
+		jobs = append(jobs[:0], held[:n]...)
+		held = append(held[:0], held[n:]...)
 		start := time.Now()
-		outs := s.run(p, w.e, be, jobs, &bufs)
+		outs := s.run(p, e, be, jobs, &bufs)
 		took := time.Since(start)
 		if s.cfg.Observe != nil {
 			for _, j := range jobs {
@@ -493,9 +301,60 @@ func (s *Scheduler) work(w *worker) {
 			outs[i].proc = p
 			j.Payload.(*pending).done <- outs[i]
 		}
-		s.finished.Add(int64(len(jobs)))
-		w.out.Add(-int32(len(jobs)))
-		s.ring()
+		finished += len(jobs)
+	}
+}
+
+// take adds to held the jobs processor p runs next, waiting while there
+// are none and none are held (s.mu held). It returns held empty only once
+// the scheduler is closed and no job is left for p.
+func (s *Scheduler) take(p Proc, batches bool, held []*Job) []*Job {
+	for {
+		s.admitInbox()
+		now := time.Since(s.start)
+		for len(held) < s.most(p, batches, len(held)) {
+			j := s.q.Next(p, now)
+			if j == nil {
+				break
+			}
+			held = append(held, j)
+		}
+		if len(held) > 0 || s.closed {
+			return held
+		}
+		s.waiting.Add(1)
+		if s.in.pending() {
+			s.waiting.Add(-1)
+			continue
+		}
+		t := time.Now()
+		s.cond.Wait()
+		s.usage.idle[p].Add(int64(time.Since(t)))
+		s.waiting.Add(-1)
+	}
+}
+
+// most is how many jobs a worker of processor p may hold when it holds
+// n (s.mu held): a GPU that batches, a batch; a CPU worker, while more
+// jobs wait than there are CPU workers (so that no worker idles while
+// another holds jobs), 1+CPUAhead; otherwise one.
+func (s *Scheduler) most(p Proc, batches bool, n int) int {
+	switch {
+	case p == GPU && batches:
+		return s.cfg.GPUBatch
+	case p == CPU && n > 0 && s.cfg.Policy != PolicyBest && s.q.Len() > s.cfg.CPUWorkers:
+		return 1 + s.cfg.CPUAhead
+	}
+	return 1
+}
+
+// admitInbox moves the jobs Search left in the inbox into the queues, in
+// the order they came (s.mu held).
+func (s *Scheduler) admitInbox() {
+	s.admit = s.in.takeAll(s.admit)
+	for i, j := range s.admit {
+		s.q.Add(j)
+		s.admit[i] = nil
 	}
 }
 
@@ -622,7 +481,7 @@ func (s *Scheduler) run(p Proc, e query.Engine, be query.BatchEngine, jobs []*Jo
 }
 
 // Usage reports where the workers spent their time, up to each one's
-// last engine call, and the dispatcher's time.
+// last engine call.
 func (s *Scheduler) Usage() Usage {
 	var u Usage
 	c := &s.usage
@@ -630,18 +489,28 @@ func (s *Scheduler) Usage() Usage {
 		u.Queries[p] = c.queries[p].Load()
 		u.Busy[p] = time.Duration(c.busy[p].Load())
 		u.Calls[p] = c.calls[p].Load()
+		u.LockWait[p] = time.Duration(c.lockWait[p].Load())
 		u.Idle[p] = time.Duration(c.idle[p].Load())
 	}
-	u.Dispatch = time.Duration(c.dispatch.Load())
 	return u
 }
 
-// Close stops the workers once the queued jobs have run; jobs no worker
-// could take (a queue without its processor) fail.
+// Close stops the workers once the queued jobs have run.
 func (s *Scheduler) Close() error {
-	s.closing.Store(true)
-	s.ring()
-	<-s.stopped
+	left := s.in.close()
+	s.mu.Lock()
+	for _, j := range left {
+		s.q.Add(j)
+	}
+	s.closed = true
+	s.cond.Broadcast()
+	s.mu.Unlock()
 	s.wg.Wait()
+	// Jobs no worker could take (a queue without its processor) fail.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, j := range s.q.drain() {
+		j.Payload.(*pending).done <- outcome{err: errors.New("schedule: scheduler closed")}
+	}
 	return nil
 }

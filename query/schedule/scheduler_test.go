@@ -210,13 +210,13 @@ func TestDefaultCPUWorkers(t *testing.T) {
 		gpuWorkers int
 		want       int
 	}{
-		{PolicyCPU, 0, 15},
-		{PolicyCPU, 3, 15},
-		{PolicyHybrid, 0, 15},
+		{PolicyCPU, 0, 16},
+		{PolicyCPU, 3, 16},
+		{PolicyHybrid, 0, 16},
 		{PolicyHybrid, 1, 13},
 		{PolicyHybrid, 3, 11},
 		{PolicyBest, 6, 8},
-		{PolicyGPU, 1, 15},
+		{PolicyGPU, 1, 16},
 		{PolicyHybrid, 20, 1},
 	}
 	for _, tt := range tests {
@@ -244,34 +244,29 @@ func (e sleepEngine) Search(context.Context, query.Query) (query.Result, error) 
 	return query.Result{}, nil
 }
 
-// TestCPUAhead: what the dispatcher hands a worker that holds nothing,
-// by policy, processor, CPUAhead and backlog (3 CPU workers): a CPU
-// worker one job, and 1+CPUAhead while more jobs wait than there are CPU
-// workers (never under best, one query at a time); a batching GPU worker
-// up to GPUBatch, and nothing more while it holds a batch.
+// TestCPUAhead: what a worker takes in one hold of the lock, by policy,
+// processor, CPUAhead and backlog (3 CPU workers): a CPU worker one job,
+// and 1+CPUAhead while more jobs wait than there are CPU workers (never
+// under best, one query at a time); a batching GPU worker up to GPUBatch.
 func TestCPUAhead(t *testing.T) {
 	for _, tt := range []struct {
 		policy  Policy
 		p       Proc
 		ahead   int
 		waiting int // jobs queued
-		holds   int // jobs the worker holds already
 		want    int
 	}{
-		{PolicyCPU, CPU, 0, 10, 0, 1 + DefaultCPUAhead},
-		{PolicyCPU, CPU, 5, 10, 0, 6},
-		{PolicyCPU, CPU, 5, 10, 4, 2},
-		{PolicyCPU, CPU, 5, 7, 0, 4}, // 7 waiting: the worker's 4th leaves 3, not more than the workers
-		{PolicyCPU, CPU, 5, 3, 0, 1}, // no backlog
-		{PolicyCPU, CPU, 5, 3, 1, 0}, // no backlog, one in hand
-		{PolicyCPU, CPU, -1, 10, 0, 1},
-		{PolicyHybrid, CPU, 2, 10, 0, 3},
-		{PolicyBest, CPU, 2, 10, 0, 1},
-		{PolicyGPU, GPU, 2, 10, 0, 4}, // GPUBatch
-		{PolicyGPU, GPU, 2, 10, 1, 0}, // a batch in hand
-		{PolicyCPU, CPU, 2, 0, 0, 0},  // nothing waits
+		{PolicyCPU, CPU, 0, 10, 1 + DefaultCPUAhead},
+		{PolicyCPU, CPU, 5, 10, 6},
+		{PolicyCPU, CPU, 5, 7, 4}, // 7 waiting: the worker's 4th leaves 3, not more than the workers
+		{PolicyCPU, CPU, 5, 3, 1}, // no backlog
+		{PolicyCPU, CPU, -1, 10, 1},
+		{PolicyHybrid, CPU, 2, 10, 3},
+		{PolicyBest, CPU, 2, 10, 1},
+		{PolicyGPU, GPU, 2, 10, 4}, // GPUBatch
+		{PolicyCPU, CPU, 2, 0, 0},  // closed, nothing left
 	} {
-		t.Run(fmt.Sprintf("%s/%s/ahead=%d/waiting=%d/holds=%d", tt.policy, tt.p, tt.ahead, tt.waiting, tt.holds), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/ahead=%d/waiting=%d", tt.policy, tt.p, tt.ahead, tt.waiting), func(t *testing.T) {
 			cfg := Config{Policy: tt.policy, CPUWorkers: 3, CPUAhead: tt.ahead, GPUBatch: 4}
 			switch {
 			case cfg.CPUAhead == 0:
@@ -279,21 +274,20 @@ func TestCPUAhead(t *testing.T) {
 			case cfg.CPUAhead < 0:
 				cfg.CPUAhead = 0
 			}
-			s := &Scheduler{cfg: cfg, q: NewQueues(tt.policy, true, Options{})}
+			s := &Scheduler{cfg: cfg, q: NewQueues(tt.policy, true, Options{}), start: time.Now(), closed: tt.waiting == 0}
+			s.cond = sync.NewCond(&s.mu)
 			cost := [2]time.Duration{time.Millisecond, 2 * time.Millisecond} // CPU-preferred
-			var e query.Engine = sleepEngine(0)
 			if tt.p == GPU {
 				cost[CPU], cost[GPU] = cost[GPU], cost[CPU]
-				e = &batchEngine{Engine: e}
 			}
 			for i := range tt.waiting {
 				s.q.Add(&Job{ID: uint64(i), Deadline: time.Hour, Cost: cost})
 			}
-			w := newWorker(tt.p, e)
-			w.out.Store(int32(tt.holds))
-			got := s.fill(w, 0)
-			if got != tt.want || len(w.box) != got || int(w.out.Load()) != tt.holds+got || s.q.Len() != tt.waiting-tt.want {
-				t.Errorf("handed %d (box %d, out %d), left %d; want %d, %d", got, len(w.box), w.out.Load(), s.q.Len(), tt.want, tt.waiting-tt.want)
+			s.mu.Lock()
+			held := s.take(tt.p, tt.p == GPU, nil)
+			s.mu.Unlock()
+			if len(held) != tt.want || s.q.Len() != tt.waiting-tt.want {
+				t.Errorf("took %d, left %d; want %d, %d", len(held), s.q.Len(), tt.want, tt.waiting-tt.want)
 			}
 		})
 	}
@@ -328,13 +322,10 @@ func TestUsageAccounts(t *testing.T) {
 	if u.Idle[CPU] < n*9*time.Millisecond {
 		t.Errorf("idle %v, want at least %v (%d gaps of 10 ms)", u.Idle[CPU], n*9*time.Millisecond, n)
 	}
-	if sum := u.Busy[CPU] + u.Idle[CPU]; sum > elapsed {
-		t.Errorf("busy+idle %v, more than the %v that passed", sum, elapsed)
+	if sum := u.Busy[CPU] + u.Idle[CPU] + u.LockWait[CPU]; sum > elapsed {
+		t.Errorf("busy+idle+lock wait %v, more than the %v that passed", sum, elapsed)
 	}
-	if u.Dispatch <= 0 || u.Dispatch > elapsed {
-		t.Errorf("dispatcher busy %v, want more than 0 and less than the %v that passed", u.Dispatch, elapsed)
-	}
-	if u.Busy[GPU]+u.Idle[GPU] != 0 || u.Calls[GPU] != 0 {
+	if u.Busy[GPU]+u.Idle[GPU]+u.LockWait[GPU] != 0 || u.Calls[GPU] != 0 {
 		t.Errorf("no GPU worker, usage %+v", u)
 	}
 }
