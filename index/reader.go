@@ -419,6 +419,17 @@ func (ix *Index) Lookup(term string) (TermInfo, bool) {
 	return ix.termInfo(i, term), true // term equals the lexicon's: no copy
 }
 
+// DocFreq is the term's document frequency (the postings in its list), and
+// whether the index has the term: Lookup's DF without the rest of its
+// TermInfo, for callers that price many queries.
+func (ix *Index) DocFreq(term string) (uint32, bool) {
+	i, ok := ix.byTerm.find(term, ix.termString)
+	if !ok {
+		return 0, false
+	}
+	return ix.lexicon[i].df, true
+}
+
 func (ix *Index) termString(i int) string {
 	e := &ix.lexicon[i]
 	return unsafe.String(unsafe.SliceData(ix.terms[e.termOff:]), int(e.termLen))

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -30,26 +29,29 @@ type Features struct {
 	Mode     query.Mode `json:"mode"`
 }
 
-// FeaturesOf reads a query's features off the lexicon.
+// FeaturesOf reads a query's features off the lexicon. It allocates
+// nothing and keeps a small frame: the scheduler calls it on every
+// caller's goroutine, often a fresh one, whose stack would otherwise grow
+// (copied) for it.
 func FeaturesOf(ix *index.Index, q query.Query) Features {
 	f := Features{Mode: q.Mode}
-	var lens []float64
 	for _, t := range q.Terms {
-		if info, ok := ix.Lookup(t); ok {
-			lens = append(lens, float64(info.DF))
-			f.Total += float64(info.DF)
+		n, ok := ix.DocFreq(t)
+		if !ok {
+			continue
 		}
-	}
-	sort.Float64s(lens)
-	f.Terms = len(lens)
-	if len(lens) > 0 {
-		f.Shortest = lens[0]
-	}
-	if len(lens) > 1 {
-		f.Second = lens[1]
-	}
-	if len(lens) > 0 {
-		f.Longest = lens[len(lens)-1]
+		df := float64(n)
+		f.Terms++
+		f.Total += df
+		f.Longest = max(f.Longest, df)
+		switch {
+		case f.Terms == 1:
+			f.Shortest = df
+		case df < f.Shortest:
+			f.Second, f.Shortest = f.Shortest, df
+		case f.Terms == 2 || df < f.Second:
+			f.Second = df
+		}
 	}
 	return f
 }

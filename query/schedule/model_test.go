@@ -1,11 +1,13 @@
 package schedule
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -240,6 +242,38 @@ func TestFitChoiceKeepsOneEngine(t *testing.T) {
 	for i, s := range Chosen(m, []string{"wand", "bmw"}, samples) {
 		if s.CPU != samples[1][i].CPU {
 			t.Fatalf("query %d: chosen cost %v, want bmw's %v", i, s.CPU, samples[1][i].CPU)
+		}
+	}
+}
+
+// TestFeaturesOf compares FeaturesOf with the features read plainly (the
+// list lengths sorted) on random queries, with repeated and unknown terms.
+func TestFeaturesOf(t *testing.T) {
+	ix := randomIndex(t, 500)
+	r := rand.New(rand.NewPCG(4, 4))
+	for range 500 {
+		q := query.Query{Mode: query.And}
+		for range r.IntN(7) {
+			q.Terms = append(q.Terms, fmt.Sprintf("t%03d", r.IntN(160))) // t120 and above are unknown
+		}
+		var lens []float64
+		want := Features{Mode: q.Mode}
+		for _, term := range q.Terms {
+			if info, ok := ix.Lookup(term); ok {
+				lens = append(lens, float64(info.DF))
+				want.Total += float64(info.DF)
+			}
+		}
+		slices.Sort(lens)
+		want.Terms = len(lens)
+		if len(lens) > 0 {
+			want.Shortest, want.Longest = lens[0], lens[len(lens)-1]
+		}
+		if len(lens) > 1 {
+			want.Second = lens[1]
+		}
+		if got := FeaturesOf(ix, q); got != want {
+			t.Fatalf("%v: got %+v, want %+v", q.Terms, got, want)
 		}
 	}
 }

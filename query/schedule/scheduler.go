@@ -193,11 +193,27 @@ func (s *Scheduler) CPUWorkers() int { return s.cfg.CPUWorkers }
 
 // Search queues the query and waits for its answer. Stats.Algorithm is
 // prefixed with the processor that ran it ("cpu:", "gpu:").
+//
+// Its two halves are functions of their own so that their frames are not
+// on the stack together: a caller on a fresh goroutine (a request's)
+// then runs Search within the goroutine's first stack, where pricing the
+// query inside one large frame made the runtime grow and copy the stack
+// of every caller (2 us a query on the H100 machine, docs/scheduling.md).
 func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, error) {
+	p, err := s.enqueue(ctx, q)
+	if err != nil {
+		return query.Result{}, err
+	}
+	return s.await(ctx, p)
+}
+
+// enqueue prices q, picks its CPU engine and leaves its job in the inbox.
+func (s *Scheduler) enqueue(ctx context.Context, q query.Query) (*pending, error) {
 	f := FeaturesOf(s.ix, q)
 	cpu, gpu, choice := s.cfg.Model.predictChoice(f)
-	r := &request{p: pending{ctx: ctx, q: q, cpu: s.cfg.CPU, done: doneChans.Get().(chan outcome)}}
+	r := new(request)
 	p := &r.p
+	p.ctx, p.q, p.cpu, p.done = ctx, q, s.cfg.CPU, doneChans.Get().(chan outcome)
 	if c, ok := s.cfg.CPU.(*Choice); ok {
 		// The features are at hand: look the terms up once, and when the
 		// Choice prices engines with the queues' model, choose once.
@@ -208,11 +224,11 @@ func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, er
 		}
 	}
 	now := time.Since(s.start)
-	r.job = Job{ID: s.nextID.Add(1), Arrival: now, Deadline: now + s.cfg.Deadline, Cost: [2]time.Duration{cpu, gpu}, Payload: p}
 	j := &r.job
+	j.ID, j.Arrival, j.Deadline, j.Cost, j.Payload = s.nextID.Add(1), now, now+s.cfg.Deadline, [2]time.Duration{cpu, gpu}, p
 	if !s.in.put(j) {
 		doneChans.Put(p.done)
-		return query.Result{}, errors.New("schedule: scheduler closed")
+		return nil, errors.New("schedule: scheduler closed")
 	}
 	// A worker about to wait has counted itself in waiting before it last
 	// looked at the inbox: it either saw j or is counted here.
@@ -221,6 +237,11 @@ func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, er
 		s.wake()
 		s.mu.Unlock()
 	}
+	return p, nil
+}
+
+// await waits for p's answer, or for its caller to give up.
+func (s *Scheduler) await(ctx context.Context, p *pending) (query.Result, error) {
 	select {
 	case o := <-p.done:
 		doneChans.Put(p.done)
