@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -332,21 +333,18 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 	start := time.Now()
 	giveUp := start.Add(f.duration + 2*sc.Deadline)
 	// Each query has a context of its own, cancelled once it is answered
-	// or when the run gives up on it (cancelAll): a deadline per query
+	// or when the run gives up on it (cancelAll, which finds the queries in
+	// flight in their slots, so that the answered ones' contexts are
+	// garbage at once): a deadline per query
 	// would cost a runtime timer each (about 2 us a query, a core at
 	// 544,000 q/s on the H100 machine). Interrupting the command stops the
 	// arrivals and gives up at once.
 	qctx := context.WithoutCancel(ctx)
-	var cancels []context.CancelFunc
-	cancelAll := func() {
-		for _, c := range cancels {
-			c()
-		}
-	}
+	n := 0
+	cancelAll := func() { slots.cancel(n) }
 	var at time.Duration
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	n := 0
 	for ; n < f.maxQueries && at < f.duration; n++ {
 		at += time.Duration(r.ExpFloat64() / rate * float64(time.Second))
 		if d := time.Until(start.Add(at)); d > 0 {
@@ -363,9 +361,10 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 		q := qs[n%len(qs)]
 		slot := slots.slot(n)
 		c, cancel := context.WithCancel(qctx)
-		cancels = append(cancels, cancel)
+		a := &asked{ctx: c, cancel: cancel, q: q, arrival: arrival, slot: slot}
+		slot.asking.Store(a)
 		wg.Add(1)
-		go ask(s, &asked{ctx: c, cancel: cancel, q: q, arrival: arrival, slot: slot}, &wg, &fail)
+		go ask(s, a, &wg, &fail)
 	}
 	// Queries still waiting two deadlines after the last arrival are given up.
 	stop := time.AfterFunc(time.Until(giveUp), cancelAll)
@@ -381,7 +380,7 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 	run := loadRun{Policy: string(sc.Policy), CPUWorkers: s.CPUWorkers(), Rate: rate, Queries: n}
 	var sum time.Duration
 	for i := range n {
-		a := *slots.slot(i)
+		a := slots.slot(i)
 		delays[i] = a.delay
 		sum += a.delay
 		if a.delay > sc.Deadline {
@@ -427,8 +426,9 @@ type asked struct {
 func ask(s *schedule.Scheduler, a *asked, wg *sync.WaitGroup, fail *firstError) {
 	defer wg.Done()
 	res, err := s.Search(a.ctx, a.q)
+	a.slot.asking.Store(nil)
 	a.cancel()
-	*a.slot = answer{delay: time.Since(a.arrival), by: answererOf(res, err)}
+	a.slot.delay, a.slot.by = time.Since(a.arrival), answererOf(res, err)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fail.set(err)
 	}
@@ -448,10 +448,12 @@ func (f *firstError) set(err error) {
 	}
 }
 
-// answer is how long a query took from its arrival and who answered it.
+// answer is how long a query took from its arrival and who answered it,
+// and while it is in flight the query (for cancel).
 type answer struct {
-	delay time.Duration
-	by    answerer
+	delay  time.Duration
+	by     answerer
+	asking atomic.Pointer[asked]
 }
 
 // answerer is the processor that answered a query, or none.
@@ -489,6 +491,16 @@ func (d *answerSlots) slot(i int) *answer {
 		d.chunks = append(d.chunks, make([]answer, answerChunk))
 	}
 	return &d.chunks[i/answerChunk][i%answerChunk]
+}
+
+// cancel cancels the queries of the first n slots still in flight (call
+// it once the slots are asked for no more, from one goroutine).
+func (d *answerSlots) cancel(n int) {
+	for i := range n {
+		if a := d.slot(i).asking.Load(); a != nil {
+			a.cancel()
+		}
+	}
 }
 
 // costLog gathers the costs the scheduler's workers met, per query.

@@ -120,19 +120,29 @@ func TestSweepRates(t *testing.T) {
 }
 
 // TestAnswerSlots: every query's slot keeps its own answer across chunk
-// boundaries.
+// boundaries, and cancel cancels exactly the queries still in flight
+// among the first n (here every third is).
 func TestAnswerSlots(t *testing.T) {
 	for _, n := range []int{1, answerChunk - 1, answerChunk, answerChunk + 1, 2*answerChunk + 7} {
 		var d answerSlots
-		for i := range n {
-			*d.slot(i) = answer{delay: time.Duration(i), by: answerer(i % 3)}
+		cancelled := make([]bool, n+1)
+		for i := range n + 1 {
+			s := d.slot(i)
+			s.delay, s.by = time.Duration(i), answerer(i%3)
+			if i%3 == 0 {
+				s.asking.Store(&asked{cancel: func() { cancelled[i] = true }})
+			}
 		}
-		if len(d.chunks) != (n+answerChunk-1)/answerChunk {
+		if len(d.chunks) != (n+answerChunk)/answerChunk {
 			t.Fatalf("n=%d: %d chunks", n, len(d.chunks))
 		}
-		for i := range n {
-			if v := *d.slot(i); v.delay != time.Duration(i) || v.by != answerer(i%3) {
-				t.Fatalf("n=%d: answer %d is %+v", n, i, v)
+		d.cancel(n)
+		for i := range n + 1 {
+			if s := d.slot(i); s.delay != time.Duration(i) || s.by != answerer(i%3) {
+				t.Fatalf("n=%d: answer %d is %v by %v", n, i, s.delay, s.by)
+			}
+			if want := i%3 == 0 && i < n; cancelled[i] != want {
+				t.Fatalf("n=%d: query %d cancelled %v, want %v", n, i, cancelled[i], want)
 			}
 		}
 	}
