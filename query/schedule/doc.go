@@ -85,7 +85,11 @@
 // more, and with a job in hand it takes the lock again only when the lock
 // is free (TryLock), so that it never waits for the lock while it has
 // work. On the H100 machine, once the load generator stopped sharing one
-// context among its queries, the lock was what limited hybrid on AND
-// queries, and Queues picks in O(1) and a deeper CPUAhead are what moved
-// it (docs/scheduling.md, runs BM-BR).
+// context among its queries, the lock seemed what limited hybrid on AND
+// queries, and Queues picks in O(1) and a deeper CPUAhead moved it (runs
+// BM-BR); a dispatcher goroutine owning the queues in place of the lock
+// did no better (runs BS-BT), and a trace showed why: a worker woken by the
+// lock's release then waited for a core behind the callers. Callers that
+// price a query cheaply (FeaturesOf, within a goroutine's first stack)
+// are what moved it next (docs/scheduling.md, runs BX-BY).
 package schedule
