@@ -169,8 +169,8 @@ func TestRunLoadGivesUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Queries == 0 || r.Missed != r.Queries || r.GivenUp != r.Queries {
-		t.Errorf("run %+v: want every query missed, given up", r)
+	if r.Queries == 0 || r.Missed != r.Queries || r.GivenUp != r.Queries || r.ServedQPS != 0 {
+		t.Errorf("run %+v: want every query missed, given up, none served", r)
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("the run took %v: the given-up queries were waited for", took)
@@ -197,6 +197,23 @@ func TestRunLoadMissesByProcessor(t *testing.T) {
 	}
 	if r.Missed == 0 || r.MissedOnCPU != r.Missed || r.MissedOnGPU != 0 || r.GivenUp != 0 {
 		t.Errorf("run %+v: want every miss answered late by the CPU", r)
+	}
+}
+
+// TestRunLoadServed: one worker taking at least 10 ms a query serves at
+// most 100 q/s of 1,000 arriving, however many it answers late.
+func TestRunLoadServed(t *testing.T) {
+	ix, _ := openSampleIndex(t)
+	qs := []query.Query{{Terms: []string{"system"}, Mode: query.And, K: 10}}
+	sc := schedule.Config{Policy: schedule.PolicyCPU, CPU: slowEngine(10 * time.Millisecond), CPUWorkers: 1, Deadline: time.Second}
+	const duration = 300 * time.Millisecond
+	r, err := runLoad(context.Background(), ix, sc, qs, 1000, loadFlags{duration: duration, maxQueries: 1000, seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The window ends at the last arrival, at least duration in.
+	if most := 100 * (1 + float64(10*time.Millisecond)/float64(duration)); r.ServedQPS <= 0 || r.ServedQPS > most {
+		t.Errorf("served %.1f q/s of %d queries, want some and at most %.1f", r.ServedQPS, r.Queries, most)
 	}
 }
 
