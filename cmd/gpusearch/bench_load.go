@@ -38,7 +38,7 @@ type loadRun struct {
 	MissedOnGPU int `json:"missed_on_gpu"`
 	GivenUp     int `json:"given_up"`
 	// ServedQPS is the answers per second that came while queries
-	// arrived (from the first arrival to the last): under overload, what
+	// arrived (from the run's start to its last arrival): under overload, what
 	// the processors kept up with. A run passes a rate somewhat above it
 	// when its backlog has not reached the deadline by the run's end.
 	ServedQPS float64 `json:"served_qps"`
@@ -338,12 +338,12 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 	start := time.Now()
 	giveUp := start.Add(f.duration + 2*sc.Deadline)
 	// Each query has a context of its own, cancelled once it is answered
-	// or when the run gives up on it (cancelAll, which finds the queries in
-	// flight in their slots, so that the answered ones' contexts are
-	// garbage at once): a deadline per query
-	// would cost a runtime timer each (about 2 us a query, a core at
-	// 544,000 q/s on the H100 machine). Interrupting the command stops the
-	// arrivals and gives up at once.
+	// or when the run gives up on it (cancelAll, which finds the queries
+	// still in flight through their slots, so that the answered ones'
+	// contexts are garbage at once). A deadline per query would cost a
+	// runtime timer each (about 2 us a query, a core at 544,000 q/s on the
+	// H100 machine). Interrupting the command stops the arrivals and gives
+	// up at once.
 	qctx := context.WithoutCancel(ctx)
 	n := 0
 	cancelAll := func() { slots.cancel(n) }
