@@ -432,10 +432,10 @@ type asked struct {
 
 // ask is a query's goroutine: it runs a.q through s and writes its answer
 // into a.slot, and an error into fail unless the run gave up on the query
-// (given up, its delay is past the deadline: a miss). Its frame is small
-// (one argument for the query's five): a query's fresh goroutine then
-// prices it within its first stack instead of growing it, which cost
-// 1.4-2.2 us a query.
+// (given up, its delay is past the deadline: a miss). It takes one
+// argument for the query's five so that its frame is small: a query's
+// fresh goroutine grows its stack (1.4-2.2 us a query) only when the
+// frames under the scheduler's pricing are deep enough.
 func ask(s *schedule.Scheduler, a *asked, wg *sync.WaitGroup, fail *firstError) {
 	defer wg.Done()
 	res, err := s.Search(a.ctx, a.q)

@@ -89,7 +89,8 @@
 // queries, and Queues picks in O(1) and a deeper CPUAhead moved it (runs
 // BM-BR); a dispatcher goroutine owning the queues in place of the lock
 // did no better (runs BS-BT), and a trace showed why: a worker woken by the
-// lock's release then waited for a core behind the callers. Callers that
-// price a query cheaply (FeaturesOf, within a goroutine's first stack)
-// are what moved it next (docs/scheduling.md, runs BX-BY).
+// lock's release then waited for a core behind the callers. Cheaper
+// callers (FeaturesOf with no allocation and a smaller frame, a query's
+// context without a timer) are what moved it next (docs/scheduling.md,
+// runs BX-BY).
 package schedule

@@ -31,8 +31,8 @@ type Features struct {
 
 // FeaturesOf reads a query's features off the lexicon. It allocates
 // nothing and keeps a small frame: the scheduler calls it on every
-// caller's goroutine, often a fresh one, whose stack would otherwise grow
-// (copied) for it.
+// caller's goroutine, often a fresh one, whose stack grows (copied) when
+// the frames above it are deep.
 func FeaturesOf(ix *index.Index, q query.Query) Features {
 	f := Features{Mode: q.Mode}
 	for _, t := range q.Terms {
