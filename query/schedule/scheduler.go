@@ -198,7 +198,7 @@ func (s *Scheduler) CPUWorkers() int { return s.cfg.CPUWorkers }
 // on the stack together: pricing the query inside one large frame made the
 // runtime grow and copy the stack of every caller on a fresh goroutine
 // (2.2 us a query on the H100 machine); split, the deepest chain of frames
-// is about 200 bytes shorter and the growth rarer (docs/scheduling.md).
+// is about 300 bytes shorter and the growth rarer (docs/scheduling.md).
 func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, error) {
 	p, err := s.enqueue(ctx, q)
 	if err != nil {
