@@ -2,8 +2,9 @@ package index
 
 import "fmt"
 
-// Cursor iterates over one term's posting list in docid order. A new
-// cursor sits on its first posting. NextGEQ skips whole blocks through the
+// Cursor iterates over one term's posting list in docid order. A cursor
+// from Index.Cursor sits on its first posting; one from Index.LazyCursor
+// stands before it until it moves. NextGEQ skips whole blocks through the
 // skip table and decodes only the block it lands in; frequencies are
 // decoded only when Freq is called. Past the end, DocID is the sticky
 // NoMoreDocs. A corrupt block ends the cursor early and is reported by Err.
@@ -27,8 +28,20 @@ type Cursor struct {
 	err        error
 }
 
-// Cursor opens a cursor on a term's posting list.
+// Cursor opens a cursor on a term's posting list, on its first posting.
 func (ix *Index) Cursor(t TermInfo) *Cursor {
+	c := ix.LazyCursor(t)
+	c.loadBlock(c.first)
+	return c
+}
+
+// LazyCursor opens a cursor on a term's posting list that decodes nothing
+// until it moves: until its first Next (which moves to the first posting)
+// or NextGEQ (which decodes only the block it lands in), it stands before
+// the first posting and DocID and Freq mean nothing. An engine that only
+// seeks into a list, as AND does into all but its shortest, then never
+// decodes the blocks it jumps over, the first included.
+func (ix *Index) LazyCursor(t TermInfo) *Cursor {
 	bs := ix.meta.BlockSize
 	buf := make([]uint32, 2*bs) // one allocation for both blocks
 	c := &Cursor{
@@ -41,7 +54,6 @@ func (ix *Index) Cursor(t TermInfo) *Cursor {
 	}
 	c.blk = c.first - 1
 	c.shallow = c.first
-	c.loadBlock(c.first)
 	return c
 }
 
@@ -70,11 +82,13 @@ func (c *Cursor) Next() uint32 {
 // NextGEQ moves to the first posting with docid >= target and returns its
 // docid; it does not move when target <= DocID.
 func (c *Cursor) NextGEQ(target uint32) uint32 {
-	if target <= c.cur {
+	// A lazy cursor before its first block has cur 0 and n 0 (n is 0
+	// otherwise only past the end, where cur is NoMoreDocs).
+	if target <= c.cur && (c.cur != 0 || c.n > 0) {
 		return c.cur
 	}
 	lastDoc := c.ix.lastDoc
-	if target > lastDoc[c.blk] {
+	if c.n == 0 || target > lastDoc[c.blk] {
 		// Gallop over the skip table, then binary search the bracket.
 		lo, step := c.blk+1, 1
 		hi := lo

@@ -33,13 +33,39 @@ func TestCursorNextGEQ(t *testing.T) {
 		for i, l := range c.lists {
 			t.Run(codec+"/"+l.term, func(t *testing.T) {
 				for trial := range 30 {
-					cur := ix.Cursor(ix.Term(i))
+					// Odd trials open lazily: their first move is a Next
+					// (to the first posting) or a NextGEQ anywhere.
+					cur, lazy := ix.Cursor(ix.Term(i)), trial%2 == 1
+					if lazy {
+						cur = ix.LazyCursor(ix.Term(i))
+					}
 					if cur.Len() != len(l.docs) {
 						t.Fatalf("Len() = %d, want %d", cur.Len(), len(l.docs))
 					}
 					pos := 0
 					target := uint32(0)
 					for step := 0; ; step++ {
+						if lazy && step == 0 {
+							var got uint32
+							if trial%4 == 3 {
+								target = uint32(r.IntN(cursorDocs))
+								got = cur.NextGEQ(target)
+								pos = geq(l.docs, 0, target)
+							} else {
+								got = cur.Next()
+							}
+							want := index.NoMoreDocs
+							if pos < len(l.docs) {
+								want = l.docs[pos]
+							}
+							if got != want || cur.DocID() != want {
+								t.Fatalf("trial %d: a lazy cursor's first move (target %d) = %d, DocID() = %d; want %d", trial, target, got, cur.DocID(), want)
+							}
+							if want == index.NoMoreDocs {
+								break
+							}
+							continue
+						}
 						// Mix small steps, far jumps, targets at or below the
 						// current docid, and plain Next calls.
 						var got uint32
@@ -114,9 +140,19 @@ func TestCursorPastEndTargets(t *testing.T) {
 				t.Errorf("%s: NextGEQ(0) after the end = %d, want NoMoreDocs", l.term, got)
 			}
 		}
-		cur := ix.Cursor(ix.Term(i))
-		if got := cur.NextGEQ(last); got != last {
-			t.Errorf("%s: NextGEQ(last docid %d) = %d", l.term, last, got)
+		for _, cur := range []*index.Cursor{ix.Cursor(ix.Term(i)), ix.LazyCursor(ix.Term(i))} {
+			if got := cur.NextGEQ(last); got != last {
+				t.Errorf("%s: NextGEQ(last docid %d) = %d", l.term, last, got)
+			}
+		}
+		if got := ix.LazyCursor(ix.Term(i)).NextGEQ(0); got != l.docs[0] {
+			t.Errorf("%s: lazy NextGEQ(0) = %d, want the first docid %d", l.term, got, l.docs[0])
+		}
+		for _, target := range []uint32{last + 1, index.NoMoreDocs} {
+			lazy := ix.LazyCursor(ix.Term(i))
+			if got := lazy.NextGEQ(target); got != index.NoMoreDocs || lazy.Next() != index.NoMoreDocs {
+				t.Errorf("%s: lazy NextGEQ(%d) = %d, want NoMoreDocs, sticky", l.term, target, got)
+			}
 		}
 	}
 }
@@ -144,6 +180,16 @@ func TestCursorSkipsBlocks(t *testing.T) {
 		}
 		if blocks >= 8 && cur.BlocksSkipped() == 0 {
 			t.Errorf("%s: a far jump skipped no blocks", l.term)
+		}
+		// A lazy cursor's first seek decodes only the block it lands in.
+		lazy := ix.LazyCursor(info)
+		lazy.ShallowNextGEQ(last)
+		if lazy.BlockLastDocID() != last || lazy.BlocksDecoded() != 0 {
+			t.Errorf("%s: lazy ShallowNextGEQ(last): block ends at %d, %d decoded; want %d, 0", l.term, lazy.BlockLastDocID(), lazy.BlocksDecoded(), last)
+		}
+		if got := lazy.NextGEQ(last); got != last || lazy.BlocksSkipped() != blocks-1 || lazy.BlocksDecoded() != 1 {
+			t.Errorf("%s (%d blocks): lazy NextGEQ(last) = %d, skipped %d and decoded %d blocks, want %d, %d and 1",
+				l.term, blocks, got, lazy.BlocksSkipped(), lazy.BlocksDecoded(), last, blocks-1)
 		}
 	}
 }

@@ -18,7 +18,7 @@ func andQuery(s *search) error {
 	for _, l := range ls {
 		bound += l.bound
 	}
-	d := ls[0].DocID()
+	d := ls[0].Next() // the lists open lazily: onto the shortest's first posting
 	for d != index.NoMoreDocs {
 		if err := s.tick(); err != nil {
 			return err
@@ -42,7 +42,7 @@ func andQuery(s *search) error {
 // beat the threshold, jumps past the first of those blocks to end.
 func blockMaxAndQuery(s *search) error {
 	ls := byLength(s.lists)
-	d := ls[0].DocID()
+	d := ls[0].Next() // the lists open lazily: onto the shortest's first posting
 	for d != index.NoMoreDocs {
 		if err := s.tick(); err != nil {
 			return err

@@ -73,7 +73,7 @@ func (e *Bitmap) run(ctx context.Context, q Query, mode Mode) (Result, error) {
 	default:
 		survivors = roaring.FastOr(bms...)
 	}
-	s := newSearch(ctx, e.ix, terms, q.K)
+	s := newSearch(ctx, e.ix, terms, q.K, true) // it only seeks
 	var err error
 	survivors.Iterate(func(d uint32) bool {
 		if err = s.tick(); err != nil {

@@ -22,6 +22,10 @@ type DAAT struct {
 type daatAlgorithm struct {
 	name string
 	run  func(s *search) error
+	// seeks: run moves every list before it reads it, so the lists open
+	// lazily (index.LazyCursor) and blocks it seeks past, the first
+	// included, are never decoded.
+	seeks bool
 }
 
 // Search implements Engine.
@@ -46,7 +50,7 @@ func (e *DAAT) run(ctx context.Context, q Query, mode Mode) (Result, error) {
 	if len(terms) == 0 || (mode == And && !all) {
 		return res, nil
 	}
-	s := newSearch(ctx, e.ix, terms, q.K)
+	s := newSearch(ctx, e.ix, terms, q.K, algo.seeks)
 	err := algo.run(s)
 	if err == nil {
 		err = s.cursorErr()
@@ -95,7 +99,10 @@ type memo struct {
 	score float32
 }
 
-func newSearch(ctx context.Context, ix *index.Index, terms []term, k int) *search {
+// newSearch opens the terms' lists for a top-k search: lazily
+// (index.LazyCursor) when the algorithm seeks into every list before it
+// reads it, else each on its first posting.
+func newSearch(ctx context.Context, ix *index.Index, terms []term, k int, lazy bool) *search {
 	s := &search{
 		ctx:    ctx,
 		params: ix.BM25(),
@@ -112,7 +119,10 @@ func newSearch(ctx context.Context, ix *index.Index, terms []term, k int) *searc
 		s.memo[i] = memo{doc: index.NoMoreDocs}
 	}
 	for i, t := range terms {
-		c := ix.Cursor(t.info)
+		c := ix.LazyCursor(t.info)
+		if !lazy {
+			c.Next() // onto the first posting
+		}
 		lists[i] = termList{Cursor: c, idf: t.idf, pos: i, bound: float64(c.MaxScore())}
 		s.lists[i] = &lists[i]
 	}

@@ -12,12 +12,12 @@ var Algorithms = []string{"exhaustive", "daat", "maxscore", "wand", "bmw", "bitm
 
 // The DAAT algorithms, by the name Stats.Algorithm reports.
 var (
-	algoAnd         = daatAlgorithm{"and", andQuery}
-	algoBlockMaxAnd = daatAlgorithm{"and-blockmax", blockMaxAndQuery}
-	algoOr          = daatAlgorithm{"or", orQuery}
-	algoMaxScore    = daatAlgorithm{"maxscore", maxScoreQuery}
-	algoWAND        = daatAlgorithm{"wand", wandQuery}
-	algoBMW         = daatAlgorithm{"bmw", bmwQuery}
+	algoAnd         = daatAlgorithm{"and", andQuery, true}
+	algoBlockMaxAnd = daatAlgorithm{"and-blockmax", blockMaxAndQuery, true}
+	algoOr          = daatAlgorithm{"or", orQuery, false}
+	algoMaxScore    = daatAlgorithm{"maxscore", maxScoreQuery, false}
+	algoWAND        = daatAlgorithm{"wand", wandQuery, false}
+	algoBMW         = daatAlgorithm{"bmw", bmwQuery, false}
 )
 
 // New returns the CPU engine named name over ix:
