@@ -18,9 +18,10 @@ const warpsPerCTA = 4
 
 // Device is one GPU with its own CUDA context. Calls are serialized by a
 // lock (except the query engines' runs, each on a stream of its own, which
-// share it: see doShared), and each runs on its caller's own thread, locked to it for the
-// call, with the context made current there: a Device is safe for
-// concurrent use, and a call costs no hand-off to another thread. (An
+// share it: see doShared), and each runs on its caller's own thread,
+// locked to it for the call, with the context made current there: a
+// Device is safe for concurrent use, and a call costs no hand-off to
+// another thread. (An
 // earlier design ran every call on one goroutine locked to the context's
 // thread; under load each call then waited for that goroutine to be
 // scheduled: docs/scheduling.md, run AB.)

@@ -119,9 +119,11 @@ func newSearch(ctx context.Context, ix *index.Index, terms []term, k int, lazy b
 		s.memo[i] = memo{doc: index.NoMoreDocs}
 	}
 	for i, t := range terms {
-		c := ix.LazyCursor(t.info)
-		if !lazy {
-			c.Next() // onto the first posting
+		var c *index.Cursor
+		if lazy {
+			c = ix.LazyCursor(t.info)
+		} else {
+			c = ix.Cursor(t.info)
 		}
 		lists[i] = termList{Cursor: c, idf: t.idf, pos: i, bound: float64(c.MaxScore())}
 		s.lists[i] = &lists[i]
