@@ -25,10 +25,14 @@ func init() { benchSubcommands = append(benchSubcommands, newBenchLoadCmd) }
 
 // loadRun is one (policy, rate) measurement.
 type loadRun struct {
-	Policy      string  `json:"policy"`
-	CPUWorkers  int     `json:"cpu_workers"`
-	Rate        float64 `json:"rate"`
-	Queries     int     `json:"queries"`
+	Policy     string  `json:"policy"`
+	CPUWorkers int     `json:"cpu_workers"`
+	Rate       float64 `json:"rate"`
+	Queries    int     `json:"queries"`
+	// ArrivalS is how long queries arrived for: --duration, or less when
+	// --max-queries stopped the arrivals first (then the rate was held
+	// for less time than asked, and a backlog had less time to grow).
+	ArrivalS    float64 `json:"arrival_s"`
 	MeanDelayUS float64 `json:"mean_delay_us"`
 	P99DelayUS  float64 `json:"p99_delay_us"`
 	Missed      int     `json:"missed"`
@@ -182,6 +186,9 @@ func newBenchLoadCmd() *cobra.Command {
 					r.GPUHeldS, r.GPUDeviceS = (after.Held - before.Held).Seconds(), (after.Busy - before.Busy).Seconds()
 					if err == nil {
 						fmt.Fprintf(os.Stderr, "policy %-6s rate %8.1f q/s: mean %8.0fus p99 %8.0fus missed %d served %.0f q/s\n", p, rate, r.MeanDelayUS, r.P99DelayUS, r.Missed, r.ServedQPS)
+						if r.ArrivalS < f.duration.Seconds()*0.99 {
+							fmt.Fprintf(os.Stderr, "bench load: --max-queries %d stopped arrivals after %.2fs of %v; raise it to hold the rate for --duration\n", f.maxQueries, r.ArrivalS, f.duration)
+						}
 					}
 					return r, err
 				}
@@ -383,7 +390,7 @@ func runLoad(ctx context.Context, ix *index.Index, sc schedule.Config, qs []quer
 		return loadRun{}, errors.New("bench load: no query arrived; raise --duration or --rate")
 	}
 	delays := make([]time.Duration, n)
-	run := loadRun{Policy: string(sc.Policy), CPUWorkers: s.CPUWorkers(), Rate: rate, Queries: n}
+	run := loadRun{Policy: string(sc.Policy), CPUWorkers: s.CPUWorkers(), Rate: rate, Queries: n, ArrivalS: at.Seconds()}
 	var sum time.Duration
 	served := 0
 	for i := range n {

@@ -234,3 +234,24 @@ func TestAnswererOf(t *testing.T) {
 		}
 	}
 }
+
+// TestRunLoadArrivalWindow: arrivals last --duration unless --max-queries
+// stops them first, and arrival_s says which.
+func TestRunLoadArrivalWindow(t *testing.T) {
+	ix, _ := openSampleIndex(t)
+	qs := []query.Query{{Terms: []string{"system"}, Mode: query.And, K: 10}}
+	sc := schedule.Config{Policy: schedule.PolicyCPU, CPU: slowEngine(0), CPUWorkers: 2, Deadline: time.Second}
+	const duration = 200 * time.Millisecond
+	for _, tt := range []struct {
+		maxQueries int
+		full       bool
+	}{{100000, true}, {20, false}} {
+		r, err := runLoad(context.Background(), ix, sc, qs, 1000, loadFlags{duration: duration, maxQueries: tt.maxQueries, seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if full := r.ArrivalS >= duration.Seconds(); full != tt.full || r.ArrivalS <= 0 {
+			t.Errorf("max %d: %d queries arrived over %.3fs, want the full %v: %v", tt.maxQueries, r.Queries, r.ArrivalS, duration, tt.full)
+		}
+	}
+}

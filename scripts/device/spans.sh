@@ -158,7 +158,7 @@ if has sched; then
 		st=()
 		[ -n "${SWEEP_TIME:-}" ] && [ "$bin" = "$B" ] && st=(--sweep-time "$SWEEP_TIME")
 		timeout "$(tmo "${SWEEP_TIMEOUT:-80}")" env "${envs[@]}" $bin bench load --index "$W/s" --queries "$W/load.txt" --mode "$MODE" --rate "${START_RATE:-8000}" \
-			--deadline 500ms --policy "$p" --sweep --sweep-steps 4 --duration 3s --max-queries 3000000 "${st[@]}" \
+			--deadline 500ms --policy "$p" --sweep --sweep-steps 4 --duration 3s --max-queries 8000000 "${st[@]}" \
 			"$@" >"$R/load-$i.json" 2>>"$LOG"
 		grep -A2 max_rate "$R/load-$i.json" | tee -a "$LOG"
 		pack
