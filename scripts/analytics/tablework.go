@@ -9,18 +9,14 @@
 // run and one per entry of each child rule's table (the rule's distinct
 // words), and building a rule's table costs the same over its body. A rule
 // need not have a table: inlined, its body stands in for it wherever it is
-// referenced. The script prints
+// referenced. The script prints the documents' inserts with every rule
+// tabled (what the engines do); a lower bound on the documents' inserts
+// under any choice of tabled rules, the tables free (a reference to rule
+// r costs at least the smaller of r's distinct words and the sum of its
+// body's bounds); and the total, tables and documents, when a rule is
+// tabled only where that pays, (refs-1) * body cost > refs * distinct.
 //
-//   - the documents' inserts with every rule tabled (what the engines do);
-//
-//   - a lower bound on the documents' inserts under any choice of tabled
-//     rules, tables free: a reference to rule r costs at least
-//     min(distinct(r), the sum of its body's bounds);
-//
-//   - the total (tables plus documents) when a rule is tabled only where
-//     that pays, (refs-1) * body cost > refs * distinct.
-//
-//     go run scripts/analytics/tablework.go COMPRESSED_DIR
+//	go run scripts/analytics/tablework.go COMPRESSED_DIR
 package main
 
 import (
