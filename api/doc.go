@@ -36,7 +36,8 @@
 // when it cannot start, every engine=gpu request answers 503 with the
 // reason), and "bitmap" or any name in query.Algorithms, made on first use
 // through query.New. The "engine" field of a response names the engine that
-// answered, so engine=auto answers "cpu" until a scheduler exists.
+// answered: "auto" when Options.Auto built one (gpusearch serve's
+// scheduler), else "cpu" for engine=auto.
 //
 // Cache. A bounded LRU of result lists per generation (so a reload can
 // never serve the old index's hits), keyed by the analyzed terms in query

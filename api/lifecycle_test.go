@@ -245,6 +245,24 @@ func TestRequestLog(t *testing.T) {
 	}
 }
 
+// TestAccessLogOff: with server.access_log off, requests log nothing.
+func TestAccessLogOff(t *testing.T) {
+	log := &syncBuffer{}
+	cfg := testConfig(indexA)
+	cfg.Server.AccessLog = false
+	s, err := New(Options{Config: cfg, Logger: slog.New(slog.NewJSONHandler(log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, target := range []string{"/search?q=alpha", "/documents/999"} {
+		s.Handler().ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", target, nil))
+	}
+	if strings.Contains(log.String(), `"msg":"request"`) {
+		t.Errorf("access log off, yet requests were logged:\n%s", log.String())
+	}
+}
+
 // TestMetrics checks the series /metrics exposes, from the registry passed
 // in.
 func TestMetrics(t *testing.T) {

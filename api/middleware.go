@@ -52,8 +52,10 @@ func (s *Server) instrument(route string, h http.HandlerFunc) http.Handler {
 			d := time.Since(start)
 			s.m.requests.WithLabelValues(route, strconv.Itoa(rec.status)).Inc()
 			s.m.requestTime.WithLabelValues(route).Observe(d.Seconds())
-			s.log.Info("request", "method", r.Method, "route", route, "path", r.URL.Path,
-				"status", rec.status, "bytes", rec.bytes, "duration_us", d.Microseconds(), "remote", r.RemoteAddr)
+			if s.cfg.Server.AccessLog {
+				s.log.Info("request", "method", r.Method, "route", route, "path", r.URL.Path,
+					"status", rec.status, "bytes", rec.bytes, "duration_us", d.Microseconds(), "remote", r.RemoteAddr)
+			}
 		}()
 		h(rec, r)
 	})

@@ -58,9 +58,12 @@ type Server struct {
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
 	CacheEntries    int           `yaml:"cache_entries"`
 	AdminReload     bool          `yaml:"admin_reload"`
-	BitmapCacheMB   int64         `yaml:"bitmap_cache_mb"`
-	Policy          string        `yaml:"policy"`
-	Deadline        time.Duration `yaml:"deadline"`
+	// AccessLog logs a line per request (method, route, status, bytes,
+	// time, client); off, only errors and lifecycle events are logged.
+	AccessLog     bool          `yaml:"access_log"`
+	BitmapCacheMB int64         `yaml:"bitmap_cache_mb"`
+	Policy        string        `yaml:"policy"`
+	Deadline      time.Duration `yaml:"deadline"`
 	// GCPercent is the Go garbage collector's GOGC for serve and bench
 	// load (0: the runtime's own, from the GOGC environment variable or
 	// 100); a GOGC environment variable always wins.
@@ -105,6 +108,7 @@ func Default() Config {
 			Timeout:         5 * time.Second,
 			ShutdownTimeout: 10 * time.Second,
 			CacheEntries:    10000,
+			AccessLog:       true,
 			BitmapCacheMB:   256,
 			Policy:          "hybrid",
 			Deadline:        500 * time.Millisecond,
