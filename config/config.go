@@ -60,10 +60,13 @@ type Server struct {
 	AdminReload     bool          `yaml:"admin_reload"`
 	// AccessLog logs a line per request (method, route, status, bytes,
 	// time, client); off, only errors and lifecycle events are logged.
-	AccessLog     bool          `yaml:"access_log"`
-	BitmapCacheMB int64         `yaml:"bitmap_cache_mb"`
-	Policy        string        `yaml:"policy"`
-	Deadline      time.Duration `yaml:"deadline"`
+	AccessLog     bool   `yaml:"access_log"`
+	BitmapCacheMB int64  `yaml:"bitmap_cache_mb"`
+	Policy        string `yaml:"policy"`
+	// CPUWorkers is how many queries engine=auto runs on the CPU at once
+	// (0: schedule.DefaultCPUWorkers).
+	CPUWorkers int           `yaml:"cpu_workers"`
+	Deadline   time.Duration `yaml:"deadline"`
 	// GCPercent is the Go garbage collector's GOGC for serve and bench
 	// load (0: the runtime's own, from the GOGC environment variable or
 	// 100); a GOGC environment variable always wins.

@@ -84,12 +84,12 @@ func scheduler(cfg config.Config, log *slog.Logger) api.AutoFunc {
 			policy = schedule.PolicyCPU
 		}
 		s, err := schedule.New(ix, schedule.Config{Policy: policy, Deadline: cfg.Server.Deadline, Model: model, CPU: cpu, GPUs: gpus,
-			GPUBatch: cfg.GPU.Batch, GPUWorkers: cfg.GPU.Workers})
+			CPUWorkers: cfg.Server.CPUWorkers, GPUBatch: cfg.GPU.Batch, GPUWorkers: cfg.GPU.Workers})
 		if err != nil {
 			log.Warn("scheduler not started; engine=auto is the CPU", "err", err)
 			return cpu
 		}
-		log.Info("engine=auto scheduler", "policy", policy, "gpus", len(gpus), "fitted_model", fitted, "cpu_engines", model.CPUEngines())
+		log.Info("engine=auto scheduler", "policy", policy, "gpus", len(gpus), "cpu_workers", s.CPUWorkers(), "fitted_model", fitted, "cpu_engines", model.CPUEngines())
 		return s
 	}
 }

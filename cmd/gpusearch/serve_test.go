@@ -39,3 +39,27 @@ func TestSchedulerUsesModelEngine(t *testing.T) {
 		}
 	}
 }
+
+// TestSchedulerCPUWorkers checks that server.cpu_workers sizes engine=auto's
+// CPU pool, and that 0 leaves the scheduler's default.
+func TestSchedulerCPUWorkers(t *testing.T) {
+	ix, _ := openSampleIndex(t)
+	cpu, err := query.New(ix, "cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, tt := range []struct{ set, want int }{{3, 3}, {0, schedule.DefaultCPUWorkers(schedule.PolicyHybrid, 0)}} {
+		cfg := config.Default()
+		cfg.Server.CPUWorkers = tt.set
+		auto := scheduler(cfg, log)(ix, cpu, nil)
+		s, ok := auto.(*schedule.Scheduler)
+		if !ok {
+			t.Fatalf("engine=auto is a %T, want a *schedule.Scheduler", auto)
+		}
+		if got := s.CPUWorkers(); got != tt.want {
+			t.Errorf("cpu_workers %d: %d CPU workers, want %d", tt.set, got, tt.want)
+		}
+		s.Close()
+	}
+}

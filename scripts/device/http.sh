@@ -5,9 +5,10 @@
 # repository root with .device/gpusearch (cuda build) carried:
 #   OUT=... bash scripts/device/http.sh
 # On the scheduling index and queries (lib.sh's scheduling_set; the cost
-# model fitted on the first 400 queries in MODE), for each policy of
-# POLICIES (default hybrid gpu cpu): gpusearch serve with server.policy
-# set, the result cache off and the access log off (ACCESS_LOG=true keeps
+# model fitted on the first 400 queries in MODE), for each entry of
+# POLICIES (default hybrid gpu cpu), POLICY[:CPU_WORKERS[:GPU_WAIT]] (say
+# hybrid:4 or gpu::block): gpusearch serve with server.policy,
+# server.cpu_workers and gpu.wait set, the result cache off and the access log off (ACCESS_LOG=true keeps
 # it), then bench http --engine auto --mode MODE
 # over the last 200 queries at each concurrency of CONC (closed loop,
 # DURATION each after a 1 s warmup; the client runs on the same machine).
@@ -36,9 +37,12 @@ if [ ! -f "$W/load.txt" ]; then
 fi
 stamp "fit"
 timeout "$(tmo 90)" $B bench fit --index "$W/s" --queries "$W/fit.txt" --mode "$MODE" --repeat 3 >"$R/fit.json" 2>>"$LOG"
-for p in $POLICIES; do
-	stamp "serve, policy $p"
-	printf 'server:\n  addr: 127.0.0.1:8090\n  cache_entries: 0\n  access_log: %s\n  policy: %s\n' "$ACCESS_LOG" "$p" >"$R/serve-$p.yaml"
+for v in $POLICIES; do
+	IFS=: read -r policy workers wait <<<"$v"
+	p=${v//:/-}
+	stamp "serve, $v"
+	printf 'server:\n  addr: 127.0.0.1:8090\n  cache_entries: 0\n  access_log: %s\n  policy: %s\n  cpu_workers: %s\ngpu:\n  wait: %s\n' \
+		"$ACCESS_LOG" "$policy" "${workers:-0}" "${wait:-auto}" >"$R/serve-$p.yaml"
 	$B serve --config "$R/serve-$p.yaml" --index "$W/s" 2>"$R/serve-$p.log" &
 	pid=$!
 	for _ in $(seq 120); do
@@ -54,7 +58,7 @@ try:
 except Exception as e:
     print("no JSON:", e); sys.exit()
 for run in r['runs']:
-    print(f"  {sys.argv[2]:<6} concurrency {run['concurrency']:>5}: {run['qps']:>9.0f} q/s, errors {run['errors']}")
+    print(f"  {sys.argv[2]:<14} concurrency {run['concurrency']:>5}: {run['qps']:>9.0f} q/s, errors {run['errors']}")
 PY
 	kill -INT $pid
 	wait $pid
