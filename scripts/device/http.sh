@@ -11,7 +11,9 @@
 # server.cpu_workers and gpu.wait set, the result cache off and the access log off (ACCESS_LOG=true keeps
 # it), then bench http --engine auto --mode MODE
 # over the last 200 queries at each concurrency of CONC (closed loop,
-# DURATION each after a 1 s warmup; the client runs on the same machine).
+# DURATION each after a 1 s warmup; the client runs on the same machine:
+# SERVER_CPUS and CLIENT_CPUS, taskset CPU lists such as 0-11 and 12-15,
+# pin each to its own cores).
 # Everything goes to $OUT/http.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,6 +24,9 @@ CONC=${CONC:-64,256,1024}
 DURATION=${DURATION:-4s}
 BUDGET=${BUDGET:-400}
 ACCESS_LOG=${ACCESS_LOG:-false}
+srv=() cli=()
+[ -n "${SERVER_CPUS:-}" ] && srv=(taskset -c "$SERVER_CPUS")
+[ -n "${CLIENT_CPUS:-}" ] && cli=(taskset -c "$CLIENT_CPUS")
 B=.device/gpusearch
 R=$(mktemp -d)
 W=${WORK:-$(mktemp -d)}
@@ -43,13 +48,13 @@ for v in $POLICIES; do
 	stamp "serve, $v"
 	printf 'server:\n  addr: 127.0.0.1:8090\n  cache_entries: 0\n  access_log: %s\n  policy: %s\n  cpu_workers: %s\ngpu:\n  wait: %s\n' \
 		"$ACCESS_LOG" "$policy" "${workers:-0}" "${wait:-auto}" >"$R/serve-$p.yaml"
-	$B serve --config "$R/serve-$p.yaml" --index "$W/s" 2>"$R/serve-$p.log" &
+	"${srv[@]}" $B serve --config "$R/serve-$p.yaml" --index "$W/s" 2>"$R/serve-$p.log" &
 	pid=$!
 	for _ in $(seq 120); do
 		(exec 3<>/dev/tcp/127.0.0.1/8090) 2>/dev/null && break
 		sleep 0.5
 	done
-	timeout "$(tmo 120)" $B bench http --addr 127.0.0.1:8090 --queries "$W/load.txt" --engine auto --mode "$MODE" \
+	"${cli[@]}" timeout "$(tmo 120)" $B bench http --addr 127.0.0.1:8090 --queries "$W/load.txt" --engine auto --mode "$MODE" \
 		--concurrency "$CONC" --duration "$DURATION" --json >"$R/http-$p.json" 2>>"$LOG"
 	python3 - "$R/http-$p.json" "$p" <<'PY' | tee -a "$LOG"
 import json, sys
