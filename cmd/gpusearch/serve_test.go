@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -41,7 +42,8 @@ func TestSchedulerUsesModelEngine(t *testing.T) {
 }
 
 // TestSchedulerCPUWorkers checks that server.cpu_workers sizes engine=auto's
-// CPU pool, and that 0 leaves the scheduler's default.
+// CPU pool, and that 0 means the scheduler's default without a GPU and
+// servedCPUWorkers beside one.
 func TestSchedulerCPUWorkers(t *testing.T) {
 	ix, _ := openSampleIndex(t)
 	cpu, err := query.New(ix, "cpu")
@@ -49,16 +51,28 @@ func TestSchedulerCPUWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	for _, tt := range []struct{ set, want int }{{3, 3}, {0, schedule.DefaultCPUWorkers(schedule.PolicyHybrid, 0)}} {
+	// Enough cores that every default differs from the others (32: 2
+	// served, 27 in process beside 3 GPU workers, 32 without a GPU).
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(32))
+	for _, tt := range []struct {
+		set  int
+		gpu  query.Engine // a stand-in: the CPU engine
+		want int
+	}{
+		{3, nil, 3},
+		{0, nil, schedule.DefaultCPUWorkers(schedule.PolicyHybrid, 0)},
+		{0, cpu, 2},
+		{5, cpu, 5},
+	} {
 		cfg := config.Default()
 		cfg.Server.CPUWorkers = tt.set
-		auto := scheduler(cfg, log)(ix, cpu, nil)
+		auto := scheduler(cfg, log)(ix, cpu, tt.gpu)
 		s, ok := auto.(*schedule.Scheduler)
 		if !ok {
 			t.Fatalf("engine=auto is a %T, want a *schedule.Scheduler", auto)
 		}
 		if got := s.CPUWorkers(); got != tt.want {
-			t.Errorf("cpu_workers %d: %d CPU workers, want %d", tt.set, got, tt.want)
+			t.Errorf("cpu_workers %d, GPU %v: %d CPU workers, want %d", tt.set, tt.gpu != nil, got, tt.want)
 		}
 		s.Close()
 	}
