@@ -55,6 +55,7 @@ The URL it listens on is logged to stderr.`,
 	addConfigFlag(cmd)
 	cmd.Flags().StringVar(&dir, "index", "", "index directory (default from config: server.index)")
 	cmd.Flags().StringVar(&addr, "addr", "", "listen address HOST:PORT (default from config: server.addr, 127.0.0.1:8080)")
+	addProfiling(cmd)
 	return cmd
 }
 
