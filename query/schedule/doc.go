@@ -65,7 +65,10 @@
 // lock. The scheduler runs a CPU worker per core, but under hybrid and
 // best leaves a core to each GPU worker and two more (DefaultCPUWorkers):
 // a GPU worker's host side (planning a batch, launching, reading back)
-// otherwise waits behind CPU queries, and the GPU idles.
+// otherwise waits behind CPU queries, and the GPU idles. gpusearch serve
+// asks for fewer beside a GPU (one per 16 cores): over HTTP, parsing
+// requests and writing answers bound the rate long before the GPU does,
+// and each CPU worker takes a core from them (docs/server.md).
 //
 // Bound. Bound computes, from the measured costs of a mix of queries, the
 // highest rate any split of the mix between the CPU workers and a GPU
