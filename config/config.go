@@ -64,7 +64,7 @@ type Server struct {
 	BitmapCacheMB int64  `yaml:"bitmap_cache_mb"`
 	Policy        string `yaml:"policy"`
 	// CPUWorkers is how many queries engine=auto runs on the CPU at once
-	// (0: schedule.DefaultCPUWorkers).
+	// (0: beside a GPU, one per 16 cores; without one, one per core).
 	CPUWorkers int           `yaml:"cpu_workers"`
 	Deadline   time.Duration `yaml:"deadline"`
 	// GCPercent is the Go garbage collector's GOGC for serve and bench
