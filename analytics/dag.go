@@ -247,7 +247,17 @@ func perFileBottomUp(ctx context.Context, d *dag, it *items, sorted bool) (*Matr
 	if err != nil {
 		return nil, err
 	}
-	m := &Matrix{Start: make([]int, 1, d.files+1)}
+	// Room for every file's entries at most (each child table and own
+	// item adds at most one), so that the rows are never copied to grow.
+	most := 0
+	for f := range d.files {
+		cs, _ := d.fileChildren.row(f)
+		for _, c := range cs {
+			most += len(tables[c])
+		}
+		most += it.files.rowLen(f)
+	}
+	m := &Matrix{Start: make([]int, 1, d.files+1), Col: make([]uint32, 0, most), Val: make([]uint32, 0, most)}
 	acc := newAccumulator(it.numKeys)
 	for f := range d.files {
 		if f%ctxEvery == 0 {
