@@ -165,12 +165,9 @@ func (a *accumulator) addTable(t []uint64, m uint32) {
 	}
 }
 
-// take returns the touched entries packed (key<<32 | count), sorted by
-// key when sorted is set, and clears the accumulator.
-func (a *accumulator) take(sorted bool) []uint64 {
-	if sorted {
-		slices.Sort(a.touched)
-	}
+// take returns the touched entries packed (key<<32 | count) and clears
+// the accumulator.
+func (a *accumulator) take() []uint64 {
 	t := make([]uint64, len(a.touched))
 	for i, k := range a.touched {
 		t[i] = uint64(k)<<32 | uint64(a.val[k])
@@ -178,6 +175,27 @@ func (a *accumulator) take(sorted bool) []uint64 {
 	}
 	a.touched = a.touched[:0]
 	return t
+}
+
+// endRow appends the touched entries to m as its next row (sorted by key
+// when sorted is set) and clears the accumulator.
+func (a *accumulator) endRow(m *Matrix, sorted bool) {
+	if sorted {
+		slices.Sort(a.touched)
+	}
+	for _, k := range a.touched {
+		m.Col = append(m.Col, k)
+		m.Val = append(m.Val, a.val[k])
+		a.val[k] = 0
+	}
+	a.touched = a.touched[:0]
+	m.Start = append(m.Start, len(m.Col))
+}
+
+// newRows returns an empty matrix with room for rows rows and entries
+// entries, so that filling it never copies it to grow.
+func newRows(rows, entries int) *Matrix {
+	return &Matrix{Start: make([]int, 1, rows+1), Col: make([]uint32, 0, entries), Val: make([]uint32, 0, entries)}
 }
 
 // ruleTables computes, children first, each rule's table: every key in
@@ -212,7 +230,7 @@ func ruleTables(ctx context.Context, d *dag, it *items) ([][]uint64, error) {
 		for i, k := range ks {
 			acc.add(k, ms[i])
 		}
-		tables[r] = acc.take(false)
+		tables[r] = acc.take()
 	}
 	return tables, nil
 }
@@ -247,8 +265,8 @@ func perFileBottomUp(ctx context.Context, d *dag, it *items, sorted bool) (*Matr
 	if err != nil {
 		return nil, err
 	}
-	// Room for every file's entries at most (each child table and own
-	// item adds at most one), so that the rows are never copied to grow.
+	// Room for every file's entries at most: each entry of a child table
+	// and each own item adds at most one.
 	most := 0
 	for f := range d.files {
 		cs, _ := d.fileChildren.row(f)
@@ -257,7 +275,7 @@ func perFileBottomUp(ctx context.Context, d *dag, it *items, sorted bool) (*Matr
 		}
 		most += it.files.rowLen(f)
 	}
-	m := &Matrix{Start: make([]int, 1, d.files+1), Col: make([]uint32, 0, most), Val: make([]uint32, 0, most)}
+	m := newRows(d.files, most)
 	acc := newAccumulator(it.numKeys)
 	for f := range d.files {
 		if f%ctxEvery == 0 {
@@ -273,11 +291,7 @@ func perFileBottomUp(ctx context.Context, d *dag, it *items, sorted bool) (*Matr
 		for i, k := range ks {
 			acc.add(k, ms[i])
 		}
-		for _, e := range acc.take(sorted) {
-			m.Col = append(m.Col, uint32(e>>32))
-			m.Val = append(m.Val, uint32(e))
-		}
-		m.Start = append(m.Start, len(m.Col))
+		acc.endRow(m, sorted)
 	}
 	return m, nil
 }

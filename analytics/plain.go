@@ -60,7 +60,11 @@ func RunPlain(ctx context.Context, docs [][]uint32, numWords int, task Task, opt
 // plainVectors counts each document's words, each row sorted by word when
 // sorted is set.
 func plainVectors(ctx context.Context, docs [][]uint32, numWords int, sorted bool) (*Matrix, error) {
-	m := &Matrix{Start: make([]int, 1, len(docs)+1)}
+	words := 0
+	for _, doc := range docs {
+		words += len(doc)
+	}
+	m := newRows(len(docs), words) // a document has at most a distinct word per word
 	acc := newAccumulator(numWords)
 	for d, doc := range docs {
 		if d%ctxEvery == 0 {
@@ -71,11 +75,7 @@ func plainVectors(ctx context.Context, docs [][]uint32, numWords int, sorted boo
 		for _, w := range doc {
 			acc.add(w, 1)
 		}
-		for _, e := range acc.take(sorted) {
-			m.Col = append(m.Col, uint32(e>>32))
-			m.Val = append(m.Val, uint32(e))
-		}
-		m.Start = append(m.Start, len(m.Col))
+		acc.endRow(m, sorted)
 	}
 	return m, nil
 }
