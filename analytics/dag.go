@@ -371,7 +371,7 @@ func perFileTopDown(ctx context.Context, d *dag, it *items) (*Matrix, error) {
 		}
 		out.keys[c], out.pairs[c] = nil, nil
 	}
-	m := &Matrix{Start: make([]int, 1, it.numKeys+1)}
+	m := newRows(it.numKeys, len(grouped))
 	for k := range it.numKeys {
 		for _, e := range combine(grouped[start[k]:start[k+1]]) {
 			m.Col = append(m.Col, uint32(e>>32))

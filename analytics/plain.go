@@ -83,7 +83,11 @@ func plainVectors(ctx context.Context, docs [][]uint32, numWords int, sorted boo
 // plainSeqs counts each document's l-word windows.
 func plainSeqs(ctx context.Context, docs [][]uint32, numWords, l int) (*Matrix, []uint32, error) {
 	si := newSeqInterner(l, numWords)
-	m := &Matrix{Start: make([]int, 1, len(docs)+1)}
+	windows := 0
+	for _, doc := range docs {
+		windows += max(0, len(doc)-l+1)
+	}
+	m := newRows(len(docs), windows) // a document has at most a distinct sequence per window
 	var counts []uint32
 	var touched []uint32
 	for d, doc := range docs {
