@@ -21,10 +21,9 @@ const warpsPerCTA = 4
 // share it: see doShared), and each runs on its caller's own thread,
 // locked to it for the call, with the context made current there: a
 // Device is safe for concurrent use, and a call costs no hand-off to
-// another thread. (An
-// earlier design ran every call on one goroutine locked to the context's
-// thread; under load each call then waited for that goroutine to be
-// scheduled: docs/scheduling.md, run AB.)
+// another thread. (An earlier design ran every call on one goroutine
+// locked to the context's thread; under load each call then waited for
+// that goroutine to be scheduled: docs/scheduling.md, run AB.)
 type Device struct {
 	info DeviceInfo
 	ctx  cu.CUContext

@@ -153,6 +153,7 @@ func (s *Queues) Add(j *Job) {
 	s.q[j.queue].add(j)
 }
 
+// classify returns the class of a job: CPU, GPU or either.
 func (s *Queues) classify(j *Job) int {
 	switch {
 	case s.policy == PolicyGPU:
