@@ -34,8 +34,9 @@ type AnalyticsCorpus struct {
 	ruleStart, body, root, fileStart, rules, tableOff, fileOff, chunks *Buffer
 	weight, counts, keys, vals, used, fkeys, fvals, errFlag            *Buffer
 
-	seq *seqPools     // seqcount's, for the last sequence length run
-	td  *topDownPools // top-down's, once a task has run top-down
+	seq  *seqPools     // seqcount's, for the last sequence length run
+	td   *topDownPools // top-down's, once a task has run top-down
+	text *textInput    // the text each run starts from (UploadText), or nil
 }
 
 // UploadCorpus computes c's layout, copies its grammar to the device and
@@ -142,10 +143,12 @@ func upload[T uint32 | uint64](d *Device, src []T) (*Buffer, error) {
 // Free releases the corpus's device memory.
 func (a *AnalyticsCorpus) Free() error {
 	first := a.seq.free()
-	if err := a.td.free(); err != nil && first == nil {
-		first = err
+	for _, err := range []error{a.td.free(), a.text.free()} {
+		if err != nil && first == nil {
+			first = err
+		}
 	}
-	a.seq, a.td = nil, nil
+	a.seq, a.td, a.text = nil, nil, nil
 	if err := freeBuffers(a.ruleStart, a.body, a.root, a.fileStart, a.rules, a.tableOff, a.fileOff, a.chunks,
 		a.weight, a.counts, a.keys, a.vals, a.used, a.fkeys, a.fvals, a.errFlag); err != nil && first == nil {
 		first = err
@@ -155,7 +158,7 @@ func (a *AnalyticsCorpus) Free() error {
 
 // Run computes task on the device. Init is the time to clear the buffers,
 // Kernels the device time of the launches, Traverse that plus copying the
-// result back and assembling it.
+// result back and assembling it (and, after UploadText, reading the text).
 func (a *AnalyticsCorpus) Run(ctx context.Context, task analytics.Task, opts analytics.Options) (*analytics.Result, error) {
 	if _, err := analytics.ParseTask(string(task)); err != nil {
 		return nil, err
@@ -166,6 +169,14 @@ func (a *AnalyticsCorpus) Run(ctx context.Context, task analytics.Task, opts ana
 	opts, err := opts.WithDefaults()
 	if err != nil {
 		return nil, err
+	}
+	var textTime, textKernels time.Duration
+	if a.text != nil {
+		start := time.Now()
+		if textKernels, err = a.text.tokenize(a); err != nil {
+			return nil, err
+		}
+		textTime = time.Since(start)
 	}
 	res := &analytics.Result{Task: task, SeqLen: opts.SeqLen}
 	switch task {
@@ -189,6 +200,14 @@ func (a *AnalyticsCorpus) Run(ctx context.Context, task analytics.Task, opts ana
 	}
 	if err != nil {
 		return nil, err
+	}
+	if a.text != nil {
+		start := time.Now()
+		if err := a.text.check(); err != nil {
+			return nil, err
+		}
+		res.Traverse += textTime + time.Since(start)
+		res.Kernels += textKernels
 	}
 	return res, nil
 }

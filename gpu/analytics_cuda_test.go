@@ -204,6 +204,67 @@ func TestAnalyticsMatchesCPU(t *testing.T) {
 	}
 }
 
+// TestAnalyticsTextMatchesCPU runs every task on corpora uploaded as text
+// (UploadText: each run reads the words from the text on the device) and
+// compares them with the CPU engine on the compressed form; texts that are
+// not the corpus's must fail, not answer.
+func TestAnalyticsTextMatchesCPU(t *testing.T) {
+	d := testDevice(t)
+	ctx := context.Background()
+	corpora := analyticsCorpora(t)
+	for name, c := range corpora {
+		t.Run(name, func(t *testing.T) {
+			a, err := d.UploadText(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Free()
+			for _, task := range analytics.Tasks() {
+				for run := range 2 {
+					got, err := a.Run(ctx, task, analytics.Options{})
+					if err != nil {
+						t.Fatalf("%s: %v", task, err)
+					}
+					want, err := analytics.Run(ctx, c, task, analytics.Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(got.Counts, want.Counts) || !equalMatrix(got.Postings, want.Postings) ||
+						!equalMatrix(got.Vectors, want.Vectors) || !slices.Equal(got.Seqs, want.Seqs) {
+						t.Errorf("%s (run %d): the GPU's result from text differs from the CPU's", task, run)
+					}
+				}
+			}
+		})
+	}
+	c := corpora["repetitive"]
+	text, err := c.Text()
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstSpace := slices.Index(text, ' ')
+	for _, tc := range []struct {
+		name string
+		text []byte
+	}{
+		{"unknown word", append([]byte("zzz-not-a-word "), text...)},
+		{"a word prefix", append([]byte(c.Dict[0][:len(c.Dict[0])-1]+" "), text...)},
+		{"a newline fewer", text[:len(text)-1]},
+		{"a newline more", append(slices.Clone(text), '\n')},
+		{"two words joined", slices.Delete(slices.Clone(text), firstSpace, firstSpace+1)},
+		{"a word more at the end", append(slices.Clone(text), []byte(c.Dict[0])...)},
+	} {
+		a, err := d.uploadText(c, tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.Run(ctx, analytics.WordCount, analytics.Options{}); !errors.Is(err, errTextMismatch) {
+			t.Errorf("%s: Run error = %v, want errTextMismatch", tc.name, err)
+		}
+		a.Free()
+	}
+}
+
 // BenchmarkAnalytics runs the GPU tasks on the compressed corpus named by
 // $GPUSEARCH_ANALYTICS_CORPUS, reporting kernel time beside the wall time.
 func BenchmarkAnalytics(b *testing.B) {

@@ -10,4 +10,5 @@ var analyticsKernels = []string{
 	"sort_histogram", "sort_scatter", "scan_sums", "scan_blocks", "scan_apply",
 	"tadoc_pairs", "tadoc_csr_starts", "tadoc_split", "tadoc_seq_pairs", "tadoc_seq_heads", "tadoc_seq_ids",
 	"tadoc_td_files", "tadoc_td_level", "tadoc_seq_td_files", "tadoc_seq_td_level",
+	"text_counts", "text_words",
 }

@@ -15,6 +15,9 @@ type AnalyticsCorpus struct{}
 // UploadCorpus fails with ErrNoCUDA.
 func (d *Device) UploadCorpus(c *analytics.Corpus) (*AnalyticsCorpus, error) { return nil, ErrNoCUDA }
 
+// UploadText fails with ErrNoCUDA.
+func (d *Device) UploadText(c *analytics.Corpus) (*AnalyticsCorpus, error) { return nil, ErrNoCUDA }
+
 // Run fails with ErrNoCUDA.
 func (a *AnalyticsCorpus) Run(ctx context.Context, task analytics.Task, opts analytics.Options) (*analytics.Result, error) {
 	return nil, ErrNoCUDA

@@ -17,8 +17,8 @@ func init() { subcommands = append(subcommands, newAnalyzeCmd) }
 type analyzeFlags struct {
 	task, engine, traversal string
 	seqLen, repeat          int
-	json, plain, discard    bool
-	quiet                   bool
+	json, plain, text       bool
+	discard, quiet          bool
 }
 
 func newAnalyzeCmd() *cobra.Command {
@@ -32,8 +32,11 @@ seqcount, rankedinv (the analytics package documents each and its JSON).
 --plain decompresses first and runs the plain computation instead, the
 baseline the compressed form is measured against; with --engine gpu it runs
 the GPU engine on the corpus without its rules (every word in the root),
-the GPU's uncompressed baseline. Timings go to stderr as one key=value line
-per run.`,
+the GPU's uncompressed baseline. --plain --text starts every run from the
+words written as text (a space between words, a newline after each
+document): tokenising and looking up each word is part of the run's time,
+as for the uncompressed baseline of the G-TADOC paper, which reads text.
+Timings go to stderr as one key=value line per run.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			task, err := analytics.ParseTask(f.task)
@@ -47,6 +50,9 @@ per run.`,
 			switch {
 			case f.engine != "cpu" && f.engine != "gpu":
 				return usagef("analyze: unknown engine %q (want cpu or gpu)", f.engine)
+			}
+			if f.text && !f.plain {
+				return usagef("analyze: --text needs --plain (it is the baseline that starts from text)")
 			}
 			if f.repeat < 1 {
 				return usagef("analyze: --repeat must be at least 1")
@@ -62,8 +68,19 @@ per run.`,
 			}
 			load := time.Since(start)
 			var docs [][]uint32
+			var text []byte
 			var decompress time.Duration
-			if f.plain {
+			mode := "compressed"
+			switch {
+			case f.text:
+				mode = "text"
+				start = time.Now()
+				if text, err = c.Text(); err != nil {
+					return err
+				}
+				decompress = time.Since(start)
+			case f.plain:
+				mode = "plain"
 				start = time.Now()
 				if f.engine == "gpu" {
 					c = c.Plain() // the GPU engine's uncompressed baseline: a root without rules
@@ -71,10 +88,6 @@ per run.`,
 					docs = c.Decompress()
 				}
 				decompress = time.Since(start)
-			}
-			mode := "compressed"
-			if f.plain {
-				mode = "plain"
 			}
 			run := func() (*analytics.Result, error) { return analytics.Run(cmd.Context(), c, task, opts) }
 			var upload time.Duration
@@ -85,7 +98,11 @@ per run.`,
 				}
 				defer dev.Close()
 				start = time.Now()
-				a, err := dev.UploadCorpus(c)
+				put := dev.UploadCorpus
+				if f.text {
+					put = dev.UploadText
+				}
+				a, err := put(c)
 				if err != nil {
 					return err
 				}
@@ -94,8 +111,22 @@ per run.`,
 				run = func() (*analytics.Result, error) { return a.Run(cmd.Context(), task, opts) }
 			}
 			if f.plain && f.engine == "cpu" {
+				lex := analytics.NewLexer(c.Dict)
 				run = func() (*analytics.Result, error) {
-					return analytics.RunPlain(cmd.Context(), docs, len(c.Dict), task, opts)
+					start := time.Now()
+					docs := docs
+					if f.text {
+						var err error
+						if docs, err = lex.Docs(text); err != nil {
+							return nil, err
+						}
+					}
+					read := time.Since(start)
+					res, err := analytics.RunPlain(cmd.Context(), docs, len(c.Dict), task, opts)
+					if err == nil {
+						res.Traverse += read
+					}
+					return res, err
 				}
 			}
 			var res *analytics.Result
@@ -130,6 +161,7 @@ per run.`,
 	fl.IntVar(&f.repeat, "repeat", 1, "run the task this many times (timings for each on stderr)")
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON document")
 	fl.BoolVar(&f.plain, "plain", false, "decompress, then run the plain computation (the baseline); with --engine gpu, the GPU engine on the corpus without its rules")
+	fl.BoolVar(&f.text, "text", false, "with --plain: start each run from the words as text, tokenising and looking up every word in it")
 	fl.BoolVar(&f.discard, "discard", false, "print no result, only timings (for measurements)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no timings on stderr")
 	addProfiling(cmd)

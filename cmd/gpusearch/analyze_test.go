@@ -36,6 +36,7 @@ func TestCLICompressAnalyze(t *testing.T) {
 	for _, args := range [][]string{
 		{"analyze", "--task", "wordcount", "--json", out},
 		{"analyze", "--task", "wordcount", "--plain", "--json", out},
+		{"analyze", "--task", "wordcount", "--plain", "--text", "--json", out},
 	} {
 		res := mustRun(t, args...)
 		var got struct {
@@ -48,19 +49,25 @@ func TestCLICompressAnalyze(t *testing.T) {
 			t.Errorf("%v: counts %v, want %v", args, got.Counts, want)
 		}
 	}
+	if res := runCLI(t, "analyze", "--task", "wordcount", "--text", out); res.code != 2 || !strings.Contains(res.stderr, "--plain") {
+		t.Errorf("analyze --text without --plain: exit %d, stderr %q; want a usage error naming --plain", res.code, res.stderr)
+	}
 	// Without a device (and in builds without CUDA) the GPU engine fails
 	// with a clear error; with one it must count the same.
-	res := runCLI(t, "analyze", "--task", "wordcount", "--engine", "gpu", "--plain", "--json", out)
-	if res.code != 0 {
-		if !strings.Contains(strings.ToLower(res.stderr), "cuda") && !strings.Contains(strings.ToLower(res.stderr), "gpu") {
-			t.Errorf("analyze --engine gpu: stderr %q, want it to name CUDA or the GPU", res.stderr)
+	for _, form := range []string{"--plain", "--text"} {
+		args := []string{"analyze", "--task", "wordcount", "--engine", "gpu", "--plain", form, "--json", out}
+		res := runCLI(t, args...)
+		if res.code != 0 {
+			if !strings.Contains(strings.ToLower(res.stderr), "cuda") && !strings.Contains(strings.ToLower(res.stderr), "gpu") {
+				t.Errorf("%v: stderr %q, want it to name CUDA or the GPU", args, res.stderr)
+			}
+			continue
 		}
-		return
-	}
-	var got struct {
-		Counts map[string]uint64 `json:"counts"`
-	}
-	if err := json.Unmarshal([]byte(res.stdout), &got); err != nil || !reflect.DeepEqual(got.Counts, want) {
-		t.Errorf("analyze --engine gpu --plain: %q (%v), want counts %v", res.stdout, err, want)
+		var got struct {
+			Counts map[string]uint64 `json:"counts"`
+		}
+		if err := json.Unmarshal([]byte(res.stdout), &got); err != nil || !reflect.DeepEqual(got.Counts, want) {
+			t.Errorf("%v: %q (%v), want counts %v", args, res.stdout, err, want)
+		}
 	}
 }

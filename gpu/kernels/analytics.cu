@@ -959,3 +959,123 @@ extern "C" __global__ void tadoc_seq_ids(const u64 *keys, const u64 *pays, u64 n
 	out_keys[i] = pays[i] >> 32;
 	out_pays[i] = id << 32 | (u32)pays[i];
 }
+
+// Text: the uncompressed baseline that starts from text (analyze --plain
+// --text), the words separated by ASCII white space and a newline after
+// each document (analytics.Corpus.Text), padded with spaces to whole
+// TEXT_CHUNKs. text_counts counts each CTA's words and newlines, two scans
+// give every CTA its first word and document, and text_words writes the
+// word ids of the plain root: it hashes each word (FNV-1a) and probes the
+// dictionary's table (open addressing, a slot holds a word id, ~0 when
+// empty; the dictionary's bytes and offsets beside it), and checks each
+// newline against the corpus's document starts. A word not in the
+// dictionary, or a document of another length, sets *err.
+
+#define TEXT_PER 32u // bytes per thread; a CTA's chunk is blockDim.x * TEXT_PER
+
+__device__ __forceinline__ bool is_space(u32 c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+// text_load returns the thread's TEXT_PER bytes at lo, four to a word.
+__device__ __forceinline__ void text_load(const unsigned char *text, u64 lo, u32 w[8]) {
+	uint4 a = *(const uint4 *)(text + lo), b = *(const uint4 *)(text + lo + 16);
+	w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w, w[4] = b.x, w[5] = b.y, w[6] = b.z, w[7] = b.w;
+}
+
+// text_tally returns the words starting in the thread's bytes (the byte
+// before them, prev, decides the first) and its newlines, as
+// words << 16 | newlines (at most 16 and 32, a CTA's at most 8192 each).
+__device__ __forceinline__ u32 text_tally(const u32 w[8], u32 prev) {
+	u32 words = 0, lines = 0;
+#pragma unroll
+	for (u32 j = 0; j < TEXT_PER; j++) {
+		u32 c = (w[j / 4] >> (8 * (j % 4))) & 0xff;
+		words += !is_space(c) && is_space(prev);
+		lines += c == '\n';
+		prev = c;
+	}
+	return words << 16 | lines;
+}
+
+__device__ __forceinline__ u32 text_prev(const unsigned char *text, u64 lo) { return lo == 0 ? ' ' : text[lo - 1]; }
+
+// text_lookup returns the id of the word at text[at..] (it ends at white
+// space; the padding guarantees some), or ~0 if the dictionary lacks it.
+__device__ __noinline__ u32 text_lookup(const unsigned char *text, u64 at, const unsigned char *dict,
+					const u32 *dict_off, const u32 *slots, u64 nslots) {
+	u32 h = 2166136261u;
+	u64 end = at;
+	for (; !is_space(text[end]); end++) {
+		h = (h ^ text[end]) * 16777619u;
+	}
+	u64 mask = nslots - 1, len = end - at;
+	for (u64 p = 0, i = h & mask; p < nslots; p++, i = (i + 1) & mask) {
+		u32 id = slots[i];
+		if (id == ~0u) {
+			break;
+		}
+		u32 o = dict_off[id];
+		if (dict_off[id + 1] - o != len) {
+			continue;
+		}
+		u64 k = 0;
+		while (k < len && dict[o + k] == text[at + k]) {
+			k++;
+		}
+		if (k == len) {
+			return id;
+		}
+	}
+	return ~0u;
+}
+
+// text_counts: one CTA per chunk; words[c] and lines[c] get chunk c's
+// counts.
+extern "C" __global__ void text_counts(const unsigned char *text, u32 *words, u32 *lines) {
+	u64 lo = ((u64)blockIdx.x * blockDim.x + threadIdx.x) * TEXT_PER;
+	u32 w[8], total;
+	text_load(text, lo, w);
+	cta_scan(text_tally(w, text_prev(text, lo)), &total);
+	if (threadIdx.x == 0) {
+		words[blockIdx.x] = total >> 16;
+		lines[blockIdx.x] = total & 0xffff;
+	}
+}
+
+// text_words: one CTA per chunk, words and lines now the chunks' first
+// word and document (exclusive scans of text_counts's).
+extern "C" __global__ void text_words(const unsigned char *text, const u32 *words, const u32 *lines,
+				      const unsigned char *dict, const u32 *dict_off, const u32 *slots, u64 nslots,
+				      const u32 *file_start, u64 nfiles, u32 *root, u64 nroot, u32 *err) {
+	u64 lo = ((u64)blockIdx.x * blockDim.x + threadIdx.x) * TEXT_PER;
+	u32 w[8], total;
+	text_load(text, lo, w);
+	u32 prev = text_prev(text, lo);
+	u32 before = cta_scan(text_tally(w, prev), &total);
+	u64 word = words[blockIdx.x] + (before >> 16), line = lines[blockIdx.x] + (before & 0xffff);
+#pragma unroll
+	for (u32 q = 0; q < 8; q++) {
+		u32 x = w[q];
+		for (u32 j = 0; j < 4; j++, x >>= 8) {
+			u32 c = x & 0xff;
+			if (!is_space(c) && is_space(prev)) {
+				u32 id = text_lookup(text, lo + 4 * q + j, dict, dict_off, slots, nslots);
+				if (id == ~0u || word >= nroot) {
+					atomicExch(err, 1u);
+				} else {
+					root[word] = id;
+				}
+				word++;
+			} else if (c == '\n') {
+				if (line >= nfiles || file_start[line + 1] != word) {
+					atomicExch(err, 1u);
+				}
+				line++;
+			}
+			prev = c;
+		}
+	}
+	// The last thread has seen every word and newline before its end.
+	if (blockIdx.x == gridDim.x - 1 && threadIdx.x == blockDim.x - 1 && (word != nroot || line != nfiles)) {
+		atomicExch(err, 1u);
+	}
+}

@@ -22,7 +22,9 @@
 #      and on the CPU (--repeat 3), each on the compressed corpus and on
 #      the plain one, one key=value line per run, into
 #      analytics-<corpus>.log; with a base binary, its GPU rows into
-#      analytics-<corpus>-base.log;
+#      analytics-<corpus>-base.log. MODES (';'-separated analyze flags)
+#      replaces that list, e.g. MODES='--engine gpu;--engine gpu --plain;
+#      --engine gpu --plain --text' for the GPU's three forms;
 #   3. print the best total per corpus, task, engine, form and traversal last.
 # $OUT gets the PTX and analytics.tgz (everything else, console.log included).
 set -uo pipefail
@@ -51,8 +53,8 @@ t0=$(date +%s)
 		log=$R/analytics-$name.log
 		stamp "corpus $name"
 		for task in wordcount sort invindex termvector rankedinv seqcount; do
-			for mode in "--engine gpu" "--engine gpu --traversal topdown" "--engine gpu --traversal bottomup" \
-				"--engine gpu --plain" "--engine cpu" "--engine cpu --plain"; do
+			IFS=';' read -ra modes <<<"${MODES:---engine gpu;--engine gpu --traversal topdown;--engine gpu --traversal bottomup;--engine gpu --plain;--engine cpu;--engine cpu --plain}"
+			for mode in "${modes[@]}"; do
 				n=$GPU_REPEAT
 				case $mode in *cpu*) n=3 ;; esac
 				echo "# $task $mode" >>"$log"
