@@ -116,7 +116,7 @@ func (t *textInput) tokenize(a *AnalyticsCorpus) (time.Duration, error) {
 				return err
 			}
 		}
-		return a.launchGrid("text_words", t.nchunks, uint64(t.text.ptr), uint64(t.words.ptr), uint64(t.lines.ptr),
+		return a.launchGrid("text_words", t.nchunks, uint64(t.text.ptr), uint64(t.nchunks*textChunk), uint64(t.words.ptr), uint64(t.lines.ptr),
 			uint64(t.dict.ptr), uint64(t.dictOff.ptr), uint64(t.slots.ptr), t.nslots,
 			uint64(a.fileStart.ptr), uint64(g.NumFiles()), uint64(a.root.ptr), uint64(len(g.Root)), uint64(t.err.ptr))
 	})

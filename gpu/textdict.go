@@ -10,6 +10,7 @@ import (
 const (
 	textPer   = 32
 	textChunk = textPer * 256
+	textSpill = 256        // the longest word text_words can look up (TEXT_SPILL)
 	noWord    = ^uint32(0) // an empty slot of a dictTable
 )
 
@@ -28,6 +29,9 @@ type dictTable struct {
 func newDictTable(dict []string) (*dictTable, error) {
 	t := &dictTable{off: make([]uint32, 1, len(dict)+1)}
 	for _, w := range dict {
+		if len(w) > textSpill {
+			return nil, fmt.Errorf("gpu: the word %.20q... is longer than the %d bytes the text kernels look up", w, textSpill)
+		}
 		if len(t.bytes)+len(w) > math.MaxUint32 {
 			return nil, fmt.Errorf("gpu: the dictionary holds more than 4 GiB of words")
 		}

@@ -3,6 +3,7 @@ package gpu
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -43,6 +44,18 @@ func TestDictTable(t *testing.T) {
 			if id, ok := tab.lookup([]byte(w)); ok {
 				t.Errorf("%d words: lookup(%q) = %d, want none", n, w, id)
 			}
+		}
+	}
+}
+
+func TestDictTableWordLength(t *testing.T) {
+	for _, tc := range []struct {
+		n  int
+		ok bool
+	}{{textSpill, true}, {textSpill + 1, false}} {
+		_, err := newDictTable([]string{"a", strings.Repeat("x", tc.n)})
+		if (err == nil) != tc.ok {
+			t.Errorf("a word of %d bytes: error %v, want ok %v", tc.n, err, tc.ok)
 		}
 	}
 }

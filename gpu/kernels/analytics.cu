@@ -965,13 +965,19 @@ extern "C" __global__ void tadoc_seq_ids(const u64 *keys, const u64 *pays, u64 n
 // each document (analytics.Corpus.Text), padded with spaces to whole
 // TEXT_CHUNKs. text_counts counts each CTA's words and newlines, two scans
 // give every CTA its first word and document, and text_words writes the
-// word ids of the plain root: it hashes each word (FNV-1a) and probes the
-// dictionary's table (open addressing, a slot holds a word id, ~0 when
-// empty; the dictionary's bytes and offsets beside it), and checks each
-// newline against the corpus's document starts. A word not in the
-// dictionary, or a document of another length, sets *err.
+// word ids of the plain root. It stages its chunk and the TEXT_SPILL bytes
+// after it in shared memory, lists where the chunk's words start, and then
+// looks the words up a thread each: the FNV-1a hash of the word's bytes,
+// then the dictionary's table (open addressing, a slot holds a word id, ~0
+// when empty; the dictionary's bytes and offsets beside it). Each newline
+// is checked against the corpus's document starts. A word not in the
+// dictionary, or a document of another length, sets *err. CTAs are
+// TEXT_CTA threads.
 
-#define TEXT_PER 32u // bytes per thread; a CTA's chunk is blockDim.x * TEXT_PER
+#define TEXT_PER 32u                      // bytes per thread
+#define TEXT_CTA 256u                     // threads per CTA
+#define TEXT_CHUNK (TEXT_PER * TEXT_CTA)  // bytes per CTA
+#define TEXT_SPILL 256u                   // dictionary words are shorter (gpu.textSpill)
 
 __device__ __forceinline__ bool is_space(u32 c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
@@ -998,16 +1004,15 @@ __device__ __forceinline__ u32 text_tally(const u32 w[8], u32 prev) {
 
 __device__ __forceinline__ u32 text_prev(const unsigned char *text, u64 lo) { return lo == 0 ? ' ' : text[lo - 1]; }
 
-// text_lookup returns the id of the word at text[at..] (it ends at white
-// space; the padding guarantees some), or ~0 if the dictionary lacks it.
-__device__ __noinline__ u32 text_lookup(const unsigned char *text, u64 at, const unsigned char *dict,
-					const u32 *dict_off, const u32 *slots, u64 nslots) {
+// text_lookup returns the id of the word at sh[at..] (it ends at white
+// space before sh's end, len bytes later), or ~0 if the dictionary lacks it.
+__device__ u32 text_lookup(const unsigned char *sh, u32 at, u32 len, const unsigned char *dict,
+			   const u32 *dict_off, const u32 *slots, u64 nslots) {
 	u32 h = 2166136261u;
-	u64 end = at;
-	for (; !is_space(text[end]); end++) {
-		h = (h ^ text[end]) * 16777619u;
+	for (u32 k = 0; k < len; k++) {
+		h = (h ^ sh[at + k]) * 16777619u;
 	}
-	u64 mask = nslots - 1, len = end - at;
+	u64 mask = nslots - 1;
 	for (u64 p = 0, i = h & mask; p < nslots; p++, i = (i + 1) & mask) {
 		u32 id = slots[i];
 		if (id == ~0u) {
@@ -1017,8 +1022,8 @@ __device__ __noinline__ u32 text_lookup(const unsigned char *text, u64 at, const
 		if (dict_off[id + 1] - o != len) {
 			continue;
 		}
-		u64 k = 0;
-		while (k < len && dict[o + k] == text[at + k]) {
+		u32 k = 0;
+		while (k < len && dict[o + k] == sh[at + k]) {
 			k++;
 		}
 		if (k == len) {
@@ -1031,7 +1036,7 @@ __device__ __noinline__ u32 text_lookup(const unsigned char *text, u64 at, const
 // text_counts: one CTA per chunk; words[c] and lines[c] get chunk c's
 // counts.
 extern "C" __global__ void text_counts(const unsigned char *text, u32 *words, u32 *lines) {
-	u64 lo = ((u64)blockIdx.x * blockDim.x + threadIdx.x) * TEXT_PER;
+	u64 lo = ((u64)blockIdx.x * TEXT_CTA + threadIdx.x) * TEXT_PER;
 	u32 w[8], total;
 	text_load(text, lo, w);
 	cta_scan(text_tally(w, text_prev(text, lo)), &total);
@@ -1041,41 +1046,59 @@ extern "C" __global__ void text_counts(const unsigned char *text, u32 *words, u3
 	}
 }
 
-// text_words: one CTA per chunk, words and lines now the chunks' first
-// word and document (exclusive scans of text_counts's).
-extern "C" __global__ void text_words(const unsigned char *text, const u32 *words, const u32 *lines,
+// text_words: one CTA per chunk of the n bytes of text, words and lines
+// now the chunks' first word and document (exclusive scans of
+// text_counts's).
+extern "C" __global__ void text_words(const unsigned char *text, u64 n, const u32 *words, const u32 *lines,
 				      const unsigned char *dict, const u32 *dict_off, const u32 *slots, u64 nslots,
 				      const u32 *file_start, u64 nfiles, u32 *root, u64 nroot, u32 *err) {
-	u64 lo = ((u64)blockIdx.x * blockDim.x + threadIdx.x) * TEXT_PER;
+	__shared__ __align__(16) unsigned char sh[TEXT_CHUNK + TEXT_SPILL];
+	__shared__ unsigned short starts[TEXT_CHUNK / 2];
+	u64 base = (u64)blockIdx.x * TEXT_CHUNK, lo = base + threadIdx.x * TEXT_PER;
 	u32 w[8], total;
 	text_load(text, lo, w);
+	*(uint4 *)(sh + threadIdx.x * TEXT_PER) = make_uint4(w[0], w[1], w[2], w[3]);
+	*(uint4 *)(sh + threadIdx.x * TEXT_PER + 16) = make_uint4(w[4], w[5], w[6], w[7]);
+	if (threadIdx.x < TEXT_SPILL / 16) {
+		u64 at = base + TEXT_CHUNK + 16 * threadIdx.x;
+		uint4 v = at < n ? *(const uint4 *)(text + at) : make_uint4(0x20202020u, 0x20202020u, 0x20202020u, 0x20202020u);
+		*(uint4 *)(sh + TEXT_CHUNK + 16 * threadIdx.x) = v;
+	}
 	u32 prev = text_prev(text, lo);
 	u32 before = cta_scan(text_tally(w, prev), &total);
-	u64 word = words[blockIdx.x] + (before >> 16), line = lines[blockIdx.x] + (before & 0xffff);
+	u32 word = before >> 16;
+	u64 line = lines[blockIdx.x] + (before & 0xffff);
+	u64 first = words[blockIdx.x];
 #pragma unroll
-	for (u32 q = 0; q < 8; q++) {
-		u32 x = w[q];
-		for (u32 j = 0; j < 4; j++, x >>= 8) {
-			u32 c = x & 0xff;
-			if (!is_space(c) && is_space(prev)) {
-				u32 id = text_lookup(text, lo + 4 * q + j, dict, dict_off, slots, nslots);
-				if (id == ~0u || word >= nroot) {
-					atomicExch(err, 1u);
-				} else {
-					root[word] = id;
-				}
-				word++;
-			} else if (c == '\n') {
-				if (line >= nfiles || file_start[line + 1] != word) {
-					atomicExch(err, 1u);
-				}
-				line++;
+	for (u32 j = 0; j < TEXT_PER; j++) {
+		u32 c = (w[j / 4] >> (8 * (j % 4))) & 0xff;
+		if (!is_space(c) && is_space(prev)) {
+			starts[word++] = threadIdx.x * TEXT_PER + j;
+		} else if (c == '\n') {
+			if (line >= nfiles || file_start[line + 1] != first + word) {
+				atomicExch(err, 1u);
 			}
-			prev = c;
+			line++;
+		}
+		prev = c;
+	}
+	__syncthreads();
+	u32 nwords = total >> 16;
+	for (u32 i = threadIdx.x; i < nwords; i += TEXT_CTA) {
+		u32 at = starts[i], end = at;
+		while (end < TEXT_CHUNK + TEXT_SPILL && !is_space(sh[end])) {
+			end++;
+		}
+		u32 id = end < TEXT_CHUNK + TEXT_SPILL ? text_lookup(sh, at, end - at, dict, dict_off, slots, nslots) : ~0u;
+		if (id == ~0u || first + i >= nroot) {
+			atomicExch(err, 1u);
+		} else {
+			root[first + i] = id;
 		}
 	}
-	// The last thread has seen every word and newline before its end.
-	if (blockIdx.x == gridDim.x - 1 && threadIdx.x == blockDim.x - 1 && (word != nroot || line != nfiles)) {
+	// The last CTA has seen every word and newline before its end.
+	if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0 &&
+	    (first + nwords != nroot || lines[blockIdx.x] + (total & 0xffff) != nfiles)) {
 		atomicExch(err, 1u);
 	}
 }
