@@ -11,18 +11,18 @@ const (
 	textPer   = 32
 	textChunk = textPer * 256
 	textSpill = 256        // the longest word text_words can look up (TEXT_SPILL)
-	noWord    = ^uint32(0) // an empty slot of a dictTable
+	emptyWord = ^uint64(0) // an empty slot of a dictTable
 )
 
 // dictTable is a dictionary laid out for text_lookup: the words' bytes
 // end to end, where each starts (one more entry: the end), and an
-// open-addressing table of word ids (noWord when empty) at the FNV-1a
-// hash of the word's bytes, probed linearly; its size is a power of two,
-// at least twice the words.
+// open-addressing table at the FNV-1a hash h of each word's bytes, probed
+// linearly, whose slots hold h << 32 | word id (emptyWord when empty); its
+// size is a power of two, at least twice the words.
 type dictTable struct {
 	bytes []byte
 	off   []uint32
-	slots []uint32
+	slots []uint64
 }
 
 // newDictTable lays dict out (word id = index).
@@ -42,17 +42,18 @@ func newDictTable(dict []string) (*dictTable, error) {
 	for n < 2*len(dict) {
 		n *= 2
 	}
-	t.slots = make([]uint32, n)
+	t.slots = make([]uint64, n)
 	for i := range t.slots {
-		t.slots[i] = noWord
+		t.slots[i] = emptyWord
 	}
 	mask := uint32(n - 1)
 	for id, w := range dict {
-		i := fnv1a([]byte(w)) & mask
-		for t.slots[i] != noWord {
+		h := fnv1a([]byte(w))
+		i := h & mask
+		for t.slots[i] != emptyWord {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = uint32(id)
+		t.slots[i] = uint64(h)<<32 | uint64(id)
 	}
 	return t, nil
 }

@@ -9,13 +9,15 @@ import (
 
 // lookup is text_lookup's probe in Go.
 func (t *dictTable) lookup(word []byte) (uint32, bool) {
+	h := fnv1a(word)
 	mask := uint32(len(t.slots) - 1)
-	for p, i := 0, fnv1a(word)&mask; p < len(t.slots); p, i = p+1, (i+1)&mask {
-		id := t.slots[i]
-		if id == noWord {
+	for p, i := 0, h&mask; p < len(t.slots); p, i = p+1, (i+1)&mask {
+		s := t.slots[i]
+		if s == emptyWord {
 			break
 		}
-		if bytes.Equal(t.bytes[t.off[id]:t.off[id+1]], word) {
+		id := uint32(s)
+		if uint32(s>>32) == h && bytes.Equal(t.bytes[t.off[id]:t.off[id+1]], word) {
 			return id, true
 		}
 	}

@@ -968,8 +968,8 @@ extern "C" __global__ void tadoc_seq_ids(const u64 *keys, const u64 *pays, u64 n
 // word ids of the plain root. It stages its chunk and the TEXT_SPILL bytes
 // after it in shared memory, lists where the chunk's words start, and then
 // looks the words up a thread each: the FNV-1a hash of the word's bytes,
-// then the dictionary's table (open addressing, a slot holds a word id, ~0
-// when empty; the dictionary's bytes and offsets beside it). Each newline
+// then the dictionary's table (open addressing, text_lookup; the
+// dictionary's bytes and offsets beside it). Each newline
 // is checked against the corpus's document starts. A word not in the
 // dictionary, or a document of another length, sets *err. CTAs are
 // TEXT_CTA threads.
@@ -1004,21 +1004,21 @@ __device__ __forceinline__ u32 text_tally(const u32 w[8], u32 prev) {
 
 __device__ __forceinline__ u32 text_prev(const unsigned char *text, u64 lo) { return lo == 0 ? ' ' : text[lo - 1]; }
 
-// text_lookup returns the id of the word at sh[at..] (it ends at white
-// space before sh's end, len bytes later), or ~0 if the dictionary lacks it.
-__device__ u32 text_lookup(const unsigned char *sh, u32 at, u32 len, const unsigned char *dict,
-			   const u32 *dict_off, const u32 *slots, u64 nslots) {
-	u32 h = 2166136261u;
-	for (u32 k = 0; k < len; k++) {
-		h = (h ^ sh[at + k]) * 16777619u;
-	}
-	u64 mask = nslots - 1;
-	for (u64 p = 0, i = h & mask; p < nslots; p++, i = (i + 1) & mask) {
-		u32 id = slots[i];
-		if (id == ~0u) {
+// text_lookup returns the id of the word of len bytes at sh[at..], whose
+// FNV-1a hash is h, or ~0 if the dictionary lacks it. A slot holds
+// hash << 32 | id (~0 when empty), so that only a slot of the same hash
+// costs a comparison of the bytes.
+__device__ u32 text_lookup(const unsigned char *sh, u32 at, u32 len, u32 h, const unsigned char *dict,
+			   const u32 *dict_off, const u64 *slots, u32 mask) {
+	for (u32 p = 0, i = h & mask; p <= mask; p++, i = (i + 1) & mask) {
+		u64 s = slots[i];
+		if (s == ~0ull) {
 			break;
 		}
-		u32 o = dict_off[id];
+		if ((u32)(s >> 32) != h) {
+			continue;
+		}
+		u32 id = (u32)s, o = dict_off[id];
 		if (dict_off[id + 1] - o != len) {
 			continue;
 		}
@@ -1049,8 +1049,9 @@ extern "C" __global__ void text_counts(const unsigned char *text, u32 *words, u3
 // text_words: one CTA per chunk of the n bytes of text, words and lines
 // now the chunks' first word and document (exclusive scans of
 // text_counts's).
-extern "C" __global__ void text_words(const unsigned char *text, u64 n, const u32 *words, const u32 *lines,
-				      const unsigned char *dict, const u32 *dict_off, const u32 *slots, u64 nslots,
+extern "C" __global__ void __launch_bounds__(TEXT_CTA, 4)
+text_words(const unsigned char *text, u64 n, const u32 *words, const u32 *lines, const unsigned char *dict,
+	   const u32 *dict_off, const u64 *slots, u64 nslots,
 				      const u32 *file_start, u64 nfiles, u32 *root, u64 nroot, u32 *err) {
 	__shared__ __align__(16) unsigned char sh[TEXT_CHUNK + TEXT_SPILL];
 	__shared__ unsigned short starts[TEXT_CHUNK / 2];
@@ -1085,11 +1086,13 @@ extern "C" __global__ void text_words(const unsigned char *text, u64 n, const u3
 	__syncthreads();
 	u32 nwords = total >> 16;
 	for (u32 i = threadIdx.x; i < nwords; i += TEXT_CTA) {
-		u32 at = starts[i], end = at;
-		while (end < TEXT_CHUNK + TEXT_SPILL && !is_space(sh[end])) {
-			end++;
+		u32 at = starts[i], end = at, h = 2166136261u;
+		for (u32 c; end < TEXT_CHUNK + TEXT_SPILL && !is_space(c = sh[end]); end++) {
+			h = (h ^ c) * 16777619u;
 		}
-		u32 id = end < TEXT_CHUNK + TEXT_SPILL ? text_lookup(sh, at, end - at, dict, dict_off, slots, nslots) : ~0u;
+		u32 id = end < TEXT_CHUNK + TEXT_SPILL
+			     ? text_lookup(sh, at, end - at, h, dict, dict_off, slots, (u32)(nslots - 1))
+			     : ~0u;
 		if (id == ~0u || first + i >= nroot) {
 			atomicExch(err, 1u);
 		} else {
