@@ -118,6 +118,8 @@
 // RunPlain computes the same results from decompressed documents with the
 // same data structures (a sparse accumulator per document, the same
 // sequence interner): the uncompressed baseline of the measurements.
+// Corpus.Text writes the words as text and a Lexer reads them back, for
+// the baseline that starts from text, as the G-TADOC paper's does.
 //
 // Decisions: the CPU engine is single-threaded (TADOC's CPU baseline is
 // sequential; the dev machine has 2 shared cores). Counts inside one
