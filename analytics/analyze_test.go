@@ -285,6 +285,15 @@ func TestTasksRandom(t *testing.T) {
 				t.Fatalf("Plain: %d rules, Validate = %v", p.Grammar.NumRules(), err)
 			}
 			checkTasks(t, p, docs, []int{1, 3})
+			// So does the corpus with only the rules that pay for a table.
+			in, err := c.Inlined()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := in.Grammar.Validate(len(in.Dict)); err != nil || in.Grammar.NumRules() > c.Grammar.NumRules() {
+				t.Fatalf("Inlined: %d rules of %d, Validate = %v", in.Grammar.NumRules(), c.Grammar.NumRules(), err)
+			}
+			checkTasks(t, in, docs, []int{1, 3})
 		})
 	}
 }

@@ -12,11 +12,12 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/gpusearch/gpusearch/analytics"
+	"github.com/gpusearch/gpusearch/analytics/sequitur"
 )
 
 const (
 	analyticsCTA = 256  // threads per CTA of the analytics kernels
-	chunkSymbols = 32   // root symbols per CTA of tadoc_files
+	chunkRules   = 32   // rule references per CTA of tadoc_files (rootChunks)
 	compactChunk = 2048 // pool slots per CTA of the compaction (COMPACT_CHUNK)
 	emptySlot    = ^uint32(0)
 )
@@ -34,32 +35,46 @@ type AnalyticsCorpus struct {
 	ruleStart, body, root, fileStart, rules, tableOff, fileOff, chunks *Buffer
 	weight, counts, keys, vals, used, fkeys, fvals, errFlag            *Buffer
 
-	seq  *seqPools     // seqcount's, for the last sequence length run
-	td   *topDownPools // top-down's, once a task has run top-down
-	text *textInput    // the text each run starts from (UploadText), or nil
+	seq  *seqPools        // seqcount's, for the last sequence length run
+	td   *topDownPools    // top-down's, once a task has run top-down
+	text *textInput       // the text each run starts from (UploadText), or nil
+	bu   *AnalyticsCorpus // the inlined grammar for bottom-up word tables, or nil
 }
 
 // UploadCorpus computes c's layout, copies its grammar to the device and
 // allocates the pools the tasks need; they stay resident until Free.
+// Bottom-up word tables (invindex, termvector, rankedinv) run on a second
+// copy of the grammar, with only the rules that pay for a table
+// (Corpus.Inlined); the other tasks run on c's.
 func (d *Device) UploadCorpus(c *analytics.Corpus) (*AnalyticsCorpus, error) {
-	a := &AnalyticsCorpus{d: d, c: c, layout: analytics.NewLayout(c.Grammar, len(c.Dict)), fns: map[string]cu.Function{}}
-	if err := d.do(a.loadKernels); err != nil {
+	fns := map[string]cu.Function{}
+	if err := d.do(func() error { return loadKernels(fns) }); err != nil {
 		return nil, err
 	}
+	if c.Grammar.NumRules() == 0 {
+		return d.uploadCorpus(c, fns, true)
+	}
+	in, err := c.Inlined()
+	if err != nil {
+		return nil, err
+	}
+	a, err := d.uploadCorpus(c, fns, false)
+	if err != nil {
+		return nil, err
+	}
+	if a.bu, err = d.uploadCorpus(in, fns, true); err != nil {
+		a.Free()
+		return nil, err
+	}
+	return a, nil
+}
+
+// uploadCorpus uploads c with the kernels fns; the pools of the
+// bottom-up word tables only if wordTables.
+func (d *Device) uploadCorpus(c *analytics.Corpus, fns map[string]cu.Function, wordTables bool) (*AnalyticsCorpus, error) {
+	a := &AnalyticsCorpus{d: d, c: c, layout: analytics.NewLayout(c.Grammar, len(c.Dict)), fns: fns}
 	g, l := c.Grammar, a.layout
-	// A root of rules gets few symbols per CTA, each a table to merge; a
-	// root of words alone (an uncompressed corpus, Corpus.Plain) gets one
-	// word per thread.
-	per := uint32(chunkSymbols)
-	if g.NumRules() == 0 {
-		per = analyticsCTA
-	}
-	var chunks []uint32
-	for f := range g.NumFiles() {
-		for s := g.FileStart[f]; s < g.FileStart[f+1]; s += per {
-			chunks = append(chunks, uint32(f), s, min(s+per, g.FileStart[f+1]))
-		}
-	}
+	chunks := rootChunks(g)
 	a.nchunks = len(chunks) / 3
 	err := func() error {
 		for _, u := range []struct {
@@ -83,7 +98,10 @@ func (d *Device) UploadCorpus(c *analytics.Corpus) (*AnalyticsCorpus, error) {
 				return err
 			}
 		}
-		ruleSlots, fileSlots := int64(l.TableOff[len(l.TableOff)-1]), int64(l.FileOff[len(l.FileOff)-1])
+		var ruleSlots, fileSlots int64
+		if wordTables {
+			ruleSlots, fileSlots = int64(l.TableOff[len(l.TableOff)-1]), int64(l.FileOff[len(l.FileOff)-1])
+		}
 		for _, u := range []struct {
 			dst  **Buffer
 			size int64
@@ -107,8 +125,31 @@ func (d *Device) UploadCorpus(c *analytics.Corpus) (*AnalyticsCorpus, error) {
 	return a, nil
 }
 
-// loadKernels loads kernels/analytics.ptx; it runs inside Device.do.
-func (a *AnalyticsCorpus) loadKernels() error {
+// rootChunks cuts each document's root run into the chunks a CTA of
+// tadoc_files (and its top-down and sequence twins) takes: triples
+// (document, first symbol, end). A chunk ends after chunkRules rule
+// references, each a table to merge, or analyticsCTA symbols, a word for
+// each thread.
+func rootChunks(g *sequitur.Grammar) []uint32 {
+	var chunks []uint32
+	for f := range g.NumFiles() {
+		start, rules := g.FileStart[f], 0
+		for s := g.FileStart[f]; s < g.FileStart[f+1]; s++ {
+			if g.Root[s]&sequitur.RuleFlag != 0 {
+				rules++
+			}
+			if rules == chunkRules || s+1-start == analyticsCTA || s+1 == g.FileStart[f+1] {
+				chunks = append(chunks, uint32(f), start, s+1)
+				start, rules = s+1, 0
+			}
+		}
+	}
+	return chunks
+}
+
+// loadKernels loads kernels/analytics.ptx into fns; it runs inside
+// Device.do.
+func loadKernels(fns map[string]cu.Function) error {
 	ptx, from, err := loadPTX("analytics")
 	if err != nil {
 		return err
@@ -122,7 +163,7 @@ func (a *AnalyticsCorpus) loadKernels() error {
 		if err != nil {
 			return fmt.Errorf("%w: %s has no kernel %s: %v", ErrBadPTX, from, name, err)
 		}
-		a.fns[name] = fn
+		fns[name] = fn
 	}
 	return nil
 }
@@ -148,7 +189,12 @@ func (a *AnalyticsCorpus) Free() error {
 			first = err
 		}
 	}
-	a.seq, a.td, a.text = nil, nil, nil
+	if a.bu != nil {
+		if err := a.bu.Free(); err != nil && first == nil {
+			first = err
+		}
+	}
+	a.seq, a.td, a.text, a.bu = nil, nil, nil, nil
 	if err := freeBuffers(a.ruleStart, a.body, a.root, a.fileStart, a.rules, a.tableOff, a.fileOff, a.chunks,
 		a.weight, a.counts, a.keys, a.vals, a.used, a.fkeys, a.fvals, a.errFlag); err != nil && first == nil {
 		first = err
@@ -286,9 +332,12 @@ func (a *AnalyticsCorpus) wordCounts(res *analytics.Result) error {
 	return nil
 }
 
-// tables runs the per-document word tables, bottom-up or top-down
-// (res.Traversal).
+// tables runs the per-document word tables, bottom-up (on the inlined
+// grammar, if any) or top-down (res.Traversal).
 func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
+	if res.Traversal == analytics.BottomUp && a.bu != nil {
+		return a.bu.tables(res)
+	}
 	start := time.Now()
 	pool := filePool{"tadoc_", a.layout.FileOff, a.fileOff, a.fkeys, a.fvals}
 	clear := []*Buffer{a.keys, a.fkeys}

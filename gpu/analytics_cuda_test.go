@@ -138,6 +138,9 @@ func TestAnalyticsMatchesCPU(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer a.Free()
+			if (a.bu != nil) != (c.Grammar.NumRules() > 0) {
+				t.Errorf("%d rules, inlined grammar for bottom-up word tables: %v", c.Grammar.NumRules(), a.bu != nil)
+			}
 			type job struct {
 				task analytics.Task
 				l    int
