@@ -33,7 +33,7 @@ OUT=${OUT:-/tmp/gpusearch-out}
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 R=$(mktemp -d)/analytics
 GPU_REPEAT=${GPU_REPEAT:-5}
-BUDGET=520
+BUDGET=${BUDGET:-520}
 LOG=/dev/null # stamp's lines reach console.log through the tee below
 mkdir -p "$OUT" "$R"
 . scripts/device/lib.sh
