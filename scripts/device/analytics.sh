@@ -26,6 +26,9 @@
 #      replaces that list, e.g. MODES='--engine gpu;--engine gpu --plain;
 #      --engine gpu --plain --text' for the GPU's three forms;
 #   3. print the best total per corpus, task, engine, form and traversal last.
+# TASKS (space-separated) limits step 2 to some tasks; TESTS=0 skips step
+# 1 (the binaries then use their embedded PTX); ARCHIVE names the archive
+# (default analytics).
 # $OUT gets the PTX and analytics.tgz (everything else, console.log included).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -42,17 +45,19 @@ for z in .device/corpora/*.tgz .device/corpora/*.tar.xz; do [ -f "$z" ] && tar x
 t0=$(date +%s)
 
 {
-	stamp "ptx and gpu tests"
-	fresh_ptx_and_tests
-	timeout "$(tmo 60)" "$NVCC" -arch=sm_90 -std=c++17 -O3 -cubin -Xptxas -v -o "$R/analytics.cubin" gpu/kernels/analytics.cu >"$R/ptxas-analytics.log" 2>&1
-	rm -f "$R/analytics.cubin"
+	if [ "${TESTS:-1}" = 1 ]; then
+		stamp "ptx and gpu tests"
+		fresh_ptx_and_tests
+		timeout "$(tmo 60)" "$NVCC" -arch=sm_90 -std=c++17 -O3 -cubin -Xptxas -v -o "$R/analytics.cubin" gpu/kernels/analytics.cu >"$R/ptxas-analytics.log" 2>&1
+		rm -f "$R/analytics.cubin"
+	fi
 
 	for dir in .device/corpora/*/; do
 		[ -d "$dir" ] || continue
 		name=$(basename "$dir")
 		log=$R/analytics-$name.log
 		stamp "corpus $name"
-		for task in wordcount sort invindex termvector rankedinv seqcount; do
+		for task in ${TASKS:-wordcount sort invindex termvector rankedinv seqcount}; do
 			IFS=';' read -ra modes <<<"${MODES:---engine gpu;--engine gpu --traversal topdown;--engine gpu --traversal bottomup;--engine gpu --plain;--engine cpu;--engine cpu --plain}"
 			for mode in "${modes[@]}"; do
 				n=$GPU_REPEAT
@@ -80,4 +85,4 @@ t0=$(date +%s)
 			END { flush() }'
 	done
 } 2>&1 | tee "$R/console.log"
-tar czf "$OUT/analytics.tgz" -C "$(dirname "$R")" analytics
+tar czf "$OUT/${ARCHIVE:-analytics}.tgz" -C "$(dirname "$R")" analytics
