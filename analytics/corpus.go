@@ -74,6 +74,8 @@ func (m Meta) CompressedBytes() int64 {
 
 // Corpus is a compressed corpus in memory: documents in docid order, each
 // a run of the grammar's root over a lexicographically sorted dictionary.
+// What it computes on first use (rule lengths, Inlined) it keeps, so one
+// goroutine at a time may use it.
 type Corpus struct {
 	Meta    Meta
 	Dict    []string // word id -> word, strictly increasing
@@ -82,6 +84,7 @@ type Corpus struct {
 
 	lens    []uint64 // rule lengths, computed on first use
 	docLens []uint32
+	inlined *Corpus // Inlined's result, computed on first use
 }
 
 // RuleLengths returns the number of words each rule expands to.
