@@ -84,7 +84,8 @@ type Corpus struct {
 
 	lens    []uint64 // rule lengths, computed on first use
 	docLens []uint32
-	inlined *Corpus // Inlined's result, computed on first use
+	inlined *Corpus     // Inlined's result, computed on first use
+	sizes   *tableSizes // exact table sizes, if known (Inlined's corpora)
 }
 
 // RuleLengths returns the number of words each rule expands to.

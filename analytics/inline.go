@@ -30,20 +30,27 @@ func (c *Corpus) Inlined() (*Corpus, error) {
 	if c.inlined != nil {
 		return c.inlined, nil
 	}
-	g, err := inlineRules(c.Grammar, len(c.Dict))
+	g, sizes, err := inlineRules(c.Grammar, len(c.Dict))
 	if err != nil {
 		return nil, err
 	}
 	meta := c.Meta
 	meta.Rules = g.NumRules()
-	in := &Corpus{Meta: meta, Dict: c.Dict, URLs: c.URLs, Grammar: g}
+	in := &Corpus{Meta: meta, Dict: c.Dict, URLs: c.URLs, Grammar: g, sizes: sizes}
 	in.inlined, c.inlined = in, in
 	return in, nil
 }
 
+// tableSizes are the exact distinct words of each rule's and each
+// document's expansion.
+type tableSizes struct {
+	rules, files []uint64
+}
+
 // inlineRules returns g with the rules that do not pay for a table
-// inlined (Inlined), the kept rules renumbered in their order.
-func inlineRules(g *sequitur.Grammar, numWords int) (*sequitur.Grammar, error) {
+// inlined (Inlined), the kept rules renumbered in their order, and the
+// new grammar's table sizes.
+func inlineRules(g *sequitur.Grammar, numWords int) (*sequitur.Grammar, *tableSizes, error) {
 	nr := g.NumRules()
 	refs := make([]uint64, nr)
 	count := func(syms []uint32) {
@@ -92,6 +99,22 @@ func inlineRules(g *sequitur.Grammar, numWords int) (*sequitur.Grammar, error) {
 		sets[r], distinct[r] = set, uint64(len(set))
 		keep[r] = refs[r] > 1 && (refs[r]-1)*cost[r] > refs[r]*distinct[r]
 	}
+	sizes := &tableSizes{files: make([]uint64, g.NumFiles())}
+	for f := range g.NumFiles() {
+		gen++
+		for _, s := range g.File(f) {
+			words := []uint32{s}
+			if s&sequitur.RuleFlag != 0 {
+				words = sets[s&^sequitur.RuleFlag]
+			}
+			for _, w := range words {
+				if seen[w] != gen {
+					seen[w] = gen
+					sizes.files[f]++
+				}
+			}
+		}
+	}
 	sets = nil
 
 	// The new grammar: kept rules renumbered in order (children stay
@@ -103,6 +126,7 @@ func inlineRules(g *sequitur.Grammar, numWords int) (*sequitur.Grammar, error) {
 		if keep[r] {
 			id[r] = kept
 			kept++
+			sizes.rules = append(sizes.rules, distinct[r])
 		}
 	}
 	written := make([][]uint32, nr)
@@ -132,7 +156,7 @@ func inlineRules(g *sequitur.Grammar, numWords int) (*sequitur.Grammar, error) {
 		if keep[r] {
 			out.Body = write(out.Body, g.Rule(r))
 			if len(out.Body) > 1<<32-1 {
-				return nil, fmt.Errorf("analytics: inlined rules exceed 2^32 symbols")
+				return nil, nil, fmt.Errorf("analytics: inlined rules exceed 2^32 symbols")
 			}
 			out.RuleStart = append(out.RuleStart, uint32(len(out.Body)))
 		}
@@ -140,9 +164,9 @@ func inlineRules(g *sequitur.Grammar, numWords int) (*sequitur.Grammar, error) {
 	for f := range g.NumFiles() {
 		out.Root = write(out.Root, g.File(f))
 		if len(out.Root) > 1<<32-1 {
-			return nil, fmt.Errorf("analytics: inlined documents exceed 2^32 symbols")
+			return nil, nil, fmt.Errorf("analytics: inlined documents exceed 2^32 symbols")
 		}
 		out.FileStart = append(out.FileStart, uint32(len(out.Root)))
 	}
-	return out, nil
+	return out, sizes, nil
 }

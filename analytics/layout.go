@@ -56,14 +56,42 @@ func tableSlots(bound uint64) uint64 {
 // NewLayout computes the layout of g over a dictionary of numWords words
 // in one pass over the rules in increasing order (children first).
 func NewLayout(g *sequitur.Grammar, numWords int) *Layout {
-	word := func(s uint32) uint64 {
-		if s&sequitur.RuleFlag == 0 {
-			return 1
-		}
-		return 0
-	}
 	words := func(int) uint64 { return uint64(numWords) }
-	return newLayout(g, word, words, words)
+	return newLayout(g, ownWord, words, words)
+}
+
+// ownWord is the keys a symbol adds to a word table itself: 1 for a word.
+func ownWord(s uint32) uint64 {
+	if s&sequitur.RuleFlag == 0 {
+		return 1
+	}
+	return 0
+}
+
+// TableLayout returns the layout of c's word tables: each table sized
+// from the exact distinct words of its rule or document where c knows
+// them (a corpus from Inlined; a corpus without rules, whose documents
+// it counts), else from bounds (NewLayout). Exact sizes make the pools,
+// and the passes over them, smaller.
+func (c *Corpus) TableLayout() *Layout {
+	g := c.Grammar
+	sizes := c.sizes
+	if sizes == nil && g.NumRules() == 0 {
+		sizes = &tableSizes{files: make([]uint64, g.NumFiles())}
+		seen := make([]uint32, len(c.Dict))
+		for f := range g.NumFiles() {
+			for _, w := range g.File(f) {
+				if seen[w] != uint32(f)+1 {
+					seen[w] = uint32(f) + 1
+					sizes.files[f]++
+				}
+			}
+		}
+	}
+	if sizes == nil {
+		return NewLayout(g, len(c.Dict))
+	}
+	return newLayout(g, ownWord, func(r int) uint64 { return sizes.rules[r] }, func(f int) uint64 { return sizes.files[f] })
 }
 
 // newLayout computes a layout whose table bounds are, for a rule or a

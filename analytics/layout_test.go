@@ -3,6 +3,7 @@ package analytics
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gpusearch/gpusearch/analytics/sequitur"
@@ -78,5 +79,39 @@ func TestLayout(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTableLayoutExact checks that the inlined and the plain corpora get
+// tables of exactly the smallest size for their distinct words, and
+// others the bounds of NewLayout.
+func TestTableLayoutExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for i, docs := range [][][]string{
+		{{}, {"a"}},
+		randomDocs(r, 30, 400, 50, 0.9),
+		randomDocs(r, 200, 40, 300, 0.8),
+	} {
+		c := corpusOf(t, docs)
+		in, err := c.Inlined()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, x := range map[string]*Corpus{"inlined": in, "plain": c.Plain()} {
+			l, g := x.TableLayout(), x.Grammar
+			for rule := range g.NumRules() {
+				if got, want := l.TableOff[rule+1]-l.TableOff[rule], tableSlots(distinctWords(g.Expand(nil, g.Rule(rule)))); got != want {
+					t.Errorf("%d %s: rule %d has %d slots, want %d", i, name, rule, got, want)
+				}
+			}
+			for f := range g.NumFiles() {
+				if got, want := l.FileOff[f+1]-l.FileOff[f], tableSlots(distinctWords(x.Doc(nil, f))); got != want {
+					t.Errorf("%d %s: document %d has %d slots, want %d", i, name, f, got, want)
+				}
+			}
+		}
+		if got, want := c.TableLayout().TableOff, NewLayout(c.Grammar, len(c.Dict)).TableOff; !slices.Equal(got, want) {
+			t.Errorf("%d: TableLayout of a corpus from the compressor differs from NewLayout", i)
+		}
 	}
 }

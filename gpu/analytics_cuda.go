@@ -72,7 +72,7 @@ func (d *Device) UploadCorpus(c *analytics.Corpus) (*AnalyticsCorpus, error) {
 // uploadCorpus uploads c with the kernels fns; the pools of the
 // bottom-up word tables only if wordTables.
 func (d *Device) uploadCorpus(c *analytics.Corpus, fns map[string]cu.Function, wordTables bool) (*AnalyticsCorpus, error) {
-	a := &AnalyticsCorpus{d: d, c: c, layout: analytics.NewLayout(c.Grammar, len(c.Dict)), fns: fns}
+	a := &AnalyticsCorpus{d: d, c: c, layout: c.TableLayout(), fns: fns}
 	g, l := c.Grammar, a.layout
 	chunks := rootChunks(g)
 	a.nchunks = len(chunks) / 3
