@@ -82,9 +82,9 @@ func TestLayout(t *testing.T) {
 	}
 }
 
-// TestTableLayoutExact checks that the inlined and the plain corpora get
-// tables of exactly the smallest size for their distinct words, and
-// others the bounds of NewLayout.
+// TestTableLayoutExact checks that an inlined corpus gets tables of
+// exactly the smallest size for their distinct words, and others the
+// bounds of NewLayout.
 func TestTableLayoutExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	for i, docs := range [][][]string{
@@ -97,21 +97,21 @@ func TestTableLayoutExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for name, x := range map[string]*Corpus{"inlined": in, "plain": c.Plain()} {
-			l, g := x.TableLayout(), x.Grammar
-			for rule := range g.NumRules() {
-				if got, want := l.TableOff[rule+1]-l.TableOff[rule], tableSlots(distinctWords(g.Expand(nil, g.Rule(rule)))); got != want {
-					t.Errorf("%d %s: rule %d has %d slots, want %d", i, name, rule, got, want)
-				}
-			}
-			for f := range g.NumFiles() {
-				if got, want := l.FileOff[f+1]-l.FileOff[f], tableSlots(distinctWords(x.Doc(nil, f))); got != want {
-					t.Errorf("%d %s: document %d has %d slots, want %d", i, name, f, got, want)
-				}
+		l, g := in.TableLayout(), in.Grammar
+		for rule := range g.NumRules() {
+			if got, want := l.TableOff[rule+1]-l.TableOff[rule], tableSlots(distinctWords(g.Expand(nil, g.Rule(rule)))); got != want {
+				t.Errorf("%d: rule %d has %d slots, want %d", i, rule, got, want)
 			}
 		}
-		if got, want := c.TableLayout().TableOff, NewLayout(c.Grammar, len(c.Dict)).TableOff; !slices.Equal(got, want) {
-			t.Errorf("%d: TableLayout of a corpus from the compressor differs from NewLayout", i)
+		for f := range g.NumFiles() {
+			if got, want := l.FileOff[f+1]-l.FileOff[f], tableSlots(distinctWords(in.Doc(nil, f))); got != want {
+				t.Errorf("%d: document %d has %d slots, want %d", i, f, got, want)
+			}
+		}
+		for name, x := range map[string]*Corpus{"compressed": c, "plain": c.Plain()} {
+			if got, want := x.TableLayout().FileOff, NewLayout(x.Grammar, len(x.Dict)).FileOff; !slices.Equal(got, want) {
+				t.Errorf("%d: TableLayout of the %s corpus differs from NewLayout", i, name)
+			}
 		}
 	}
 }
