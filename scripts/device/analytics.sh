@@ -74,7 +74,7 @@ t0=$(date +%s)
 	done
 
 	stamp "summary"
-	grep -E '^(--- FAIL|FAIL|ok|PASS)' "$R/gpu-test.log" | head -20
+	[ -f "$R/gpu-test.log" ] && grep -E '^(--- FAIL|FAIL|ok|PASS)' "$R/gpu-test.log" | head -20
 	for log in "$R"/analytics-*.log; do
 		[ -f "$log" ] || continue
 		echo "== $(basename "$log" .log): median and best total_ms (kernels_ms of the median run) per task, engine, form, traversal"
