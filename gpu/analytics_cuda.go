@@ -24,7 +24,8 @@ const (
 
 // AnalyticsCorpus is a compressed corpus resident on a device with its
 // layout (rules by level) and its pools of hash tables, for analytics
-// without decompression (kernels/analytics.cu).
+// without decompression (kernels/analytics.cu). One goroutine at a time
+// may run tasks on it: runs share its pools and scratch buffers.
 type AnalyticsCorpus struct {
 	d       *Device
 	c       *analytics.Corpus
@@ -39,6 +40,7 @@ type AnalyticsCorpus struct {
 	td   *topDownPools    // top-down's, once a task has run top-down
 	text *textInput       // the text each run starts from (UploadText), or nil
 	bu   *AnalyticsCorpus // the inlined grammar for bottom-up word tables, or nil
+	tmp  map[string]*Buffer
 }
 
 // UploadCorpus computes c's layout, copies its grammar to the device and
@@ -72,7 +74,7 @@ func (d *Device) UploadCorpus(c *analytics.Corpus) (*AnalyticsCorpus, error) {
 // uploadCorpus uploads c with the kernels fns; the pools of the
 // bottom-up word tables only if wordTables.
 func (d *Device) uploadCorpus(c *analytics.Corpus, fns map[string]cu.Function, wordTables bool) (*AnalyticsCorpus, error) {
-	a := &AnalyticsCorpus{d: d, c: c, layout: c.TableLayout(), fns: fns}
+	a := &AnalyticsCorpus{d: d, c: c, layout: c.TableLayout(), fns: fns, tmp: map[string]*Buffer{}}
 	g, l := c.Grammar, a.layout
 	chunks := rootChunks(g)
 	a.nchunks = len(chunks) / 3
@@ -193,6 +195,12 @@ func (a *AnalyticsCorpus) Free() error {
 		if err := a.bu.Free(); err != nil && first == nil {
 			first = err
 		}
+	}
+	for name, b := range a.tmp {
+		if err := b.Free(); err != nil && first == nil {
+			first = err
+		}
+		delete(a.tmp, name)
 	}
 	a.seq, a.td, a.text, a.bu = nil, nil, nil, nil
 	if err := freeBuffers(a.ruleStart, a.body, a.root, a.fileStart, a.rules, a.tableOff, a.fileOff, a.chunks,
@@ -363,7 +371,6 @@ func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
 	if err != nil {
 		return err
 	}
-	defer rows.free()
 	res.Kernels += compactTime
 	m, sortTime, err := a.assemble(res.Task, rows)
 	if err != nil {
@@ -544,15 +551,33 @@ type filePool struct {
 
 // deviceRows is a document pool compacted on the device: document f's
 // entries are start[f]..start[f+1] of keys and vals (n in all); startBuf
-// holds start on the device.
+// holds start on the device. The buffers are scratch (until the next run).
 type deviceRows struct {
 	n                    int
 	start                []int
 	startBuf, keys, vals *Buffer
 }
 
-func (r *deviceRows) free() {
-	freeBuffers(r.startBuf, r.keys, r.vals)
+// scratch returns the scratch buffer name, of at least size bytes. A run
+// takes its temporary device buffers from here, and the next run finds
+// them again: allocating and freeing device memory in every run cost host
+// time (a free waits for the device). Free releases them.
+func (a *AnalyticsCorpus) scratch(name string, size int64) (*Buffer, error) {
+	if b := a.tmp[name]; b != nil {
+		if b.size >= size {
+			return b, nil
+		}
+		delete(a.tmp, name)
+		if err := b.Free(); err != nil {
+			return nil, err
+		}
+	}
+	b, err := a.d.Alloc(size)
+	if err != nil {
+		return nil, err
+	}
+	a.tmp[name] = b
+	return b, nil
 }
 
 // compact gathers the pool's filled slots, in pool order, into rows, one
@@ -564,17 +589,8 @@ func compact[K uint32 | uint64](a *AnalyticsCorpus, p filePool) (*deviceRows, ti
 	slots, files := p.fileOff[len(p.fileOff)-1], len(p.fileOff)-1
 	nchunks := int((slots + compactChunk - 1) / compactChunk)
 	rows := &deviceRows{}
-	var counts, base *Buffer
-	ok := false
-	defer func() {
-		counts.Free() // nil-safe
-		base.Free()
-		if !ok {
-			rows.free()
-		}
-	}()
-	var err error
-	if counts, err = a.d.Alloc(4 * int64(nchunks)); err != nil {
+	counts, err := a.scratch("compact.counts", 4*int64(nchunks))
+	if err != nil {
 		return nil, 0, err
 	}
 	fkeys, fvals := uint64(p.keys.ptr), uint64(p.vals.ptr)
@@ -593,15 +609,20 @@ func compact[K uint32 | uint64](a *AnalyticsCorpus, p filePool) (*deviceRows, ti
 		bases[c+1] = bases[c] + uint64(k)
 	}
 	filled := bases[nchunks]
-	if base, err = upload(a.d, bases); err != nil {
+	base, err := a.scratch("compact.base", 8*int64(len(bases)))
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := writeSlice(base, bases); err != nil {
 		return nil, 0, err
 	}
 	keySize := int64(unsafe.Sizeof(K(0)))
 	for _, u := range []struct {
 		dst  **Buffer
+		name string
 		size int64
-	}{{&rows.startBuf, 8 * int64(files+1)}, {&rows.keys, keySize * int64(filled)}, {&rows.vals, 4 * int64(filled)}} {
-		if *u.dst, err = a.d.Alloc(u.size); err != nil {
+	}{{&rows.startBuf, "rows.start", 8 * int64(files+1)}, {&rows.keys, "rows.keys", keySize * int64(filled)}, {&rows.vals, "rows.vals", 4 * int64(filled)}} {
+		if *u.dst, err = a.scratch(u.name, u.size); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -627,6 +648,5 @@ func compact[K uint32 | uint64](a *AnalyticsCorpus, p filePool) (*deviceRows, ti
 	for f, s := range starts {
 		rows.start[f] = int(s)
 	}
-	ok = true
 	return rows, countTime + compactTime, nil
 }

@@ -125,7 +125,6 @@ func (a *AnalyticsCorpus) seqCounts(res *analytics.Result) error {
 	if err != nil {
 		return err
 	}
-	defer rows.free()
 	var sortTime time.Duration
 	res.Vectors, res.Seqs, sortTime, err = a.assembleSeqs(l, rows)
 	if err != nil {

@@ -26,29 +26,27 @@ type pairs struct {
 	counts, sums *Buffer
 }
 
-// newPairs allocates the buffers of n pairs and their sort; its scan
+// newPairs returns scratch buffers for n pairs and their sort; its scan
 // scratch also serves a scan of n+1 values.
 func (a *AnalyticsCorpus) newPairs(n int) (*pairs, error) {
 	pr := &pairs{n: n, ntiles: (n + sortTile - 1) / sortTile}
 	scans := max(sortBuckets*pr.ntiles, n+1)
 	for _, u := range []struct {
 		dst  **Buffer
+		name string
 		size int64
 	}{
-		{&pr.k, 8 * int64(n)}, {&pr.p, 8 * int64(n)}, {&pr.k2, 8 * int64(n)}, {&pr.p2, 8 * int64(n)},
-		{&pr.counts, 4 * int64(sortBuckets*pr.ntiles)}, {&pr.sums, 4 * int64((scans+scanBlock-1)/scanBlock)},
+		{&pr.k, "pairs.k", 8 * int64(n)}, {&pr.p, "pairs.p", 8 * int64(n)},
+		{&pr.k2, "pairs.k2", 8 * int64(n)}, {&pr.p2, "pairs.p2", 8 * int64(n)},
+		{&pr.counts, "pairs.counts", 4 * int64(sortBuckets*pr.ntiles)},
+		{&pr.sums, "pairs.sums", 4 * int64((scans+scanBlock-1)/scanBlock)},
 	} {
 		var err error
-		if *u.dst, err = a.d.Alloc(u.size); err != nil {
-			pr.free()
+		if *u.dst, err = a.scratch(u.name, u.size); err != nil {
 			return nil, err
 		}
 	}
 	return pr, nil
-}
-
-func (pr *pairs) free() {
-	freeBuffers(pr.k, pr.p, pr.k2, pr.p2, pr.counts, pr.sums)
 }
 
 // swap makes k2 and p2 the pairs.
@@ -115,13 +113,11 @@ func (a *AnalyticsCorpus) assemble(task analytics.Task, rows *deviceRows) (*anal
 	if err != nil {
 		return nil, 0, err
 	}
-	defer pr.free()
 	var starts *Buffer
 	if task != analytics.TermVector {
-		if starts, err = a.d.Alloc(8 * int64(words+1)); err != nil {
+		if starts, err = a.scratch("assemble.starts", 8*int64(words+1)); err != nil {
 			return nil, 0, err
 		}
-		defer starts.Free()
 	}
 	n := uint64(rows.n)
 	t, err := a.d.timed(func() error {
@@ -187,16 +183,12 @@ func (a *AnalyticsCorpus) assembleSeqs(l *analytics.SeqLayout, rows *deviceRows)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	defer pr.free()
-	var heads, distinct *Buffer
-	defer func() {
-		heads.Free() // nil-safe
-		distinct.Free()
-	}()
-	if heads, err = a.d.Alloc(4 * int64(rows.n+1)); err != nil {
+	heads, err := a.scratch("seq.heads", 4*int64(rows.n+1))
+	if err != nil {
 		return nil, nil, 0, err
 	}
-	if distinct, err = a.d.Alloc(8 * int64(rows.n)); err != nil {
+	distinct, err := a.scratch("seq.distinct", 8*int64(rows.n))
+	if err != nil {
 		return nil, nil, 0, err
 	}
 	n := uint64(rows.n)
