@@ -79,7 +79,9 @@
 //     items; a table is freed when its last parent has used it, unless the
 //     root refers to it. Each document's result merges the tables of the
 //     rules its root run refers to, as the paper does for the second-level
-//     nodes.
+//     nodes. Word tables bottom-up run on Corpus.Inlined, where only the
+//     rules whose table pays for itself keep one and the others are
+//     written out in their parents (the GPU engine's seqcount too).
 //
 // Choosing (Auto). Corpus-wide counts always go top-down: one pass over
 // the grammar, and bottom-up is never cheaper since each table holds at
