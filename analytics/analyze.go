@@ -192,8 +192,8 @@ func Run(ctx context.Context, c *Corpus, task Task, opts Options) (*Result, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if task.wordTables() && opts.Traversal == BottomUp {
-		in, err := c.Inlined()
+	if opts.Traversal == BottomUp {
+		in, err := c.inlinedFor(task)
 		if err != nil {
 			return nil, err
 		}
@@ -231,7 +231,7 @@ func Run(ctx context.Context, c *Corpus, task Task, opts Options) (*Result, erro
 		res.Estimate = estimate(d, it)
 		if res.Estimate.BottomUp < res.Estimate.TopDown {
 			res.Traversal = BottomUp
-			if in, err := c.Inlined(); task.wordTables() && (err != nil || in != c) {
+			if in, err := c.inlinedFor(task); err != nil || in != c {
 				// Bottom-up runs on the inlined grammar; this choice
 				// counts in its preparation.
 				chose, est := time.Since(start), res.Estimate
@@ -273,6 +273,15 @@ func Run(ctx context.Context, c *Corpus, task Task, opts Options) (*Result, erro
 	}
 	res.Traverse = time.Since(start)
 	return res, nil
+}
+
+// inlinedFor returns the corpus task runs on bottom-up: c.Inlined() for
+// word tables, else c.
+func (c *Corpus) inlinedFor(task Task) (*Corpus, error) {
+	if !task.wordTables() {
+		return c, nil
+	}
+	return c.Inlined()
 }
 
 // Rank orders each row by value descending, then column ascending.
