@@ -39,8 +39,10 @@ func ParseTask(s string) (Task, error) {
 // perFile reports whether the task's result is per document.
 func (t Task) perFile() bool { return t != WordCount && t != Sort }
 
-// wordTables reports whether t builds per-document word tables.
-func (t Task) wordTables() bool { return t.perFile() && t != SeqCount }
+// WordTables reports whether t builds per-document word tables
+// (invindex, termvector, rankedinv), which bottom-up run on
+// Corpus.Inlined.
+func (t Task) WordTables() bool { return t.perFile() && t != SeqCount }
 
 // Traversal is the direction a task walks the grammar's DAG.
 type Traversal int
@@ -278,7 +280,7 @@ func Run(ctx context.Context, c *Corpus, task Task, opts Options) (*Result, erro
 // inlinedFor returns the corpus task runs on bottom-up: c.Inlined() for
 // word tables, else c.
 func (c *Corpus) inlinedFor(task Task) (*Corpus, error) {
-	if !task.wordTables() {
+	if !task.WordTables() {
 		return c, nil
 	}
 	return c.Inlined()

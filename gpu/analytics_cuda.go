@@ -33,18 +33,18 @@ type AnalyticsCorpus struct {
 	ruleStart, body, root, fileStart, rules, tableOff, fileOff, chunks *Buffer
 	weight, counts, keys, vals, used, fkeys, fvals, errFlag            *Buffer
 
-	seq  *seqPools        // seqcount's, for the last sequence length run
-	td   *topDownPools    // top-down's, once a task has run top-down
-	text *textInput       // the text each run starts from (UploadText), or nil
-	bu   *AnalyticsCorpus // the inlined grammar for bottom-up word tables, or nil
-	tmp  map[string]*Buffer
+	seq  *seqPools          // seqcount's, for the last sequence length run
+	td   *topDownPools      // top-down's, once a task has run top-down
+	text *textInput         // the text each run starts from (UploadText), or nil
+	bu   *AnalyticsCorpus   // the inlined grammar for bottom-up word tables, or nil
+	tmp  map[string]*Buffer // scratch buffers by name (scratch)
 }
 
 // UploadCorpus computes c's layout, copies its grammar to the device and
 // allocates the pools the tasks need; they stay resident until Free.
-// Bottom-up word tables (invindex, termvector, rankedinv) run on a second
-// copy of the grammar, with only the rules that pay for a table
-// (Corpus.Inlined); the other tasks run on c's.
+// Bottom-up tables (invindex, termvector, rankedinv and seqcount) run on
+// a second copy of the grammar, with only the rules that pay for a table
+// (Corpus.Inlined); word counts and top-down run on c's.
 func (d *Device) UploadCorpus(c *analytics.Corpus) (*AnalyticsCorpus, error) {
 	fns := map[string]cu.Function{}
 	if err := d.do(func() error { return loadKernels(fns) }); err != nil {
