@@ -2,6 +2,8 @@ package analytics
 
 import (
 	"errors"
+	"runtime"
+	"sync"
 
 	"github.com/gpusearch/gpusearch/analytics/sequitur"
 )
@@ -76,15 +78,29 @@ func NewSeqLayout(g *sequitur.Grammar, numWords int, lens []uint64, l int) (*Seq
 // engine's sequence interner packs it.
 func (s *SeqLayout) Pack(words []uint32) uint64 { return pack(words, s.Bits) }
 
-// Unpack returns the words of the sequences keys packs, SeqLen a key.
+// unpackShare is the fewest keys Unpack gives a goroutine of their own.
+const unpackShare = 1 << 16
+
+// Unpack returns the words of the sequences keys packs, SeqLen a key. A
+// GPU's seqcount hands it millions of keys, so it shares them among the
+// cores.
 func (s *SeqLayout) Unpack(keys []uint64) []uint32 {
 	l, mask := s.SeqLen, uint64(1)<<s.Bits-1
 	seqs := make([]uint32, l*len(keys))
-	for i, k := range keys {
-		for j := l - 1; j >= 0; j-- {
-			seqs[i*l+j] = uint32(k & mask)
-			k >>= s.Bits
+	unpack := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			k := keys[i]
+			for j := l - 1; j >= 0; j-- {
+				seqs[i*l+j] = uint32(k & mask)
+				k >>= s.Bits
+			}
 		}
 	}
+	parts := min(runtime.GOMAXPROCS(0), max(1, len(keys)/unpackShare))
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() { unpack(len(keys)*p/parts, len(keys)*(p+1)/parts) })
+	}
+	wg.Wait()
 	return seqs
 }

@@ -99,3 +99,33 @@ func TestSeqLayoutPack(t *testing.T) {
 		}
 	}
 }
+
+// TestUnpackShares unpacks enough keys that the cores share them, each
+// key's words checked against the key written plainly.
+func TestUnpackShares(t *testing.T) {
+	for _, tc := range []struct{ seqLen, bits, keys int }{
+		{1, 17, 2*unpackShare + 1},
+		{3, 17, 5*unpackShare + 3},
+		{4, 16, unpackShare - 1},
+	} {
+		s := &SeqLayout{SeqLen: tc.seqLen, Bits: tc.bits}
+		r := rand.New(rand.NewPCG(uint64(tc.keys), 7))
+		keys := make([]uint64, tc.keys)
+		for i := range keys {
+			keys[i] = r.Uint64() >> (64 - tc.seqLen*tc.bits)
+		}
+		got := s.Unpack(keys)
+		if len(got) != tc.seqLen*tc.keys {
+			t.Fatalf("%+v: %d words, want %d", tc, len(got), tc.seqLen*tc.keys)
+		}
+		for i, k := range keys {
+			var packed uint64
+			for _, w := range got[i*tc.seqLen : (i+1)*tc.seqLen] {
+				packed = packed<<tc.bits | uint64(w)
+			}
+			if packed != k {
+				t.Fatalf("%+v: key %d = %x unpacks to %v", tc, i, k, got[i*tc.seqLen:(i+1)*tc.seqLen])
+			}
+		}
+	}
+}

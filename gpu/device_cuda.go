@@ -40,6 +40,7 @@ type Device struct {
 	fns        map[string]cu.Function
 	start, end cu.Event
 	ptxFrom    string
+	stage      hostStage // large reads pass through it (destroying the context frees it)
 }
 
 // waitFlags maps DeviceOptions.Wait to the context's scheduling flag; it
@@ -350,7 +351,8 @@ func read[T uint32 | uint64](b *Buffer, dst []T) error {
 	if n == 0 {
 		return nil
 	}
-	return b.d.do(func() error { return cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), b.ptr, n) })
+	host := unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), n)
+	return b.d.do(func() error { return b.d.readInto(host, b.ptr) })
 }
 
 // uint32At reads the i-th uint32 of the buffer.
