@@ -4,6 +4,7 @@ package gpu
 
 import (
 	"math/bits"
+	"sync"
 	"time"
 
 	"github.com/gpusearch/gpusearch/analytics"
@@ -102,13 +103,14 @@ func (a *AnalyticsCorpus) assemble(task analytics.Task, rows *deviceRows) (*anal
 	case analytics.TermVector:
 		mode, keyBits = 2, bits.Len(uint(files))+wordBits
 	}
-	m := &analytics.Matrix{Start: rows.start, Col: make([]uint32, rows.n), Val: make([]uint32, rows.n)}
+	start := rows.start
 	if task != analytics.TermVector {
-		m.Start = make([]int, words+1)
+		start = nil // rows by word, their starts read back
 	}
 	if rows.n == 0 {
-		return m, 0, nil
+		return allocMatrix(start, words, 0)(), 0, nil
 	}
+	matrix := allocMatrix(start, words, rows.n)
 	pr, err := a.newPairs(rows.n)
 	if err != nil {
 		return nil, 0, err
@@ -139,10 +141,29 @@ func (a *AnalyticsCorpus) assemble(task analytics.Task, rows *deviceRows) (*anal
 	if err != nil {
 		return nil, 0, err
 	}
+	m := matrix()
 	if err := a.readRows(m, rows, starts); err != nil {
 		return nil, 0, err
 	}
 	return m, t, nil
+}
+
+// allocMatrix allocates a result's n-entry columns and, when start is nil,
+// its row starts for rows rows, on other cores, and returns a function that
+// waits for them. Zeroing the tens of megabytes of a large result takes
+// milliseconds, which the device's sort then hides.
+func allocMatrix(start []int, rows, n int) func() *analytics.Matrix {
+	m := &analytics.Matrix{Start: start}
+	var wg sync.WaitGroup
+	wg.Go(func() { m.Col = make([]uint32, n) })
+	wg.Go(func() { m.Val = make([]uint32, n) })
+	if start == nil {
+		wg.Go(func() { m.Start = make([]int, rows+1) })
+	}
+	return func() *analytics.Matrix {
+		wg.Wait()
+		return m
+	}
 }
 
 // readRows copies the split columns and values (in rows.keys and
@@ -175,10 +196,10 @@ func (a *AnalyticsCorpus) readRows(m *analytics.Matrix, rows *deviceRows, starts
 // sequences. It returns the device time too.
 func (a *AnalyticsCorpus) assembleSeqs(l *analytics.SeqLayout, rows *deviceRows) (*analytics.Matrix, []uint32, time.Duration, error) {
 	files := len(rows.start) - 1
-	m := &analytics.Matrix{Start: rows.start, Col: make([]uint32, rows.n), Val: make([]uint32, rows.n)}
 	if rows.n == 0 {
-		return m, nil, 0, nil
+		return allocMatrix(rows.start, files, 0)(), nil, 0, nil
 	}
+	matrix := allocMatrix(rows.start, files, rows.n)
 	pr, err := a.newPairs(rows.n)
 	if err != nil {
 		return nil, nil, 0, err
@@ -219,6 +240,7 @@ func (a *AnalyticsCorpus) assembleSeqs(l *analytics.SeqLayout, rows *deviceRows)
 	if err != nil {
 		return nil, nil, 0, err
 	}
+	m := matrix()
 	if err := a.readRows(m, rows, nil); err != nil {
 		return nil, nil, 0, err
 	}
