@@ -5,13 +5,16 @@ import (
 	"sync"
 )
 
-// copyShare is the smallest share of a parallel copy worth a goroutine.
-const copyShare = 1 << 20
+// copyShare is the smallest share of a parallel copy worth a goroutine:
+// 16 pages, whose first-touch faults cost more than starting it.
+const copyShare = 64 << 10
 
 // copyParallel copies src into dst (of the same length) in shares of at
-// least copyShare bytes, one goroutine each, at most GOMAXPROCS: a large
-// copy into fresh memory is bound by page faults and memory latency on one
-// core, and scales with cores.
+// least copyShare bytes, one goroutine each, at most GOMAXPROCS. A copy
+// into memory fresh from the operating system is bound by its page faults
+// (about 2 us a page on the H100 machine: a 0.94 MB result cost 0.4 ms
+// more than one into reused memory, docs/analytics.md run 24), and those
+// are taken in parallel.
 func copyParallel(dst, src []byte) {
 	parts := min(runtime.GOMAXPROCS(0), max(1, len(dst)/copyShare))
 	if parts == 1 {
