@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -147,6 +148,11 @@ Timings go to stderr as one key=value line per run.`,
 			}
 			var res *analytics.Result
 			for range f.repeat {
+				// Each run starts from a collected heap, outside its timing:
+				// otherwise the runs of the first GC cycle after loading
+				// write their results into fresh pages, whose first-touch
+				// faults a later run does not pay (docs/analytics.md, run 24).
+				runtime.GC()
 				cpu0 := cpuTime()
 				res, err = run()
 				if err != nil {
@@ -174,7 +180,7 @@ Timings go to stderr as one key=value line per run.`,
 	fl.StringVar(&f.engine, "engine", "cpu", "engine: cpu, or gpu (both traversals of every task but wordcount and sort, which run top-down)")
 	fl.StringVar(&f.traversal, "traversal", "auto", "DAG traversal: auto (cost estimate), topdown or bottomup")
 	fl.IntVar(&f.seqLen, "seq-len", 3, "words per sequence for seqcount")
-	fl.IntVar(&f.repeat, "repeat", 1, "run the task this many times (timings for each on stderr)")
+	fl.IntVar(&f.repeat, "repeat", 1, "run the task this many times, collecting garbage before each run, outside its timing (timings for each on stderr)")
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON document")
 	fl.BoolVar(&f.plain, "plain", false, "decompress, then run the plain computation (the baseline); with --engine gpu, the GPU engine on the corpus without its rules")
 	fl.BoolVar(&f.text, "text", false, "with --plain: start each run from the words as text, tokenising and looking up every word in it")

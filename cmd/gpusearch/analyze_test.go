@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -69,5 +71,31 @@ func TestCLICompressAnalyze(t *testing.T) {
 		if err := json.Unmarshal([]byte(res.stdout), &got); err != nil || !reflect.DeepEqual(got.Counts, want) {
 			t.Errorf("%v: %q (%v), want counts %v", args, res.stdout, err, want)
 		}
+	}
+}
+
+// TestAnalyzeRepeatCollects checks that analyze --repeat collects garbage
+// before each timed run (the runtime's GC trace marks forced collections),
+// so that no run's timing includes a collection or fresh pages that
+// another run's does not.
+func TestAnalyzeRepeatCollects(t *testing.T) {
+	crawl := t.TempDir()
+	if err := os.WriteFile(filepath.Join(crawl, "a.txt"), []byte("one two two three three three"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "corpus")
+	mustRun(t, "compress", "--raw", "--out", out, crawl)
+	cmd := exec.Command(cliBin, "analyze", "--task", "wordcount", "--repeat", "3", "--discard", out)
+	cmd.Env = append(os.Environ(), "GODEBUG=gctrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("analyze --repeat 3: %v\n%s", err, stderr.String())
+	}
+	if n := strings.Count(stderr.String(), "(forced)"); n < 3 {
+		t.Errorf("analyze --repeat 3 forced %d collections, want 3 (one before each run)", n)
+	}
+	if n := strings.Count(stderr.String(), "analyze: task=wordcount"); n != 3 {
+		t.Errorf("analyze --repeat 3 printed %d timing lines, want 3", n)
 	}
 }
