@@ -5,16 +5,18 @@ import (
 	"sync"
 )
 
-// copyShare is the smallest share of a parallel copy worth a goroutine:
-// 16 pages, whose first-touch faults cost more than starting it.
-const copyShare = 64 << 10
+// copyShare is the smallest share of a parallel copy worth a goroutine.
+// Smaller shares spread the page faults of a copy into memory fresh from
+// the operating system (about 2 us a page on the H100 machine), but cost
+// more than they save on reused memory, the steady state of a process that
+// runs many tasks: 64 KiB shares made the 0.94 MB word counts 0.08 ms
+// slower there (docs/analytics.md, runs 25-26).
+const copyShare = 1 << 20
 
 // copyParallel copies src into dst (of the same length) in shares of at
-// least copyShare bytes, one goroutine each, at most GOMAXPROCS. A copy
-// into memory fresh from the operating system is bound by its page faults
-// (about 2 us a page on the H100 machine: a 0.94 MB result cost 0.4 ms
-// more than one into reused memory, docs/analytics.md run 24), and those
-// are taken in parallel.
+// least copyShare bytes, one goroutine each, at most GOMAXPROCS: a copy of
+// tens of megabytes is bound by one core's memory bandwidth and page
+// faults, and scales with cores.
 func copyParallel(dst, src []byte) {
 	parts := min(runtime.GOMAXPROCS(0), max(1, len(dst)/copyShare))
 	if parts == 1 {
