@@ -82,6 +82,7 @@
 //
 // Decisions. Kernel parameters are 8-byte values (cu copies 8 bytes per
 // argument). Host-to-device copies read Go memory (or the index's mapped
-// files) directly: the index is uploaded once, so pinned staging buffers
-// are left to the query path that will need them.
+// files) directly: the index is uploaded once. Large device-to-host reads
+// (the analytics' results) pass through a page-locked stage that host
+// cores copy out in parallel (stage_cuda.go, copy.go).
 package gpu
