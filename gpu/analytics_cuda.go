@@ -29,6 +29,9 @@ type AnalyticsCorpus struct {
 	layout  *analytics.Layout
 	fns     map[string]cu.Function
 	nchunks int
+	// wordTables: the word pools are allocated, and bottom-up tables run
+	// on this upload itself (bottomUp).
+	wordTables bool
 
 	ruleStart, body, root, fileStart, rules, tableOff, fileOff, chunks *Buffer
 	weight, counts, keys, vals, used, fkeys, fvals, errFlag            *Buffer
@@ -36,42 +39,71 @@ type AnalyticsCorpus struct {
 	seq  *seqPools          // seqcount's, for the last sequence length run
 	td   *topDownPools      // top-down's, once a task has run top-down
 	text *textInput         // the text each run starts from (UploadText), or nil
-	bu   *AnalyticsCorpus   // the inlined grammar for bottom-up word tables, or nil
+	bu   *AnalyticsCorpus   // the inlined grammar for bottom-up tables, once made (bottomUp)
 	tmp  map[string]*Buffer // scratch buffers by name (scratch)
 }
 
 // UploadCorpus computes c's layout, copies its grammar to the device and
 // allocates the pools the tasks need; they stay resident until Free.
-// Bottom-up tables (invindex, termvector, rankedinv and seqcount) run on
-// a second copy of the grammar, with only the rules that pay for a table
-// (Corpus.Inlined); word counts and top-down run on c's.
+// Bottom-up tables (invindex, termvector, rankedinv and seqcount) on a
+// corpus with rules run on a second copy of the grammar, with only the
+// rules that pay for a table (Corpus.Inlined), made by Prepare or the first
+// run that needs it; word counts and top-down run on c's.
 func (d *Device) UploadCorpus(c *analytics.Corpus) (*AnalyticsCorpus, error) {
 	fns := map[string]cu.Function{}
 	if err := d.do(func() error { return loadKernels(fns) }); err != nil {
 		return nil, err
 	}
-	if c.Grammar.NumRules() == 0 {
-		return d.uploadCorpus(c, fns, true)
+	return d.uploadCorpus(c, fns, c.Grammar.NumRules() == 0)
+}
+
+// Prepare readies what runs of task with opts need beyond the upload: for
+// bottom-up tables on a corpus with rules, the inlined grammar, computed
+// (a few hundred milliseconds on a large corpus) and uploaded once. Run
+// prepares too; calling Prepare first keeps that cost out of the first
+// run's time, and a corpus that only ever counts words never pays it.
+func (a *AnalyticsCorpus) Prepare(task analytics.Task, opts analytics.Options) error {
+	if _, err := analytics.ParseTask(string(task)); err != nil {
+		return err
 	}
-	in, err := c.Inlined()
+	opts, err := opts.WithDefaults()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	a, err := d.uploadCorpus(c, fns, false)
-	if err != nil {
-		return nil, err
+	if task == analytics.WordCount || task == analytics.Sort {
+		return nil
 	}
-	if a.bu, err = d.uploadCorpus(in, fns, true); err != nil {
-		a.Free()
-		return nil, err
+	trav, err := a.traversal(task, opts.Traversal)
+	if err != nil || trav != analytics.BottomUp {
+		return err
 	}
-	return a, nil
+	_, err = a.bottomUp()
+	return err
+}
+
+// bottomUp returns the upload that bottom-up tables run on: a itself when
+// it has its own word pools (a corpus without rules, or the inlined
+// upload), else the inlined grammar's upload, made on first use.
+func (a *AnalyticsCorpus) bottomUp() (*AnalyticsCorpus, error) {
+	if a.wordTables {
+		return a, nil
+	}
+	if a.bu == nil {
+		in, err := a.c.Inlined()
+		if err != nil {
+			return nil, err
+		}
+		if a.bu, err = a.d.uploadCorpus(in, a.fns, true); err != nil {
+			return nil, err
+		}
+	}
+	return a.bu, nil
 }
 
 // uploadCorpus uploads c with the kernels fns; the pools of the
 // bottom-up word tables only if wordTables.
 func (d *Device) uploadCorpus(c *analytics.Corpus, fns map[string]cu.Function, wordTables bool) (*AnalyticsCorpus, error) {
-	a := &AnalyticsCorpus{d: d, c: c, layout: c.TableLayout(), fns: fns, tmp: map[string]*Buffer{}}
+	a := &AnalyticsCorpus{d: d, c: c, layout: c.TableLayout(), fns: fns, wordTables: wordTables, tmp: map[string]*Buffer{}}
 	g, l := c.Grammar, a.layout
 	chunks := rootChunks(g)
 	a.nchunks = len(chunks) / 3
@@ -185,8 +217,9 @@ func (a *AnalyticsCorpus) Free() error {
 	return first
 }
 
-// Run computes task on the device. Init is the time to clear the buffers,
-// Kernels the device time of the launches, Traverse that plus copying the
+// Run computes task on the device. Init is the time to clear the buffers
+// (and to prepare, if Prepare was not called first: see there), Kernels
+// the device time of the launches, Traverse that plus copying the
 // result back and assembling it (and, after UploadText, reading the text).
 func (a *AnalyticsCorpus) Run(ctx context.Context, task analytics.Task, opts analytics.Options) (*analytics.Result, error) {
 	if _, err := analytics.ParseTask(string(task)); err != nil {
@@ -199,6 +232,11 @@ func (a *AnalyticsCorpus) Run(ctx context.Context, task analytics.Task, opts ana
 	if err != nil {
 		return nil, err
 	}
+	prepareStart := time.Now()
+	if err := a.Prepare(task, opts); err != nil {
+		return nil, err
+	}
+	prepare := time.Since(prepareStart)
 	var textTime, textKernels time.Duration
 	if a.text != nil {
 		start := time.Now()
@@ -230,6 +268,7 @@ func (a *AnalyticsCorpus) Run(ctx context.Context, task analytics.Task, opts ana
 	if err != nil {
 		return nil, err
 	}
+	res.Init += prepare
 	if a.text != nil {
 		start := time.Now()
 		if err := a.text.check(); err != nil {
@@ -318,8 +357,12 @@ func (a *AnalyticsCorpus) wordCounts(res *analytics.Result) error {
 // tables runs the per-document word tables, bottom-up (on the inlined
 // grammar, if any) or top-down (res.Traversal).
 func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
-	if res.Traversal == analytics.BottomUp && a.bu != nil {
-		return a.bu.tables(res)
+	if res.Traversal == analytics.BottomUp && !a.wordTables {
+		bu, err := a.bottomUp()
+		if err != nil {
+			return err
+		}
+		return bu.tables(res)
 	}
 	start := time.Now()
 	pool := filePool{"tadoc_", a.layout.FileOff, a.fileOff, a.fkeys, a.fvals}

@@ -138,9 +138,6 @@ func TestAnalyticsMatchesCPU(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer a.Free()
-			if (a.bu != nil) != (c.Grammar.NumRules() > 0) {
-				t.Errorf("%d rules, inlined grammar for bottom-up word tables: %v", c.Grammar.NumRules(), a.bu != nil)
-			}
 			type job struct {
 				task analytics.Task
 				l    int
@@ -185,6 +182,12 @@ func TestAnalyticsMatchesCPU(t *testing.T) {
 					}
 					t.Logf("%s (l=%d, %s): %d entries, kernels %v, total %v", j.task, j.l, got.Traversal, got.Entries(), got.Kernels, got.Init+got.Traverse)
 				}
+				if (j.task == analytics.WordCount || j.task == analytics.Sort) && a.bu != nil {
+					t.Errorf("%s uploaded the inlined grammar, which only bottom-up tables use", j.task)
+				}
+			}
+			if (a.bu != nil) != (c.Grammar.NumRules() > 0) {
+				t.Errorf("%d rules, inlined grammar for bottom-up tables after bottom-up runs: %v", c.Grammar.NumRules(), a.bu != nil)
 			}
 			for _, tc := range []struct {
 				task analytics.Task
@@ -265,6 +268,51 @@ func TestAnalyticsTextMatchesCPU(t *testing.T) {
 			t.Errorf("%s: Run error = %v, want errTextMismatch", tc.name, err)
 		}
 		a.Free()
+	}
+}
+
+// TestAnalyticsPrepare checks that Prepare uploads the inlined grammar
+// exactly when a task's runs will take bottom-up tables on a corpus with
+// rules, once, and rejects what Run rejects.
+func TestAnalyticsPrepare(t *testing.T) {
+	d := testDevice(t)
+	for name, c := range analyticsCorpora(t) {
+		t.Run(name, func(t *testing.T) {
+			a, err := d.UploadCorpus(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Free()
+			rules := c.Grammar.NumRules() > 0
+			for _, tc := range []struct {
+				task   analytics.Task
+				trav   analytics.Traversal
+				inline bool
+			}{
+				{analytics.WordCount, analytics.Auto, false},
+				{analytics.Sort, analytics.TopDown, false},
+				{analytics.InvertedIndex, analytics.TopDown, false},
+				{analytics.SeqCount, analytics.BottomUp, rules},
+				{analytics.TermVector, analytics.BottomUp, rules},
+			} {
+				if err := a.Prepare(tc.task, analytics.Options{Traversal: tc.trav}); err != nil {
+					t.Fatalf("Prepare(%s, %s): %v", tc.task, tc.trav, err)
+				}
+				if (a.bu != nil) != tc.inline {
+					t.Errorf("after Prepare(%s, %s): inlined upload %v, want %v", tc.task, tc.trav, a.bu != nil, tc.inline)
+				}
+			}
+			bu := a.bu
+			if err := a.Prepare(analytics.RankedInvertedIndex, analytics.Options{Traversal: analytics.BottomUp}); err != nil || a.bu != bu {
+				t.Errorf("a second bottom-up Prepare: %v, upload kept %v", err, a.bu == bu)
+			}
+			if err := a.Prepare("nosuchtask", analytics.Options{}); err == nil {
+				t.Error("Prepare of an unknown task succeeded")
+			}
+			if err := a.Prepare(analytics.SeqCount, analytics.Options{SeqLen: -1}); err == nil {
+				t.Error("Prepare with a negative sequence length succeeded")
+			}
+		})
 	}
 }
 

@@ -18,6 +18,11 @@ func (d *Device) UploadCorpus(c *analytics.Corpus) (*AnalyticsCorpus, error) { r
 // UploadText fails with ErrNoCUDA.
 func (d *Device) UploadText(c *analytics.Corpus) (*AnalyticsCorpus, error) { return nil, ErrNoCUDA }
 
+// Prepare fails with ErrNoCUDA.
+func (a *AnalyticsCorpus) Prepare(task analytics.Task, opts analytics.Options) error {
+	return ErrNoCUDA
+}
+
 // Run fails with ErrNoCUDA.
 func (a *AnalyticsCorpus) Run(ctx context.Context, task analytics.Task, opts analytics.Options) (*analytics.Result, error) {
 	return nil, ErrNoCUDA

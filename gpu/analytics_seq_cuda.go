@@ -94,8 +94,12 @@ func (a *AnalyticsCorpus) seqPoolsFor(l int) (*seqPools, error) {
 // preparing the pools when this is the first run with this sequence
 // length.
 func (a *AnalyticsCorpus) seqCounts(res *analytics.Result) error {
-	if res.Traversal == analytics.BottomUp && a.bu != nil {
-		return a.bu.seqCounts(res)
+	if res.Traversal == analytics.BottomUp && !a.wordTables {
+		bu, err := a.bottomUp()
+		if err != nil {
+			return err
+		}
+		return bu.seqCounts(res)
 	}
 	start := time.Now()
 	s, err := a.seqPoolsFor(res.SeqLen)
