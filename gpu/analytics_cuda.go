@@ -257,10 +257,16 @@ func (a *AnalyticsCorpus) Run(ctx context.Context, task analytics.Task, opts ana
 		if res.Traversal, err = a.traversal(task, opts.Traversal); err != nil {
 			return nil, err
 		}
+		on := a // the upload the tables are built on
+		if res.Traversal == analytics.BottomUp {
+			if on, err = a.bottomUp(); err != nil { // made by Prepare above
+				return nil, err
+			}
+		}
 		if task == analytics.SeqCount {
-			err = a.seqCounts(res)
+			err = on.seqCounts(res)
 		} else {
-			err = a.tables(res)
+			err = on.tables(res)
 		}
 	default:
 		return nil, fmt.Errorf("%w: %s", ErrAnalyticsTask, task)
@@ -354,16 +360,9 @@ func (a *AnalyticsCorpus) wordCounts(res *analytics.Result) error {
 	return nil
 }
 
-// tables runs the per-document word tables, bottom-up (on the inlined
-// grammar, if any) or top-down (res.Traversal).
+// tables runs the per-document word tables, bottom-up or top-down
+// (res.Traversal); bottom-up, on the upload bottomUp returns.
 func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
-	if res.Traversal == analytics.BottomUp && !a.wordTables {
-		bu, err := a.bottomUp()
-		if err != nil {
-			return err
-		}
-		return bu.tables(res)
-	}
 	start := time.Now()
 	pool := filePool{"tadoc_", a.layout.FileOff, a.fileOff, a.fkeys, a.fvals}
 	clear := []*Buffer{a.keys, a.fkeys}
@@ -547,11 +546,11 @@ func (td *topDownPools) free() error {
 
 // checkFlag fails if a kernel found a hash table full.
 func (a *AnalyticsCorpus) checkFlag() error {
-	flag := make([]uint32, 1)
-	if err := a.errFlag.ReadUint32s(flag); err != nil {
+	flag, err := a.errFlag.uint32At(0)
+	if err != nil {
 		return err
 	}
-	if flag[0] != 0 {
+	if flag != 0 {
 		return errors.New("gpu: a hash table ran out of slots (its bound is wrong)")
 	}
 	return nil

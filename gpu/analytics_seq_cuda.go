@@ -89,18 +89,11 @@ func (a *AnalyticsCorpus) seqPoolsFor(l int) (*seqPools, error) {
 	return s, nil
 }
 
-// seqCounts runs the per-document sequence tables, bottom-up (on the
-// inlined grammar, if any) or top-down (res.Traversal). Init includes
-// preparing the pools when this is the first run with this sequence
-// length.
+// seqCounts runs the per-document sequence tables, bottom-up or top-down
+// (res.Traversal); bottom-up, on the upload bottomUp returns. Init
+// includes preparing the pools when this is the first run with this
+// sequence length.
 func (a *AnalyticsCorpus) seqCounts(res *analytics.Result) error {
-	if res.Traversal == analytics.BottomUp && !a.wordTables {
-		bu, err := a.bottomUp()
-		if err != nil {
-			return err
-		}
-		return bu.seqCounts(res)
-	}
 	start := time.Now()
 	s, err := a.seqPoolsFor(res.SeqLen)
 	if err != nil {

@@ -127,11 +127,11 @@ var errTextMismatch = errors.New("gpu: the text does not match the corpus (a wor
 
 // check reads the text kernels' error flag.
 func (t *textInput) check() error {
-	flag := make([]uint32, 1)
-	if err := t.err.ReadUint32s(flag); err != nil {
+	flag, err := t.err.uint32At(0)
+	if err != nil {
 		return err
 	}
-	if flag[0] != 0 {
+	if flag != 0 {
 		return errTextMismatch
 	}
 	return nil
