@@ -93,9 +93,10 @@ Timings go to stderr as one key=value line per run.`,
 				decompress = time.Since(start)
 			}
 			var prepare time.Duration
-			if !f.plain && f.engine == "cpu" && task.WordTables() {
+			if !f.plain && f.engine == "cpu" && task.WordTables() && opts.Traversal != analytics.TopDown {
 				// The CPU's bottom-up word tables use the inlined grammar:
-				// made once per corpus, before the timed runs.
+				// made once per corpus, before the timed runs (top-down
+				// never uses it).
 				start = time.Now()
 				if _, err := c.Inlined(); err != nil {
 					return err
