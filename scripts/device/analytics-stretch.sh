@@ -14,8 +14,8 @@ OUT=${OUT:-/tmp/gpusearch-out}
 REPEAT=${REPEAT:-60}
 R=$(mktemp -d)/stretch
 mkdir -p "$OUT" "$R"
-for z in .device/*.gz; do [ -f "$z" ] && gunzip -f "$z" && chmod +x "${z%.gz}"; done
-for z in .device/corpora/*.tgz; do [ -f "$z" ] && tar xf "$z" -C .device/corpora && rm "$z"; done
+. scripts/device/lib.sh
+unpack_device
 nvidia-smi --query-gpu=timestamp,pstate,clocks.sm,clocks.mem,power.draw,utilization.gpu --format=csv -lms 20 >"$R/smi.csv" 2>&1 &
 smi=$!
 for c in ${CORPORA:-rustdoc rd16}; do

@@ -40,8 +40,7 @@ BUDGET=${BUDGET:-520}
 LOG=/dev/null # stamp's lines reach console.log through the tee below
 mkdir -p "$OUT" "$R"
 . scripts/device/lib.sh
-for z in .device/*.gz; do [ -f "$z" ] && gunzip -f "$z" && chmod +x "${z%.gz}"; done
-for z in .device/corpora/*.tgz .device/corpora/*.tar.xz; do [ -f "$z" ] && tar xf "$z" -C .device/corpora && rm "$z"; done
+unpack_device
 t0=$(date +%s)
 
 {

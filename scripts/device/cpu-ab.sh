@@ -29,7 +29,7 @@ mkdir -p "$OUT"
 . scripts/device/lib.sh
 pack() { tar czf "$OUT/cpu-ab.tgz" -C "$R" .; }
 bin() { [ "$1" = new ] && echo .device/gpusearch || echo ".device/gpusearch-$1"; }
-for z in .device/*.gz; do [ -f "$z" ] && gunzip -f "$z" && chmod +x "${z%.gz}"; done
+unpack_device
 
 stamp "gen"
 scheduling_set

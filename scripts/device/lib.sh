@@ -6,6 +6,16 @@
 # start) and appends the line to $LOG; tmo N prints N or the seconds left
 # of the run's $BUDGET (at least 5), whichever is smaller: a step's
 # timeout.
+# unpack_device unpacks what the carry brought packed: .device/*.gz (the
+# binaries, made executable) and .device/corpora/*.tgz or *.tar.xz (the
+# compressed corpora, each into its directory).
+unpack_device() {
+	local z
+	for z in .device/*.gz; do [ -f "$z" ] && gunzip -f "$z" && chmod +x "${z%.gz}"; done
+	for z in .device/corpora/*.tgz .device/corpora/*.tar.xz; do [ -f "$z" ] && tar xf "$z" -C .device/corpora && rm "$z"; done
+	return 0
+}
+
 stamp() { echo "[$(($(date +%s) - t0))s] $*" | tee -a "$LOG"; }
 tmo() {
 	local left=$((BUDGET - ($(date +%s) - t0)))
