@@ -102,6 +102,13 @@ func analyticsCorpora(t *testing.T) map[string]*analytics.Corpus {
 	return out
 }
 
+// sameResult reports whether two results of one task agree: counts,
+// postings, vectors and sequences.
+func sameResult(a, b *analytics.Result) bool {
+	return slices.Equal(a.Counts, b.Counts) && equalMatrix(a.Postings, b.Postings) &&
+		equalMatrix(a.Vectors, b.Vectors) && slices.Equal(a.Seqs, b.Seqs)
+}
+
 func equalMatrix(a, b *analytics.Matrix) bool {
 	if a == nil || b == nil {
 		return a == b
@@ -176,8 +183,7 @@ func TestAnalyticsMatchesCPU(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if !slices.Equal(got.Counts, want.Counts) || !equalMatrix(got.Postings, want.Postings) ||
-						!equalMatrix(got.Vectors, want.Vectors) || !slices.Equal(got.Seqs, want.Seqs) {
+					if !sameResult(got, want) {
 						t.Errorf("%s (l=%d, %s, run %d): GPU result differs from the CPU's", j.task, j.l, got.Traversal, run)
 					}
 					t.Logf("%s (l=%d, %s): %d entries, kernels %v, total %v", j.task, j.l, got.Traversal, got.Entries(), got.Kernels, got.Init+got.Traverse)
@@ -235,8 +241,7 @@ func TestAnalyticsTextMatchesCPU(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if !slices.Equal(got.Counts, want.Counts) || !equalMatrix(got.Postings, want.Postings) ||
-						!equalMatrix(got.Vectors, want.Vectors) || !slices.Equal(got.Seqs, want.Seqs) {
+					if !sameResult(got, want) {
 						t.Errorf("%s (run %d): the GPU's result from text differs from the CPU's", task, run)
 					}
 				}
