@@ -15,9 +15,9 @@ import (
 
 	"github.com/blevesearch/segment"
 
+	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/analytics/sequitur"
 	"github.com/gpusearch/gpusearch/indexer"
-	"github.com/gpusearch/gpusearch/indexer/analysis"
 	"github.com/gpusearch/gpusearch/internal/progress"
 )
 

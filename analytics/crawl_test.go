@@ -10,9 +10,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
-	"github.com/gpusearch/gpusearch/indexer/analysis"
 
 	_ "github.com/gpusearch/gpusearch/codecplugins/all"
 )

@@ -5,7 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/gpusearch/gpusearch/indexer/analysis"
+	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/query"
 )
 

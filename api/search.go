@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpusearch/gpusearch/indexer/analysis"
+	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/query"
 )
 

@@ -17,8 +17,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/config"
-	"github.com/gpusearch/gpusearch/indexer/analysis"
 )
 
 // Options configure a Server.

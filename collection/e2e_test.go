@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gpusearch/gpusearch/analysis"
 	_ "github.com/gpusearch/gpusearch/codecplugins/all" // indexes name their codecs
 	"github.com/gpusearch/gpusearch/eval"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
-	"github.com/gpusearch/gpusearch/indexer/analysis"
 	"github.com/gpusearch/gpusearch/query"
 )
 

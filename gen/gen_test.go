@@ -10,9 +10,9 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/gpusearch/gpusearch/analysis"
 	_ "github.com/gpusearch/gpusearch/codecplugins/all"
 	"github.com/gpusearch/gpusearch/index"
-	"github.com/gpusearch/gpusearch/indexer/analysis"
 )
 
 // smallParams keep test collections quick: short documents.

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/index"
-	"github.com/gpusearch/gpusearch/indexer/analysis"
 )
 
 // QueryLengthShares is the share of generated queries with 2, 3, 4 and 5

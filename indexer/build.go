@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/index"
-	"github.com/gpusearch/gpusearch/indexer/analysis"
 	"github.com/gpusearch/gpusearch/indexer/extract"
 	"github.com/gpusearch/gpusearch/internal/progress"
 )

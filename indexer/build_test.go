@@ -12,11 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/codecplugins"
 	_ "github.com/gpusearch/gpusearch/codecplugins/all"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
-	"github.com/gpusearch/gpusearch/indexer/analysis"
 )
 
 // testCodecs are the codecs the build tests run with: varint-SU always, and

@@ -8,8 +8,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/indexer"
-	"github.com/gpusearch/gpusearch/indexer/analysis"
 )
 
 // mkfile writes a file under root, creating its directories.

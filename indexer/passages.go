@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/gpusearch/gpusearch/indexer/analysis"
+	"github.com/gpusearch/gpusearch/analysis"
 )
 
 // passage is one passage of a document in passage mode (Options.Passages).

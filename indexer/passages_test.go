@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/index"
-	"github.com/gpusearch/gpusearch/indexer/analysis"
 )
 
 // words returns n distinct words, prefix plus a number spelled in letters

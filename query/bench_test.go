@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/index"
-	"github.com/gpusearch/gpusearch/indexer/analysis"
 )
 
 // benchIndex is the index and queries BenchmarkEngine runs: the index in

@@ -14,10 +14,10 @@ import (
 
 	_ "github.com/gpusearch/gpusearch/codecplugins/all"
 
+	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
-	"github.com/gpusearch/gpusearch/indexer/analysis"
 )
 
 // testEngines are the engines checked against the exhaustive scorer: every

@@ -13,11 +13,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gpusearch/gpusearch/analysis"
 	_ "github.com/gpusearch/gpusearch/codecplugins/all"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/index/bm25"
 	"github.com/gpusearch/gpusearch/indexer"
-	"github.com/gpusearch/gpusearch/indexer/analysis"
 	"github.com/gpusearch/gpusearch/query"
 )
 

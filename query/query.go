@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/index"
-	"github.com/gpusearch/gpusearch/indexer/analysis"
 )
 
 // Mode is how a query's terms combine.

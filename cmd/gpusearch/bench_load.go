@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/gpu"
 	"github.com/gpusearch/gpusearch/index"
-	"github.com/gpusearch/gpusearch/indexer/analysis"
 	"github.com/gpusearch/gpusearch/query"
 	"github.com/gpusearch/gpusearch/query/schedule"
 )

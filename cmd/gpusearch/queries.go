@@ -5,8 +5,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/eval"
-	"github.com/gpusearch/gpusearch/indexer/analysis"
 	"github.com/gpusearch/gpusearch/query"
 )
 

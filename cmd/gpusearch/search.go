@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/api"
 	"github.com/gpusearch/gpusearch/eval"
 	"github.com/gpusearch/gpusearch/index"
-	"github.com/gpusearch/gpusearch/indexer/analysis"
 	"github.com/gpusearch/gpusearch/query"
 )
 

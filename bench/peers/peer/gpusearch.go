@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gpusearch/gpusearch/analysis"
 	_ "github.com/gpusearch/gpusearch/codecplugins/all" // the codecs an index may name
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
-	"github.com/gpusearch/gpusearch/indexer/analysis"
 	"github.com/gpusearch/gpusearch/query"
 )
 
