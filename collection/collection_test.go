@@ -11,21 +11,14 @@ import (
 	"github.com/gpusearch/gpusearch/eval"
 )
 
-// dataDir returns ../shared/data/<name> beside the repository (or under
-// $GPUSEARCH_DATA). Without it the test is skipped, except in CI, where
-// shared/ is always there and its absence is a failure.
+// dataDir returns testdata/<name>, a test collection kept in the
+// repository. A missing collection fails the test: it is part of the
+// tree, so its absence is a broken checkout, not an optional extra.
 func dataDir(t *testing.T, name string) string {
 	t.Helper()
-	root := os.Getenv("GPUSEARCH_DATA")
-	if root == "" {
-		root = filepath.Join("..", "..", "shared", "data")
-	}
-	dir := filepath.Join(root, name)
+	dir := filepath.Join("testdata", name)
 	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("test collection %s missing: %v", name, err)
-		}
-		t.Skipf("test collection %s missing: %v", name, err)
+		t.Fatalf("test collection %s missing: %v", name, err)
 	}
 	return dir
 }
