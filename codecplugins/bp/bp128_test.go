@@ -9,8 +9,6 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
-func TestBP128(t *testing.T) { codectest.Run(t, BP128{}) }
-
 func TestBP128Format(t *testing.T) {
 	full := make([]uint32, 128)
 	full[5] = 1 // lane 1, second value: bit 1 of lane 1's only word

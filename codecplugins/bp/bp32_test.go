@@ -9,8 +9,6 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
-func TestBP32(t *testing.T) { codectest.Run(t, BP32{}) }
-
 func TestBP32Format(t *testing.T) {
 	two := make([]uint32, 33)
 	two[32] = 5 // second sub-block: one value of width 3

@@ -1,7 +1,8 @@
-// Package codectest is the conformance suite every codec runs from its own
-// tests: round trips at the sizes and bit widths that break codecs, trailing
-// junk left unread, truncated input rejected, garbage never panicking
-// (Run, RoundTrip, Garbage, and Fuzz for fuzz targets).
+// Package codectest is the conformance suite every codec passes: round trips
+// at the sizes and bit widths that break codecs, trailing junk left unread,
+// truncated input rejected, garbage never panicking (Run, RoundTrip,
+// Garbage, and Fuzz for fuzz targets). The tests of codecplugins/all run it
+// on every registered codec.
 //
 // It also holds what the codec families' tests and benchmarks share, so
 // that each is written once and their numbers compare: the test lists

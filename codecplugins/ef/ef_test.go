@@ -10,8 +10,6 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
-func TestEliasFano(t *testing.T) { codectest.Run(t, EliasFano{}) }
-
 func FuzzDecodeEliasFano(f *testing.F) {
 	f.Add(EliasFano{}.AppendBlock(nil, []uint32{0, 1, 2, 3, 100, 5}), 6)
 	f.Add(EliasFano{}.AppendBlock(nil, []uint32{math.MaxUint32, 0, 7}), 3)

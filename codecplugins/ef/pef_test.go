@@ -11,8 +11,6 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
-func TestPEF(t *testing.T) { codectest.Run(t, PartitionedEliasFano{}) }
-
 func FuzzDecodePEF(f *testing.F) {
 	f.Add(PartitionedEliasFano{}.AppendBlock(nil, []uint32{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 90, 3, 7}), 17)
 	f.Add(PartitionedEliasFano{}.AppendBlock(nil, []uint32{math.MaxUint32, 0, 7}), 3)

@@ -23,12 +23,6 @@ func lookup(t testing.TB, name string) codecplugins.Codec {
 	return c
 }
 
-func TestConformance(t *testing.T) {
-	for _, name := range names {
-		t.Run(name, func(t *testing.T) { codectest.Run(t, lookup(t, name)) })
-	}
-}
-
 // TestPForFixedWidth runs the suite on codecs that ForList returns: every
 // slot width, too narrow or too wide for the block, must round-trip
 // through the registered codec's decoder.

@@ -7,8 +7,6 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
-func TestNewPFor(t *testing.T) { codectest.Run(t, NewPFor{}) }
-
 // block returns n values equal to fill with the given values at the front.
 func block(n int, fill uint32, front ...uint32) []uint32 {
 	v := make([]uint32, n)

@@ -11,8 +11,6 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
-func TestOptPFor(t *testing.T) { codectest.Run(t, OptPFor{}) }
-
 func TestOptPForWidth(t *testing.T) {
 	tests := []struct {
 		name string

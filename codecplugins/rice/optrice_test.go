@@ -7,8 +7,6 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
-func TestOptRice(t *testing.T) { codectest.Run(t, OptRice{}) }
-
 func FuzzDecodeOptRice(f *testing.F) {
 	f.Add(OptRice{}.AppendBlock(nil, []uint32{0, 1, 2, 3, 100, 5}), 6)
 	f.Add(OptRice{}.AppendBlock(nil, []uint32{math.MaxUint32, 0, 7}), 3)

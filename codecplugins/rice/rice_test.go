@@ -9,8 +9,6 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
-func TestRice(t *testing.T) { codectest.Run(t, Rice{}) }
-
 func FuzzDecodeRice(f *testing.F) {
 	f.Add(Rice{}.AppendBlock(nil, []uint32{0, 1, 2, 3, 100, 5}), 6)
 	f.Add(Rice{}.AppendBlock(nil, []uint32{math.MaxUint32, 0, 7}), 3)

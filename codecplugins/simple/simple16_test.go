@@ -8,8 +8,6 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
-func TestSimple16(t *testing.T) { codectest.Run(t, Simple16{}) }
-
 func TestSimple16Format(t *testing.T) {
 	tests := []struct {
 		name string

@@ -8,8 +8,6 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
-func TestSimple9(t *testing.T) { codectest.Run(t, Simple9{}) }
-
 func TestSimple9Format(t *testing.T) {
 	tests := []struct {
 		name string

@@ -6,8 +6,6 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
-func TestG4B(t *testing.T) { codectest.Run(t, G4B{}) }
-
 func TestG4BFormat(t *testing.T) {
 	tests := []struct {
 		name string

@@ -6,8 +6,6 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
-func TestG8B(t *testing.T) { codectest.Run(t, G8B{}) }
-
 func TestG8BFormat(t *testing.T) {
 	tests := []struct {
 		name string

@@ -8,8 +8,6 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
-func TestG8CU(t *testing.T) { codectest.Run(t, G8CU{}) }
-
 func TestG8CUFormat(t *testing.T) {
 	tests := []struct {
 		name string

@@ -8,8 +8,6 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
-func TestG8IU(t *testing.T) { codectest.Run(t, G8IU{}) }
-
 func TestG8IUFormat(t *testing.T) {
 	tests := []struct {
 		name string

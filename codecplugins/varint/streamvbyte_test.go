@@ -6,8 +6,6 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
-func TestStreamVByte(t *testing.T) { codectest.Run(t, StreamVByte{}) }
-
 func TestStreamVByteFormat(t *testing.T) {
 	tests := []struct {
 		name string

@@ -6,8 +6,6 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 )
 
-func TestSU(t *testing.T) { codectest.Run(t, SU{}) }
-
 func FuzzDecodeSU(f *testing.F) {
 	f.Add([]byte{0x80, 0x80, 0x80, 0x80, 0x10}, 1)
 	f.Add([]byte{1, 2, 3}, 3)
