@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gpusearch/gpusearch/codecplugins/internal/gentest"
 )
 
 // TestFastMatchesLayouts checks the generated unrolled decoders against the
@@ -38,4 +40,10 @@ func TestFastMatchesLayouts(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestGeneratedUpToDate requires simple_gen.go to be what its generator
+// writes today.
+func TestGeneratedUpToDate(t *testing.T) {
+	gentest.UpToDate(t, "./internal/gen", "simple_gen.go")
 }
