@@ -5,7 +5,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"time"
+
+	"github.com/gpusearch/gpusearch/bench/latency"
 )
 
 // Report is the outcome of one Bench: the collection, the machine and, per
@@ -67,37 +68,15 @@ type RunReport struct {
 // summarize fills the time figures of a run.
 func summarize(r Run) RunReport {
 	rep := RunReport{Spec: r.Spec, Samples: len(r.Wall)}
-	rep.CPUMeanUS, rep.CPUP50US, rep.CPUP99US = stats(r.CPU)
-	rep.WallMeanUS, rep.WallP50US, rep.WallP99US = stats(r.Wall)
+	cpu, wall := latency.Summarize(slices.Clone(r.CPU)), latency.Summarize(slices.Clone(r.Wall))
+	rep.CPUMeanUS, rep.CPUP50US, rep.CPUP99US = cpu.MeanUS, cpu.P50US, cpu.P99US
+	rep.WallMeanUS, rep.WallP50US, rep.WallP99US = wall.MeanUS, wall.P50US, wall.P99US
 	for _, h := range r.Hits {
 		if len(h) == 0 {
 			rep.NoHits++
 		}
 	}
 	return rep
-}
-
-// stats returns the mean, median and 99th percentile of ds in microseconds.
-func stats(ds []time.Duration) (mean, p50, p99 float64) {
-	if len(ds) == 0 {
-		return 0, 0, 0
-	}
-	sorted := slices.Clone(ds)
-	slices.Sort(sorted)
-	var sum time.Duration
-	for _, d := range sorted {
-		sum += d
-	}
-	return us(sum) / float64(len(sorted)), us(percentile(sorted, 50)), us(percentile(sorted, 99))
-}
-
-func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-
-// percentile returns the nearest-rank p-th percentile of sorted, which is
-// not empty: the smallest value with at least p% of the values at or below it.
-func percentile(sorted []time.Duration, p int) time.Duration {
-	rank := (p*len(sorted) + 99) / 100 // ceil(p/100 * n)
-	return sorted[max(rank, 1)-1]
 }
 
 // overlap10 returns the mean over queries of |top10(got) ∩ top10(ref)| /

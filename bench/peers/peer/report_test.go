@@ -7,53 +7,7 @@ import (
 	"reflect"
 	"runtime"
 	"testing"
-	"time"
 )
-
-func TestPercentile(t *testing.T) {
-	ms := func(vs ...int) []time.Duration {
-		d := make([]time.Duration, len(vs))
-		for i, v := range vs {
-			d[i] = time.Duration(v) * time.Millisecond
-		}
-		return d
-	}
-	hundred := make([]int, 100)
-	for i := range hundred {
-		hundred[i] = i + 1
-	}
-	tests := []struct {
-		name   string
-		sorted []time.Duration
-		p      int
-		want   time.Duration
-	}{
-		{"one value p50", ms(7), 50, 7 * time.Millisecond},
-		{"one value p99", ms(7), 99, 7 * time.Millisecond},
-		{"two values p50", ms(1, 2), 50, 1 * time.Millisecond},
-		{"four values p50", ms(1, 2, 3, 4), 50, 2 * time.Millisecond},
-		{"four values p99", ms(1, 2, 3, 4), 99, 4 * time.Millisecond},
-		{"hundred p99", ms(hundred...), 99, 99 * time.Millisecond},
-		{"hundred p50", ms(hundred...), 50, 50 * time.Millisecond},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := percentile(tt.sorted, tt.p); got != tt.want {
-				t.Errorf("percentile(%v, %d) = %v, want %v", tt.sorted, tt.p, got, tt.want)
-			}
-		})
-	}
-}
-
-func TestStats(t *testing.T) {
-	mean, p50, p99 := stats([]time.Duration{4 * time.Microsecond, 1 * time.Microsecond, 3 * time.Microsecond, 2 * time.Microsecond})
-	if mean != 2.5 || p50 != 2 || p99 != 4 {
-		t.Errorf("stats(4,1,3,2 us) = %v, %v, %v; want 2.5, 2, 4", mean, p50, p99)
-	}
-	if mean, p50, p99 := stats(nil); mean != 0 || p50 != 0 || p99 != 0 {
-		t.Errorf("stats(nil) = %v, %v, %v; want zeros", mean, p50, p99)
-	}
-}
 
 func hits(docs ...int) []Hit {
 	h := make([]Hit, len(docs))
