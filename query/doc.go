@@ -14,22 +14,39 @@
 // every engine, so engines agree bit for bit. Results are ordered by score
 // descending, then docid ascending.
 //
-// Engines (New; docs/queries.md has their measured speed):
+// Engines are registered by name (registry.go), after database/sql's
+// drivers: Register adds a Driver (what the engine needs: a GPU, a cache;
+// and how to open it), Engines lists the names, Open and New make an
+// engine by name, and an unknown name is an error listing the known ones.
+// The CPU engines register themselves (engines.go; docs/queries.md has
+// their measured speed):
 //
-//	exhaustive  term-at-a-time over whole lists into dense accumulators:
-//	            the reference every other engine is tested against
-//	daat        DAAT AND (and.go): the shortest list drives, the others
-//	            follow with NextGEQ, decoding only the blocks landed in,
-//	            frequencies decoded only for matches; exhaustive DAAT OR
-//	            (or.go)
-//	maxscore    DAAT AND; MaxScore OR (maxscore.go)
-//	wand        DAAT AND; WAND OR (wand.go)
-//	bmw         block-max DAAT AND (and.go); Block-Max WAND OR (bmw.go)
-//	bitmap      roaring bitmaps per term, built lazily and kept in an LRU
-//	            cache bounded in bytes, intersected or unioned, then the
-//	            survivors scored through cursors (bitmap.go)
-//	cpu         DAAT AND and MaxScore OR, the fastest measured on real
-//	            collections (BMW wins on the synthetic ones)
+//	exhaustive      term-at-a-time over whole lists into dense
+//	                accumulators: the reference every other engine is
+//	                tested against
+//	daat            DAAT AND (and.go): the shortest list drives, the
+//	                others follow with NextGEQ, decoding only the blocks
+//	                landed in, frequencies decoded only for matches;
+//	                exhaustive DAAT OR (or.go)
+//	maxscore        DAAT AND; MaxScore OR (maxscore.go)
+//	wand            DAAT AND; WAND OR (wand.go)
+//	bmw             block-max DAAT AND (and.go); Block-Max WAND OR (bmw.go)
+//	bitmap          roaring bitmaps per term, built lazily and kept in an
+//	                LRU cache bounded in bytes (Options.CacheBytes),
+//	                intersected or unioned, then the survivors scored
+//	                through cursors (bitmap.go)
+//	bitmap-nocache  the same without the cache: every query builds its
+//	                bitmaps
+//	cpu             DAAT AND and MaxScore OR, the fastest measured on real
+//	                collections (BMW wins on the synthetic ones)
+//
+// The GPU engine, "gpu", needs a GPU. Package gpu imports query, so query
+// cannot name it: package query/gpuengine registers it, and a program that
+// serves it imports that package for its side effect, as it would a
+// database/sql driver. Without a GPU or a CUDA build, opening it fails
+// with an error that wraps ErrNoGPU. "auto" is no engine of the registry:
+// it is the server's CPU/GPU scheduler (package schedule), built over the
+// engines the registry makes.
 //
 // Stats.Algorithm names what answered; for AND+OR that fell back to OR it
 // is "and+maxscore" and the like, and the statistics add up over both passes.

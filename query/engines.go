@@ -1,8 +1,6 @@
 package query
 
 import (
-	"fmt"
-
 	"github.com/gpusearch/gpusearch/index"
 )
 
@@ -20,36 +18,23 @@ var (
 	algoBMW         = daatAlgorithm{"bmw", bmwQuery, false}
 )
 
-// New returns the CPU engine named name over ix:
-//
-//	exhaustive  term-at-a-time reference scorer (both modes)
-//	daat        DAAT AND / exhaustive DAAT OR
-//	maxscore    DAAT AND / MaxScore OR
-//	wand        DAAT AND / WAND OR
-//	bmw         block-max DAAT AND / Block-Max WAND OR
-//	bitmap      roaring-bitmap baseline with a DefaultBitmapCacheBytes cache
-//	cpu         the fastest measured per mode on real collections
-//	            (docs/queries.md): DAAT AND and MaxScore OR
-//
-// Stats.Algorithm names the algorithm that answered, "and+maxscore" for an
-// AND+OR query that fell back to OR.
-func New(ix *index.Index, name string) (Engine, error) {
-	daat := func(and, or daatAlgorithm) Engine { return &DAAT{ix: ix, and: and, or: or} }
-	switch name {
-	case "exhaustive":
-		return NewExhaustive(ix), nil
-	case "daat":
-		return daat(algoAnd, algoOr), nil
-	case "maxscore":
-		return daat(algoAnd, algoMaxScore), nil
-	case "wand":
-		return daat(algoAnd, algoWAND), nil
-	case "bmw":
-		return daat(algoBlockMaxAnd, algoBMW), nil
-	case "cpu":
-		return daat(algoAnd, algoMaxScore), nil
-	case "bitmap":
-		return NewBitmap(ix, BitmapOptions{CacheBytes: DefaultBitmapCacheBytes}), nil
+// init registers the CPU engines, which doc.go describes.
+func init() {
+	daat := func(and, or daatAlgorithm) Driver {
+		return Driver{Open: func(ix *index.Index, _ Options) (Engine, error) {
+			return &DAAT{ix: ix, and: and, or: or}, nil
+		}}
 	}
-	return nil, fmt.Errorf("query: unknown engine %q (want cpu or one of %v)", name, Algorithms)
+	Register("exhaustive", Driver{Open: func(ix *index.Index, _ Options) (Engine, error) { return NewExhaustive(ix), nil }})
+	Register("daat", daat(algoAnd, algoOr))
+	Register("maxscore", daat(algoAnd, algoMaxScore))
+	Register("wand", daat(algoAnd, algoWAND))
+	Register("bmw", daat(algoBlockMaxAnd, algoBMW))
+	Register("cpu", daat(algoAnd, algoMaxScore))
+	Register("bitmap", Driver{Needs: Needs{Cache: true}, Open: func(ix *index.Index, o Options) (Engine, error) {
+		return NewBitmap(ix, BitmapOptions{CacheBytes: o.CacheBytes}), nil
+	}})
+	Register("bitmap-nocache", Driver{Open: func(ix *index.Index, _ Options) (Engine, error) {
+		return NewBitmap(ix, BitmapOptions{}), nil
+	}})
 }
