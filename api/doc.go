@@ -31,13 +31,18 @@
 // POST /admin/reload is allowed when server.admin_reload is true or the
 // listen address is a loopback address.
 //
-// Engines. "cpu" (query.New's best algorithm per mode), "auto" (the engine
-// Options.Auto builds, the CPU engine when it is nil), "gpu" (package gpu;
-// when it cannot start, every engine=gpu request answers 503 with the
-// reason), and "bitmap" or any name in query.Algorithms, made on first use
-// through query.New. The "engine" field of a response names the engine that
-// answered: "auto" when Options.Auto built one (gpusearch serve's
-// scheduler), else "cpu" for engine=auto.
+// Engines. Requests name engines of package query's registry, opened
+// over each loaded index with the server's options (server.bitmap_cache_mb
+// for "bitmap", the first of gpu.devices for "gpu"): "cpu" (the best CPU
+// algorithm per mode) at load, the others on first use. "gpu" is the
+// engine registered under that name, which the program links (gpusearch
+// serve imports query/gpuengine; package api does not import package gpu);
+// it opens at load, and while it cannot (no GPU, no CUDA build, or no GPU
+// engine linked) every engine=gpu request answers 503 with the reason.
+// "auto" is the engine Options.Auto builds over the CPU and GPU engines,
+// the CPU engine when it is nil. The "engine" field of a response names the
+// engine that answered: "auto" when Options.Auto built one (gpusearch
+// serve's scheduler), else "cpu" for engine=auto.
 //
 // Cache. A bounded LRU of result lists per generation (so a reload can
 // never serve the old index's hits), keyed by the analyzed terms in query

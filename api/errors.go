@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/gpusearch/gpusearch/gpu"
+	"github.com/gpusearch/gpusearch/query"
 )
 
 // httpError is an error that knows the status it answers with. Its message
@@ -39,7 +39,7 @@ func statusOf(err error) (int, string) {
 		return he.status, he.msg
 	case errors.As(err, &mb):
 		return http.StatusBadRequest, fmt.Sprintf("request body is over the limit max_body_bytes=%d", mb.Limit)
-	case errors.Is(err, gpu.ErrNoCUDA), errors.Is(err, gpu.ErrNoDevice):
+	case errors.Is(err, query.ErrNoGPU):
 		return http.StatusServiceUnavailable, "engine gpu unavailable: " + err.Error()
 	}
 	return http.StatusInternalServerError, "internal error"

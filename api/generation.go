@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gpusearch/gpusearch/config"
-	"github.com/gpusearch/gpusearch/gpu"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/query"
 )
@@ -26,51 +27,64 @@ type AutoFunc func(ix *index.Index, cpu, gpu query.Engine) query.Engine
 type generation struct {
 	ix     *index.Index
 	loaded time.Time
+	opts   query.Options // what the engines are opened with
 	cpu    query.Engine
 	auto   query.Engine // nil: engine=auto is the CPU engine
-	gpu    *gpu.Engine  // nil when gpuErr is set
+	gpu    query.Engine // nil when gpuErr is set
 	gpuErr error
-	lazy   map[string]*lazyEngine // bitmap and the named CPU algorithms
-	bitmap int64                  // the bitmap engine's cache bound in bytes
+	lazy   map[string]*lazyEngine // the other registered engines
 	cache  *lru
 	refs   atomic.Int64
 }
 
-// lazyEngine is an engine made on first use: the bitmap baseline, bounded
-// by server.bitmap_cache_mb, or a CPU algorithm from query.New.
+// lazyEngine is a registered engine made on first use.
 type lazyEngine struct {
 	once sync.Once
 	eng  query.Engine
 	err  error
 }
 
+// engineOptions are the options the server opens engines with: the
+// bitmap cache bounded by server.bitmap_cache_mb, the GPU engine on the
+// first of gpu.devices.
+func engineOptions(cfg config.Config) query.Options {
+	o := query.Options{CacheBytes: cfg.Server.BitmapCacheMB << 20,
+		GPU: query.GPUOptions{MemoryBudgetMB: cfg.GPU.MemoryBudgetMB, Wait: cfg.GPU.Wait}}
+	if len(cfg.GPU.Devices) > 0 {
+		o.GPU.Device = cfg.GPU.Devices[0]
+	}
+	return o
+}
+
 // openGeneration opens and checks the index in dir and makes its engines.
+// The GPU engine is the one registered as "gpu" (the program links it, as
+// gpusearch serve does by importing query/gpuengine); without one,
+// engine=gpu answers 503 like a build without CUDA.
 func openGeneration(dir string, cfg config.Config, auto AutoFunc) (*generation, error) {
 	ix, err := index.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	cpu, err := query.New(ix, "cpu")
+	opts := engineOptions(cfg)
+	cpu, err := query.Open(ix, "cpu", opts)
 	if err != nil {
 		ix.Close()
 		return nil, err
 	}
-	g := &generation{ix: ix, loaded: time.Now(), cpu: cpu, lazy: map[string]*lazyEngine{},
-		bitmap: cfg.Server.BitmapCacheMB << 20, cache: newLRU(cfg.Server.CacheEntries)}
-	for _, name := range append([]string{"bitmap"}, query.Algorithms...) {
-		g.lazy[name] = &lazyEngine{}
-	}
-	opts := gpu.Options{MemoryBudgetMB: cfg.GPU.MemoryBudgetMB, Wait: cfg.GPU.Wait}
-	if len(cfg.GPU.Devices) > 0 {
-		opts.Device = cfg.GPU.Devices[0]
-	}
-	g.gpu, g.gpuErr = gpu.NewEngine(ix, opts)
-	if auto != nil {
-		var ge query.Engine
-		if g.gpuErr == nil {
-			ge = g.gpu
+	g := &generation{ix: ix, loaded: time.Now(), opts: opts, cpu: cpu, lazy: map[string]*lazyEngine{},
+		cache: newLRU(cfg.Server.CacheEntries)}
+	for _, name := range query.Engines() {
+		if name != "cpu" && name != "gpu" {
+			g.lazy[name] = &lazyEngine{}
 		}
-		g.auto = auto(ix, cpu, ge)
+	}
+	if _, err := query.Lookup("gpu"); err != nil {
+		g.gpuErr = fmt.Errorf("%w: this program has no GPU engine", query.ErrNoGPU)
+	} else {
+		g.gpu, g.gpuErr = query.Open(ix, "gpu", opts)
+	}
+	if auto != nil {
+		g.auto = auto(ix, cpu, g.gpu)
 	}
 	g.refs.Store(1)
 	return g, nil
@@ -95,10 +109,7 @@ func (g *generation) release() error {
 		return nil
 	}
 	var errs []error
-	if g.gpu != nil {
-		errs = append(errs, g.gpu.Close())
-	}
-	for _, e := range []query.Engine{g.cpu, g.auto} {
+	for _, e := range []query.Engine{g.gpu, g.cpu, g.auto} {
 		if c, ok := e.(io.Closer); ok {
 			errs = append(errs, c.Close())
 		}
@@ -131,21 +142,23 @@ func (g *generation) engine(name string) (query.Engine, string, error) {
 	}
 	l, ok := g.lazy[name]
 	if !ok {
-		return nil, "", badParam("engine %q: want %s", name, engineChoices())
+		return nil, "", badParam("engine %q: want one of %s", name, engineChoices())
 	}
 	l.once.Do(func() {
-		if name == "bitmap" {
-			l.eng = query.NewBitmap(g.ix, query.BitmapOptions{CacheBytes: g.bitmap})
-			return
-		}
-		if l.eng, l.err = query.New(g.ix, name); l.err != nil {
+		if l.eng, l.err = query.Open(g.ix, name, g.opts); l.err != nil {
 			l.err = errorf(http.StatusServiceUnavailable, "engine %s unavailable: %v", name, l.err)
 		}
 	})
 	return l.eng, name, l.err
 }
 
-// engineChoices lists the engine names a request may use.
+// engineChoices lists the engine names a request may use: the registered
+// engines, auto, and gpu (503 when the program has no GPU engine).
 func engineChoices() string {
-	return fmt.Sprintf("cpu, gpu, auto, bitmap or one of %v", query.Algorithms)
+	names := append(query.Engines(), "auto")
+	if !slices.Contains(names, "gpu") {
+		names = append(names, "gpu")
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/gpusearch/gpusearch/gpu"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/query"
 	"github.com/gpusearch/gpusearch/query/schedule"
@@ -314,7 +314,7 @@ func TestStatusOf(t *testing.T) {
 		{badParam("k=%d", 0), 400, "k=0"},
 		{errorf(404, "no document"), 404, "no document"},
 		{&http.MaxBytesError{Limit: 9}, 400, "max_body_bytes=9"},
-		{errors.Join(errors.New("context"), gpu.ErrNoCUDA), 503, "engine gpu unavailable"},
+		{fmt.Errorf("device 0: %w", query.ErrNoGPU), 503, "engine gpu unavailable: device 0"},
 		{errors.New("disk on fire"), 500, "internal error"},
 	}
 	for _, tt := range tests {

@@ -3,7 +3,7 @@ package api
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/gpusearch/gpusearch/gpu"
+	"github.com/gpusearch/gpusearch/query"
 	"github.com/gpusearch/gpusearch/query/schedule"
 )
 
@@ -59,14 +59,15 @@ func (c *schedCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// deviceReporter is the serving index's GPU engine.
+// deviceReporter is the serving index's GPU engine, when it accounts for
+// its runs on the device (query.DeviceEngine).
 type deviceReporter interface {
-	Usage() gpu.DeviceUsage
+	DeviceUsage() query.DeviceUsage
 }
 
 // gpuCollector exposes the serving index's GPU engine: its runs (launch
 // sequences) and the time they took on the host's clock and on the
-// device's (gpu.DeviceUsage); the device's over the time that passed is
+// device's (query.DeviceUsage); the device's over the time that passed is
 // how busy the GPU is. A reload opens a new engine, so the series restart
 // from zero.
 type gpuCollector struct {
@@ -97,7 +98,7 @@ func (c *gpuCollector) Collect(ch chan<- prometheus.Metric) {
 	if r == nil {
 		return
 	}
-	u := r.Usage()
+	u := r.DeviceUsage()
 	ch <- prometheus.MustNewConstMetric(c.runs, prometheus.CounterValue, float64(u.Runs))
 	ch <- prometheus.MustNewConstMetric(c.seconds, prometheus.CounterValue, u.Held.Seconds(), "host")
 	ch <- prometheus.MustNewConstMetric(c.seconds, prometheus.CounterValue, u.Busy.Seconds(), "device")

@@ -6,12 +6,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/gpusearch/gpusearch/gpu"
+	"github.com/gpusearch/gpusearch/query"
 )
 
-type fakeDevice gpu.DeviceUsage
+type fakeDevice query.DeviceUsage
 
-func (f fakeDevice) Usage() gpu.DeviceUsage { return gpu.DeviceUsage(f) }
+func (f fakeDevice) DeviceUsage() query.DeviceUsage { return query.DeviceUsage(f) }
 
 // TestGPUCollector: the GPU engine's runs and their host and device time
 // become counters, and without a GPU engine there are none.

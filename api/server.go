@@ -78,10 +78,8 @@ func New(opts Options) (*Server, error) {
 		return r
 	}
 	device := func() deviceReporter {
-		if e := s.cur.Load().gpu; e != nil {
-			return e
-		}
-		return nil // not a typed nil: Collect checks for nil
+		r, _ := s.cur.Load().gpu.(deviceReporter)
+		return r
 	}
 	if s.m, err = newMetrics(s.reg, s.hitRatio, entries, sched, device); err != nil {
 		return nil, fmt.Errorf("api: metrics: %w", err)

@@ -3,16 +3,53 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/gpusearch/gpusearch/config"
 	"github.com/gpusearch/gpusearch/gpu"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/query"
+	// Registers the GPU engine as "gpu", for search, serve and bench.
+	_ "github.com/gpusearch/gpusearch/query/gpuengine"
 )
 
-// openGPUs opens one GPU engine per configured device. A build without
-// CUDA, or a machine without a GPU, gives none and the reason.
+// openEngine opens an engine of the registry for the command line: the
+// default options, the GPU section of the config, a GPU engine on the
+// first configured device. "auto" is the CPU engine (the scheduler belongs
+// to the server's worker pool). The returned func releases the engine.
+func openEngine(ix *index.Index, cfg config.GPU, name string) (query.Engine, func(), error) {
+	if name == "auto" {
+		name = "cpu"
+	}
+	d, err := query.Lookup(name)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	o := query.DefaultOptions
+	o.GPU = query.GPUOptions{MemoryBudgetMB: cfg.MemoryBudgetMB, Wait: cfg.Wait}
+	if d.Needs.GPU {
+		if len(cfg.Devices) == 0 {
+			return nil, nil, fmt.Errorf("engine %s: no GPU devices configured", name)
+		}
+		o.GPU.Device = cfg.Devices[0]
+	}
+	e, err := d.Open(ix, o)
+	if err != nil {
+		return nil, nil, fmt.Errorf("engine %s: %w", name, err)
+	}
+	return e, func() {
+		if c, ok := e.(io.Closer); ok {
+			if err := c.Close(); err != nil {
+				fmt.Fprintln(os.Stderr, "gpusearch:", err)
+			}
+		}
+	}, nil
+}
+
+// openGPUs opens one GPU engine per configured device, for the bench
+// harnesses still in this package. A build without CUDA, or a machine
+// without a GPU, gives none and the reason.
 func openGPUs(ix *index.Index, cfg config.GPU) ([]*gpu.Engine, error) {
 	var engines []*gpu.Engine
 	var errs []error
@@ -45,29 +82,4 @@ func closeGPUs(gs []*gpu.Engine) {
 			fmt.Fprintln(os.Stderr, "gpusearch:", err)
 		}
 	}
-}
-
-// openEngine resolves an engine name for the command line: "gpu" opens the
-// first configured GPU, "auto" is the CPU engine (the scheduler belongs to
-// the server's worker pool), and any other name is a CPU algorithm. The
-// returned func releases what was opened.
-func openEngine(ix *index.Index, cfg config.GPU, name string) (query.Engine, func(), error) {
-	switch name {
-	case "gpu":
-		gpus, err := openGPUs(ix, cfg)
-		if len(gpus) == 0 {
-			if err == nil {
-				err = errors.New("no GPU devices configured")
-			}
-			return nil, nil, fmt.Errorf("engine gpu: %w", err)
-		}
-		return gpus[0], func() { closeGPUs(gpus) }, nil
-	case "auto":
-		name = "cpu"
-	}
-	e, err := query.New(ix, name)
-	if err != nil {
-		return nil, nil, usageError{err}
-	}
-	return e, func() {}, nil
 }

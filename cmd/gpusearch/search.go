@@ -94,7 +94,7 @@ func newSearchCmd() *cobra.Command {
 	fl.StringVar(&dir, "index", "index", "index directory")
 	fl.StringVar(&mode, "mode", "", "and, or or andor (default from config: andor)")
 	fl.IntVar(&k, "k", 0, "number of results (default from config: 10)")
-	fl.StringVar(&engine, "engine", "", "cpu, gpu, auto, bitmap, or a CPU algorithm (default from config: auto)")
+	fl.StringVar(&engine, "engine", "", "auto (the cpu engine here) or one of "+strings.Join(query.Engines(), ", ")+" (default from config: auto)")
 	fl.BoolVar(&asJSON, "json", false, "print JSON")
 	fl.BoolVar(&trec, "trec", false, "print a TREC run (qid Q0 docno rank score tag); k defaults to 1000")
 	fl.StringVar(&qid, "qid", "1", "query id of the command-line query in TREC output")
