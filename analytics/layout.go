@@ -73,8 +73,7 @@ func ownWord(s uint32) uint64 {
 // them (a corpus from Inlined), else from bounds (NewLayout). Exact sizes
 // make the pools, and the passes over them, smaller. A corpus without
 // rules keeps its bounds (each document's words): on the H100 its
-// tables filled more slowly when sized exactly (run 20 of
-// docs/analytics.md).
+// tables filled more slowly when sized exactly.
 func (c *Corpus) TableLayout() *Layout {
 	if c.sizes == nil {
 		return NewLayout(c.Grammar, len(c.Dict))

@@ -16,7 +16,7 @@ import (
 // reads about one cache line of slots and the one term it finds, where a
 // binary search of that lexicon missed the cache at most of its 23 probes
 // and, narrowed by sampled keys, still took about 1 us: a third of the
-// GPU engine's host time on AND batches (docs/scheduling.md, run BE).
+// GPU engine's host time on AND batches (a CPU profile on the H100 machine).
 type termTable struct {
 	seed  maphash.Seed
 	slots []uint64

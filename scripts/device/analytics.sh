@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU machine run for analytics on compressed corpora (issue 11). Run from
+# GPU machine run for analytics on compressed corpora. Run from
 # the repository root with .device carried: OUT=$OUT bash scripts/device/analytics.sh
 # Prepare on the dev box:
 #   make device        (.device/gpu.test and .device/gpusearch, cuda build)

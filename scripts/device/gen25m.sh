@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU machine run for issue 9: gen index at 2.5x10^7 documents (bp128, URL
+# GPU machine run: gen index at 2.5x10^7 documents (bp128, URL
 # order, seed 1, every core) under /usr/bin/time -v, for the peak memory of
 # the bounded second pass. From the repository root, with .device carried:
 #   OUT=... bash scripts/device/gen25m.sh

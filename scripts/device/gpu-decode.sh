@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU machine run for the decode back end (issue 6). Run from the repository
+# GPU machine run for the decode back end. Run from the repository
 # root with .device carried: bash scripts/device/gpu-decode.sh
 #   1. compile gpu/kernels/decode.cu to PTX with the source-sha256 header
 #      (as make ptx) into $OUT/ptx/, plus a ptxas resource report and SASS

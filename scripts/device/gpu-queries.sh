@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU machine run for the GPU query engine (issue 7). From the repository
+# GPU machine run for the GPU query engine. From the repository
 # root, with .device carried (built by `make device` on the dev box):
 #   bash scripts/device/gpu-queries.sh
 #   1. compile every gpu/kernels/*.cu to PTX (mkptx.sh, sha256 header) into

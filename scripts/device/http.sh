@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU machine run: the server's throughput over HTTP for engine=auto under
-# each scheduling policy (issue 10's caveat: bench load feeds the
+# each scheduling policy (caveat: bench load feeds the
 # scheduler in process, a deployment also spends cores on HTTP). From the
 # repository root with .device/gpusearch (cuda build) carried:
 #   OUT=... bash scripts/device/http.sh

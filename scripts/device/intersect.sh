@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU machine run for issue 7's intersection algorithms. From the
+# GPU machine run for intersection algorithms. From the
 # repository root, with .device carried (`make device`):
 #   OUT=... bash scripts/device/intersect.sh
 #   1. every gpu/kernels/*.cu to PTX in a scratch directory the binaries

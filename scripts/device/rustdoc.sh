@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU machine run for issue 7 on a real index: Debian's rust-doc HTML
+# GPU machine run for the GPU engine on a real index: Debian's rust-doc HTML
 # (32,108 pages), indexed on the dev box into .device/rustidx with
 #   gpusearch index --codec gpu-bp256 --out .device/rustidx /usr/share/doc/rust-doc/html
 # (the largest real index at hand that fits the device tool's 64 MiB

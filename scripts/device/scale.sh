@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU machine run for issue 9 (scale). Run from the repository root with
+# GPU machine run for query latency and build cost at scale. Run from the repository root with
 # .device carried:   bash scripts/device/scale.sh
 #
 # For each size in $SIZES (default 10^5, 10^6, 5x10^6, 2.5x10^7 documents):

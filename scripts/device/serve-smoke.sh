@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU machine run: gpusearch serve with a GPU, end to end (issue 10). From
+# GPU machine run: gpusearch serve with a GPU, end to end. From
 # the repository root, with .device/gpusearch (a CUDA build) carried:
 #   OUT=... bash scripts/device/serve-smoke.sh
 # It generates 2x10^5 documents (gpu-bp256) and 300 queries, serves them

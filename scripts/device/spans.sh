@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# GPU machine run for OR waves scored by document span (or_span_wave,
-# issues 7 and 10). From the repository root, with .device carried: `make
-# device`, plus .device/gpusearch-old, the CUDA build of the commit before
+# GPU machine run for OR waves scored by document span (or_span_wave).
+# From the repository root, with .device carried: `make device`, plus .device/gpusearch-old, the CUDA build of the commit before
 # (it runs on the PTX embedded in it):
 #   OUT=... STEPS=tests,gpuq,sched bash scripts/device/spans.sh
 # Steps (STEPS, comma-separated, all by default):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU machine run for issue 7's top-k comparison: radix select against the
+# GPU machine run for top-k comparison: radix select against the
 # paper's max tree. From the repository root, with .device carried (`make
 # device`):
 #   OUT=... bash scripts/device/topk.sh
