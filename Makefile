@@ -3,11 +3,11 @@
 #   make ptx      compile gpu/kernels/*.cu to the committed, embedded .ptx
 #                 (needs nvcc; each .ptx records its source's sha256)
 #   make device   build the cuda binaries the GPU machine runs into .device/
-#                 (CUDA 11.8 headers via ../shared/scripts/cuda-dev.sh),
+#                 (CUDA 11.8 headers via scripts/cuda-dev.sh),
 #                 stripped, so that they fit the device tool's 64 MiB carry
 
 NVCC ?= nvcc
-CUDA_DEV ?= ../shared/scripts/cuda-dev.sh
+CUDA_DEV ?= bash scripts/cuda-dev.sh
 KERNELS := $(wildcard gpu/kernels/*.cu)
 
 .PHONY: ptx device
