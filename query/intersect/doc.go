@@ -1,8 +1,9 @@
 // Package intersect holds list intersection algorithms on decoded posting
 // lists: sorted, strictly increasing []uint32. They are the algorithms of
 // the list-intersection literature that the GPU work starts from, measured
-// by `gpusearch bench intersect` on lists of the shapes in
-// ../shared/papers/gpu-list-intersection-report-zh.txt.
+// by `gpusearch bench intersect` on lists of the shapes of a course report
+// on GPU list intersection (Tang and Zhu, "倒排索引求交 GPU 实验", in
+// Chinese; "the report" below).
 //
 //	Merge      linear merge of two lists, O(m+n); MergeAll folds it over
 //	           more lists, shortest first
