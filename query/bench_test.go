@@ -55,13 +55,13 @@ func benchIndex(b *testing.B) (*index.Index, []Query) {
 }
 
 // BenchmarkEngine runs the whole query set once per iteration, per
-// algorithm and mode; it reports time, postings scored and blocks decoded
-// per query.
+// registered engine and mode; it reports time, postings scored and blocks
+// decoded per query.
 func BenchmarkEngine(b *testing.B) {
 	ix, qs := benchIndex(b)
-	engines := map[string]Engine{"bitmap-nocache": NewBitmap(ix, BitmapOptions{})}
-	names := append(append([]string(nil), Algorithms...), "bitmap-nocache")
-	for _, name := range Algorithms {
+	engines := map[string]Engine{}
+	names := Engines()
+	for _, name := range names {
 		e, err := New(ix, name)
 		if err != nil {
 			b.Fatal(err)

@@ -21,15 +21,12 @@ import (
 )
 
 // testEngines are the engines checked against the exhaustive scorer: every
-// algorithm New knows, plus the bitmap baseline without a cache and with a
-// cache small enough to evict.
+// registered engine, plus the bitmap baseline with a cache small enough to
+// evict.
 func testEngines(t testing.TB, ix *index.Index) map[string]Engine {
 	t.Helper()
-	engines := map[string]Engine{
-		"bitmap-nocache": NewBitmap(ix, BitmapOptions{}),
-		"bitmap-tiny":    NewBitmap(ix, BitmapOptions{CacheBytes: 4 << 10}),
-	}
-	for _, name := range append(slices.Clone(Algorithms), "cpu") {
+	engines := map[string]Engine{"bitmap-tiny": NewBitmap(ix, BitmapOptions{CacheBytes: 4 << 10})}
+	for _, name := range Engines() {
 		e, err := New(ix, name)
 		if err != nil {
 			t.Fatalf("New(%q): %v", name, err)
@@ -351,13 +348,6 @@ func TestCancelledSearchStops(t *testing.T) {
 				t.Errorf("Search(context cancelled mid-query) error = %v, want context.Canceled", err)
 			}
 		})
-	}
-}
-
-func TestNewUnknownEngine(t *testing.T) {
-	ix := skipCorpus(t, 1000)
-	if _, err := New(ix, "nosuch"); err == nil || !strings.Contains(err.Error(), "nosuch") {
-		t.Errorf("New(nosuch) error = %v, want one naming the engine", err)
 	}
 }
 

@@ -333,15 +333,3 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
-
-func TestNewEngine(t *testing.T) {
-	f := newFixture(t, 8, 20)
-	for _, name := range append([]string{"cpu"}, query.Algorithms...) {
-		if e, err := query.New(f.ix, name); err != nil || e == nil {
-			t.Errorf("New(%q) = %v, %v", name, e, err)
-		}
-	}
-	if _, err := query.New(f.ix, "quantum"); err == nil || !strings.Contains(err.Error(), "quantum") {
-		t.Errorf("New(quantum) error = %v, want one naming it", err)
-	}
-}
