@@ -107,6 +107,6 @@ func scheduler(cfg config.Config, log *slog.Logger) api.AutoFunc {
 // queries), so the GPU has room for all of them and every CPU worker
 // takes a core from HTTP: there the scheduler's in-process default (11
 // workers) served 15-25% fewer AND queries than the GPU alone, and 1
-// worker as many (docs/server.md, runs CC-CE). The one worker still
+// worker as many (docs/server.md). The one worker still
 // answers cheap queries at once while the GPU batches the rest.
 func servedCPUWorkers() int { return max(1, runtime.GOMAXPROCS(0)/16) }

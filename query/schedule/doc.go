@@ -75,7 +75,7 @@
 // could sustain (the linear program's optimum: the queries cheapest on the
 // CPU relative to the GPU go to the CPU until both are equally busy), to
 // tell how far a policy is from what the processors allow
-// (`gpusearch bench bound`; docs/scheduling.md, runs BI-BL).
+// (`gpusearch bench bound`; docs/scheduling.md).
 //
 // Batches. A GPU worker whose engine is a query.BatchEngine takes every
 // job Queues gives it at once, up to Config.GPUBatch, and answers them in
@@ -89,11 +89,10 @@
 // is free (TryLock), so that it never waits for the lock while it has
 // work. On the H100 machine, once the load generator stopped sharing one
 // context among its queries, the lock seemed what limited hybrid on AND
-// queries, and Queues picks in O(1) and a deeper CPUAhead moved it (runs
-// BM-BR); a dispatcher goroutine owning the queues in place of the lock
-// did no better (runs BS-BT), and a trace showed why: a worker woken by the
-// lock's release then waited for a core behind the callers. Cheaper
+// queries, and Queues picks in O(1) and a deeper CPUAhead moved it; a
+// dispatcher goroutine owning the queues in place of the lock did no
+// better, and a trace showed why: a worker woken by the lock's release
+// then waited for a core behind the callers. Cheaper
 // callers (FeaturesOf with no allocation and a smaller frame, a query's
-// context without a timer) are what moved it next (docs/scheduling.md,
-// runs BX-BY).
+// context without a timer) are what moved it next (docs/scheduling.md).
 package schedule

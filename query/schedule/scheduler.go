@@ -172,7 +172,7 @@ func New(ix *index.Index, cfg Config) (*Scheduler, error) {
 // sustained more queries than 14 on the AND-and-OR mix (248,000 and
 // 256,000 q/s against 208,000-224,000) and on OR (152,000 against
 // 136,000), whose CPU queries are long enough to keep 14 busy, and as
-// many on AND (docs/scheduling.md, runs BQ-BR).
+// many on AND (docs/scheduling.md).
 func DefaultCPUWorkers(p Policy, gpuWorkers int) int {
 	n := runtime.GOMAXPROCS(0)
 	if gpuWorkers > 0 && (p == PolicyHybrid || p == PolicyBest) {
@@ -183,7 +183,7 @@ func DefaultCPUWorkers(p Policy, gpuWorkers int) int {
 
 // DefaultCPUAhead is Config.CPUAhead's default. On the H100 machine's AND
 // load, 6 sustained 576,000 and 608,000 q/s where 2 sustained 512,000 and
-// 544,000 (docs/scheduling.md, run BP): each hold of the lock hands a CPU
+// 544,000 (docs/scheduling.md): each hold of the lock hands a CPU
 // worker more cheap queries, and the workers' waits for it were what
 // stopped hybrid.
 const DefaultCPUAhead = 6
@@ -382,8 +382,7 @@ func (s *Scheduler) admitInbox() {
 // inbox is where Search leaves jobs for the workers: a stack that Search
 // pushes onto with a compare-and-swap and a worker empties in one, so
 // that an arrival never waits for a lock. (Against the mutex it replaced,
-// no change in hybrid's highest rate was measured: docs/scheduling.md,
-// runs BN-BO.)
+// no change in hybrid's highest rate was measured: docs/scheduling.md.)
 type inbox struct {
 	top atomic.Pointer[Job] // the latest job, linked to the ones before by next; closedInbox once closed
 }
