@@ -1,12 +1,14 @@
 // Package latency summarizes measured durations for every benchmark
-// harness: nearest-rank percentiles, the mean and the median, in
-// microseconds where a report prints them.
+// harness (nearest-rank percentiles, the mean and the median, in
+// microseconds where a report prints them) and reads a thread's CPU clock.
 package latency
 
 import (
 	"math"
 	"slices"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Summary is a set of durations' count, mean, nearest-rank percentiles
@@ -56,3 +58,15 @@ func Median(ts []time.Duration) time.Duration {
 
 // US is d in microseconds.
 func US(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// ThreadCPU is the CPU time the calling OS thread has used (0 where the
+// clock cannot be read). On a shared machine it stays close to what the
+// work would take alone, where wall time also counts waiting for a core;
+// lock the goroutine to its thread around what it times.
+func ThreadCPU() time.Duration {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
+}
