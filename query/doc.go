@@ -44,9 +44,10 @@
 // cannot name it: package query/gpuengine registers it, and a program that
 // serves it imports that package for its side effect, as it would a
 // database/sql driver. Without a GPU or a CUDA build, opening it fails
-// with an error that wraps ErrNoGPU. "auto" is no engine of the registry:
-// it is the server's CPU/GPU scheduler (package schedule), built over the
-// engines the registry makes.
+// with an error that wraps ErrNoGPU; schedule.OpenGPUs opens it on each of
+// several devices. "auto" is no engine of the registry: it is the
+// server's CPU/GPU scheduler (package schedule), built over the engines
+// the registry makes.
 //
 // Stats.Algorithm names what answered; for AND+OR that fell back to OR it
 // is "and+maxscore" and the like, and the statistics add up over both passes.
