@@ -37,6 +37,16 @@ var kernels = map[string]string{
 	"gpu-rice":      "rice",
 }
 
+// decodeKernels names the kernels of kernels/decode.cu: copy_u4 and each
+// codec's two decoders.
+func decodeKernels() []string {
+	names := []string{"copy_u4"}
+	for _, stem := range kernels {
+		names = append(names, "decode_"+stem+"_gaps", "decode_"+stem+"_docids")
+	}
+	return names
+}
+
 // Decodable reports whether the GPU has a decoder for the named codec.
 func Decodable(codec string) bool {
 	_, ok := kernels[codec]

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/internal/cuda"
 )
 
 const poison = 0xDEADBEEF
@@ -360,7 +361,7 @@ func TestOpenErrors(t *testing.T) {
 		}
 	})
 	t.Run("missing-ptx", func(t *testing.T) {
-		t.Setenv(PTXDirEnv, t.TempDir())
+		t.Setenv(cuda.PTXDirEnv, t.TempDir())
 		if _, err := OpenDevice(DeviceOptions{}); !errors.Is(err, ErrBadPTX) {
 			t.Errorf("OpenDevice(no PTX) = %v, want ErrBadPTX", err)
 		}
@@ -370,7 +371,7 @@ func TestOpenErrors(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "decode.ptx"), []byte(".version 8.0\nthis is not ptx\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Setenv(PTXDirEnv, dir)
+		t.Setenv(cuda.PTXDirEnv, dir)
 		if _, err := OpenDevice(DeviceOptions{}); !errors.Is(err, ErrBadPTX) {
 			t.Errorf("OpenDevice(bad PTX) = %v, want ErrBadPTX", err)
 		}

@@ -1,35 +1,63 @@
 package gpu
 
-import "time"
+import (
+	"time"
+
+	"github.com/gpusearch/gpusearch/internal/cuda"
+)
 
 // DeviceOptions choose a GPU, bound its memory use and say how the host
-// waits for it.
-type DeviceOptions struct {
-	Ordinal        int   // CUDA device ordinal
-	MemoryBudgetMB int64 // device memory the process may allocate; 0 = the free memory at open
-	// Wait is how the host thread waits for the device, one of CUDA's
-	// context scheduling flags: "auto" ("" too) lets the driver choose (it
-	// spins while there are fewer active contexts than cores), "spin"
-	// polls on the core, "yield" polls and yields the core between polls,
-	// and "block" sleeps until the device signals, which leaves the core
-	// to other work at the price of a wake-up.
-	Wait string
+// waits for it (the fields are documented in internal/cuda.Options).
+type DeviceOptions = cuda.Options
+
+// DeviceInfo describes an open device (internal/cuda.Info).
+type DeviceInfo = cuda.Info
+
+// Buffer is a block of device memory (internal/cuda.Buffer).
+type Buffer = cuda.Buffer
+
+// Device is one GPU with its own CUDA context and the decode kernels. It
+// is safe for concurrent use: its calls are serialized (see the package
+// documentation).
+type Device struct {
+	c      *cuda.Device
+	decode *cuda.Module // kernels/decode.ptx
 }
 
-// DeviceInfo describes an open device.
-type DeviceInfo struct {
-	Ordinal           int    `json:"ordinal"`
-	Name              string `json:"name"`
-	ComputeCapability string `json:"compute_capability"`
-	SMs               int    `json:"sms"`
-	L2Bytes           int64  `json:"l2_bytes"`
-	TotalBytes        int64  `json:"total_bytes"`
-	BudgetBytes       int64  `json:"budget_bytes"`
-	// PeakGBs is the theoretical memory bandwidth from the memory clock and
-	// bus width, in GB/s; measured copy bandwidth is the useful bound.
-	PeakGBs float64 `json:"peak_gbs"`
-	Driver  int     `json:"driver_version"`
+// OpenDevice creates a context on the chosen GPU, loads the decode
+// kernels (see internal/cuda.PTXDirEnv) and returns the device. Errors
+// wrap ErrNoDevice or ErrBadPTX, and ErrNoCUDA in a build without the cuda
+// tag; an unknown wait mode is an error of its own.
+func OpenDevice(opts DeviceOptions) (*Device, error) {
+	c, err := cuda.Open(opts)
+	if err != nil {
+		return nil, err
+	}
+	m, err := c.Load(kernelFS, "decode", decodeKernels())
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return &Device{c: c, decode: m}, nil
 }
+
+// Close destroys the context, which frees all of the device's memory. It
+// waits for calls in flight.
+func (d *Device) Close() error { return d.c.Close() }
+
+// Info describes the device.
+func (d *Device) Info() DeviceInfo { return d.c.Info() }
+
+// PTXSource says where the decode kernels were loaded from.
+func (d *Device) PTXSource() string { return d.decode.From() }
+
+// Used is the number of bytes allocated on the device.
+func (d *Device) Used() int64 { return d.c.Used() }
+
+// Alloc allocates size bytes (rounded up to a multiple of 16) of device
+// memory. It fails with an error wrapping ErrOutOfMemory past the budget or
+// when the device is full.
+func (d *Device) Alloc(size int64) (*Buffer, error) { return d.c.Alloc(size) }
 
 // DecodeJob is one decode launch: Count blocks of Col, either the range
 // starting at First or, when Sel is not nil, the block ids in Sel (Count
@@ -77,3 +105,81 @@ type DeviceUsage struct {
 	// wall time.
 	Busy time.Duration
 }
+
+// Column is an encoded column resident on a device.
+type Column struct {
+	codec                     string
+	stem                      string
+	blockSize, blocks, values int
+	dataLen                   uint64
+	data, offs, counts, bases *Buffer
+}
+
+// UploadColumn validates h and copies it to the device.
+func (d *Device) UploadColumn(h *HostColumn) (*Column, error) {
+	if err := h.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Column{codec: h.Codec, stem: kernels[h.Codec], blockSize: h.BlockSize, blocks: h.NumBlocks(),
+		values: h.Values(), dataLen: uint64(len(h.Data))}
+	err := c.upload(d, h)
+	if err != nil {
+		c.Free()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Column) upload(d *Device, h *HostColumn) error {
+	var err error
+	// Slack past the data: the kernels stage whole 16-byte chunks, and one
+	// more, around each block.
+	if c.data, err = d.Alloc(int64(len(h.Data)) + 64); err != nil {
+		return err
+	}
+	if err = c.data.WriteBytes(h.Data); err != nil {
+		return err
+	}
+	if c.offs, err = d.Alloc(8 * int64(len(h.Offsets))); err != nil {
+		return err
+	}
+	if err = c.offs.WriteUint64s(h.Offsets); err != nil {
+		return err
+	}
+	if c.counts, err = d.Alloc(4 * int64(len(h.Counts))); err != nil {
+		return err
+	}
+	if err = c.counts.WriteUint32s(h.Counts); err != nil {
+		return err
+	}
+	if h.Bases != nil {
+		if c.bases, err = d.Alloc(4 * int64(len(h.Bases))); err != nil {
+			return err
+		}
+		err = c.bases.WriteUint32s(h.Bases)
+	}
+	return err
+}
+
+// Free releases the column's device memory; a nil column does nothing.
+func (c *Column) Free() error {
+	if c == nil {
+		return nil
+	}
+	return cuda.FreeAll(c.data, c.offs, c.counts, c.bases)
+}
+
+// Codec is the column's codec name.
+func (c *Column) Codec() string { return c.codec }
+
+// BlockSize is the column's block size, the row stride of decode output.
+func (c *Column) BlockSize() int { return c.blockSize }
+
+// NumBlocks is the number of blocks in the column.
+func (c *Column) NumBlocks() int { return c.blocks }
+
+// Values is the number of values in the column.
+func (c *Column) Values() int { return c.values }
+
+// DataBytes is the size of the column's encoded blocks.
+func (c *Column) DataBytes() int64 { return int64(c.dataLen) }

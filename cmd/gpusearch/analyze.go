@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpusearch/gpusearch/analytics"
-	"github.com/gpusearch/gpusearch/gpu"
+	"github.com/gpusearch/gpusearch/analytics/gpu"
 )
 
 func init() { subcommands = append(subcommands, newAnalyzeCmd) }

@@ -1,5 +1,3 @@
-//go:build cuda
-
 package gpu
 
 import (
@@ -27,14 +25,15 @@ type Options struct {
 // stream of its own, on the device.
 type Engine struct {
 	dev *Device
-	be  *cudaBackend
+	be  *deviceBackend
 	q   *qengine
 }
 
 // NewEngine opens the GPU, loads the kernels and uploads ix. A column
 // whose codec has no GPU decoder is re-encoded at upload with the GPU codec
 // of the same block size (gpu-bp128 for every CPU codec). Errors wrap
-// ErrNoDevice, ErrBadPTX, ErrOutOfMemory or ErrFormat.
+// ErrNoDevice, ErrBadPTX, ErrOutOfMemory or ErrFormat, and ErrNoCUDA in a
+// build without the cuda tag.
 func NewEngine(ix *index.Index, opts Options) (*Engine, error) {
 	topk, err := checkTopK(opts.TopK)
 	if err != nil {

@@ -1,5 +1,3 @@
-//go:build cuda
-
 package gpu
 
 import (
@@ -9,9 +7,8 @@ import (
 	"time"
 	"unsafe"
 
-	"gorgonia.org/cu"
-
 	"github.com/gpusearch/gpusearch/analytics"
+	"github.com/gpusearch/gpusearch/internal/cuda"
 )
 
 const (
@@ -19,28 +16,28 @@ const (
 	emptySlot    = ^uint32(0)
 )
 
-// AnalyticsCorpus is a compressed corpus resident on a device with its
+// Corpus is a compressed corpus resident on a device with its
 // layout (rules by level) and its pools of hash tables, for analytics
 // without decompression (kernels/analytics.cu). One goroutine at a time
 // may run tasks on it: runs share its pools and scratch buffers.
-type AnalyticsCorpus struct {
-	d       *Device
+type Corpus struct {
+	d       *cuda.Device
 	c       *analytics.Corpus
 	layout  *analytics.Layout
-	fns     map[string]cu.Function
+	mod     *cuda.Module // kernels/analytics.ptx
 	nchunks int
 	// wordTables: the word pools are allocated, and bottom-up tables run
 	// on this upload itself (bottomUp).
 	wordTables bool
 
-	ruleStart, body, root, fileStart, rules, tableOff, fileOff, chunks *Buffer
-	weight, counts, keys, vals, used, fkeys, fvals, errFlag            *Buffer
+	ruleStart, body, root, fileStart, rules, tableOff, fileOff, chunks *cuda.Buffer
+	weight, counts, keys, vals, used, fkeys, fvals, errFlag            *cuda.Buffer
 
-	seq  *seqPools          // seqcount's, for the last sequence length run
-	td   *topDownPools      // top-down's, once a task has run top-down
-	text *textInput         // the text each run starts from (UploadText), or nil
-	bu   *AnalyticsCorpus   // the inlined grammar for bottom-up tables, once made (bottomUp)
-	tmp  map[string]*Buffer // scratch buffers by name (scratch)
+	seq  *seqPools               // seqcount's, for the last sequence length run
+	td   *topDownPools           // top-down's, once a task has run top-down
+	text *textInput              // the text each run starts from (UploadText), or nil
+	bu   *Corpus                 // the inlined grammar for bottom-up tables, once made (bottomUp)
+	tmp  map[string]*cuda.Buffer // scratch buffers by name (scratch)
 }
 
 // UploadCorpus computes c's layout, copies its grammar to the device and
@@ -49,12 +46,12 @@ type AnalyticsCorpus struct {
 // corpus with rules run on a second copy of the grammar, with only the
 // rules that pay for a table (Corpus.Inlined), made by Prepare or the first
 // run that needs it; word counts and top-down run on c's.
-func (d *Device) UploadCorpus(c *analytics.Corpus) (*AnalyticsCorpus, error) {
-	fns := map[string]cu.Function{}
-	if err := d.do(func() error { return loadKernels(fns) }); err != nil {
+func (d *Device) UploadCorpus(c *analytics.Corpus) (*Corpus, error) {
+	mod, err := d.c.Load(kernelFS, "analytics", kernels)
+	if err != nil {
 		return nil, err
 	}
-	return d.uploadCorpus(c, fns, c.Grammar.NumRules() == 0)
+	return uploadCorpus(d.c, c, mod, c.Grammar.NumRules() == 0)
 }
 
 // Prepare readies what runs of task with opts need beyond the upload: for
@@ -62,7 +59,7 @@ func (d *Device) UploadCorpus(c *analytics.Corpus) (*AnalyticsCorpus, error) {
 // (a few hundred milliseconds on a large corpus) and uploaded once. Run
 // prepares too; calling Prepare first keeps that cost out of the first
 // run's time, and a corpus that only ever counts words never pays it.
-func (a *AnalyticsCorpus) Prepare(task analytics.Task, opts analytics.Options) error {
+func (a *Corpus) Prepare(task analytics.Task, opts analytics.Options) error {
 	if _, err := analytics.ParseTask(string(task)); err != nil {
 		return err
 	}
@@ -84,7 +81,7 @@ func (a *AnalyticsCorpus) Prepare(task analytics.Task, opts analytics.Options) e
 // bottomUp returns the upload that bottom-up tables run on: a itself when
 // it has its own word pools (a corpus without rules, or the inlined
 // upload), else the inlined grammar's upload, made on first use.
-func (a *AnalyticsCorpus) bottomUp() (*AnalyticsCorpus, error) {
+func (a *Corpus) bottomUp() (*Corpus, error) {
 	if a.wordTables {
 		return a, nil
 	}
@@ -93,39 +90,39 @@ func (a *AnalyticsCorpus) bottomUp() (*AnalyticsCorpus, error) {
 		if err != nil {
 			return nil, err
 		}
-		if a.bu, err = a.d.uploadCorpus(in, a.fns, true); err != nil {
+		if a.bu, err = uploadCorpus(a.d, in, a.mod, true); err != nil {
 			return nil, err
 		}
 	}
 	return a.bu, nil
 }
 
-// uploadCorpus uploads c with the kernels fns; the pools of the
+// uploadCorpus uploads c to d with the kernels mod; the pools of the
 // bottom-up word tables only if wordTables.
-func (d *Device) uploadCorpus(c *analytics.Corpus, fns map[string]cu.Function, wordTables bool) (*AnalyticsCorpus, error) {
-	a := &AnalyticsCorpus{d: d, c: c, layout: c.TableLayout(), fns: fns, wordTables: wordTables, tmp: map[string]*Buffer{}}
+func uploadCorpus(d *cuda.Device, c *analytics.Corpus, mod *cuda.Module, wordTables bool) (*Corpus, error) {
+	a := &Corpus{d: d, c: c, layout: c.TableLayout(), mod: mod, wordTables: wordTables, tmp: map[string]*cuda.Buffer{}}
 	g, l := c.Grammar, a.layout
 	chunks := rootChunks(g)
 	a.nchunks = len(chunks) / 3
 	err := func() error {
 		for _, u := range []struct {
-			dst **Buffer
+			dst **cuda.Buffer
 			src []uint32
 		}{
 			{&a.ruleStart, g.RuleStart}, {&a.body, g.Body}, {&a.root, g.Root},
 			{&a.fileStart, g.FileStart}, {&a.rules, l.Rules}, {&a.chunks, chunks},
 		} {
 			var err error
-			if *u.dst, err = upload(d, u.src); err != nil {
+			if *u.dst, err = cuda.Upload(d, u.src); err != nil {
 				return err
 			}
 		}
 		for _, u := range []struct {
-			dst **Buffer
+			dst **cuda.Buffer
 			src []uint64
 		}{{&a.tableOff, l.TableOff}, {&a.fileOff, l.FileOff}} {
 			var err error
-			if *u.dst, err = upload(d, u.src); err != nil {
+			if *u.dst, err = cuda.Upload(d, u.src); err != nil {
 				return err
 			}
 		}
@@ -134,7 +131,7 @@ func (d *Device) uploadCorpus(c *analytics.Corpus, fns map[string]cu.Function, w
 			ruleSlots, fileSlots = int64(l.TableOff[len(l.TableOff)-1]), int64(l.FileOff[len(l.FileOff)-1])
 		}
 		for _, u := range []struct {
-			dst  **Buffer
+			dst  **cuda.Buffer
 			size int64
 		}{
 			{&a.weight, 8 * int64(g.NumRules())}, {&a.counts, 8 * int64(len(c.Dict))},
@@ -156,42 +153,8 @@ func (d *Device) uploadCorpus(c *analytics.Corpus, fns map[string]cu.Function, w
 	return a, nil
 }
 
-// loadKernels loads kernels/analytics.ptx into fns; it runs inside
-// Device.do.
-func loadKernels(fns map[string]cu.Function) error {
-	ptx, from, err := loadPTX("analytics")
-	if err != nil {
-		return err
-	}
-	mod, err := cu.LoadData(string(ptx))
-	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrBadPTX, from, err)
-	}
-	for _, name := range analyticsKernels {
-		fn, err := mod.Function(name)
-		if err != nil {
-			return fmt.Errorf("%w: %s has no kernel %s: %v", ErrBadPTX, from, name, err)
-		}
-		fns[name] = fn
-	}
-	return nil
-}
-
-// upload allocates a buffer and copies src into it.
-func upload[T uint32 | uint64](d *Device, src []T) (*Buffer, error) {
-	b, err := d.Alloc(int64(unsafe.Sizeof(T(0))) * int64(len(src)))
-	if err != nil {
-		return nil, err
-	}
-	if err := writeSlice(b, src); err != nil {
-		b.Free()
-		return nil, err
-	}
-	return b, nil
-}
-
 // Free releases the corpus's device memory.
-func (a *AnalyticsCorpus) Free() error {
+func (a *Corpus) Free() error {
 	first := a.seq.free()
 	for _, err := range []error{a.td.free(), a.text.free()} {
 		if err != nil && first == nil {
@@ -210,7 +173,7 @@ func (a *AnalyticsCorpus) Free() error {
 		delete(a.tmp, name)
 	}
 	a.seq, a.td, a.text, a.bu = nil, nil, nil, nil
-	if err := freeBuffers(a.ruleStart, a.body, a.root, a.fileStart, a.rules, a.tableOff, a.fileOff, a.chunks,
+	if err := cuda.FreeAll(a.ruleStart, a.body, a.root, a.fileStart, a.rules, a.tableOff, a.fileOff, a.chunks,
 		a.weight, a.counts, a.keys, a.vals, a.used, a.fkeys, a.fvals, a.errFlag); err != nil && first == nil {
 		first = err
 	}
@@ -221,7 +184,7 @@ func (a *AnalyticsCorpus) Free() error {
 // (and to prepare, if Prepare was not called first: see there), Kernels
 // the device time of the launches, Traverse that plus copying the
 // result back and assembling it (and, after UploadText, reading the text).
-func (a *AnalyticsCorpus) Run(ctx context.Context, task analytics.Task, opts analytics.Options) (*analytics.Result, error) {
+func (a *Corpus) Run(ctx context.Context, task analytics.Task, opts analytics.Options) (*analytics.Result, error) {
 	if _, err := analytics.ParseTask(string(task)); err != nil {
 		return nil, err
 	}
@@ -288,28 +251,17 @@ func (a *AnalyticsCorpus) Run(ctx context.Context, task analytics.Task, opts ana
 
 // launch starts kernel name with n work items of per threads each (1: a
 // thread, 32: a warp); args are device pointers and integers. It runs
-// inside Device.do.
-func (a *AnalyticsCorpus) launch(name string, n, per int, args ...uint64) error {
+// inside a timed section (cuda.Device.Timed).
+func (a *Corpus) launch(name string, n, per int, args ...uint64) error {
 	return a.launchGrid(name, (n*per+analyticsCTA-1)/analyticsCTA, args...)
 }
 
 // launchGrid starts kernel name on grid CTAs of analyticsCTA threads.
-func (a *AnalyticsCorpus) launchGrid(name string, grid int, args ...uint64) error {
+func (a *Corpus) launchGrid(name string, grid int, args ...uint64) error {
 	if grid == 0 {
 		return nil
 	}
-	ptrs := make([]unsafe.Pointer, len(args))
-	for i := range args {
-		ptrs[i] = unsafe.Pointer(&args[i])
-	}
-	fn, ok := a.fns[name]
-	if !ok {
-		return fmt.Errorf("gpu: launch %s: not among the loaded kernels", name)
-	}
-	if err := fn.Launch(grid, 1, 1, analyticsCTA, 1, 1, 0, cu.Stream{}, ptrs); err != nil {
-		return fmt.Errorf("gpu: launch %s: %w", name, err)
-	}
-	return nil
+	return a.mod.Launch(cuda.Stream{}, name, grid, analyticsCTA, args...)
 }
 
 // launchLevel launches kernel name (each_rule in kernels/analytics.cu) on
@@ -317,29 +269,29 @@ func (a *AnalyticsCorpus) launchGrid(name string, grid int, args ...uint64) erro
 // CTA per block rule, then a warp per warp rule, then a thread per thread
 // rule. Its arguments are the level's rules and their three counts, then
 // rest.
-func (a *AnalyticsCorpus) launchLevel(layout *analytics.Layout, rules *Buffer, lv int, name string, rest ...uint64) error {
+func (a *Corpus) launchLevel(layout *analytics.Layout, rules *cuda.Buffer, lv int, name string, rest ...uint64) error {
 	at := layout.LevelStart[analytics.Sizes*lv : analytics.Sizes*(lv+1)+1]
 	nt, ng, nb := int(at[1]-at[0]), int(at[2]-at[1]), int(at[3]-at[2])
 	grid := nb + (32*ng+analyticsCTA-1)/analyticsCTA + (nt+analyticsCTA-1)/analyticsCTA
-	args := append([]uint64{uint64(rules.ptr) + 4*uint64(at[0]), uint64(nt), uint64(ng), uint64(nb)}, rest...)
+	args := append([]uint64{rules.Ptr() + 4*uint64(at[0]), uint64(nt), uint64(ng), uint64(nb)}, rest...)
 	return a.launchGrid(name, grid, args...)
 }
 
 // wordCounts runs the top-down word count.
-func (a *AnalyticsCorpus) wordCounts(res *analytics.Result) error {
+func (a *Corpus) wordCounts(res *analytics.Result) error {
 	start := time.Now()
-	for _, b := range []*Buffer{a.weight, a.counts} {
+	for _, b := range []*cuda.Buffer{a.weight, a.counts} {
 		if err := b.Fill32(0); err != nil {
 			return err
 		}
 	}
 	res.Init = time.Since(start)
 	start = time.Now()
-	ruleStart, body, weight, counts := uint64(a.ruleStart.ptr), uint64(a.body.ptr), uint64(a.weight.ptr), uint64(a.counts.ptr)
+	ruleStart, body, weight, counts := a.ruleStart.Ptr(), a.body.Ptr(), a.weight.Ptr(), a.counts.Ptr()
 	var err error
-	res.Kernels, err = a.d.timed(func() error {
+	res.Kernels, err = a.d.Timed(func() error {
 		g := a.c.Grammar
-		if err := a.launch("tadoc_root_weights", len(g.Root), 1, uint64(a.root.ptr), uint64(len(g.Root)), weight, counts); err != nil {
+		if err := a.launch("tadoc_root_weights", len(g.Root), 1, a.root.Ptr(), uint64(len(g.Root)), weight, counts); err != nil {
 			return err
 		}
 		for l := a.layout.Levels - 1; l >= 0; l-- {
@@ -353,7 +305,7 @@ func (a *AnalyticsCorpus) wordCounts(res *analytics.Result) error {
 		return err
 	}
 	res.Counts = make([]uint64, len(a.c.Dict))
-	if err := read(a.counts, res.Counts); err != nil {
+	if err := cuda.Read(a.counts, res.Counts); err != nil {
 		return err
 	}
 	res.Traverse = time.Since(start)
@@ -362,11 +314,11 @@ func (a *AnalyticsCorpus) wordCounts(res *analytics.Result) error {
 
 // tables runs the per-document word tables, bottom-up or top-down
 // (res.Traversal); bottom-up, on the upload bottomUp returns.
-func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
+func (a *Corpus) tables(res *analytics.Result) error {
 	start := time.Now()
 	pool := filePool{"tadoc_", a.layout.FileOff, a.fileOff, a.fkeys, a.fvals}
-	clear := []*Buffer{a.keys, a.fkeys}
-	zero := []*Buffer{a.vals, a.used, a.fvals, a.errFlag}
+	clear := []*cuda.Buffer{a.keys, a.fkeys}
+	zero := []*cuda.Buffer{a.vals, a.used, a.fvals, a.errFlag}
 	launches := a.bottomUpTables
 	if res.Traversal == analytics.TopDown {
 		td, err := a.topDownPools(true)
@@ -374,7 +326,7 @@ func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
 			return err
 		}
 		pool = filePool{"tadoc_", td.fileOff, td.off, td.keys, td.vals}
-		clear, zero = []*Buffer{td.keys}, []*Buffer{td.vals, td.weight, a.errFlag}
+		clear, zero = []*cuda.Buffer{td.keys}, []*cuda.Buffer{td.vals, td.weight, a.errFlag}
 		launches = func() error { return a.topDownTables(td) }
 	}
 	start, err := a.clearAndLaunch(res, start, clear, zero, launches)
@@ -407,9 +359,9 @@ func (a *AnalyticsCorpus) tables(res *analytics.Result) error {
 // slot and of the zero buffers to 0, records the time since start as
 // res.Init, then runs launches, their device time in res.Kernels. It
 // returns when it started the launches.
-func (a *AnalyticsCorpus) clearAndLaunch(res *analytics.Result, start time.Time, clear, zero []*Buffer, launches func() error) (time.Time, error) {
+func (a *Corpus) clearAndLaunch(res *analytics.Result, start time.Time, clear, zero []*cuda.Buffer, launches func() error) (time.Time, error) {
 	for _, f := range []struct {
-		bufs []*Buffer
+		bufs []*cuda.Buffer
 		v    uint32
 	}{{clear, emptySlot}, {zero, 0}} {
 		for _, b := range f.bufs {
@@ -421,39 +373,39 @@ func (a *AnalyticsCorpus) clearAndLaunch(res *analytics.Result, start time.Time,
 	res.Init = time.Since(start)
 	start = time.Now()
 	var err error
-	res.Kernels, err = a.d.timed(launches)
+	res.Kernels, err = a.d.Timed(launches)
 	return start, err
 }
 
 // bottomUpTables launches the bottom-up word tables: rule tables level by
 // level from the bottom, then the documents' tables from them.
-func (a *AnalyticsCorpus) bottomUpTables() error {
-	ruleStart, body, tableOff := uint64(a.ruleStart.ptr), uint64(a.body.ptr), uint64(a.tableOff.ptr)
-	keys, vals, used, errFlag := uint64(a.keys.ptr), uint64(a.vals.ptr), uint64(a.used.ptr), uint64(a.errFlag.ptr)
+func (a *Corpus) bottomUpTables() error {
+	ruleStart, body, tableOff := a.ruleStart.Ptr(), a.body.Ptr(), a.tableOff.Ptr()
+	keys, vals, used, errFlag := a.keys.Ptr(), a.vals.Ptr(), a.used.Ptr(), a.errFlag.Ptr()
 	for l := range a.layout.Levels {
 		if err := a.launchLevel(a.layout, a.rules, l, "tadoc_tables_level",
 			ruleStart, body, tableOff, keys, vals, used, errFlag); err != nil {
 			return err
 		}
 	}
-	return a.launch("tadoc_files", a.nchunks, analyticsCTA, uint64(a.chunks.ptr), uint64(a.nchunks), uint64(a.root.ptr),
-		uint64(a.fileStart.ptr), tableOff, keys, vals, used, uint64(a.fileOff.ptr), uint64(a.fkeys.ptr), uint64(a.fvals.ptr), errFlag)
+	return a.launch("tadoc_files", a.nchunks, analyticsCTA, a.chunks.Ptr(), uint64(a.nchunks), a.root.Ptr(),
+		a.fileStart.Ptr(), tableOff, keys, vals, used, a.fileOff.Ptr(), a.fkeys.Ptr(), a.fvals.Ptr(), errFlag)
 }
 
 // topDownTables launches the top-down word tables: the documents' own
 // words and the weights of the rules their roots name, then levels from
 // the top down, each rule putting its words into the dense tables of the
 // documents it occurs in.
-func (a *AnalyticsCorpus) topDownTables(td *topDownPools) error {
+func (a *Corpus) topDownTables(td *topDownPools) error {
 	files, words := uint64(a.c.Grammar.NumFiles()), uint64(len(a.c.Dict))
-	weight, keys, vals := uint64(td.weight.ptr), uint64(td.keys.ptr), uint64(td.vals.ptr)
-	if err := a.launch("tadoc_td_files", a.nchunks, analyticsCTA, uint64(a.chunks.ptr), uint64(a.nchunks), uint64(a.root.ptr),
-		uint64(a.fileStart.ptr), weight, files, keys, vals, words); err != nil {
+	weight, keys, vals := td.weight.Ptr(), td.keys.Ptr(), td.vals.Ptr()
+	if err := a.launch("tadoc_td_files", a.nchunks, analyticsCTA, a.chunks.Ptr(), uint64(a.nchunks), a.root.Ptr(),
+		a.fileStart.Ptr(), weight, files, keys, vals, words); err != nil {
 		return err
 	}
 	for l := a.layout.Levels - 1; l >= 0; l-- {
 		if err := a.launchLevel(a.layout, a.rules, l, "tadoc_td_level",
-			uint64(a.ruleStart.ptr), uint64(a.body.ptr), weight, files, keys, vals, words); err != nil {
+			a.ruleStart.Ptr(), a.body.Ptr(), weight, files, keys, vals, words); err != nil {
 			return err
 		}
 	}
@@ -472,7 +424,7 @@ const (
 
 // traversal returns the traversal of a per-document task: the one asked
 // for, or Auto's choice.
-func (a *AnalyticsCorpus) traversal(task analytics.Task, asked analytics.Traversal) (analytics.Traversal, error) {
+func (a *Corpus) traversal(task analytics.Task, asked analytics.Traversal) (analytics.Traversal, error) {
 	g := a.c.Grammar
 	files := uint64(g.NumFiles())
 	fits := files*uint64(g.NumRules()) <= topDownMaxEntries &&
@@ -491,14 +443,14 @@ func (a *AnalyticsCorpus) traversal(task analytics.Task, asked analytics.Travers
 // and, once a word task has run top-down, the dense word tables (document
 // f's slots are fileOff[f] = f x words onwards; off holds fileOff).
 type topDownPools struct {
-	weight          *Buffer
+	weight          *cuda.Buffer
 	fileOff         []uint64
-	off, keys, vals *Buffer
+	off, keys, vals *cuda.Buffer
 }
 
 // topDownPools returns the corpus's top-down buffers, allocating them on
 // first use (the dense word tables only when words is set).
-func (a *AnalyticsCorpus) topDownPools(words bool) (*topDownPools, error) {
+func (a *Corpus) topDownPools(words bool) (*topDownPools, error) {
 	g := a.c.Grammar
 	if a.td == nil {
 		w, err := a.d.Alloc(4 * int64(g.NumRules()) * int64(g.NumFiles()))
@@ -518,7 +470,7 @@ func (a *AnalyticsCorpus) topDownPools(words bool) (*topDownPools, error) {
 	}
 	slots := int64(td.fileOff[g.NumFiles()])
 	var err error
-	if td.off, err = upload(a.d, td.fileOff); err == nil {
+	if td.off, err = cuda.Upload(a.d, td.fileOff); err == nil {
 		if td.keys, err = a.d.Alloc(4 * slots); err == nil {
 			td.vals, err = a.d.Alloc(4 * slots)
 		}
@@ -532,7 +484,7 @@ func (a *AnalyticsCorpus) topDownPools(words bool) (*topDownPools, error) {
 
 // freeTables releases the dense word tables.
 func (td *topDownPools) freeTables() {
-	freeBuffers(td.off, td.keys, td.vals)
+	cuda.FreeAll(td.off, td.keys, td.vals)
 	td.off, td.keys, td.vals = nil, nil, nil
 }
 
@@ -541,12 +493,12 @@ func (td *topDownPools) free() error {
 	if td == nil {
 		return nil
 	}
-	return freeBuffers(td.weight, td.off, td.keys, td.vals)
+	return cuda.FreeAll(td.weight, td.off, td.keys, td.vals)
 }
 
 // checkFlag fails if a kernel found a hash table full.
-func (a *AnalyticsCorpus) checkFlag() error {
-	flag, err := a.errFlag.uint32At(0)
+func (a *Corpus) checkFlag() error {
+	flag, err := a.errFlag.Uint32At(0)
 	if err != nil {
 		return err
 	}
@@ -563,7 +515,7 @@ func (a *AnalyticsCorpus) checkFlag() error {
 type filePool struct {
 	prefix          string
 	fileOff         []uint64
-	off, keys, vals *Buffer
+	off, keys, vals *cuda.Buffer
 }
 
 // deviceRows is a document pool compacted on the device: document f's
@@ -572,16 +524,16 @@ type filePool struct {
 type deviceRows struct {
 	n                    int
 	start                []int
-	startBuf, keys, vals *Buffer
+	startBuf, keys, vals *cuda.Buffer
 }
 
 // scratch returns the scratch buffer name, of at least size bytes. A run
 // takes its temporary device buffers from here, and the next run finds
 // them again: allocating and freeing device memory in every run cost host
 // time (a free waits for the device). Free releases them.
-func (a *AnalyticsCorpus) scratch(name string, size int64) (*Buffer, error) {
+func (a *Corpus) scratch(name string, size int64) (*cuda.Buffer, error) {
 	if b := a.tmp[name]; b != nil {
-		if b.size >= size {
+		if b.Size() >= size {
 			return b, nil
 		}
 		delete(a.tmp, name)
@@ -602,7 +554,7 @@ func (a *AnalyticsCorpus) scratch(name string, size int64) (*Buffer, error) {
 // each chunk's output base from them on the host, then the ordered writes
 // (compact) and each document's first position (row_starts). It returns
 // the rows and the device time of its launches.
-func compact[K uint32 | uint64](a *AnalyticsCorpus, p filePool) (*deviceRows, time.Duration, error) {
+func compact[K uint32 | uint64](a *Corpus, p filePool) (*deviceRows, time.Duration, error) {
 	slots, files := p.fileOff[len(p.fileOff)-1], len(p.fileOff)-1
 	nchunks := int((slots + compactChunk - 1) / compactChunk)
 	rows := &deviceRows{}
@@ -610,9 +562,9 @@ func compact[K uint32 | uint64](a *AnalyticsCorpus, p filePool) (*deviceRows, ti
 	if err != nil {
 		return nil, 0, err
 	}
-	fkeys, fvals := uint64(p.keys.ptr), uint64(p.vals.ptr)
-	countTime, err := a.d.timed(func() error {
-		return a.launch(p.prefix+"chunk_counts", nchunks, analyticsCTA, fkeys, slots, uint64(counts.ptr))
+	fkeys, fvals := p.keys.Ptr(), p.vals.Ptr()
+	countTime, err := a.d.Timed(func() error {
+		return a.launch(p.prefix+"chunk_counts", nchunks, analyticsCTA, fkeys, slots, counts.Ptr())
 	})
 	if err != nil {
 		return nil, 0, err
@@ -630,12 +582,12 @@ func compact[K uint32 | uint64](a *AnalyticsCorpus, p filePool) (*deviceRows, ti
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := writeSlice(base, bases); err != nil {
+	if err := cuda.Write(base, bases); err != nil {
 		return nil, 0, err
 	}
 	keySize := int64(unsafe.Sizeof(K(0)))
 	for _, u := range []struct {
-		dst  **Buffer
+		dst  **cuda.Buffer
 		name string
 		size int64
 	}{{&rows.startBuf, "rows.start", 8 * int64(files+1)}, {&rows.keys, "rows.keys", keySize * int64(filled)}, {&rows.vals, "rows.vals", 4 * int64(filled)}} {
@@ -643,19 +595,19 @@ func compact[K uint32 | uint64](a *AnalyticsCorpus, p filePool) (*deviceRows, ti
 			return nil, 0, err
 		}
 	}
-	compactTime, err := a.d.timed(func() error {
-		if err := a.launch(p.prefix+"compact", nchunks, analyticsCTA, fkeys, fvals, slots, uint64(base.ptr),
-			uint64(rows.keys.ptr), uint64(rows.vals.ptr)); err != nil {
+	compactTime, err := a.d.Timed(func() error {
+		if err := a.launch(p.prefix+"compact", nchunks, analyticsCTA, fkeys, fvals, slots, base.Ptr(),
+			rows.keys.Ptr(), rows.vals.Ptr()); err != nil {
 			return err
 		}
-		return a.launch(p.prefix+"row_starts", files+1, 1, uint64(p.off.ptr), uint64(files), fkeys,
-			uint64(base.ptr), uint64(rows.startBuf.ptr))
+		return a.launch(p.prefix+"row_starts", files+1, 1, p.off.Ptr(), uint64(files), fkeys,
+			base.Ptr(), rows.startBuf.Ptr())
 	})
 	if err != nil {
 		return nil, 0, err
 	}
 	starts := make([]uint64, files+1)
-	if err := read(rows.startBuf, starts); err != nil {
+	if err := cuda.Read(rows.startBuf, starts); err != nil {
 		return nil, 0, err
 	}
 	if starts[0] != 0 || starts[files] != filled {

@@ -1,5 +1,3 @@
-//go:build cuda
-
 package gpu
 
 import "time"
@@ -8,7 +6,7 @@ import "time"
 // intersect --engine gpu`).
 type Intersector struct {
 	dev *Device
-	be  *cudaBackend
+	be  *deviceBackend
 }
 
 // IntersectLists are lists resident on an Intersector's GPU, with the
@@ -19,7 +17,7 @@ type IntersectLists struct {
 }
 
 // NewIntersector opens the GPU and loads the kernels. Errors wrap
-// ErrNoDevice or ErrBadPTX.
+// ErrNoDevice or ErrBadPTX, and ErrNoCUDA in a build without the cuda tag.
 func NewIntersector(opts DeviceOptions) (*Intersector, error) {
 	d, be, err := openBackend(opts)
 	if err != nil {

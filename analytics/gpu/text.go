@@ -1,5 +1,3 @@
-//go:build cuda
-
 package gpu
 
 import (
@@ -9,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/gpusearch/gpusearch/analytics"
+	"github.com/gpusearch/gpusearch/internal/cuda"
 )
 
 // textInput is a corpus's words as text on the device, with its
@@ -17,7 +16,7 @@ import (
 type textInput struct {
 	nchunks                                             int
 	nslots                                              uint64
-	text, dict, dictOff, slots, words, lines, sums, err *Buffer
+	text, dict, dictOff, slots, words, lines, sums, err *cuda.Buffer
 }
 
 // UploadText puts c on the device for the uncompressed baseline that
@@ -28,7 +27,7 @@ type textInput struct {
 // on them as on an UploadCorpus(c.Plain()); that step is part of the
 // run's time. The dictionary is given, as a text engine's would not be:
 // the baseline pays for reading text, not for building a vocabulary.
-func (d *Device) UploadText(c *analytics.Corpus) (*AnalyticsCorpus, error) {
+func (d *Device) UploadText(c *analytics.Corpus) (*Corpus, error) {
 	text, err := c.Text()
 	if err != nil {
 		return nil, err
@@ -37,7 +36,7 @@ func (d *Device) UploadText(c *analytics.Corpus) (*AnalyticsCorpus, error) {
 }
 
 // uploadText is UploadText with the text given (tests damage it).
-func (d *Device) uploadText(c *analytics.Corpus, text []byte) (*AnalyticsCorpus, error) {
+func (d *Device) uploadText(c *analytics.Corpus, text []byte) (*Corpus, error) {
 	tab, err := newDictTable(c.Dict)
 	if err != nil {
 		return nil, err
@@ -56,26 +55,26 @@ func (d *Device) uploadText(c *analytics.Corpus, text []byte) (*AnalyticsCorpus,
 	a.text = t
 	err = func() error {
 		for _, u := range []struct {
-			dst **Buffer
+			dst **cuda.Buffer
 			src []byte
 		}{{&t.text, padded}, {&t.dict, tab.bytes}} {
 			var err error
-			if *u.dst, err = uploadBytes(d, u.src); err != nil {
+			if *u.dst, err = uploadBytes(d.c, u.src); err != nil {
 				return err
 			}
 		}
 		var err error
-		if t.dictOff, err = upload(d, tab.off); err != nil {
+		if t.dictOff, err = cuda.Upload(d.c, tab.off); err != nil {
 			return err
 		}
-		if t.slots, err = upload(d, tab.slots); err != nil {
+		if t.slots, err = cuda.Upload(d.c, tab.slots); err != nil {
 			return err
 		}
 		for _, u := range []struct {
-			dst **Buffer
+			dst **cuda.Buffer
 			n   int
 		}{{&t.words, t.nchunks}, {&t.lines, t.nchunks}, {&t.sums, (t.nchunks + scanBlock - 1) / scanBlock}, {&t.err, 1}} {
-			if *u.dst, err = d.Alloc(4 * int64(u.n)); err != nil {
+			if *u.dst, err = d.c.Alloc(4 * int64(u.n)); err != nil {
 				return err
 			}
 		}
@@ -90,35 +89,35 @@ func (d *Device) uploadText(c *analytics.Corpus, text []byte) (*AnalyticsCorpus,
 
 // uploadBytes allocates a buffer and copies b into it (zero bytes after
 // it up to a multiple of 4).
-func uploadBytes(d *Device, b []byte) (*Buffer, error) {
+func uploadBytes(d *cuda.Device, b []byte) (*cuda.Buffer, error) {
 	w := make([]uint32, (len(b)+3)/4)
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), 4*len(w)), b)
-	return upload(d, w)
+	return cuda.Upload(d, w)
 }
 
 func (t *textInput) free() error {
 	if t == nil {
 		return nil
 	}
-	return freeBuffers(t.text, t.dict, t.dictOff, t.slots, t.words, t.lines, t.sums, t.err)
+	return cuda.FreeAll(t.text, t.dict, t.dictOff, t.slots, t.words, t.lines, t.sums, t.err)
 }
 
 // tokenize writes the word ids of the text into the root: text_counts,
 // a scan of each count, text_words. It returns its device time.
-func (t *textInput) tokenize(a *AnalyticsCorpus) (time.Duration, error) {
+func (t *textInput) tokenize(a *Corpus) (time.Duration, error) {
 	g := a.c.Grammar
-	return a.d.timed(func() error {
-		if err := a.launchGrid("text_counts", t.nchunks, uint64(t.text.ptr), uint64(t.words.ptr), uint64(t.lines.ptr)); err != nil {
+	return a.d.Timed(func() error {
+		if err := a.launchGrid("text_counts", t.nchunks, t.text.Ptr(), t.words.Ptr(), t.lines.Ptr()); err != nil {
 			return err
 		}
-		for _, v := range []*Buffer{t.words, t.lines} {
+		for _, v := range []*cuda.Buffer{t.words, t.lines} {
 			if err := a.scan(v, t.nchunks, t.sums); err != nil {
 				return err
 			}
 		}
-		return a.launchGrid("text_words", t.nchunks, uint64(t.text.ptr), uint64(t.nchunks*textChunk), uint64(t.words.ptr), uint64(t.lines.ptr),
-			uint64(t.dict.ptr), uint64(t.dictOff.ptr), uint64(t.slots.ptr), t.nslots,
-			uint64(a.fileStart.ptr), uint64(g.NumFiles()), uint64(a.root.ptr), uint64(len(g.Root)), uint64(t.err.ptr))
+		return a.launchGrid("text_words", t.nchunks, t.text.Ptr(), uint64(t.nchunks*textChunk), t.words.Ptr(), t.lines.Ptr(),
+			t.dict.Ptr(), t.dictOff.Ptr(), t.slots.Ptr(), t.nslots,
+			a.fileStart.Ptr(), uint64(g.NumFiles()), a.root.Ptr(), uint64(len(g.Root)), t.err.Ptr())
 	})
 }
 
@@ -127,7 +126,7 @@ var errTextMismatch = errors.New("gpu: the text does not match the corpus (a wor
 
 // check reads the text kernels' error flag.
 func (t *textInput) check() error {
-	flag, err := t.err.uint32At(0)
+	flag, err := t.err.Uint32At(0)
 	if err != nil {
 		return err
 	}

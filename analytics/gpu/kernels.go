@@ -1,8 +1,8 @@
 package gpu
 
-// analyticsKernels names every kernel of kernels/analytics.ptx, which the
-// analytics engine loads (TestAnalyticsKernelsListed keeps the list whole).
-var analyticsKernels = []string{
+// kernels names every kernel of kernels/analytics.ptx, which UploadCorpus
+// loads (TestKernelsListed keeps the list whole).
+var kernels = []string{
 	"tadoc_root_weights", "tadoc_topdown_level", "tadoc_tables_level", "tadoc_files",
 	"tadoc_chunk_counts", "tadoc_compact", "tadoc_row_starts",
 	"tadoc_seq_tables_level", "tadoc_seq_files",

@@ -1,5 +1,3 @@
-//go:build cuda
-
 package gpu
 
 import (
@@ -8,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gpusearch/gpusearch/analytics"
+	"github.com/gpusearch/gpusearch/internal/cuda"
 )
 
 // The radix sort's and the scan's shapes (SORT_BITS, SORT_TILE,
@@ -23,17 +22,17 @@ const (
 // p2 the radix sort's other buffers and counts and sums its scratch.
 type pairs struct {
 	n, ntiles    int
-	k, p, k2, p2 *Buffer
-	counts, sums *Buffer
+	k, p, k2, p2 *cuda.Buffer
+	counts, sums *cuda.Buffer
 }
 
 // newPairs returns scratch buffers for n pairs and their sort; its scan
 // scratch also serves a scan of n+1 values.
-func (a *AnalyticsCorpus) newPairs(n int) (*pairs, error) {
+func (a *Corpus) newPairs(n int) (*pairs, error) {
 	pr := &pairs{n: n, ntiles: (n + sortTile - 1) / sortTile}
 	scans := max(sortBuckets*pr.ntiles, n+1)
 	for _, u := range []struct {
-		dst  **Buffer
+		dst  **cuda.Buffer
 		name string
 		size int64
 	}{
@@ -56,17 +55,17 @@ func (pr *pairs) swap() { pr.k, pr.k2, pr.p, pr.p2 = pr.k2, pr.k, pr.p2, pr.p }
 // sortPairs sorts the pairs by key, stably, keys being below 2^keyBits:
 // a pass per SORT_BITS digit, from the lowest. It only launches (inside a
 // timed section).
-func (a *AnalyticsCorpus) sortPairs(pr *pairs, keyBits int) error {
+func (a *Corpus) sortPairs(pr *pairs, keyBits int) error {
 	for shift := 0; shift < keyBits; shift += sortBits {
-		if err := a.launch("sort_histogram", pr.ntiles, 32, uint64(pr.k.ptr), uint64(pr.n), uint64(shift),
-			uint64(pr.ntiles), uint64(pr.counts.ptr)); err != nil {
+		if err := a.launch("sort_histogram", pr.ntiles, 32, pr.k.Ptr(), uint64(pr.n), uint64(shift),
+			uint64(pr.ntiles), pr.counts.Ptr()); err != nil {
 			return err
 		}
 		if err := a.scan(pr.counts, sortBuckets*pr.ntiles, pr.sums); err != nil {
 			return err
 		}
-		if err := a.launch("sort_scatter", pr.ntiles, 32, uint64(pr.k.ptr), uint64(pr.p.ptr), uint64(pr.n), uint64(shift),
-			uint64(pr.ntiles), uint64(pr.counts.ptr), uint64(pr.k2.ptr), uint64(pr.p2.ptr)); err != nil {
+		if err := a.launch("sort_scatter", pr.ntiles, 32, pr.k.Ptr(), pr.p.Ptr(), uint64(pr.n), uint64(shift),
+			uint64(pr.ntiles), pr.counts.Ptr(), pr.k2.Ptr(), pr.p2.Ptr()); err != nil {
 			return err
 		}
 		pr.swap()
@@ -76,15 +75,15 @@ func (a *AnalyticsCorpus) sortPairs(pr *pairs, keyBits int) error {
 
 // scan replaces the first m uint32 of v by their exclusive prefix sums,
 // with sums (m/SCAN_BLOCK rounded up) as scratch. It only launches.
-func (a *AnalyticsCorpus) scan(v *Buffer, m int, sums *Buffer) error {
+func (a *Corpus) scan(v *cuda.Buffer, m int, sums *cuda.Buffer) error {
 	blocks := (m + scanBlock - 1) / scanBlock
-	if err := a.launch("scan_sums", blocks, analyticsCTA, uint64(v.ptr), uint64(m), uint64(sums.ptr)); err != nil {
+	if err := a.launch("scan_sums", blocks, analyticsCTA, v.Ptr(), uint64(m), sums.Ptr()); err != nil {
 		return err
 	}
-	if err := a.launch("scan_blocks", 1, analyticsCTA, uint64(sums.ptr), uint64(blocks)); err != nil {
+	if err := a.launch("scan_blocks", 1, analyticsCTA, sums.Ptr(), uint64(blocks)); err != nil {
 		return err
 	}
-	return a.launch("scan_apply", blocks, analyticsCTA, uint64(v.ptr), uint64(m), uint64(sums.ptr))
+	return a.launch("scan_apply", blocks, analyticsCTA, v.Ptr(), uint64(m), sums.Ptr())
 }
 
 // assemble turns a word task's compacted rows into its result on the
@@ -93,7 +92,7 @@ func (a *AnalyticsCorpus) scan(v *Buffer, m int, sums *Buffer) error {
 // word, then count descending; termvector: by document, then word), rows
 // cut from the sorted keys, payloads split into columns and values. Only
 // the result is copied back. It returns the device time too.
-func (a *AnalyticsCorpus) assemble(task analytics.Task, rows *deviceRows) (*analytics.Matrix, time.Duration, error) {
+func (a *Corpus) assemble(task analytics.Task, rows *deviceRows) (*analytics.Matrix, time.Duration, error) {
 	files, words := len(rows.start)-1, len(a.c.Dict)
 	wordBits := bits.Len(uint(words))
 	mode, keyBits, shift := 0, wordBits, 0
@@ -115,28 +114,28 @@ func (a *AnalyticsCorpus) assemble(task analytics.Task, rows *deviceRows) (*anal
 	if err != nil {
 		return nil, 0, err
 	}
-	var starts *Buffer
+	var starts *cuda.Buffer
 	if task != analytics.TermVector {
 		if starts, err = a.scratch("assemble.starts", 8*int64(words+1)); err != nil {
 			return nil, 0, err
 		}
 	}
 	n := uint64(rows.n)
-	t, err := a.d.timed(func() error {
-		if err := a.launch("tadoc_pairs", files, 32, uint64(rows.startBuf.ptr), uint64(files), uint64(rows.keys.ptr),
-			uint64(rows.vals.ptr), uint64(mode), uint64(wordBits), uint64(pr.k.ptr), uint64(pr.p.ptr)); err != nil {
+	t, err := a.d.Timed(func() error {
+		if err := a.launch("tadoc_pairs", files, 32, rows.startBuf.Ptr(), uint64(files), rows.keys.Ptr(),
+			rows.vals.Ptr(), uint64(mode), uint64(wordBits), pr.k.Ptr(), pr.p.Ptr()); err != nil {
 			return err
 		}
 		if err := a.sortPairs(pr, keyBits); err != nil {
 			return err
 		}
 		if starts != nil {
-			if err := a.launch("tadoc_csr_starts", rows.n, 1, uint64(pr.k.ptr), n, uint64(shift), uint64(words),
-				uint64(starts.ptr)); err != nil {
+			if err := a.launch("tadoc_csr_starts", rows.n, 1, pr.k.Ptr(), n, uint64(shift), uint64(words),
+				starts.Ptr()); err != nil {
 				return err
 			}
 		}
-		return a.launch("tadoc_split", rows.n, 1, uint64(pr.p.ptr), n, uint64(rows.keys.ptr), uint64(rows.vals.ptr))
+		return a.launch("tadoc_split", rows.n, 1, pr.p.Ptr(), n, rows.keys.Ptr(), rows.vals.Ptr())
 	})
 	if err != nil {
 		return nil, 0, err
@@ -168,18 +167,18 @@ func allocMatrix(start []int, rows, n int) func() *analytics.Matrix {
 
 // readRows copies the split columns and values (in rows.keys and
 // rows.vals) into m, and the row starts when starts holds them.
-func (a *AnalyticsCorpus) readRows(m *analytics.Matrix, rows *deviceRows, starts *Buffer) error {
-	if err := read(rows.keys, m.Col); err != nil {
+func (a *Corpus) readRows(m *analytics.Matrix, rows *deviceRows, starts *cuda.Buffer) error {
+	if err := cuda.Read(rows.keys, m.Col); err != nil {
 		return err
 	}
-	if err := read(rows.vals, m.Val); err != nil {
+	if err := cuda.Read(rows.vals, m.Val); err != nil {
 		return err
 	}
 	if starts == nil {
 		return nil
 	}
 	s := make([]uint64, len(m.Start))
-	if err := read(starts, s); err != nil {
+	if err := cuda.Read(starts, s); err != nil {
 		return err
 	}
 	for i, v := range s {
@@ -194,7 +193,7 @@ func (a *AnalyticsCorpus) readRows(m *analytics.Matrix, rows *deviceRows, starts
 // so that each document's row lists its sequence ids in order. Only the
 // rows and the distinct sequences are copied back; the host unpacks the
 // sequences. It returns the device time too.
-func (a *AnalyticsCorpus) assembleSeqs(l *analytics.SeqLayout, rows *deviceRows) (*analytics.Matrix, []uint32, time.Duration, error) {
+func (a *Corpus) assembleSeqs(l *analytics.SeqLayout, rows *deviceRows) (*analytics.Matrix, []uint32, time.Duration, error) {
 	files := len(rows.start) - 1
 	if rows.n == 0 {
 		return allocMatrix(rows.start, files, 0)(), nil, 0, nil
@@ -213,29 +212,29 @@ func (a *AnalyticsCorpus) assembleSeqs(l *analytics.SeqLayout, rows *deviceRows)
 		return nil, nil, 0, err
 	}
 	n := uint64(rows.n)
-	t, err := a.d.timed(func() error {
-		if err := a.launch("tadoc_seq_pairs", files, 32, uint64(rows.startBuf.ptr), uint64(files), uint64(rows.keys.ptr),
-			uint64(rows.vals.ptr), uint64(pr.k.ptr), uint64(pr.p.ptr)); err != nil {
+	t, err := a.d.Timed(func() error {
+		if err := a.launch("tadoc_seq_pairs", files, 32, rows.startBuf.Ptr(), uint64(files), rows.keys.Ptr(),
+			rows.vals.Ptr(), pr.k.Ptr(), pr.p.Ptr()); err != nil {
 			return err
 		}
 		if err := a.sortPairs(pr, l.Bits*l.SeqLen); err != nil {
 			return err
 		}
-		if err := a.launch("tadoc_seq_heads", rows.n+1, 1, uint64(pr.k.ptr), n, uint64(heads.ptr)); err != nil {
+		if err := a.launch("tadoc_seq_heads", rows.n+1, 1, pr.k.Ptr(), n, heads.Ptr()); err != nil {
 			return err
 		}
 		if err := a.scan(heads, rows.n+1, pr.sums); err != nil {
 			return err
 		}
-		if err := a.launch("tadoc_seq_ids", rows.n, 1, uint64(pr.k.ptr), uint64(pr.p.ptr), n, uint64(heads.ptr),
-			uint64(distinct.ptr), uint64(pr.k2.ptr), uint64(pr.p2.ptr)); err != nil {
+		if err := a.launch("tadoc_seq_ids", rows.n, 1, pr.k.Ptr(), pr.p.Ptr(), n, heads.Ptr(),
+			distinct.Ptr(), pr.k2.Ptr(), pr.p2.Ptr()); err != nil {
 			return err
 		}
 		pr.swap()
 		if err := a.sortPairs(pr, bits.Len(uint(files))); err != nil {
 			return err
 		}
-		return a.launch("tadoc_split", rows.n, 1, uint64(pr.p.ptr), n, uint64(rows.keys.ptr), uint64(rows.vals.ptr))
+		return a.launch("tadoc_split", rows.n, 1, pr.p.Ptr(), n, rows.keys.Ptr(), rows.vals.Ptr())
 	})
 	if err != nil {
 		return nil, nil, 0, err
@@ -244,12 +243,12 @@ func (a *AnalyticsCorpus) assembleSeqs(l *analytics.SeqLayout, rows *deviceRows)
 	if err := a.readRows(m, rows, nil); err != nil {
 		return nil, nil, 0, err
 	}
-	count, err := heads.uint32At(rows.n)
+	count, err := heads.Uint32At(rows.n)
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	keys := make([]uint64, count)
-	if err := read(distinct, keys); err != nil {
+	if err := cuda.Read(distinct, keys); err != nil {
 		return nil, nil, 0, err
 	}
 	return m, l.Unpack(keys), t, nil

@@ -12,10 +12,27 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/gpusearch/gpusearch/analytics"
 )
+
+var (
+	devOnce sync.Once
+	dev     *Device
+	devErr  error
+)
+
+// testDevice opens device 0 once for the whole test binary.
+func testDevice(tb testing.TB) *Device {
+	tb.Helper()
+	devOnce.Do(func() { dev, devErr = OpenDevice(DeviceOptions{}) })
+	if devErr != nil {
+		tb.Fatalf("OpenDevice: %v", devErr)
+	}
+	return dev
+}
 
 // analyticsCorpora returns random corpora with many repeats (deep rules,
 // long rules, big tables) and the sample crawl.
@@ -90,7 +107,7 @@ func analyticsCorpora(t *testing.T) map[string]*analytics.Corpus {
 		}
 	}
 	out["long rule of small rules"] = b.Corpus(analytics.Meta{})
-	c, _, err := analytics.Compress(context.Background(), filepath.Join("..", "examples", "crawl"), analytics.CompressOptions{NoGzip: true})
+	c, _, err := analytics.Compress(context.Background(), filepath.Join("..", "..", "examples", "crawl"), analytics.CompressOptions{NoGzip: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,11 +349,7 @@ func BenchmarkAnalytics(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	devOnce.Do(func() { dev, devErr = OpenDevice(DeviceOptions{}) })
-	if devErr != nil {
-		b.Fatal(devErr)
-	}
-	a, err := dev.UploadCorpus(c)
+	a, err := testDevice(b).UploadCorpus(c)
 	if err != nil {
 		b.Fatal(err)
 	}

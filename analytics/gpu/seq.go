@@ -1,5 +1,3 @@
-//go:build cuda
-
 package gpu
 
 import (
@@ -7,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gpusearch/gpusearch/analytics"
+	"github.com/gpusearch/gpusearch/internal/cuda"
 )
 
 // seqPools holds what seqcount needs on the device for one sequence
@@ -14,8 +13,8 @@ import (
 // head and tail buffers, and pools of hash tables with 64-bit keys.
 type seqPools struct {
 	layout                                                 *analytics.SeqLayout
-	rules, lens, head, tail, hlen, tlen, tableOff, fileOff *Buffer
-	keys, vals, used, fkeys, fvals                         *Buffer
+	rules, lens, head, tail, hlen, tlen, tableOff, fileOff *cuda.Buffer
+	keys, vals, used, fkeys, fvals                         *cuda.Buffer
 }
 
 // free releases the pools; a nil s has none.
@@ -23,14 +22,14 @@ func (s *seqPools) free() error {
 	if s == nil {
 		return nil
 	}
-	return freeBuffers(s.rules, s.lens, s.head, s.tail, s.hlen, s.tlen, s.tableOff, s.fileOff,
+	return cuda.FreeAll(s.rules, s.lens, s.head, s.tail, s.hlen, s.tlen, s.tableOff, s.fileOff,
 		s.keys, s.vals, s.used, s.fkeys, s.fvals)
 }
 
 // seqPoolsFor returns the pools for l-word sequences, computing the layout
 // and uploading it on the first run with that length (the previous
 // length's pools are freed).
-func (a *AnalyticsCorpus) seqPoolsFor(l int) (*seqPools, error) {
+func (a *Corpus) seqPoolsFor(l int) (*seqPools, error) {
 	if a.seq != nil && a.seq.layout.SeqLen == l {
 		return a.seq, nil
 	}
@@ -49,26 +48,26 @@ func (a *AnalyticsCorpus) seqPoolsFor(l int) (*seqPools, error) {
 	s := &seqPools{layout: layout}
 	err = func() error {
 		for _, u := range []struct {
-			dst **Buffer
+			dst **cuda.Buffer
 			src []uint32
 		}{{&s.rules, layout.Rules}, {&s.head, layout.Head}, {&s.tail, layout.Tail}, {&s.hlen, layout.HeadLen}, {&s.tlen, layout.TailLen}} {
 			var err error
-			if *u.dst, err = upload(a.d, u.src); err != nil {
+			if *u.dst, err = cuda.Upload(a.d, u.src); err != nil {
 				return err
 			}
 		}
 		for _, u := range []struct {
-			dst **Buffer
+			dst **cuda.Buffer
 			src []uint64
 		}{{&s.lens, a.c.RuleLengths()}, {&s.tableOff, layout.TableOff}, {&s.fileOff, layout.FileOff}} {
 			var err error
-			if *u.dst, err = upload(a.d, u.src); err != nil {
+			if *u.dst, err = cuda.Upload(a.d, u.src); err != nil {
 				return err
 			}
 		}
 		ruleSlots, fileSlots := int64(layout.TableOff[len(layout.TableOff)-1]), int64(layout.FileOff[len(layout.FileOff)-1])
 		for _, u := range []struct {
-			dst  **Buffer
+			dst  **cuda.Buffer
 			size int64
 		}{
 			{&s.keys, 8 * ruleSlots}, {&s.vals, 4 * ruleSlots}, {&s.used, 4 * int64(g.NumRules())},
@@ -93,13 +92,13 @@ func (a *AnalyticsCorpus) seqPoolsFor(l int) (*seqPools, error) {
 // (res.Traversal); bottom-up, on the upload bottomUp returns. Init
 // includes preparing the pools when this is the first run with this
 // sequence length.
-func (a *AnalyticsCorpus) seqCounts(res *analytics.Result) error {
+func (a *Corpus) seqCounts(res *analytics.Result) error {
 	start := time.Now()
 	s, err := a.seqPoolsFor(res.SeqLen)
 	if err != nil {
 		return err
 	}
-	clear, zero := []*Buffer{s.fkeys}, []*Buffer{s.fvals, a.errFlag}
+	clear, zero := []*cuda.Buffer{s.fkeys}, []*cuda.Buffer{s.fvals, a.errFlag}
 	launches := func() error { return a.bottomUpSeqs(s) }
 	if res.Traversal == analytics.TopDown {
 		td, err := a.topDownPools(false)
@@ -134,23 +133,23 @@ func (a *AnalyticsCorpus) seqCounts(res *analytics.Result) error {
 
 // seqArgs are the kernels' arguments that describe the sequences.
 func (s *seqPools) seqArgs() []uint64 {
-	return []uint64{uint64(s.lens.ptr), uint64(s.head.ptr), uint64(s.tail.ptr), uint64(s.hlen.ptr), uint64(s.tlen.ptr),
+	return []uint64{s.lens.Ptr(), s.head.Ptr(), s.tail.Ptr(), s.hlen.Ptr(), s.tlen.Ptr(),
 		uint64(s.layout.SeqLen), uint64(s.layout.Bits)}
 }
 
 // bottomUpSeqs launches the bottom-up sequence tables: rule tables level
 // by level from the bottom, then the documents' tables from them.
-func (a *AnalyticsCorpus) bottomUpSeqs(s *seqPools) error {
-	tables := []uint64{uint64(s.tableOff.ptr), uint64(s.keys.ptr), uint64(s.vals.ptr), uint64(s.used.ptr)}
-	errFlag := uint64(a.errFlag.ptr)
-	level := append(append(append([]uint64{uint64(a.ruleStart.ptr), uint64(a.body.ptr)}, s.seqArgs()...), tables...), errFlag)
+func (a *Corpus) bottomUpSeqs(s *seqPools) error {
+	tables := []uint64{s.tableOff.Ptr(), s.keys.Ptr(), s.vals.Ptr(), s.used.Ptr()}
+	errFlag := a.errFlag.Ptr()
+	level := append(append(append([]uint64{a.ruleStart.Ptr(), a.body.Ptr()}, s.seqArgs()...), tables...), errFlag)
 	for lv := range s.layout.Levels {
 		if err := a.launchLevel(s.layout.Layout, s.rules, lv, "tadoc_seq_tables_level", level...); err != nil {
 			return err
 		}
 	}
-	args := append([]uint64{uint64(a.chunks.ptr), uint64(a.nchunks), uint64(a.root.ptr), uint64(a.fileStart.ptr)}, s.seqArgs()...)
-	args = append(append(args, tables...), uint64(s.fileOff.ptr), uint64(s.fkeys.ptr), uint64(s.fvals.ptr), errFlag)
+	args := append([]uint64{a.chunks.Ptr(), uint64(a.nchunks), a.root.Ptr(), a.fileStart.Ptr()}, s.seqArgs()...)
+	args = append(append(args, tables...), s.fileOff.Ptr(), s.fkeys.Ptr(), s.fvals.Ptr(), errFlag)
 	return a.launch("tadoc_seq_files", a.nchunks, analyticsCTA, args...)
 }
 
@@ -158,14 +157,14 @@ func (a *AnalyticsCorpus) bottomUpSeqs(s *seqPools) error {
 // windows and the weights of the rules their roots name, then levels from
 // the top down, each rule putting its own windows, times its weight, into
 // the tables of the documents it occurs in.
-func (a *AnalyticsCorpus) topDownSeqs(s *seqPools, td *topDownPools) error {
-	docs := []uint64{uint64(td.weight.ptr), uint64(a.c.Grammar.NumFiles()), uint64(s.fileOff.ptr), uint64(s.fkeys.ptr),
-		uint64(s.fvals.ptr), uint64(a.errFlag.ptr)}
-	args := append([]uint64{uint64(a.chunks.ptr), uint64(a.nchunks), uint64(a.root.ptr), uint64(a.fileStart.ptr)}, s.seqArgs()...)
+func (a *Corpus) topDownSeqs(s *seqPools, td *topDownPools) error {
+	docs := []uint64{td.weight.Ptr(), uint64(a.c.Grammar.NumFiles()), s.fileOff.Ptr(), s.fkeys.Ptr(),
+		s.fvals.Ptr(), a.errFlag.Ptr()}
+	args := append([]uint64{a.chunks.Ptr(), uint64(a.nchunks), a.root.Ptr(), a.fileStart.Ptr()}, s.seqArgs()...)
 	if err := a.launch("tadoc_seq_td_files", a.nchunks, analyticsCTA, append(args, docs...)...); err != nil {
 		return err
 	}
-	level := append(append([]uint64{uint64(a.ruleStart.ptr), uint64(a.body.ptr)}, s.seqArgs()...), docs...)
+	level := append(append([]uint64{a.ruleStart.Ptr(), a.body.Ptr()}, s.seqArgs()...), docs...)
 	for lv := s.layout.Levels - 1; lv >= 0; lv-- {
 		if err := a.launchLevel(s.layout.Layout, s.rules, lv, "tadoc_seq_td_level", level...); err != nil {
 			return err
