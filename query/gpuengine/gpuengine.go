@@ -19,11 +19,11 @@ func init() {
 }
 
 // open uploads ix to the GPU o.GPU places. A CUDA build on a machine
-// without a usable device fails as a build without CUDA does, with an
-// error that wraps query.ErrNoGPU.
+// without a usable device fails as a build without CUDA does (gpu.ErrNoCUDA
+// wraps query.ErrNoGPU), with an error that wraps query.ErrNoGPU.
 func open(ix *index.Index, o query.Options) (query.Engine, error) {
 	e, err := gpu.NewEngine(ix, gpu.Options{Device: o.GPU.Device, MemoryBudgetMB: o.GPU.MemoryBudgetMB, Wait: o.GPU.Wait})
-	if errors.Is(err, gpu.ErrNoDevice) || errors.Is(err, gpu.ErrNoCUDA) {
+	if errors.Is(err, gpu.ErrNoDevice) {
 		return nil, noGPU{err}
 	}
 	if err != nil {
