@@ -1,7 +1,7 @@
 // Package analysis turns text into index terms, the same way at index time
 // and at query time.
 //
-// Pipeline (DESIGN.md, "Analysis"): Unicode word segmentation (UAX #29, as
+// Pipeline (docs/design.md, "Analysis"): Unicode word segmentation (UAX #29, as
 // implemented by github.com/blevesearch/segment); only the segments whose
 // type is Letter, Number, Ideo or Kana are kept, so whitespace and
 // punctuation vanish; each kept segment is lowercased with strings.ToLower
@@ -22,7 +22,7 @@
 //   - Segments longer than MaxTokenLen (255) bytes are dropped, as Lucene's
 //     standard tokenizer caps tokens: such runs are base64 blobs, hashes or
 //     unbroken non-Latin text, not words anyone types, and would bloat the
-//     lexicon. DESIGN.md is silent here.
+//     lexicon.
 //   - Stems are cached per Analyzer, keyed by the segment's raw bytes (so a
 //     hit costs no lowercasing and no allocation); the cache holds at most
 //     1<<16 entries and is cleared when full. Porter2 thus runs about once

@@ -67,8 +67,8 @@
 // Decisions:
 //   - The engines take *index.Cursor, not an interface: the cursor's
 //     accessors are small and inlined, which an interface call would
-//     prevent in the innermost loops. The cursor already has the layered
-//     shape of STYLE.md (Cursor methods plus MaxScore, BlockMaxScore,
+//     prevent in the innermost loops. The cursor already has the block-max
+//     methods the pruning engines need (MaxScore, BlockMaxScore,
 //     BlockLastDocID and ShallowNextGEQ).
 //   - Block-Max WAND is lazy: lists that a pruning step passes over are not
 //     moved (and their blocks not decoded) until a candidate needs them; a

@@ -20,7 +20,7 @@ type Params struct {
 	B  float32 `json:"b" yaml:"b"`
 }
 
-// DefaultParams are the parameters DESIGN.md fixes: k1 = 0.9, b = 0.4.
+// DefaultParams are the defaults docs/design.md states: k1 = 0.9, b = 0.4.
 func DefaultParams() Params { return Params{K1: 0.9, B: 0.4} }
 
 // IDF is the inverse document frequency of a term with document frequency

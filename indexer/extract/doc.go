@@ -5,9 +5,9 @@
 // extension from the first bytes, whether a file is HTML, plain text or
 // skipped. HTMLText keeps a page's title and visible text; PlainText keeps
 // a text file's bytes. Both return valid UTF-8: invalid bytes become U+FFFD
-// (DESIGN.md: invalid UTF-8 is replaced, not fatal).
+// (docs/design.md: invalid UTF-8 is replaced, not fatal).
 //
-// HTML (DESIGN.md, "Analysis"): the text nodes outside script, style,
+// HTML (docs/design.md, "Analysis"): the text nodes outside script, style,
 // noscript and template elements, the title included, comments and
 // attribute values not, with character references decoded, joined with one
 // space between nodes.
