@@ -35,26 +35,51 @@ type emuBackend struct {
 	r   *bufio.Reader
 }
 
-// buildEmu compiles the device server into dir.
-func buildEmu(t *testing.T, dir string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "qserver")
-	compileEmu(t, "testdata/qemu/server.cpp", bin, "testdata/qemu", "kernels")
-	return bin
+// emuServer is the device server, compiled once per test binary.
+var emuServer struct {
+	once     sync.Once
+	dir, bin string
+	err      error
 }
 
-// compileEmu compiles the C++ source src, which includes qemu.h, into bin
-// with the include directories given; it skips the test without a C++20
-// compiler ($CXX, else c++), and GPUSEARCH_EMU_ASAN=1 adds
-// AddressSanitizer.
-func compileEmu(t *testing.T, src, bin string, include ...string) {
+// buildEmu returns the device server, testdata/qemu/server.cpp with the
+// kernels of decode.cu and query.cu, compiled on the first call into a
+// directory that TestMain removes.
+func buildEmu(t *testing.T) string {
 	t.Helper()
+	s := &emuServer
+	s.once.Do(func() {
+		if s.dir, s.err = os.MkdirTemp("", "gpusearch-qemu-"); s.err == nil {
+			s.bin = filepath.Join(s.dir, "qserver")
+			s.err = compileEmu("testdata/qemu/server.cpp", s.bin, "testdata/qemu", "kernels")
+		}
+	})
+	checkEmu(t, s.err)
+	return s.bin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if emuServer.dir != "" {
+		os.RemoveAll(emuServer.dir)
+	}
+	os.Exit(code)
+}
+
+// errNoCXX is compileEmu's error without a C++ compiler.
+var errNoCXX = errors.New("no C++ compiler")
+
+// compileEmu compiles the C++ source src, which includes qemu.h, into bin
+// with the include directories given; without a C++20 compiler ($CXX,
+// else c++) it fails with errNoCXX. GPUSEARCH_EMU_ASAN=1 adds
+// AddressSanitizer.
+func compileEmu(src, bin string, include ...string) error {
 	cxx := os.Getenv("CXX")
 	if cxx == "" {
 		cxx = "c++"
 	}
 	if _, err := exec.LookPath(cxx); err != nil {
-		t.Skipf("no C++ compiler as %s: %v", cxx, err)
+		return fmt.Errorf("%w as %s: %v", errNoCXX, cxx, err)
 	}
 	args := []string{"-std=c++20", "-O1", "-ffp-contract=off", "-w", "-o", bin, src}
 	for _, dir := range include {
@@ -64,7 +89,20 @@ func compileEmu(t *testing.T, src, bin string, include ...string) {
 		args = append(args, "-g", "-fsanitize=address")
 	}
 	if out, err := exec.Command(cxx, args...).CombinedOutput(); err != nil {
-		t.Fatalf("compiling the kernels for the emulation: %v\n%s", err, out)
+		return fmt.Errorf("compiling the kernels for the emulation: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// checkEmu skips the test when err is errNoCXX and fails it on any other
+// error.
+func checkEmu(t *testing.T, err error) {
+	t.Helper()
+	if errors.Is(err, errNoCXX) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -199,7 +237,7 @@ func TestQueryEngineEmulated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the kernels under a C++ emulation")
 	}
-	bin := buildEmu(t, t.TempDir())
+	bin := buildEmu(t)
 	specs := []corpusSpec{
 		{Docs: 3000, Vocab: 200, Zipf: 1.1, Density: 0.6, Codec: "gpu-bp256", Seed: 1},
 		{Docs: 2500, Vocab: 150, Zipf: 0.9, Density: 0.5, Codec: "gpu-vbyte1024", Seed: 2},
@@ -292,7 +330,7 @@ func TestTopKRefineEmulated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the kernels under a C++ emulation")
 	}
-	bin := buildEmu(t, t.TempDir())
+	bin := buildEmu(t)
 	e, ix := emuEngine(t, bin, corpusSpec{Docs: 9000, Vocab: 20, Zipf: 1, Density: 0.2, Codec: "gpu-bp256", Seed: 9, Ties: true})
 	checkEngine(t, e, ix, []query.Query{
 		{Terms: []string{termName(1)}, Mode: query.Or, K: 10},
@@ -305,7 +343,7 @@ func TestIntersectEmulated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the kernels under a C++ emulation")
 	}
-	be := startEmu(t, buildEmu(t, t.TempDir()))
+	be := startEmu(t, buildEmu(t))
 	checkIntersect(t, func(lists [][]uint32) (func(string) ([]uint32, error), func(), error) {
 		l, err := uploadIntersect(be, lists)
 		if err != nil {
@@ -331,7 +369,7 @@ func TestEmuBackendRejects(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the kernels under a C++ emulation")
 	}
-	b := startEmu(t, buildEmu(t, t.TempDir()))
+	b := startEmu(t, buildEmu(t))
 	p, err := b.alloc(64)
 	if err != nil {
 		t.Fatal(err)
