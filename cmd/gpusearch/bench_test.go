@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpusearch/gpusearch/bench/costs"
+	"github.com/gpusearch/gpusearch/bench/load"
 	"github.com/gpusearch/gpusearch/query"
 	"github.com/gpusearch/gpusearch/query/schedule"
 )
@@ -99,6 +102,118 @@ func TestCLIBenchSimulateBound(t *testing.T) {
 	} {
 		if r := runCLI(t, append([]string{"bench"}, args...)...); r.code == 0 {
 			t.Errorf("bench %v: exit 0, want an error", args)
+		}
+	}
+}
+
+// TestCLIBenchLoad drives the scheduler on the sample crawl without a GPU
+// at a light rate: every query is answered in time on the CPU, and
+// --costs records each query's features and the CPU cost it met, in every
+// mode --mode lists. A missing model file is an error, and an unknown
+// mode or --gpu-wait a usage error.
+func TestCLIBenchLoad(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	mustRun(t, "index", "--quiet", "--out", idx, sampleCrawl)
+	costs := filepath.Join(t.TempDir(), "costs.json")
+	res := mustRun(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
+		"--policy", "hybrid", "--rate", "400", "--duration", "500ms", "--costs", costs)
+	var out struct {
+		Runs []load.Run `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || len(out.Runs) != 1 {
+		t.Fatalf("bench load printed %q: %v", res.stdout, err)
+	}
+	r := out.Runs[0]
+	if r.Queries == 0 || r.Missed != 0 || r.RanOnCPU != uint64(r.Queries) || r.RanOnGPU != 0 {
+		t.Errorf("run %+v: want every query answered on the CPU, none missed", r)
+	}
+	samples := samplesOf(t, costs)
+	if len(samples) == 0 || len(samples) > r.Queries {
+		t.Fatalf("costs file: %d samples for %d queries", len(samples), r.Queries)
+	}
+	for _, s := range samples {
+		if s.CPU <= 0 || s.GPU != 0 || s.Features.Total <= 0 {
+			t.Fatalf("cost sample %+v: want a CPU cost, no GPU cost, and the query's postings", s)
+		}
+	}
+	// Several modes: each query arrives in each, so the costs met cover
+	// both; CPU workers may then take several cheap queries at once.
+	mustRun(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
+		"--mode", "and,or", "--cpu-ahead", "4", "--rate", "400", "--duration", "500ms", "--costs", costs)
+	modes := map[query.Mode]int{}
+	for _, s := range samplesOf(t, costs) {
+		modes[s.Features.Mode]++
+	}
+	if len(modes) != 2 || modes[query.And] == 0 || modes[query.Or] == 0 {
+		t.Errorf("--mode and,or: cost samples by mode %v, want both", modes)
+	}
+	if r := runCLI(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
+		"--mode", "and,xor", "--duration", "100ms"); r.code != 2 {
+		t.Errorf("bench load --mode and,xor: exit %d, want 2", r.code)
+	}
+	if r := runCLI(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
+		"--model", filepath.Join(idx, "nope.json"), "--duration", "100ms"); r.code == 0 {
+		t.Error("bench load with a missing --model: exit 0, want an error")
+	}
+	if r := runCLI(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
+		"--gpu-wait", "sleep", "--duration", "100ms"); r.code != 2 || !strings.Contains(r.stderr, "gpu.wait") {
+		t.Errorf("bench load --gpu-wait sleep: exit %d, stderr %q; want a usage error naming gpu.wait", r.code, r.stderr)
+	}
+}
+
+// TestCLIBenchQueries: the command prints the harness's rows as JSON or
+// a table, and refuses a missing file, an unknown mode or engine and a
+// bad k with a usage error of one line.
+func TestCLIBenchQueries(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	mustRun(t, "index", "--quiet", "--codec", "varint-SU", "--out", idx, sampleCrawl)
+	res := mustRun(t, "bench", "queries", "--index", idx, "--queries", "../../examples/queries.txt",
+		"--mode", "and", "--threads", "1", "--min-time", "1ms", "--json")
+	var out struct {
+		Results []struct {
+			Engine    string `json:"engine"`
+			Algorithm string `json:"algorithm"`
+			Queries   int    `json:"queries"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || len(out.Results) != len(benchQueryEngines) || out.Results[0].Queries != 200 {
+		t.Fatalf("bench queries --json printed %q: %v; want a row per default engine", res.stdout, err)
+	}
+	if r := out.Results[len(out.Results)-1]; r.Engine != "bitmap" || r.Algorithm != "bitmap-cached" {
+		t.Errorf("last row %+v, want the cached bitmap baseline", r)
+	}
+	res = mustRun(t, "bench", "queries", "--index", idx, "--queries", "../../examples/queries.txt",
+		"--mode", "andor", "--engine", "cpu", "--threads", "1", "--min-time", "1ms")
+	if !strings.Contains(res.stdout, "and+maxscore") || !strings.Contains(res.stdout, "p99_us") {
+		t.Errorf("bench queries --engine cpu printed %q, want a table naming and+maxscore", res.stdout)
+	}
+
+	for _, args := range [][]string{
+		{"bench", "queries", "--index", idx},
+		{"bench", "queries", "--index", idx, "--queries", "../../examples/queries.txt", "--mode", "xor"},
+		{"bench", "queries", "--index", idx, "--queries", "../../examples/queries.txt", "--engine", "nosuch"},
+		{"bench", "queries", "--index", idx, "--queries", "../../examples/queries.txt", "--k", "0"},
+	} {
+		if r := runCLI(t, args...); r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("gpusearch %v: exit %d, stderr %q; want 2 and one line", args, r.code, r.stderr)
+		}
+	}
+}
+
+func TestParseBatchSizes(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []int
+		ok   bool
+	}{
+		{"1,8, 32", []int{1, 8, 32}, true},
+		{"0", nil, false},
+		{"x", nil, false},
+	}
+	for _, tt := range tests {
+		got, err := parseBatchSizes(tt.in)
+		if (err == nil) != tt.ok || !slices.Equal(got, tt.want) {
+			t.Errorf("parseBatchSizes(%q) = %v, %v, want %v (ok %v)", tt.in, got, err, tt.want, tt.ok)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package httpload
 
 import (
 	"context"
@@ -14,38 +14,7 @@ import (
 	"time"
 )
 
-func TestSummarizeLatencies(t *testing.T) {
-	us := func(xs ...int) []time.Duration {
-		d := make([]time.Duration, len(xs))
-		for i, x := range xs {
-			d[i] = time.Duration(x) * time.Microsecond
-		}
-		return d
-	}
-	hundred := make([]int, 100)
-	for i := range hundred {
-		hundred[i] = 100 - i // 100 down to 1
-	}
-	tests := []struct {
-		name string
-		in   []time.Duration
-		want latencySummary
-	}{
-		{"empty", nil, latencySummary{}},
-		{"one", us(7), latencySummary{Requests: 1, MeanUS: 7, P50US: 7, P90US: 7, P99US: 7, MaxUS: 7}},
-		{"two", us(30, 10), latencySummary{Requests: 2, MeanUS: 20, P50US: 10, P90US: 30, P99US: 30, MaxUS: 30}},
-		{"hundred", us(hundred...), latencySummary{Requests: 100, MeanUS: 50.5, P50US: 50, P90US: 90, P99US: 99, MaxUS: 100}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := summarizeLatencies(tt.in); got != tt.want {
-				t.Errorf("summarizeLatencies(%v) = %+v, want %+v", tt.in, got, tt.want)
-			}
-		})
-	}
-}
-
-func TestReadBenchHTTPQueries(t *testing.T) {
+func TestReadQueries(t *testing.T) {
 	tests := []struct {
 		name    string
 		file    string
@@ -64,26 +33,26 @@ func TestReadBenchHTTPQueries(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.file), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			got, err := readBenchHTTPQueries(path)
+			got, err := ReadQueries(path)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("readBenchHTTPQueries(%q) error = %v, want %q", tt.file, err, tt.wantErr)
+					t.Fatalf("ReadQueries(%q) error = %v, want %q", tt.file, err, tt.wantErr)
 				}
 				return
 			}
 			if err != nil || !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("readBenchHTTPQueries(%q) = %q, %v, want %q", tt.file, got, err, tt.want)
+				t.Errorf("ReadQueries(%q) = %q, %v, want %q", tt.file, got, err, tt.want)
 			}
 		})
 	}
-	if _, err := readBenchHTTPQueries(filepath.Join(t.TempDir(), "missing")); err == nil {
-		t.Errorf("readBenchHTTPQueries(missing file) = nil error")
+	if _, err := ReadQueries(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Errorf("ReadQueries(missing file) = nil error")
 	}
 }
 
-// TestHTTPLoad checks the load loop's bounds and error counting against a
+// TestClosedLoop checks the load loop's bounds and error counting against a
 // server that fails every third request.
-func TestHTTPLoad(t *testing.T) {
+func TestClosedLoop(t *testing.T) {
 	var served atomic.Int64
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if served.Add(1)%3 == 0 {
@@ -109,28 +78,28 @@ func TestHTTPLoad(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			served.Store(0)
 			start := time.Now()
-			run := httpLoad(context.Background(), urls, tt.conc, tt.d, tt.max)
+			run := closedLoop(context.Background(), urls, tt.conc, tt.d, tt.max)
 			n := served.Load()
 			if tt.wantServed > 0 && n != tt.wantServed {
-				t.Errorf("httpLoad sent %d requests, want %d", n, tt.wantServed)
+				t.Errorf("closedLoop sent %d requests, want %d", n, tt.wantServed)
 			}
 			if tt.d > 0 && time.Since(start) > tt.d+2*time.Second {
-				t.Errorf("httpLoad ran %v, want about %v", time.Since(start), tt.d)
+				t.Errorf("closedLoop ran %v, want about %v", time.Since(start), tt.d)
 			}
 			if run.Concurrency != tt.conc || run.Requests+run.Errors < n-int64(tt.conc) || run.Errors < n/3-int64(tt.conc) {
-				t.Errorf("httpLoad = %+v with %d served, want about %d errors", run, n, n/3)
+				t.Errorf("closedLoop = %+v with %d served, want about %d errors", run, n, n/3)
 			}
 			if tt.wantServed > 0 && (run.Requests+run.Errors != n || run.Errors != n/3) {
-				t.Errorf("httpLoad = %d ok + %d errors, want %d + %d", run.Requests, run.Errors, n-n/3, n/3)
+				t.Errorf("closedLoop = %d ok + %d errors, want %d + %d", run.Requests, run.Errors, n-n/3, n/3)
 			}
 			if run.Errors > 0 && !strings.Contains(run.FirstError, "503") {
 				t.Errorf("first error = %q, want the 503", run.FirstError)
 			}
 			if run.QPS <= 0 || run.P50US <= 0 {
-				t.Errorf("httpLoad = %+v, want positive qps and p50", run)
+				t.Errorf("closedLoop = %+v, want positive qps and p50", run)
 			}
 			if run.ServerP50US != 5 || math.Abs(run.OverheadP50US-(run.P50US-5)) > 1e-6 {
-				t.Errorf("httpLoad server p50 = %v, overhead p50 = %v, want 5 and p50-5 = %v", run.ServerP50US, run.OverheadP50US, run.P50US-5)
+				t.Errorf("closedLoop server p50 = %v, overhead p50 = %v, want 5 and p50-5 = %v", run.ServerP50US, run.OverheadP50US, run.P50US-5)
 			}
 		})
 	}

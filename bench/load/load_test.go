@@ -1,72 +1,34 @@
-package main
+package load
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
+	// Every codec family registers itself; indexes name their codecs.
+	_ "github.com/gpusearch/gpusearch/codecplugins/all"
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/indexer"
 	"github.com/gpusearch/gpusearch/query"
 	"github.com/gpusearch/gpusearch/query/schedule"
 )
 
-// TestCLIBenchLoad drives the scheduler on the sample crawl without a GPU
-// at a light rate: every query is answered in time on the CPU, and
-// --costs records each query's features and the CPU cost it met, in every
-// mode --mode lists. A missing model file is an error, and an unknown
-// mode or --gpu-wait a usage error.
-func TestCLIBenchLoad(t *testing.T) {
-	idx := filepath.Join(t.TempDir(), "idx")
-	mustRun(t, "index", "--quiet", "--out", idx, sampleCrawl)
-	costs := filepath.Join(t.TempDir(), "costs.json")
-	res := mustRun(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
-		"--policy", "hybrid", "--rate", "400", "--duration", "500ms", "--costs", costs)
-	var out struct {
-		Runs []loadRun `json:"runs"`
+// sampleIndex indexes the sample crawl into a temporary directory and
+// opens it; the index is closed when the test ends.
+func sampleIndex(t *testing.T) *index.Index {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := indexer.Build(context.Background(), "../../examples/crawl", dir, indexer.Options{Workers: 2}); err != nil {
+		t.Fatal(err)
 	}
-	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || len(out.Runs) != 1 {
-		t.Fatalf("bench load printed %q: %v", res.stdout, err)
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	r := out.Runs[0]
-	if r.Queries == 0 || r.Missed != 0 || r.RanOnCPU != uint64(r.Queries) || r.RanOnGPU != 0 {
-		t.Errorf("run %+v: want every query answered on the CPU, none missed", r)
-	}
-	samples := samplesOf(t, costs)
-	if len(samples) == 0 || len(samples) > r.Queries {
-		t.Fatalf("costs file: %d samples for %d queries", len(samples), r.Queries)
-	}
-	for _, s := range samples {
-		if s.CPU <= 0 || s.GPU != 0 || s.Features.Total <= 0 {
-			t.Fatalf("cost sample %+v: want a CPU cost, no GPU cost, and the query's postings", s)
-		}
-	}
-	// Several modes: each query arrives in each, so the costs met cover
-	// both; CPU workers may then take several cheap queries at once.
-	mustRun(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
-		"--mode", "and,or", "--cpu-ahead", "4", "--rate", "400", "--duration", "500ms", "--costs", costs)
-	modes := map[query.Mode]int{}
-	for _, s := range samplesOf(t, costs) {
-		modes[s.Features.Mode]++
-	}
-	if len(modes) != 2 || modes[query.And] == 0 || modes[query.Or] == 0 {
-		t.Errorf("--mode and,or: cost samples by mode %v, want both", modes)
-	}
-	if r := runCLI(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
-		"--mode", "and,xor", "--duration", "100ms"); r.code != 2 {
-		t.Errorf("bench load --mode and,xor: exit %d, want 2", r.code)
-	}
-	if r := runCLI(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
-		"--model", filepath.Join(idx, "nope.json"), "--duration", "100ms"); r.code == 0 {
-		t.Error("bench load with a missing --model: exit 0, want an error")
-	}
-	if r := runCLI(t, "bench", "load", "--index", idx, "--queries", "../../examples/queries.txt",
-		"--gpu-wait", "sleep", "--duration", "100ms"); r.code != 2 || !strings.Contains(r.stderr, "gpu.wait") {
-		t.Errorf("bench load --gpu-wait sleep: exit %d, stderr %q; want a usage error naming gpu.wait", r.code, r.stderr)
-	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
 }
 
 // TestSweepRates: the sweep doubles from the start rate until a miss,
@@ -93,13 +55,13 @@ func TestSweepRates(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var rates []float64
-			measure := func(rate float64) (loadRun, error) {
+			measure := func(rate float64) (Run, error) {
 				if tt.fails {
-					return loadRun{}, errors.New("engine gone")
+					return Run{}, errors.New("engine gone")
 				}
 				time.Sleep(tt.sleep)
 				rates = append(rates, rate)
-				r := loadRun{Rate: rate}
+				r := Run{Rate: rate}
 				if rate > tt.capacity {
 					r.Missed = 1
 				}
@@ -160,10 +122,10 @@ func (stuckEngine) Search(ctx context.Context, _ query.Query) (query.Result, err
 // arrival are given up and counted as missed, without an error, and the
 // run ends then instead of waiting for them.
 func TestRunLoadGivesUp(t *testing.T) {
-	ix, _ := openSampleIndex(t)
+	ix := sampleIndex(t)
 	qs := []query.Query{{Terms: []string{"system"}, Mode: query.And, K: 10}}
 	sc := schedule.Config{Policy: schedule.PolicyCPU, CPU: stuckEngine{}, CPUWorkers: 2, Deadline: 20 * time.Millisecond}
-	f := loadFlags{duration: 100 * time.Millisecond, maxQueries: 1000, seed: 1}
+	f := Options{Duration: 100 * time.Millisecond, MaxQueries: 1000, Seed: 1}
 	start := time.Now()
 	r, err := runLoad(context.Background(), ix, sc, qs, 200, f)
 	if err != nil {
@@ -188,10 +150,10 @@ func (e slowEngine) Search(context.Context, query.Query) (query.Result, error) {
 // TestRunLoadMissesByProcessor: queries answered past their deadline
 // count as missed on the processor that answered them, not as given up.
 func TestRunLoadMissesByProcessor(t *testing.T) {
-	ix, _ := openSampleIndex(t)
+	ix := sampleIndex(t)
 	qs := []query.Query{{Terms: []string{"system"}, Mode: query.And, K: 10}}
 	sc := schedule.Config{Policy: schedule.PolicyCPU, CPU: slowEngine(30 * time.Millisecond), CPUWorkers: 16, Deadline: 20 * time.Millisecond}
-	r, err := runLoad(context.Background(), ix, sc, qs, 100, loadFlags{duration: 100 * time.Millisecond, maxQueries: 1000, seed: 1})
+	r, err := runLoad(context.Background(), ix, sc, qs, 100, Options{Duration: 100 * time.Millisecond, MaxQueries: 1000, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,11 +165,11 @@ func TestRunLoadMissesByProcessor(t *testing.T) {
 // TestRunLoadServed: one worker taking at least 10 ms a query serves at
 // most 100 q/s of 1,000 arriving, however many it answers late.
 func TestRunLoadServed(t *testing.T) {
-	ix, _ := openSampleIndex(t)
+	ix := sampleIndex(t)
 	qs := []query.Query{{Terms: []string{"system"}, Mode: query.And, K: 10}}
 	sc := schedule.Config{Policy: schedule.PolicyCPU, CPU: slowEngine(10 * time.Millisecond), CPUWorkers: 1, Deadline: time.Second}
 	const duration = 300 * time.Millisecond
-	r, err := runLoad(context.Background(), ix, sc, qs, 1000, loadFlags{duration: duration, maxQueries: 1000, seed: 1})
+	r, err := runLoad(context.Background(), ix, sc, qs, 1000, Options{Duration: duration, MaxQueries: 1000, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +200,7 @@ func TestAnswererOf(t *testing.T) {
 // TestRunLoadArrivalWindow: arrivals last --duration unless --max-queries
 // stops them first, and arrival_s says which.
 func TestRunLoadArrivalWindow(t *testing.T) {
-	ix, _ := openSampleIndex(t)
+	ix := sampleIndex(t)
 	qs := []query.Query{{Terms: []string{"system"}, Mode: query.And, K: 10}}
 	sc := schedule.Config{Policy: schedule.PolicyCPU, CPU: slowEngine(0), CPUWorkers: 2, Deadline: time.Second}
 	const duration = 200 * time.Millisecond
@@ -246,7 +208,7 @@ func TestRunLoadArrivalWindow(t *testing.T) {
 		maxQueries int
 		full       bool
 	}{{100000, true}, {20, false}} {
-		r, err := runLoad(context.Background(), ix, sc, qs, 1000, loadFlags{duration: duration, maxQueries: tt.maxQueries, seed: 1})
+		r, err := runLoad(context.Background(), ix, sc, qs, 1000, Options{Duration: duration, MaxQueries: tt.maxQueries, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

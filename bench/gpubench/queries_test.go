@@ -1,16 +1,14 @@
-package main
+package gpubench
 
 import (
 	"bytes"
 	"context"
-	"io"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	// Every codec family registers itself; indexes name their codecs.
+	_ "github.com/gpusearch/gpusearch/codecplugins/all"
 	"github.com/gpusearch/gpusearch/gpu"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
@@ -40,9 +38,9 @@ func (f fakeGPUEngine) Profile(ctx context.Context, q query.Query) (query.Result
 	return r, ph, err
 }
 
-func TestBenchGPUQueries(t *testing.T) {
+func TestQueries(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := indexer.Build(context.Background(), sampleCrawl, dir, indexer.Options{Workers: 2}); err != nil {
+	if _, err := indexer.Build(context.Background(), "../../examples/crawl", dir, indexer.Options{Workers: 2}); err != nil {
 		t.Fatal(err)
 	}
 	ix, err := index.Open(dir)
@@ -50,14 +48,20 @@ func TestBenchGPUQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	qfile := filepath.Join(t.TempDir(), "q.txt")
-	if err := os.WriteFile(qfile, []byte("1\tparse json\n2\thttp server timeout\n3\tthe\n4\tread file line by line\n5\tqwxzvk\n"), 0o644); err != nil {
-		t.Fatal(err)
+	texts := []string{"parse json", "http server timeout", "the", "read file line by line", "qwxzvk"}
+	var cpus []query.Engine
+	for _, name := range []string{"exhaustive", "daat"} {
+		e, err := query.New(ix, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cpus = append(cpus, e)
 	}
-	o := gpuQueriesOptions{index: dir, queries: qfile, modes: "and,or", cpu: "exhaustive,daat", k: 10, callers: 3, bigPostings: 100}
-	rep, err := benchGPUQueries(context.Background(), ix, fakeGPUEngine{query.NewExhaustive(ix)}, o, []int{1, 3}, io.Discard)
+	o := QueriesOptions{Texts: texts, Modes: []query.Mode{query.And, query.Or}, CPUNames: []string{"exhaustive", "daat"}, CPU: cpus,
+		K: 10, Callers: 3, BigPostings: 100, Batches: []int{1, 3}}
+	rep, err := Queries(context.Background(), ix, fakeGPUEngine{query.NewExhaustive(ix)}, o)
 	if err != nil {
-		t.Fatalf("benchGPUQueries: %v", err)
+		t.Fatalf("Queries: %v", err)
 	}
 	if len(rep.Modes) != 2 {
 		t.Fatalf("%d modes, want 2", len(rep.Modes))
@@ -74,7 +78,7 @@ func TestBenchGPUQueries(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	printGPUQueries(&b, rep)
+	rep.Print(&b)
 	for _, want := range []string{"mode and", "mode or", "speedup vs exhaustive", "phases big", "batched q/s: 1:", "(3 callers)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
@@ -82,20 +86,3 @@ func TestBenchGPUQueries(t *testing.T) {
 	}
 }
 
-func TestParseBatchSizes(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []int
-		ok   bool
-	}{
-		{"1,8, 32", []int{1, 8, 32}, true},
-		{"0", nil, false},
-		{"x", nil, false},
-	}
-	for _, tt := range tests {
-		got, err := parseBatchSizes(tt.in)
-		if (err == nil) != tt.ok || !slices.Equal(got, tt.want) {
-			t.Errorf("parseBatchSizes(%q) = %v, %v, want %v (ok %v)", tt.in, got, err, tt.want, tt.ok)
-		}
-	}
-}

@@ -1,0 +1,284 @@
+// Package httpload is the closed-loop HTTP benchmark behind gpusearch
+// bench http: workers send GET /search to a running server and wait for
+// each answer before sending the next (Load), and the same queries run in
+// process, without HTTP, for the overhead HTTP adds (InProcess).
+package httpload
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gpusearch/gpusearch/analysis"
+	"github.com/gpusearch/gpusearch/bench/latency"
+	"github.com/gpusearch/gpusearch/eval"
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/query"
+)
+
+// Options are bench http's settings.
+type Options struct {
+	Addr        string   // the server, HOST:PORT
+	Queries     []string // query texts, sent round-robin
+	Mode        query.Mode
+	Engine      string // the engine the server is asked for
+	K           int
+	Concurrency []int         // a run per value
+	Duration    time.Duration // of each run (0: until MaxRequests)
+	Warmup      time.Duration // unmeasured load before each run
+	MaxRequests int64         // stop each run after this many (0: no bound)
+	Progress    io.Writer
+}
+
+// Report is what bench http --json prints.
+type Report struct {
+	Addr        string   `json:"addr"`
+	Queries     int      `json:"queries"` // distinct queries, sent round-robin
+	Mode        string   `json:"mode"`
+	Engine      string   `json:"engine"`
+	K           int      `json:"k"`
+	Runs        []Run    `json:"runs"`
+	InProcess   *Summary `json:"in_process,omitempty"`                    // same queries, same engine, no HTTP, one at a time
+	OverheadP50 float64  `json:"overhead_vs_in_process_p50_us,omitempty"` // concurrency-1 p50 - in-process p50
+}
+
+// Run is one closed-loop run at a fixed concurrency.
+type Run struct {
+	Concurrency int     `json:"concurrency"`
+	Seconds     float64 `json:"seconds"`
+	Errors      int64   `json:"errors"`
+	FirstError  string  `json:"first_error,omitempty"`
+	QPS         float64 `json:"qps"` // successful requests per second
+	Summary
+	// ServerP50US is the p50 of the answers' took_us, the time the server
+	// spent inside the search (analysis, cache, engine, URLs), and
+	// OverheadP50US the p50 of each request's latency minus its took_us:
+	// HTTP, routing, parameters, JSON, logs and metrics, on both sides.
+	ServerP50US   float64 `json:"server_p50_us"`
+	OverheadP50US float64 `json:"overhead_p50_us"`
+}
+
+// Summary describes a set of successful request latencies.
+type Summary struct {
+	Requests int64   `json:"requests"`
+	MeanUS   float64 `json:"mean_us"`
+	P50US    float64 `json:"p50_us"`
+	P90US    float64 `json:"p90_us"`
+	P99US    float64 `json:"p99_us"`
+	MaxUS    float64 `json:"max_us"`
+}
+
+// summarize gives the report's figures of latencies (latency.Summarize).
+func summarize(d []time.Duration) Summary {
+	s := latency.Summarize(d)
+	return Summary{Requests: int64(s.N), MeanUS: s.MeanUS, P50US: s.P50US, P90US: s.P90US, P99US: s.P99US, MaxUS: s.MaxUS}
+}
+
+// ReadQueries reads a queries file's texts (one query per line,
+// optionally qid<TAB>text; see eval.ReadQueries), skipping blank ones.
+func ReadQueries(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	lines, err := eval.ReadQueries(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	qs := make([]string, 0, len(lines))
+	for _, l := range lines {
+		if t := strings.TrimSpace(l.Text); t != "" {
+			qs = append(qs, t)
+		}
+	}
+	if len(qs) == 0 {
+		return nil, fmt.Errorf("%s: no queries", path)
+	}
+	return qs, nil
+}
+
+// Load sends the queries to the server at each concurrency in turn, each
+// run after its warm-up, until ctx ends.
+func Load(ctx context.Context, o Options) (*Report, error) {
+	rep := &Report{Addr: o.Addr, Queries: len(o.Queries), Mode: string(o.Mode), Engine: o.Engine, K: o.K}
+	base := "http://" + o.Addr + "/search?"
+	urls := make([]string, len(o.Queries))
+	for i, q := range o.Queries {
+		urls[i] = base + url.Values{"q": {q}, "mode": {string(o.Mode)}, "k": {strconv.Itoa(o.K)}, "engine": {o.Engine}}.Encode()
+	}
+	for _, c := range o.Concurrency {
+		if o.Warmup > 0 {
+			closedLoop(ctx, urls, c, o.Warmup, 0)
+		}
+		run := closedLoop(ctx, urls, c, o.Duration, o.MaxRequests)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		progress(o.Progress, "concurrency %3d: %8.0f q/s  p50 %7.0fus  p99 %7.0fus  server p50 %6.0fus  overhead p50 %5.0fus  (%d requests, %d errors)\n",
+			c, run.QPS, run.P50US, run.P99US, run.ServerP50US, run.OverheadP50US, run.Requests, run.Errors)
+		rep.Runs = append(rep.Runs, run)
+	}
+	return rep, nil
+}
+
+// SetInProcess records the in-process latencies and, where a run had a
+// concurrency of 1, the HTTP overhead at p50.
+func (rep *Report) SetInProcess(in Summary, w io.Writer) {
+	rep.InProcess = &in
+	progress(w, "in process     : p50 %7.1fus  p99 %7.1fus  (%d queries)\n", in.P50US, in.P99US, in.Requests)
+	for _, r := range rep.Runs {
+		if r.Concurrency == 1 {
+			rep.OverheadP50 = r.P50US - in.P50US
+			progress(w, "HTTP overhead at p50: %.1fus\n", rep.OverheadP50)
+		}
+	}
+}
+
+// progress writes a progress line to w unless it is nil.
+func progress(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format, args...)
+	}
+}
+
+// closedLoop runs a closed loop of conc workers over urls (round-robin) until
+// d has passed (d > 0) or max requests were sent (max > 0), or ctx ends.
+func closedLoop(ctx context.Context, urls []string, conc int, d time.Duration, max int64) Run {
+	tr := &http.Transport{MaxIdleConns: conc, MaxIdleConnsPerHost: conc, DisableCompression: true, IdleConnTimeout: time.Minute}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	if d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	var issued, errs atomic.Int64
+	var firstErr sync.Once
+	run := Run{Concurrency: conc}
+	lat := make([][]time.Duration, conc)
+	took := make([][]time.Duration, conc) // the server's took_us
+	over := make([][]time.Duration, conc) // latency - took_us
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				n := issued.Add(1)
+				if max > 0 && n > max {
+					return
+				}
+				t0 := time.Now()
+				t, err := httpGet(ctx, client, urls[(n-1)%int64(len(urls))])
+				if err != nil {
+					if ctx.Err() != nil { // cut off by the end of the run
+						return
+					}
+					errs.Add(1)
+					firstErr.Do(func() { run.FirstError = err.Error() })
+					continue
+				}
+				d := time.Since(t0)
+				lat[w] = append(lat[w], d)
+				took[w] = append(took[w], t)
+				over[w] = append(over[w], d-t)
+			}
+		}()
+	}
+	wg.Wait()
+	run.Seconds = time.Since(start).Seconds()
+	run.Errors = errs.Load()
+	run.Summary = summarize(slices.Concat(lat...))
+	run.ServerP50US = latency.Summarize(slices.Concat(took...)).P50US
+	run.OverheadP50US = latency.Summarize(slices.Concat(over...)).P50US
+	if run.Seconds > 0 {
+		run.QPS = float64(run.Requests) / run.Seconds
+	}
+	return run
+}
+
+// tookField precedes the server's time in a /search answer.
+var tookField = []byte(`"took_us":`)
+
+// httpGet fetches u, reads the whole answer, and returns the took_us it
+// reports (0 when absent); anything but 200 is an error.
+func httpGet(ctx context.Context, c *http.Client, u string) (time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("GET %s: %s: %s", u, resp.Status, strings.TrimSpace(string(body)))
+	}
+	var took int64
+	if i := bytes.Index(body, tookField); i >= 0 {
+		rest := body[i+len(tookField):]
+		for _, c := range rest {
+			if c < '0' || c > '9' {
+				break
+			}
+			took = took*10 + int64(c-'0')
+		}
+	}
+	return time.Duration(took) * time.Microsecond, nil
+}
+
+// InProcess times the work a search request does inside the server
+// (analysis, the engine, the URLs of the hits) with no HTTP, one query at
+// a time over o's queries on eng over ix: unmeasured for o.Warmup (which
+// also faults this process's mapping of the index in, as the server's
+// already is), then bounded like a run.
+func InProcess(ctx context.Context, ix *index.Index, eng query.Engine, o Options) (Summary, error) {
+	a := analysis.New()
+	loop := func(d time.Duration, max int64) ([]time.Duration, error) {
+		var lat []time.Duration
+		end := time.Now().Add(d)
+		for i := 0; (d <= 0 || time.Now().Before(end)) && (max <= 0 || int64(i) < max); i++ {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			t0 := time.Now()
+			res, err := eng.Search(ctx, query.Parse(a, o.Queries[i%len(o.Queries)], o.Mode, o.K))
+			if err != nil {
+				return nil, err
+			}
+			urls := make([]string, len(res.Hits)) // the server looks the URLs up too
+			for j, h := range res.Hits {
+				urls[j] = ix.URL(h.DocID)
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		return lat, nil
+	}
+	if o.Warmup > 0 {
+		if _, err := loop(o.Warmup, 0); err != nil {
+			return Summary{}, err
+		}
+	}
+	lat, err := loop(o.Duration, o.MaxRequests)
+	if err != nil {
+		return Summary{}, err
+	}
+	return summarize(lat), nil
+}
