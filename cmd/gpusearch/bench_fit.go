@@ -10,6 +10,7 @@ import (
 	"github.com/gpusearch/gpusearch/bench/costs"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/query"
+	"github.com/gpusearch/gpusearch/query/schedule"
 )
 
 func init() { benchSubcommands = append(benchSubcommands, newBenchFitCmd) }
@@ -60,8 +61,8 @@ func newBenchFitCmd() *cobra.Command {
 			if o.GPUBatch < 1 {
 				return usageError{fmt.Errorf("--gpu-batch must be positive")}
 			}
-			gpus, gerr := openGPUs(ix, cfg.GPU)
-			defer closeGPUs(gpus)
+			gpus, gerr := schedule.OpenGPUs(ix, query.Options{GPU: query.GPUOptions{MemoryBudgetMB: cfg.GPU.MemoryBudgetMB, Wait: cfg.GPU.Wait}}, cfg.GPU.Devices)
+			defer gpus.Close()
 			var g query.Engine
 			if len(gpus) > 0 {
 				g = gpus[0]
