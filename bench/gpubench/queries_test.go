@@ -85,4 +85,3 @@ func TestQueries(t *testing.T) {
 		}
 	}
 }
-

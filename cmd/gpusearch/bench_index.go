@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpusearch/gpusearch/bench"
 	"github.com/gpusearch/gpusearch/indexer"
 )
 
@@ -35,7 +36,7 @@ func newBenchIndexCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s := summarize(rep, dir)
+			s := bench.SummarizeIndex(rep, dir)
 			s.MemoryBudgetMB = cfg.Index.MemoryBudgetMB
 			return writeJSON(os.Stdout, s)
 		},

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpusearch/gpusearch/analytics"
+	"github.com/gpusearch/gpusearch/bench"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
 )
@@ -122,7 +123,7 @@ func indexFromCompressed(cmd *cobra.Command, f indexFlags, opts indexer.Options)
 			rep.Postings += uint64(len(docs))
 		}
 	}
-	summary := summarize(rep, f.out)
+	summary := bench.SummarizeIndex(rep, f.out)
 	if !f.quiet {
 		fmt.Fprintf(os.Stderr, "indexed %d documents from the compressed corpus %s in %s (%s traversal, %s): %d terms, %d postings, %.2f bits/docid, index %.1f MB\n",
 			rep.Documents, f.fromCompressed, rep.Elapsed.Round(time.Millisecond), res.Traversal, (res.Init + res.Traverse).Round(time.Millisecond),

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
 	"os"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpusearch/gpusearch/bench"
 	"github.com/gpusearch/gpusearch/gen"
 	"github.com/gpusearch/gpusearch/index"
 )
@@ -68,7 +65,7 @@ func newGenIndexCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s := summarizeGen(rep, f.out)
+			s := bench.SummarizeGen(rep, f.out)
 			if !f.quiet {
 				fmt.Fprintf(os.Stderr, "generated %d documents in %s: %d terms, %d postings, %.2f bits/docid, %.2f bits/freq, index %.1f MB, peak RSS %.0f MB\n",
 					rep.Docs, time.Duration(rep.Seconds*float64(time.Second)).Round(time.Millisecond), rep.Terms, rep.Postings,
@@ -93,30 +90,6 @@ func newGenIndexCmd() *cobra.Command {
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
 	fl.BoolVar(&f.json, "json", false, "print the report as JSON on stdout")
 	return cmd
-}
-
-// genSummary is what `gen index --json` prints.
-type genSummary struct {
-	gen.Report
-	IndexBytes   int64   `json:"index_bytes"`
-	BitsPerDocID float64 `json:"bits_per_docid"`
-	BitsPerFreq  float64 `json:"bits_per_freq"`
-	PeakRSSMB    float64 `json:"peak_rss_mb"`
-	Order        string  `json:"order"`
-	Codec        string  `json:"codec"`
-}
-
-func summarizeGen(rep gen.Report, dir string) genSummary {
-	s := genSummary{Report: rep}
-	if m, err := index.ReadMeta(dir); err == nil {
-		s.IndexBytes, s.BitsPerDocID, s.BitsPerFreq = m.Bytes(), m.BitsPerDocID(), m.BitsPerFreq()
-		s.Order, s.Codec = m.Order, m.DocIDCodec
-	}
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		s.PeakRSSMB = float64(ru.Maxrss) / 1024 // Linux reports KiB
-	}
-	return s
 }
 
 func newGenFitCmd() *cobra.Command {
@@ -149,65 +122,5 @@ func newGenFitCmd() *cobra.Command {
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the simulated collections")
 	cmd.Flags().IntVar(&iters, "iterations", 8, "simulation rounds at most")
 	cmd.Flags().Bool("json", true, "print JSON (always on)")
-	return cmd
-}
-
-func newGenQueriesCmd() *cobra.Command {
-	var dir, out string
-	var n int
-	var seed uint64
-	var perDoc float64
-	var quiet bool
-	cmd := &cobra.Command{
-		Use:   "queries --index DIR [--n 1000] [--seed S] [--out FILE]",
-		Short: "Draw 2-5 term queries whose list lengths follow efficiency-track logs; prints qid<TAB>terms lines",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
-				return usagef("gen queries: --index is required")
-			}
-			if n < 1 {
-				return usagef("gen queries: --n must be at least 1")
-			}
-			ix, err := index.Open(dir)
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			qs, rep, err := gen.Queries(ix, gen.QueryOptions{N: n, Seed: seed, PostingsPerDoc: perDoc})
-			if err != nil {
-				return err
-			}
-			w := os.Stdout
-			if out != "" {
-				if w, err = os.Create(out); err != nil {
-					return err
-				}
-			}
-			bw := bufio.NewWriter(w)
-			for _, q := range qs {
-				fmt.Fprintf(bw, "%s\t%s\n", q.ID, strings.Join(q.Terms, " "))
-			}
-			err = bw.Flush()
-			if out != "" {
-				err = errors.Join(err, w.Close())
-			}
-			if err != nil {
-				return err
-			}
-			if !quiet {
-				fmt.Fprintf(os.Stderr, "%d queries, %.2f terms and %.0f postings on average (target %.0f), alpha %.3f\n",
-					rep.Queries, rep.MeanTerms, rep.MeanPostings, rep.TargetPostings, rep.Alpha)
-			}
-			return nil
-		},
-	}
-	fl := cmd.Flags()
-	fl.StringVar(&dir, "index", "", "index whose lexicon the queries are drawn from")
-	fl.StringVar(&out, "out", "", "write the queries here (default: stdout)")
-	fl.IntVar(&n, "n", 1000, "number of queries")
-	fl.Uint64Var(&seed, "seed", 1, "random seed")
-	fl.Float64Var(&perDoc, "postings-per-doc", gen.Gov2PostingsPerDoc, "mean postings per query, per document of the collection")
-	fl.BoolVar(&quiet, "quiet", false, "no summary on stderr")
 	return cmd
 }

@@ -3,13 +3,12 @@ package main
 import (
 	"fmt"
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpusearch/gpusearch/bench"
 	"github.com/gpusearch/gpusearch/config"
-	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
 )
 
@@ -64,7 +63,7 @@ func newIndexCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			summary := summarize(rep, f.out)
+			summary := bench.SummarizeIndex(rep, f.out)
 			summary.MemoryBudgetMB = opts.MemoryBudget >> 20
 			if !f.quiet {
 				printProblems(rep)
@@ -114,35 +113,7 @@ func pick[T any](changed bool, flag, cfg T) T {
 	return cfg
 }
 
-// indexSummary is what `index --json` prints.
-type indexSummary struct {
-	indexer.Report
-	IndexBytes     int64   `json:"index_bytes"`
-	BitsPerDocID   float64 `json:"bits_per_docid"`
-	BitsPerFreq    float64 `json:"bits_per_freq"`
-	DocsPerSec     float64 `json:"docs_per_sec"`
-	InputMBPerSec  float64 `json:"input_mb_per_sec"`
-	PeakRSSMB      float64 `json:"peak_rss_mb"`
-	MemoryBudgetMB int64   `json:"memory_budget_mb"`
-	Seconds        float64 `json:"seconds"`
-}
-
-func summarize(rep indexer.Report, dir string) indexSummary {
-	s := indexSummary{Report: rep, Seconds: rep.Elapsed.Seconds()}
-	if m, err := index.ReadMeta(dir); err == nil {
-		s.IndexBytes, s.BitsPerDocID, s.BitsPerFreq = m.Bytes(), m.BitsPerDocID(), m.BitsPerFreq()
-	}
-	if sec := rep.Elapsed.Seconds(); sec > 0 {
-		s.DocsPerSec = float64(rep.Documents) / sec
-		s.InputMBPerSec = float64(rep.InputBytes) / 1e6 / sec
-	}
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		s.PeakRSSMB = float64(ru.Maxrss) / 1024 // Linux reports KiB
-	}
-	return s
-}
-
+// printProblems reports the files a build skipped or cut.
 func printProblems(rep indexer.Report) {
 	for _, p := range []struct {
 		what string

@@ -1,0 +1,68 @@
+package bench
+
+import (
+	"syscall"
+
+	"github.com/gpusearch/gpusearch/gen"
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/indexer"
+)
+
+// IndexSummary is what index --json and bench index print: the build
+// report with the index's size, bits per posting, speeds and peak memory.
+type IndexSummary struct {
+	indexer.Report
+	IndexBytes     int64   `json:"index_bytes"`
+	BitsPerDocID   float64 `json:"bits_per_docid"`
+	BitsPerFreq    float64 `json:"bits_per_freq"`
+	DocsPerSec     float64 `json:"docs_per_sec"`
+	InputMBPerSec  float64 `json:"input_mb_per_sec"`
+	PeakRSSMB      float64 `json:"peak_rss_mb"`
+	MemoryBudgetMB int64   `json:"memory_budget_mb"`
+	Seconds        float64 `json:"seconds"`
+}
+
+// SummarizeIndex summarizes a build of the index in dir.
+func SummarizeIndex(rep indexer.Report, dir string) IndexSummary {
+	s := IndexSummary{Report: rep, Seconds: rep.Elapsed.Seconds(), PeakRSSMB: peakRSSMB()}
+	if m, err := index.ReadMeta(dir); err == nil {
+		s.IndexBytes, s.BitsPerDocID, s.BitsPerFreq = m.Bytes(), m.BitsPerDocID(), m.BitsPerFreq()
+	}
+	if sec := rep.Elapsed.Seconds(); sec > 0 {
+		s.DocsPerSec = float64(rep.Documents) / sec
+		s.InputMBPerSec = float64(rep.InputBytes) / 1e6 / sec
+	}
+	return s
+}
+
+// GenSummary is what gen index --json prints: the generation report with
+// the index's size, bits per posting and peak memory.
+type GenSummary struct {
+	gen.Report
+	IndexBytes   int64   `json:"index_bytes"`
+	BitsPerDocID float64 `json:"bits_per_docid"`
+	BitsPerFreq  float64 `json:"bits_per_freq"`
+	PeakRSSMB    float64 `json:"peak_rss_mb"`
+	Order        string  `json:"order"`
+	Codec        string  `json:"codec"`
+}
+
+// SummarizeGen summarizes a generation of the index in dir.
+func SummarizeGen(rep gen.Report, dir string) GenSummary {
+	s := GenSummary{Report: rep, PeakRSSMB: peakRSSMB()}
+	if m, err := index.ReadMeta(dir); err == nil {
+		s.IndexBytes, s.BitsPerDocID, s.BitsPerFreq = m.Bytes(), m.BitsPerDocID(), m.BitsPerFreq()
+		s.Order, s.Codec = m.Order, m.DocIDCodec
+	}
+	return s
+}
+
+// peakRSSMB is the process's peak resident memory in MB (0 where it
+// cannot be read).
+func peakRSSMB() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Maxrss) / 1024 // Linux reports KiB
+}
