@@ -4,10 +4,6 @@ import (
 	"github.com/gpusearch/gpusearch/index"
 )
 
-// Algorithms lists the CPU engines New accepts besides "cpu", in the order
-// benchmarks report them.
-var Algorithms = []string{"exhaustive", "daat", "maxscore", "wand", "bmw", "bitmap"}
-
 // The DAAT algorithms, by the name Stats.Algorithm reports.
 var (
 	algoAnd         = daatAlgorithm{"and", andQuery, true}
