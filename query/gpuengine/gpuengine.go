@@ -18,9 +18,9 @@ func init() {
 	query.Register("gpu", query.Driver{Needs: query.Needs{GPU: true}, Open: open})
 }
 
-// open uploads ix to the GPU o.GPU places. A CUDA build on a machine
-// without a usable device fails as a build without CUDA does (gpu.ErrNoCUDA
-// wraps query.ErrNoGPU), with an error that wraps query.ErrNoGPU.
+// open uploads ix to the GPU o.GPU places. Without a usable device it
+// fails as a build without CUDA does, with an error that wraps
+// query.ErrNoGPU (gpu.ErrNoCUDA wraps it already).
 func open(ix *index.Index, o query.Options) (query.Engine, error) {
 	e, err := gpu.NewEngine(ix, gpu.Options{Device: o.GPU.Device, MemoryBudgetMB: o.GPU.MemoryBudgetMB, Wait: o.GPU.Wait})
 	if errors.Is(err, gpu.ErrNoDevice) {
