@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpusearch/gpusearch/analytics"
-	"github.com/gpusearch/gpusearch/analytics/gpu"
+	"github.com/gpusearch/gpusearch/analytics/runner"
 )
 
 func init() { subcommands = append(subcommands, newAnalyzeCmd) }
@@ -58,101 +58,16 @@ Timings go to stderr as one key=value line per run.`,
 			if f.repeat < 1 {
 				return usagef("analyze: --repeat must be at least 1")
 			}
-			opts := analytics.Options{Traversal: trav, SeqLen: f.seqLen}
 			if f.seqLen < 1 || f.seqLen > analytics.MaxSeqLen {
 				return usagef("analyze: --seq-len must be in 1..%d", analytics.MaxSeqLen)
 			}
-			start := time.Now()
-			c, err := analytics.Open(args[0])
+			r, err := runner.Open(args[0], runner.Options{Task: task, Options: analytics.Options{Traversal: trav, SeqLen: f.seqLen},
+				GPU: f.engine == "gpu", Plain: f.plain, Text: f.text})
 			if err != nil {
 				return err
 			}
-			load := time.Since(start)
-			var docs [][]uint32
-			var text []byte
-			var decompress time.Duration
-			mode := "compressed"
-			switch {
-			case f.text:
-				mode = "text"
-				if f.engine == "cpu" { // the GPU's upload writes its own
-					start = time.Now()
-					if text, err = c.Text(); err != nil {
-						return err
-					}
-					decompress = time.Since(start)
-				}
-			case f.plain:
-				mode = "plain"
-				start = time.Now()
-				if f.engine == "gpu" {
-					c = c.Plain() // the GPU engine's uncompressed baseline: a root without rules
-				} else {
-					docs = c.Decompress()
-				}
-				decompress = time.Since(start)
-			}
-			var prepare time.Duration
-			if !f.plain && f.engine == "cpu" && task.WordTables() && opts.Traversal != analytics.TopDown {
-				// The CPU's bottom-up word tables use the inlined grammar:
-				// made once per corpus, before the timed runs (top-down
-				// never uses it).
-				start = time.Now()
-				if _, err := c.Inlined(); err != nil {
-					return err
-				}
-				prepare = time.Since(start)
-			}
-			run := func() (*analytics.Result, error) { return analytics.Run(cmd.Context(), c, task, opts) }
-			var upload time.Duration
-			if f.engine == "gpu" {
-				dev, err := gpu.OpenDevice(gpu.DeviceOptions{})
-				if err != nil {
-					return err
-				}
-				defer dev.Close()
-				start = time.Now()
-				put := dev.UploadCorpus
-				if f.text {
-					put = dev.UploadText
-				}
-				a, err := put(c)
-				if err != nil {
-					return err
-				}
-				defer a.Free()
-				upload = time.Since(start)
-				// What the task needs beyond the upload (the inlined
-				// grammar for bottom-up tables), before the timed runs.
-				start = time.Now()
-				if err := a.Prepare(task, opts); err != nil {
-					return err
-				}
-				prepare = time.Since(start)
-				run = func() (*analytics.Result, error) { return a.Run(cmd.Context(), task, opts) }
-			}
-			if f.plain && f.engine == "cpu" {
-				var lex *analytics.Lexer
-				if f.text {
-					lex = analytics.NewLexer(c.Dict)
-				}
-				run = func() (*analytics.Result, error) {
-					start := time.Now()
-					docs := docs
-					if f.text {
-						var err error
-						if docs, err = lex.Docs(text); err != nil {
-							return nil, err
-						}
-					}
-					read := time.Since(start)
-					res, err := analytics.RunPlain(cmd.Context(), docs, len(c.Dict), task, opts)
-					if err == nil {
-						res.Traverse += read
-					}
-					return res, err
-				}
-			}
+			defer r.Close()
+			c, s := r.Corpus, r.Setup
 			var res *analytics.Result
 			for range f.repeat {
 				// Each run starts from a collected heap, outside its timing:
@@ -161,15 +76,15 @@ Timings go to stderr as one key=value line per run.`,
 				// faults a later run does not pay (docs/analytics.md, run 24).
 				runtime.GC()
 				cpu0 := cpuTime()
-				res, err = run()
+				res, err = r.Run(cmd.Context())
 				if err != nil {
 					return err
 				}
 				cpu := cpuTime() - cpu0
 				if !f.quiet {
 					fmt.Fprintf(os.Stderr, "analyze: task=%s engine=%s form=%s traversal=%s est_topdown=%.0f est_bottomup=%.0f docs=%d words=%d rules=%d load_ms=%.1f decompress_ms=%.1f prepare_ms=%.1f upload_ms=%.1f init_ms=%.2f traverse_ms=%.2f kernels_ms=%.3f total_ms=%.2f cpu_ms=%.2f entries=%d\n",
-						task, f.engine, mode, res.Traversal, res.Estimate.TopDown, res.Estimate.BottomUp,
-						c.Meta.Documents, c.Meta.Tokens, c.Meta.Rules, ms(load), ms(decompress), ms(prepare), ms(upload), ms(res.Init), ms(res.Traverse),
+						task, f.engine, s.Form, res.Traversal, res.Estimate.TopDown, res.Estimate.BottomUp,
+						c.Meta.Documents, c.Meta.Tokens, c.Meta.Rules, ms(s.Load), ms(s.Decompress), ms(s.Prepare), ms(s.Upload), ms(res.Init), ms(res.Traverse),
 						ms(res.Kernels), ms(res.Init+res.Traverse), ms(cpu), res.Entries())
 				}
 			}
