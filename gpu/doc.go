@@ -3,19 +3,26 @@
 // memory, decodes them with the kernels in gpu/kernels, and answers
 // queries on the GPU with exactly the CPU engines' top-k (Engine).
 //
-// Builds. Files that import gorgonia.org/cu carry the cuda build tag (cu's
-// init exits the process on a machine without a CUDA driver, and a binary
-// that imports it needs libcuda.so.1 to start). Each has a _nocuda twin
-// with the same API that returns ErrNoCUDA, so the default build compiles
-// everywhere and says why a GPU request cannot be served. The pure-Go parts
-// (host columns, the CPU reference decode, PTX embedding) build in both.
+// Layout. The device layer (context, buffers, PTX modules, streams,
+// events, the page-locked read stage) is internal/cuda, the only package
+// that imports gorgonia.org/cu; GPU text analytics is analytics/gpu. This
+// package holds the search side: decoding (device.go, decode.go,
+// column.go), the query engine (engine.go, qengine.go and the q*.go files
+// it plans and launches with), list intersection (intersect.go,
+// intersector.go) and their kernels (kernels/decode.cu, kernels/query.cu).
 //
-// Device. OpenDevice creates one CUDA context on one GPU. Every CUDA call
-// is a closure that runs under the device's lock on its caller's thread,
-// locked to it for the call with the context made current there, so a
-// Device is safe for concurrent use and its calls are serialized, except
-// the query engine's runs, each on a stream of its own, which share the
-// lock and overlap.
+// Builds. Every file builds with and without the cuda tag: only
+// internal/cuda has cuda and nocuda twins, and without the tag its Open
+// fails, so OpenDevice, NewEngine and NewIntersector return ErrNoCUDA
+// (which wraps query.ErrNoGPU) and the default build compiles everywhere
+// and says why a GPU request cannot be served. Tests that need a GPU carry
+// the cuda tag; the emulated ones run without it.
+//
+// Device. OpenDevice creates one CUDA context on one GPU and loads the
+// decode kernels. Its calls are serialized by internal/cuda (each on its
+// caller's thread with the context current there), so a Device is safe
+// for concurrent use, except the query engine's runs, each on a stream of
+// its own, which share the lock and overlap.
 // Allocations are counted against a budget (DeviceOptions.MemoryBudgetMB,
 // default the free memory at open) and fail with ErrOutOfMemory past it.
 // A kernel fault (which leaves a CUDA context unusable) is reported as an
@@ -38,13 +45,13 @@
 // Kernels. kernels/decode.cu holds the decoders (its header comment
 // describes the work split); make ptx compiles it to kernels/decode.ptx
 // for sm_90 with nvcc, recording the source's sha256 on the first line, and
-// the .ptx is embedded. TestPTXFresh fails when the embedded PTX was not
-// built from the current source. A cuda build loads the PTX from
-// $GPUSEARCH_PTX_DIR when set, so a GPU machine can test freshly compiled
-// PTX before it is committed. Without a GPU, TestKernelsOnCPU compiles
-// decode.cu as C++ against testdata/qemu (fibers as CUDA threads, barriers
-// as warp synchronization) and checks every kernel against the CPU
-// reference, garbage input included.
+// only the .ptx is embedded. internal/cuda's TestPTXFresh fails when a
+// committed PTX was not built from the current source. A cuda build loads
+// the PTX from $GPUSEARCH_PTX_DIR when set, so a GPU machine can test
+// freshly compiled PTX before it is committed. Without a GPU,
+// TestKernelsOnCPU compiles decode.cu as C++ against testdata/qemu (fibers
+// as CUDA threads, barriers as warp synchronization) and checks every
+// kernel against the CPU reference, garbage input included.
 //
 // Query engine. NewEngine opens a Device, loads kernels/query.ptx and
 // uploads the index (a column whose codec has no GPU decoder is re-encoded
@@ -74,15 +81,14 @@
 // room for four. Usage accounts for the runs (host time holding the
 // device, device time by CUDA events). Profile times the phases
 // with CUDA events. The engine drives its device through a small
-// backend interface (qbackend.go): the CUDA one in a cuda build, and in
-// the CPU tests a child process running the same kernels compiled for the
-// CPU under testdata/qemu, so that the kernels and the launch sequences are
-// checked against the exhaustive scorer without a GPU.
+// backend interface (qbackend.go): the device's (backend.go), and in the
+// CPU tests a child process running the same kernels compiled for the CPU
+// under testdata/qemu (compiled once per test run), so that the kernels
+// and the launch sequences are checked against the exhaustive scorer
+// without a GPU.
 // docs/gpu-queries.md describes the algorithms and their measurement.
 //
 // Decisions. Kernel parameters are 8-byte values (cu copies 8 bytes per
 // argument). Host-to-device copies read Go memory (or the index's mapped
-// files) directly: the index is uploaded once. Large device-to-host reads
-// (the analytics' results) pass through a page-locked stage that host
-// cores copy out in parallel (stage_cuda.go, copy.go).
+// files) directly: the index is uploaded once.
 package gpu

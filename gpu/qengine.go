@@ -80,7 +80,7 @@ type qengine struct {
 // workspaces bounds the searches an engine runs at once: each holds a
 // workspace and its lane, whose device memory stays allocated for the next
 // one. The scheduler's three workers per GPU (gpu.workers) use three; a
-// fourth worker gave hybrid no more (docs/scheduling.md, run BL).
+// fourth worker gave hybrid no more throughput (docs/scheduling.md).
 const workspaces = 4
 
 // workspace is one search's device scratch, its device slots for results
