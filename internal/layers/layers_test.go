@@ -23,8 +23,7 @@ func TestLayers(t *testing.T) {
 		{"api", []string{module + "/indexer", module + "/analytics", module + "/gpu", "golang.org/x/net/html"},
 			"api receives its engines from cmd; GPU text analytics moves to analytics/gpu"},
 		{"query", []string{module + "/indexer", module + "/gpu"}, ""},
-		{"gpu", []string{module + "/analytics", module + "/indexer"},
-			"GPU text analytics moves to analytics/gpu"},
+		{"gpu", []string{module + "/analytics", module + "/indexer", "golang.org/x/net/html"}, ""},
 	}
 	for _, variant := range []struct {
 		name string
