@@ -1,23 +1,27 @@
 # Build helpers. Plain `go build ./...` and `go test ./...` need none of this.
 #
-#   make ptx      compile gpu/kernels/*.cu to the committed, embedded .ptx
-#                 (needs nvcc; each .ptx records its source's sha256)
-#   make device   build the cuda binaries the GPU machine runs into .device/
-#                 (CUDA 11.8 headers via scripts/cuda-dev.sh),
-#                 stripped, so that they fit the device tool's 64 MiB carry
+#   make ptx      compile the kernel sources (gpu/kernels, analytics/gpu/kernels)
+#                 to the committed, embedded .ptx (needs nvcc; each .ptx
+#                 records its source's sha256)
+#   make device   build the cuda binaries the GPU machine runs into .device/:
+#                 the test binaries of the packages with GPU tests and the CLI
+#                 (CUDA 11.8 headers via scripts/cuda-dev.sh), stripped, so
+#                 that they fit the device tool's 64 MiB carry
 
 NVCC ?= nvcc
 CUDA_DEV ?= bash scripts/cuda-dev.sh
-KERNELS := $(wildcard gpu/kernels/*.cu)
+KERNELS := $(wildcard gpu/kernels/*.cu analytics/gpu/kernels/*.cu)
 
 .PHONY: ptx device
 
 ptx: $(KERNELS:.cu=.ptx)
 
-gpu/kernels/%.ptx: gpu/kernels/%.cu gpu/kernels/mkptx.sh
+%.ptx: %.cu gpu/kernels/mkptx.sh
 	NVCC=$(NVCC) sh gpu/kernels/mkptx.sh $< $@
 
 device:
 	eval "$$($(CUDA_DEV))" && \
 	go test -c -tags cuda -ldflags="-s -w" -o .device/gpu.test ./gpu/ && \
+	go test -c -tags cuda -ldflags="-s -w" -o .device/analytics-gpu.test ./analytics/gpu/ && \
+	go test -c -tags cuda -ldflags="-s -w" -o .device/cuda.test ./internal/cuda/ && \
 	go build -tags cuda -ldflags="-s -w" -o .device/gpusearch ./cmd/gpusearch
