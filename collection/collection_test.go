@@ -2,10 +2,12 @@ package collection
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gpusearch/gpusearch/eval"
@@ -38,13 +40,58 @@ func countLines(t *testing.T, path string) int {
 	return n
 }
 
-// written converts c into a temporary folder and checks the files' counts.
-func written(t *testing.T, c *Collection) string {
-	t.Helper()
-	out := t.TempDir()
-	if err := c.Write(out); err != nil {
-		t.Fatalf("Write: %v", err)
+// fixtures is the folder TestMain makes for the collections the tests share.
+var fixtures string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "collection-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
+	fixtures = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// A fixture is a test collection read and written once per package run and
+// shared by the tests that need it: Write creates a file per document, the
+// slowest step of these tests.
+type fixture struct {
+	read func(string) (*Collection, error)
+	once sync.Once
+	c    *Collection
+	dir  string // where c is written
+	err  error
+}
+
+var shared = map[string]*fixture{
+	"cranfield": {read: ReadCranfield},
+	"cacm":      {read: ReadCACM},
+}
+
+// converted returns the named test collection and the folder it is written
+// in. The folder is shared: tests must not change it.
+func converted(t *testing.T, name string) (*Collection, string) {
+	t.Helper()
+	f := shared[name]
+	src := dataDir(t, name)
+	f.once.Do(func() {
+		if f.c, f.err = f.read(src); f.err == nil {
+			f.dir = filepath.Join(fixtures, name)
+			f.err = f.c.Write(f.dir)
+		}
+	})
+	if f.err != nil {
+		t.Fatalf("converting %s: %v", name, f.err)
+	}
+	return f.c, f.dir
+}
+
+// checkWritten checks the counts of the files c was written as in out.
+func checkWritten(t *testing.T, c *Collection, out string) {
+	t.Helper()
 	ents, err := os.ReadDir(filepath.Join(out, "crawl"))
 	if err != nil {
 		t.Fatal(err)
@@ -62,14 +109,11 @@ func written(t *testing.T, c *Collection) string {
 	if n := countLines(t, filepath.Join(out, "qrels.txt")); n != judgments {
 		t.Errorf("Write: qrels.txt has %d lines, want %d", n, judgments)
 	}
-	return out
 }
 
 func TestCranfield(t *testing.T) {
-	c, err := ReadCranfield(dataDir(t, "cranfield"))
-	if err != nil {
-		t.Fatalf("ReadCranfield: %v", err)
-	}
+	t.Parallel()
+	c, out := converted(t, "cranfield")
 	if len(c.Docs) != 1400 || len(c.Queries) != 225 || c.QueriesWithJudgments() != 225 {
 		t.Errorf("ReadCranfield: %d documents, %d queries, %d judged, want 1400, 225, 225",
 			len(c.Docs), len(c.Queries), c.QueriesWithJudgments())
@@ -91,20 +135,15 @@ func TestCranfield(t *testing.T) {
 		strings.Contains(d.Text, "brenckman") || strings.Contains(d.Text, "j. ae. scs.") {
 		t.Errorf("ReadCranfield: document 1 = %q, want title and abstract without author and bibliography", d.Text)
 	}
-	out := written(t, c)
+	checkWritten(t, c, out)
 	if _, err := os.Stat(filepath.Join(out, "crawl", "1400.txt")); err != nil {
 		t.Errorf("Write: %v", err)
-	}
-	if err := c.Write(out); err == nil {
-		t.Errorf("Write into a folder that already holds a crawl = nil error, want one")
 	}
 }
 
 func TestCACM(t *testing.T) {
-	c, err := ReadCACM(dataDir(t, "cacm"))
-	if err != nil {
-		t.Fatalf("ReadCACM: %v", err)
-	}
+	t.Parallel()
+	c, out := converted(t, "cacm")
 	if len(c.Docs) != 3204 || len(c.Queries) != 64 || c.QueriesWithJudgments() != 52 {
 		t.Errorf("ReadCACM: %d documents, %d queries, %d judged, want 3204, 64, 52",
 			len(c.Docs), len(c.Queries), c.QueriesWithJudgments())
@@ -119,7 +158,7 @@ func TestCACM(t *testing.T) {
 	if q := c.Queries[0]; q.ID != "1" || !strings.HasPrefix(q.Text, "What articles exist which deal with TSS") {
 		t.Errorf("ReadCACM: first query = %+v", q)
 	}
-	written(t, c)
+	checkWritten(t, c, out)
 }
 
 func TestRFC(t *testing.T) {
@@ -147,7 +186,14 @@ func TestRFC(t *testing.T) {
 	if !reflect.DeepEqual(c.Qrels, wantQrels) {
 		t.Errorf("ReadRFC qrels = %v, want %v", c.Qrels, wantQrels)
 	}
-	out := written(t, c)
+	out := t.TempDir()
+	if err := c.Write(out); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	checkWritten(t, c, out)
+	if err := c.Write(out); err == nil {
+		t.Errorf("Write into a folder that already holds a crawl = nil error, want one")
+	}
 	b, err := os.ReadFile(filepath.Join(out, "crawl", "rfc2.txt"))
 	if err != nil || !strings.Contains(string(b), "HTTP is an application-level protocol.") {
 		t.Errorf("Write: crawl/rfc2.txt = %q, %v, want the gunzipped text", b, err)

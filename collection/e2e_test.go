@@ -23,25 +23,18 @@ import (
 // fails here.
 func TestEndToEnd(t *testing.T) {
 	tests := []struct {
-		name, data string
-		read       func(string) (*Collection, error)
-		queries    int     // evaluated queries
-		minMAP     float64 // measured: Cranfield 0.2891, CACM 0.2646
-		minNDCG10  float64 // measured: Cranfield 0.3500, CACM 0.4072
+		name      string
+		queries   int     // evaluated queries
+		minMAP    float64 // measured: Cranfield 0.2891, CACM 0.2646
+		minNDCG10 float64 // measured: Cranfield 0.3500, CACM 0.4072
 	}{
-		{"cranfield", "cranfield", ReadCranfield, 225, 0.27, 0.33},
-		{"cacm", "cacm", ReadCACM, 52, 0.25, 0.39},
+		{"cranfield", 225, 0.27, 0.33},
+		{"cacm", 52, 0.25, 0.39},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := tt.read(dataDir(t, tt.data))
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			if err := c.Write(dir); err != nil {
-				t.Fatal(err)
-			}
+			t.Parallel()
+			c, dir := converted(t, tt.name)
 			s := searchAndEvaluate(t, dir)
 			t.Logf("%s: %d queries, MAP %.4f, MRR %.4f, P@10 %.4f, nDCG@10 %.4f, recall@100 %.4f",
 				tt.name, s.Queries, s.MAP, s.MRR, s.P10, s.NDCG10, s.Recall100)
