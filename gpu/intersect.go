@@ -116,16 +116,15 @@ func (l *isectLists) intersect(alg string, gridCap int) ([]uint32, time.Duration
 			adp = 1
 		}
 		find = func(s stream) error {
-			return s.launch("isect_seg", grid((l.n+isectSeg-1)/isectSeg), qTile, uint64(l.data), uint64(l.meta), m,
-				isectSeg, adp, uint64(l.flags))
+			return launchIsectSeg(s, grid((l.n+isectSeg-1)/isectSeg), qTile, l.data, l.meta, m, isectSeg, adp, l.flags)
 		}
 	case "hash":
 		find = func(s stream) error {
-			return s.launch("isect_hash", grid(l.n), qTile, uint64(l.data), uint64(l.hstart), uint64(l.meta), m, uint64(l.flags))
+			return launchIsectHash(s, grid(l.n), qTile, l.data, l.hstart, l.meta, m, l.flags)
 		}
 	case "bitmap":
 		find = func(s stream) error {
-			return s.launch("isect_bitmap", grid(l.n), qTile, uint64(l.data), uint64(l.bits), uint64(l.meta), m, uint64(l.flags))
+			return launchIsectBitmap(s, grid(l.n), qTile, l.data, l.bits, l.meta, m, l.flags)
 		}
 	default:
 		return nil, 0, fmt.Errorf("gpu: unknown intersection algorithm %q (want one of %v)", alg, IntersectAlgorithms)
@@ -136,19 +135,18 @@ func (l *isectLists) intersect(alg string, gridCap int) ([]uint32, time.Duration
 		if l.n == 0 {
 			return nil
 		}
-		count, total := uint64(l.state), uint64(l.state)+4
+		count, total := l.state, l.state+4
 		steps := []func() error{
 			s.mark,
 			func() error { return find(s) },
 			func() error {
-				return s.launch("isect_count", grid(l.n), qTile, uint64(l.flags), count, uint64(l.tileCounts))
+				return launchIsectCount(s, grid(l.n), qTile, l.flags, count, l.tileCounts)
 			},
 			func() error {
-				return s.launch("tile_scan", 1, qBig, count, uint64(l.tileCounts), uint64(l.tileOffsets), total)
+				return launchTileScan(s, 1, qBig, count, l.tileCounts, l.tileOffsets, total)
 			},
 			func() error {
-				return s.launch("isect_scatter", grid(l.n), qTile, uint64(l.data), uint64(l.meta), uint64(l.flags), count,
-					uint64(l.tileOffsets), uint64(l.out))
+				return launchIsectScatter(s, grid(l.n), qTile, l.data, l.meta, l.flags, count, l.tileOffsets, l.out)
 			},
 			s.mark,
 		}

@@ -169,9 +169,9 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 	}
 	sc, _ := t.layout(ws.scratch, bs)
 	buf := ws.slots(t.w * t.slotSize)
-	tab, w, m, n := uint64(sc.tab), uint64(t.w), uint64(t.m), uint64(t.rows*bs)
-	word := func(part int64) uint64 { return tab + 4*uint64(part) }
-	out, slot := uint64(ws.out), uint64(t.slotSize)
+	tab, w, m, n := sc.tab, uint64(t.w), uint64(t.m), uint64(t.rows*bs)
+	word := func(part int64) devPtr { return tab + devPtr(4*part) }
+	out, slot := ws.out, uint64(t.slotSize)
 	alone := t.w == 1
 	grid := e.gridFor(t.tiles * qTile)
 	var redo []*qjob
@@ -184,59 +184,53 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 		steps := []step{
 			{PhaseInit, func() error { return s.upload(sc.tab, bytesOf(t.words)) }},
 			{PhaseInit, func() error {
-				return s.launch("q_init", int(w), qTile, out, slot, uint64(t.scs[0].hdrWords), word(andNeeds(t.w)), 0,
+				return launchQInit(s, int(w), qTile, out, slot, uint64(t.scs[0].hdrWords), word(andNeeds(t.w)), 0,
 					sSteps, word(andN1(t.w)))
 			}},
 			{PhaseInit, func() error { return s.memset32(sc.hist, 0, sc.histWords) }},
 			{PhaseDecode, func() error {
-				return s.launch("wave_rows", e.gridFor(t.w*qTile), qTile, word(andRows0(t.w)), word(andFirst0(t.w)), w,
-					uint64(sc.sel))
+				return launchWaveRows(s, e.gridFor(t.w*qTile), qTile, word(andRows0(t.w)), word(andFirst0(t.w)), w, sc.sel)
 			}},
 			{PhaseDecode, func() error { return e.decode(s, &e.docCol, true, 0, sc.sel, t.rows, sc.cand[0]) }},
 			{PhaseDecode, func() error { return e.decode(s, &e.freqCol, false, 0, sc.sel, t.rows, sc.fm1[0]) }},
 		}
 		for li := uint64(1); li < m; li++ {
 			a, b := (li-1)&1, li&1
-			head := []uint64{tab, w, m, li, uint64(sc.cand[a]), out, slot}
-			args := func(rest ...uint64) []uint64 { return append(append([]uint64(nil), head...), rest...) }
 			steps = append(steps,
 				step{PhaseSelection, func() error {
-					return s.launch("and_select", grid, qTile, args(uint64(e.lastDoc), uint64(sc.blk), uint64(sc.tileCounts))...)
+					return launchAndSelect(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, e.lastDoc, sc.blk, sc.tileCounts)
 				}},
 				step{PhaseSelection, func() error {
-					return s.launch("and_scan", int(w), qBig, tab, w, m, li, out, slot, uint64(sc.tileCounts),
-						uint64(sc.tileOffsets), sSteps+m+li, 0)
+					return launchAndScan(s, int(w), qBig, tab, w, m, li, out, slot, sc.tileCounts, sc.tileOffsets, sSteps+m+li, 0)
 				}},
 				step{PhaseSelection, func() error { return s.memset32(sc.sel, none32, t.selRows) }},
 				step{PhaseSelection, func() error {
-					return s.launch("and_scatter_blocks", grid, qTile, args(uint64(e.lastDoc), uint64(sc.blk),
-						uint64(sc.tileOffsets), uint64(sc.sel), uint64(sc.row))...)
+					return launchAndScatterBlocks(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, e.lastDoc, sc.blk,
+						sc.tileOffsets, sc.sel, sc.row)
 				}},
 				step{PhaseDecode, func() error { return e.decode(s, &e.docCol, true, 0, sc.sel, t.selRows, sc.docs) }},
 				step{PhaseDecode, func() error { return e.decode(s, &e.freqCol, false, 0, sc.sel, t.selRows, sc.freqs) }},
 				step{PhaseIntersect, func() error {
-					return s.launch("and_intersect", grid, qTile, args(uint64(sc.blk), uint64(sc.row), uint64(sc.docs),
-						uint64(e.docCol.counts), uint64(bs), uint64(sc.at), uint64(sc.tileCounts))...)
+					return launchAndIntersect(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, sc.blk, sc.row, sc.docs,
+						e.docCol.counts, uint64(bs), sc.at, sc.tileCounts)
 				}},
 				step{PhaseIntersect, func() error {
-					return s.launch("and_scan", int(w), qBig, tab, w, m, li, out, slot, uint64(sc.tileCounts),
-						uint64(sc.tileOffsets), sSteps+li, 1)
+					return launchAndScan(s, int(w), qBig, tab, w, m, li, out, slot, sc.tileCounts, sc.tileOffsets, sSteps+li, 1)
 				}},
 				step{PhaseIntersect, func() error {
-					return s.launch("and_scatter_survivors", grid, qTile, args(uint64(sc.at), uint64(sc.row),
-						uint64(sc.tileOffsets), uint64(sc.freqs), uint64(bs), uint64(sc.fm1[a]), uint64(sc.fm1[b]), n,
-						uint64(sc.cand[b]))...)
+					return launchAndScatterSurvivors(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, sc.at, sc.row,
+						sc.tileOffsets, sc.freqs, uint64(bs), sc.fm1[a], sc.fm1[b], n, sc.cand[b])
 				}},
 			)
 		}
 		steps = append(steps,
 			step{PhaseScore, func() error {
-				return s.launch("and_score", grid, qTile, tab, w, m, uint64(sc.cand[0]), uint64(sc.cand[1]),
-					uint64(sc.fm1[0]), uint64(sc.fm1[1]), n, out, slot, uint64(e.norms), uint64(e.k1p1), uint64(sc.keys))
+				return launchAndScore(s, grid, qTile, tab, w, m, sc.cand[0], sc.cand[1], sc.fm1[0], sc.fm1[1], n, out, slot,
+					e.norms, uint64(e.k1p1), sc.keys)
 			}},
 			step{PhaseTopK, func() error {
 				return e.waveTopK(s, waveRound{w: t.w, gx: e.waveGrid(t.maxN1, t.w), keys: sc.keys,
-					keyOff: devPtr(word(andCand(t.w))), keyCap: devPtr(word(andN1(t.w))), countWord: sSteps + m - 1,
+					keyOff: word(andCand(t.w)), keyCap: word(andN1(t.w)), countWord: sSteps + m - 1,
 					out: ws.out, slot: t.slotSize, hdr: t.hdr, resultCap: t.resultCap, hist: sc.hist, bnd: sc.bnd[0],
 					bndCap: sc.bndCap})
 			}},

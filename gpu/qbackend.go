@@ -5,12 +5,7 @@ import (
 	"unsafe"
 )
 
-// queryKernels are the kernels of kernels/query.cu.
-var queryKernels = []string{
-	"and_select", "tile_scan", "and_scatter_blocks", "and_intersect", "and_scatter_survivors", "and_score",
-	"and_scan", "or_score", "wave_rows", "or_span_wave", "q_init", "topk_hist_keys", "topk_hist_dense", "topk_hist_wave", "topk_pick", "topk_compact_keys",
-	"topk_compact_dense", "topk_compact_wave", "topk_finish", "topk_tree_build", "topk_tree_select", "isect_seg", "isect_hash", "isect_bitmap", "isect_count", "isect_scatter",
-}
+//go:generate go run ../internal/kernelgen -cu kernels/query.cu -pkg gpu -list queryKernels -ptr devPtr -o query_kernels.go
 
 // devPtr is an address in device memory.
 type devPtr uint64
@@ -46,14 +41,21 @@ func freeAll(be backend, ptrs ...devPtr) error {
 	return first
 }
 
+// launcher launches kernels by name, each parameter 8 bytes; the
+// generated wrappers (query_kernels.go) call it with their kernel's
+// parameters in order.
+type launcher interface {
+	launch(kernel string, grid, block int, args ...uint64) error
+}
+
 // stream queues work on the device; the work runs in order.
 type stream interface {
+	launcher
 	// upload copies src to p before the work queued after it, so that a
 	// launch sequence's small tables travel in the same run as its
 	// launches (a separate backend.upload holds the whole device).
 	upload(p devPtr, src []byte) error
 	memset32(p devPtr, v uint32, n int64) error
-	launch(kernel string, grid, block int, args ...uint64) error
 	// download waits for the work queued so far, then copies len(dst)
 	// bytes from p.
 	download(dst []byte, p devPtr) error

@@ -332,7 +332,7 @@ func (e *qengine) decode(s stream, col *devColumn, docids bool, first uint32, se
 }
 
 func (e *qengine) enqueueOr(s stream, p *qplan, sc *scratch, slot devPtr, tm *qtimer) error {
-	if err := s.launch("q_init", 1, qTile, uint64(slot), 0, uint64(sc.hdrWords), 0, uint64(sc.resultCap), none32, 0); err != nil {
+	if err := launchQInit(s, 1, qTile, slot, 0, uint64(sc.hdrWords), 0, uint64(sc.resultCap), none32, 0); err != nil {
 		return err
 	}
 	if err := s.memset32(sc.hist, 0, int64(len(digitBits))<<qHistBits); err != nil {
@@ -355,8 +355,8 @@ func (e *qengine) enqueueOr(s stream, p *qplan, sc *scratch, slot devPtr, tm *qt
 		if err := tm.begin(s, PhaseScore); err != nil {
 			return err
 		}
-		if err := s.launch("or_score", e.gridFor(int64(l.df)), qTile, uint64(sc.docs), uint64(sc.freqs), uint64(l.df),
-			uint64(math.Float32bits(q.idf)), uint64(e.k1p1), uint64(e.norms), uint64(sc.acc)); err != nil {
+		if err := launchOrScore(s, e.gridFor(int64(l.df)), qTile, sc.docs, sc.freqs, uint64(l.df),
+			uint64(math.Float32bits(q.idf)), uint64(e.k1p1), e.norms, sc.acc); err != nil {
 			return err
 		}
 	}
@@ -390,41 +390,41 @@ func (e *qengine) denseTopK(s stream, r denseRound) error {
 	n, w := uint64(e.docs), uint64(r.w)
 	gx := uint64(max(1, min(e.gridFor((int64(n)+3)/4), (2*e.gridCap+r.w-1)/r.w)))
 	shift, bits := digitShift[0], digitBits[0]
-	out, slot, result := uint64(r.out), uint64(r.slot), uint64(r.out)+uint64(r.hdr)
-	if err := s.launch("topk_hist_dense", int(w*gx), qTile, uint64(r.acc), n, uint64(r.accN), shift, bits, out, slot,
-		uint64(r.hist), 1<<qHistBits, gx); err != nil {
+	slot, result := uint64(r.slot), r.out+devPtr(r.hdr)
+	if err := launchTopkHistDense(s, int(w*gx), qTile, r.acc, n, uint64(r.accN), shift, bits, r.out, slot, r.hist,
+		1<<qHistBits, gx); err != nil {
 		return err
 	}
-	if err := s.launch("topk_pick", r.w, qBig, uint64(r.hist), 1<<qHistBits, bits, 0, out, slot); err != nil {
+	if err := launchTopkPick(s, r.w, qBig, r.hist, 1<<qHistBits, bits, 0, r.out, slot); err != nil {
 		return err
 	}
-	if err := s.launch("topk_compact_dense", int(w*gx), qTile, uint64(r.acc), n, uint64(r.accN), shift, bits, 0, out, slot,
-		result, uint64(r.resultCap), uint64(r.bnd), uint64(r.bndCap), gx); err != nil {
+	if err := launchTopkCompactDense(s, int(w*gx), qTile, r.acc, n, uint64(r.accN), shift, bits, 0, r.out, slot, result,
+		uint64(r.resultCap), r.bnd, uint64(r.bndCap), gx); err != nil {
 		return err
 	}
-	return s.launch("topk_finish", r.w, qBig, 0, uint64(r.bnd), uint64(r.bndCap), out, slot, result, uint64(r.resultCap))
+	return launchTopkFinish(s, r.w, qBig, 0, r.bnd, uint64(r.bndCap), r.out, slot, result, uint64(r.resultCap))
 }
 
 // refine queues round r of the radix select over the previous round's
 // boundary.
 func (e *qengine) refine(s stream, sc *scratch, slot devPtr, r int) error {
-	state, result := uint64(slot), uint64(slot)+uint64(sc.hdrBytes())
+	state, result := slot, slot+devPtr(sc.hdrBytes())
 	shift, bits := digitShift[r], digitBits[r]
-	src, dst := uint64(sc.bnd[(r-1)&1]), uint64(sc.bnd[r&1])
-	count := state + 4*uint64(sBC0+(r-1)&1)
-	hist := uint64(sc.hist) + uint64(r)*4<<qHistBits
+	src, dst := sc.bnd[(r-1)&1], sc.bnd[r&1]
+	count := state + devPtr(4*(sBC0+(r-1)&1))
+	hist := sc.hist + devPtr(r*4<<qHistBits)
 	grid := e.gridFor(sc.bndCap)
-	if err := s.launch("topk_hist_keys", grid, qTile, src, count, shift, bits, state, hist); err != nil {
+	if err := launchTopkHistKeys(s, grid, qTile, src, count, shift, bits, state, hist); err != nil {
 		return err
 	}
-	if err := s.launch("topk_pick", 1, qBig, hist, 0, bits, uint64(r), state, 0); err != nil {
+	if err := launchTopkPick(s, 1, qBig, hist, 0, bits, uint64(r), state, 0); err != nil {
 		return err
 	}
-	if err := s.launch("topk_compact_keys", grid, qTile, src, count, shift, bits, uint64(r), state, result,
+	if err := launchTopkCompactKeys(s, grid, qTile, src, count, shift, bits, uint64(r), state, result,
 		uint64(sc.resultCap), dst, uint64(sc.bndCap)); err != nil {
 		return err
 	}
-	return s.launch("topk_finish", 1, qBig, uint64(r), dst, uint64(sc.bndCap), state, 0, result, uint64(sc.resultCap))
+	return launchTopkFinish(s, 1, qBig, uint64(r), dst, uint64(sc.bndCap), state, 0, result, uint64(sc.resultCap))
 }
 
 // run executes the passes: AND passes in waves (runAnd), OR passes in

@@ -42,9 +42,9 @@ func (e *qengine) topKTree(s stream, sc *scratch, slot devPtr) error {
 	n := int64(e.docs)
 	groups := treeGroups(n)
 	grid := int(max(1, min(int64(e.gridCap), groups)))
-	if err := s.launch("topk_tree_build", grid, qTile, uint64(sc.acc), uint64(n), uint64(sc.lvl1), uint64(groups)); err != nil {
+	if err := launchTopkTreeBuild(s, grid, qTile, sc.acc, uint64(n), sc.lvl1, uint64(groups)); err != nil {
 		return err
 	}
-	return s.launch("topk_tree_select", 1, qBig, uint64(sc.acc), uint64(n), uint64(sc.lvl1), uint64(groups), uint64(slot),
-		uint64(slot)+uint64(sc.hdrBytes()), uint64(sc.resultCap))
+	return launchTopkTreeSelect(s, 1, qBig, sc.acc, uint64(n), sc.lvl1, uint64(groups), slot, slot+devPtr(sc.hdrBytes()),
+		uint64(sc.resultCap))
 }

@@ -61,20 +61,20 @@ type waveRound struct {
 // waveTopK queues a waveRound.
 func (e *qengine) waveTopK(s stream, r waveRound) error {
 	shift, bits := digitShift[0], digitBits[0]
-	out, slot, result := uint64(r.out), uint64(r.slot), uint64(r.out)+uint64(r.hdr)
+	slot, result := uint64(r.slot), r.out+devPtr(r.hdr)
 	grid := int(uint64(r.w) * r.gx)
-	if err := s.launch("topk_hist_wave", grid, qTile, uint64(r.keys), uint64(r.keyOff), uint64(r.keyCap), r.countWord,
-		shift, bits, out, slot, uint64(r.hist), 1<<qHistBits, r.gx); err != nil {
+	if err := launchTopkHistWave(s, grid, qTile, r.keys, r.keyOff, r.keyCap, r.countWord, shift, bits, r.out, slot, r.hist,
+		1<<qHistBits, r.gx); err != nil {
 		return err
 	}
-	if err := s.launch("topk_pick", int(r.w), qBig, uint64(r.hist), 1<<qHistBits, bits, 0, out, slot); err != nil {
+	if err := launchTopkPick(s, int(r.w), qBig, r.hist, 1<<qHistBits, bits, 0, r.out, slot); err != nil {
 		return err
 	}
-	if err := s.launch("topk_compact_wave", grid, qTile, uint64(r.keys), uint64(r.keyOff), uint64(r.keyCap), r.countWord,
-		shift, bits, 0, out, slot, result, uint64(r.resultCap), uint64(r.bnd), uint64(r.bndCap), r.gx); err != nil {
+	if err := launchTopkCompactWave(s, grid, qTile, r.keys, r.keyOff, r.keyCap, r.countWord, shift, bits, 0, r.out, slot,
+		result, uint64(r.resultCap), r.bnd, uint64(r.bndCap), r.gx); err != nil {
 		return err
 	}
-	return s.launch("topk_finish", int(r.w), qBig, 0, uint64(r.bnd), uint64(r.bndCap), out, slot, result, uint64(r.resultCap))
+	return launchTopkFinish(s, int(r.w), qBig, 0, r.bnd, uint64(r.bndCap), r.out, slot, result, uint64(r.resultCap))
 }
 
 // waveTable is what the host tells the device about a wave: its segments
@@ -163,27 +163,26 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob) ([]*qjob, error) {
 		return nil, err
 	}
 	tab, sel, keys, hist, bnd, docs, freqs, _ := layout(ws.scratch)
-	at := func(part int) uint64 { return uint64(tab) + offs[part] }
+	at := func(part int) devPtr { return tab + devPtr(offs[part]) }
 	segRow, segFirst, qSeg, segIdf, segDf, needs := at(0), at(1), at(2), at(3), at(4), at(5)
-	keyOff, keyCap := devPtr(at(6)), devPtr(at(7))
+	keyOff, keyCap := at(6), at(7)
 	buf := ws.slots(w * t.slotSize)
-	out, slot := uint64(ws.out), uint64(t.slotSize)
+	slot := uint64(t.slotSize)
 	spans := (int64(e.docs) + orSpan - 1) / orSpan
 	gx := e.waveGrid(t.maxKeys, w)
 	err := e.be.run(ws.lane, func(s stream) error {
 		steps := []func() error{
 			func() error { return s.upload(tab, bytesOf(table)) },
-			func() error { return s.launch("q_init", int(w), qTile, out, slot, sKeys+1, needs, 0, none32, 0) },
+			func() error { return launchQInit(s, int(w), qTile, ws.out, slot, sKeys+1, needs, 0, none32, 0) },
 			func() error { return s.memset32(hist, 0, w<<qHistBits) },
 			func() error {
-				return s.launch("wave_rows", e.gridFor(segs*qTile), qTile, segRow, segFirst, uint64(segs), uint64(sel))
+				return launchWaveRows(s, e.gridFor(segs*qTile), qTile, segRow, segFirst, uint64(segs), sel)
 			},
 			func() error { return e.decode(s, &e.docCol, true, 0, sel, rows, docs) },
 			func() error { return e.decode(s, &e.freqCol, false, 0, sel, rows, freqs) },
 			func() error {
-				return s.launch("or_span_wave", int(w*spans), qTile, uint64(docs), uint64(freqs), qSeg, segRow, segIdf,
-					segDf, uint64(bs), uint64(e.k1p1), uint64(e.norms), uint64(spans), out, slot, uint64(keys), uint64(keyOff),
-					uint64(keyCap), needs)
+				return launchOrSpanWave(s, int(w*spans), qTile, docs, freqs, qSeg, segRow, segIdf, segDf, uint64(bs),
+					uint64(e.k1p1), e.norms, uint64(spans), ws.out, slot, keys, keyOff, keyCap, needs)
 			},
 			func() error {
 				return e.waveTopK(s, waveRound{w: w, gx: gx, keys: keys, keyOff: keyOff, keyCap: keyCap, countWord: sKeys,
