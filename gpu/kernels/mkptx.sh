@@ -1,7 +1,7 @@
 #!/bin/sh
 # mkptx.sh SRC.cu OUT.ptx [NVCC_FLAGS...]: compiles one kernel source to
 # PTX for Hopper (sm_90) and prepends the line "// source-sha256: <hex>"
-# with the source's sha256, which gpu's freshness test checks against the
+# with the source's sha256, which internal/cuda's TestPTXFresh checks against the
 # .cu. make ptx and .device/run.sh both use it. $NVCC names the compiler
 # (default nvcc); extra arguments go to it (e.g. -DMIN_CTAS=16).
 set -eu
