@@ -1,10 +1,7 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,8 +11,7 @@ import (
 func init() { benchSubcommands = append(benchSubcommands, newBenchBoundCmd) }
 
 func newBenchBoundCmd() *cobra.Command {
-	var samplesFile, overheads string
-	var o costs.BoundOptions
+	var f costs.BoundFlags
 	cmd := &cobra.Command{
 		Use:   "bound --samples FILE --gpu-rate R",
 		Short: "The highest rate any CPU/GPU split of the measured queries could sustain (schedule.Bound): what hybrid scheduling can reach at best",
@@ -32,38 +28,18 @@ that rate. It ignores queueing, batching and deadlines: a scheduler can only
 come close to it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			samples, err := costs.ReadSamples(samplesFile)
-			if err != nil {
-				return err
+			if err := f.Complete(); err != nil {
+				return usageError{err}
 			}
-			if o.AloneWorkers == 0 {
-				o.AloneWorkers = o.CPUWorkers + 2
-			}
-			if o.CPUWorkers < 1 || o.AloneWorkers < 1 || o.GPURate <= 0 || o.CPURate < 0 {
-				return usageError{errors.New("bench bound: --cpu-workers, --cpu-alone-workers and --gpu-rate must be positive, --cpu-rate not negative")}
-			}
-			for _, s := range splitList(overheads) {
-				d, err := time.ParseDuration(s)
-				if err != nil || d < 0 {
-					return usageError{fmt.Errorf("bench bound: bad overhead %q", s)}
-				}
-				o.Overheads = append(o.Overheads, d)
-			}
-			rep, err := costs.Bound(samples, o)
+			rep, err := f.Run()
 			if err != nil {
 				return err
 			}
 			return writeJSON(os.Stdout, rep)
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&samplesFile, "samples", "", "measured samples (bench fit --samples)")
-	fl.IntVar(&o.CPUWorkers, "cpu-workers", 14, "CPU workers (the scheduler's, under hybrid)")
-	fl.Float64Var(&o.GPURate, "gpu-rate", 0, "queries a second the GPU alone sustains on this mix (required)")
-	fl.Float64Var(&o.CPURate, "cpu-rate", 0, "queries a second the CPU alone sustains on this mix: adds the overhead that matches it")
-	fl.IntVar(&o.AloneWorkers, "cpu-alone-workers", 0, "the CPU workers of --cpu-rate's run (0: --cpu-workers + 2, as the scheduler runs the CPU alone on every core)")
-	fl.StringVar(&overheads, "overhead", "0s", "comma-separated CPU overheads per query")
-	fl.Bool("json", true, "print JSON (always on)")
+	f.AddFlags(cmd.Flags())
+	cmd.Flags().Bool("json", true, "print JSON (always on)")
 	cmd.MarkFlagRequired("samples")
 	cmd.MarkFlagRequired("gpu-rate")
 	return cmd

@@ -1,25 +1,18 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpusearch/gpusearch/bench/gpubench"
-	"github.com/gpusearch/gpusearch/gpu"
-	"github.com/gpusearch/gpusearch/index"
-	"github.com/gpusearch/gpusearch/query"
 )
 
 func init() { gpuBenchSubcommands = append(gpuBenchSubcommands, newBenchGPUQueriesCmd) }
 
 func newBenchGPUQueriesCmd() *cobra.Command {
-	o := gpubench.QueriesOptions{Progress: os.Stderr}
-	var dir, file, modes, cpu, batches, topk string
-	var device int
+	f := gpubench.QueriesFlags{QueriesOptions: gpubench.QueriesOptions{Progress: os.Stderr}}
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "queries --index DIR --queries FILE [flags]",
@@ -37,49 +30,14 @@ chunks in turn (as the scheduler's GPU workers do: their runs overlap on
 the device).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if file == "" {
-				return usagef("bench gpu queries: --queries is required")
-			}
-			if o.K <= 0 || o.Callers <= 0 || o.MinTime < 0 || o.BigPostings < 0 {
-				return usagef("bench gpu queries: --k and --callers must be positive, --min-time and --big-postings not negative")
-			}
-			var err error
-			if o.Batches, err = parseBatchSizes(batches); err != nil {
+			if err := f.Complete(); err != nil {
 				return usageError{err}
 			}
-			ix, err := index.Open(dir)
+			f.Command = "gpusearch " + strings.Join(os.Args[1:], " ")
+			rep, err := f.Run(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer ix.Close()
-			e, err := gpu.NewEngine(ix, gpu.Options{Device: device, TopK: topk})
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			lines, err := readQueries(file)
-			if err != nil {
-				return err
-			}
-			for _, l := range lines {
-				o.Texts = append(o.Texts, l.Text)
-			}
-			o.CPUNames = splitList(cpu)
-			o.CPU = make([]query.Engine, len(o.CPUNames))
-			for i, name := range o.CPUNames {
-				if o.CPU[i], err = query.New(ix, name); err != nil {
-					return usageError{err}
-				}
-			}
-			if o.Modes, err = parseModes(modes); err != nil {
-				return err
-			}
-			o.TopK, o.Command = topk, "gpusearch "+strings.Join(os.Args[1:], " ")
-			rep, err := gpubench.Queries(cmd.Context(), ix, e, o)
-			if err != nil {
-				return err
-			}
-			rep.Device, rep.Index.Reencoded = e.Device(), e.Reencoded()
 			if asJSON {
 				rep.Print(os.Stderr)
 				return writeJSON(os.Stdout, rep)
@@ -88,31 +46,7 @@ the device).`,
 			return nil
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&dir, "index", "index", "index directory")
-	fl.StringVar(&file, "queries", "", "queries file (required)")
-	fl.StringVar(&modes, "mode", "and,or", "comma-separated modes")
-	fl.StringVar(&cpu, "cpu", "exhaustive,bmw,daat", "comma-separated CPU engines to compare with")
-	fl.StringVar(&batches, "batch", "1,8,32,128", "comma-separated batch sizes for throughput")
-	fl.IntVar(&o.K, "k", 10, "results per query")
-	fl.IntVar(&o.Callers, "callers", 1, "goroutines calling SearchBatch at once in the throughput runs")
-	fl.IntVar(&device, "device", 0, "CUDA device ordinal")
-	fl.StringVar(&topk, "topk", "radix", "top-k method of single OR queries: radix (radix select) or tree (the paper's max tree)")
-	fl.Int64Var(&o.BigPostings, "big-postings", 1000000, "a query is big when its lists hold more postings than this")
-	fl.DurationVar(&o.MinTime, "min-time", time.Second, "least measured time per engine and mode")
-	fl.BoolVar(&asJSON, "json", false, "print JSON to stdout (the table goes to stderr)")
+	f.AddFlags(cmd.Flags())
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON to stdout (the table goes to stderr)")
 	return cmd
-}
-
-// parseBatchSizes parses --batch: positive sizes, comma-separated.
-func parseBatchSizes(s string) ([]int, error) {
-	var out []int
-	for _, f := range splitList(s) {
-		var n int
-		if _, err := fmt.Sscan(f, &n); err != nil || n < 1 {
-			return nil, fmt.Errorf("bench gpu queries: bad batch size %q", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }

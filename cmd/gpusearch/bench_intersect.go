@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -12,8 +11,7 @@ import (
 func init() { benchSubcommands = append(benchSubcommands, newBenchIntersectCmd) }
 
 func newBenchIntersectCmd() *cobra.Command {
-	o := bench.IntersectOptions{Progress: os.Stderr}
-	var engine string
+	f := bench.IntersectFlags{IntersectOptions: bench.IntersectOptions{Progress: os.Stderr}}
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "intersect [flags]",
@@ -37,14 +35,10 @@ and device_ns_per_elem is the kernels' time alone. Every GPU result is
 checked against the CPU's merge.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if engine != "cpu" && engine != "gpu" {
-				return usagef("bench intersect: --engine must be cpu or gpu")
+			if err := f.Complete(); err != nil {
+				return usageError{err}
 			}
-			if o.MaxLen < 100 || (o.Universe != 0 && uint64(o.MaxLen) > uint64(o.Universe)) || o.MaxLen > 1<<30 {
-				return usagef("bench intersect: --max-len must be at least 100 and at most --universe and 2^30")
-			}
-			o.GPU = engine == "gpu"
-			rep, err := bench.Intersect(cmd.Context(), o)
+			rep, err := bench.Intersect(cmd.Context(), f.IntersectOptions)
 			if err != nil {
 				return err
 			}
@@ -54,13 +48,7 @@ checked against the CPU's merge.`,
 			return rep.Print(os.Stdout)
 		},
 	}
-	fl := cmd.Flags()
-	fl.IntVar(&o.MaxLen, "max-len", 1_000_000, "longest list (10000000 for the report's largest)")
-	fl.Uint32Var(&o.Universe, "universe", 0, "docids are drawn below this (0: four times the longest list of each shape)")
-	fl.DurationVar(&o.MinTime, "min-time", 50*time.Millisecond, "least time per algorithm and shape")
-	fl.Uint64Var(&o.Seed, "seed", 1, "random seed")
-	fl.BoolVar(&asJSON, "json", false, "print JSON")
-	fl.StringVar(&engine, "engine", "cpu", "cpu (query/intersect) or gpu (the GPU's algorithms; cuda builds)")
-	fl.IntVar(&o.Device, "device", 0, "CUDA device ordinal (engine gpu)")
+	f.AddFlags(cmd.Flags())
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

@@ -2,26 +2,19 @@ package main
 
 import (
 	"os"
-	"runtime"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpusearch/gpusearch/bench/queries"
 	"github.com/gpusearch/gpusearch/config"
 	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/query"
 )
 
 func init() { benchSubcommands = append(benchSubcommands, newBenchQueriesCmd) }
 
-// benchQueryEngines are the engines bench queries measures by default:
-// every CPU algorithm, and the bitmap baseline without and with its cache.
-var benchQueryEngines = []string{"exhaustive", "daat", "maxscore", "wand", "bmw", "bitmap-nocache", "bitmap"}
-
 func newBenchQueriesCmd() *cobra.Command {
-	o := queries.Options{Progress: os.Stderr}
-	var dir, file, modes, engines string
-	var threads int
+	f := queries.Flags{Options: queries.Options{Progress: os.Stderr}}
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "queries --index DIR --queries FILE [flags]",
@@ -37,52 +30,12 @@ its searches are serialized). Without --threads, each engine runs on 1
 goroutine and on GOMAXPROCS goroutines.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if file == "" {
-				return usagef("bench queries: --queries is required")
+			if err := f.Complete(); err != nil {
+				return usageError{err}
 			}
-			if o.K <= 0 {
-				return usagef("bench queries: --k must be positive")
-			}
-			if threads < 0 {
-				return usagef("bench queries: --threads must not be negative")
-			}
-			var err error
-			if o.Modes, err = parseModes(modes); err != nil {
-				return err
-			}
-			o.Threads = []int{threads}
-			if threads == 0 {
-				o.Threads = []int{1}
-				if n := runtime.GOMAXPROCS(0); n > 1 {
-					o.Threads = append(o.Threads, n)
-				}
-			}
-			lines, err := readQueries(file)
-			if err != nil {
-				return err
-			}
-			for _, l := range lines {
-				o.Texts = append(o.Texts, l.Text)
-			}
-			ix, err := index.Open(dir)
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			names := splitList(engines)
-			if len(names) == 0 {
-				names = benchQueryEngines
-			}
-			es := make([]queries.Engine, len(names))
-			for i, name := range names {
-				e, closeEngine, err := openEngine(ix, config.GPU{Devices: []int{0}}, name)
-				if err != nil {
-					return err
-				}
-				defer closeEngine()
-				es[i] = queries.Engine{Name: name, Engine: e}
-			}
-			rep, err := queries.Run(cmd.Context(), es, o)
+			rep, err := f.Run(cmd.Context(), func(ix *index.Index, name string) (query.Engine, func(), error) {
+				return openEngine(ix, config.GPU{Devices: []int{0}}, name)
+			})
 			if err != nil {
 				return err
 			}
@@ -92,14 +45,7 @@ goroutine and on GOMAXPROCS goroutines.`,
 			return rep.Print(os.Stdout)
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&dir, "index", "index", "index directory")
-	fl.StringVar(&file, "queries", "", "queries file (required)")
-	fl.StringVar(&modes, "mode", "and,or,andor", "comma-separated modes")
-	fl.StringVar(&engines, "engine", "", "comma-separated engines of the registry (default: every CPU algorithm, bitmap-nocache and bitmap)")
-	fl.IntVar(&o.K, "k", 10, "results per query")
-	fl.IntVar(&threads, "threads", 0, "concurrent searches (0: rows for 1 and GOMAXPROCS)")
-	fl.DurationVar(&o.MinTime, "min-time", time.Second, "least measured time per row")
-	fl.BoolVar(&asJSON, "json", false, "print JSON")
+	f.AddFlags(cmd.Flags())
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpusearch/gpusearch/bench/costs"
 	"github.com/gpusearch/gpusearch/bench/load"
+	"github.com/gpusearch/gpusearch/bench/queries"
 	"github.com/gpusearch/gpusearch/query"
 	"github.com/gpusearch/gpusearch/query/schedule"
 )
@@ -176,7 +176,7 @@ func TestCLIBenchQueries(t *testing.T) {
 			Queries   int    `json:"queries"`
 		} `json:"results"`
 	}
-	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || len(out.Results) != len(benchQueryEngines) || out.Results[0].Queries != 200 {
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || len(out.Results) != len(queries.DefaultEngines) || out.Results[0].Queries != 200 {
 		t.Fatalf("bench queries --json printed %q: %v; want a row per default engine", res.stdout, err)
 	}
 	if r := out.Results[len(out.Results)-1]; r.Engine != "bitmap" || r.Algorithm != "bitmap-cached" {
@@ -196,24 +196,6 @@ func TestCLIBenchQueries(t *testing.T) {
 	} {
 		if r := runCLI(t, args...); r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 			t.Errorf("gpusearch %v: exit %d, stderr %q; want 2 and one line", args, r.code, r.stderr)
-		}
-	}
-}
-
-func TestParseBatchSizes(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []int
-		ok   bool
-	}{
-		{"1,8, 32", []int{1, 8, 32}, true},
-		{"0", nil, false},
-		{"x", nil, false},
-	}
-	for _, tt := range tests {
-		got, err := parseBatchSizes(tt.in)
-		if (err == nil) != tt.ok || !slices.Equal(got, tt.want) {
-			t.Errorf("parseBatchSizes(%q) = %v, %v, want %v (ok %v)", tt.in, got, err, tt.want, tt.ok)
 		}
 	}
 }

@@ -1,0 +1,136 @@
+package gpubench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/gpusearch/gpusearch/bench/args"
+	"github.com/gpusearch/gpusearch/config"
+	"github.com/gpusearch/gpusearch/gpu"
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/query"
+)
+
+// AddFlags declares bench gpu decode's flags on fs.
+func (o *DecodeOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Index, "index", "", "also decode this index's docid and frequency columns (GPU codecs only)")
+	fs.StringSliceVar(&o.Codecs, "codecs", []string{"gpu-bp128", "gpu-bp256", "gpu-vbyte128", "gpu-vbyte1024", "gpu-pfordelta", "gpu-rice"}, "formats to measure")
+	fs.IntVar(&o.MinLog, "min-log", 16, "shortest synthetic list: 2^min-log integers")
+	fs.IntVar(&o.MaxLog, "max-log", 25, "longest synthetic list: 2^max-log integers")
+	fs.IntVar(&o.Repeats, "repeats", 11, "timed samples per measurement (the median is reported)")
+	fs.IntVar(&o.CPURepeats, "cpu-repeats", 3, "timed CPU decodes per measurement (the median is reported)")
+	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the synthetic lists")
+	fs.IntVar(&o.Device, "device", 0, "CUDA device ordinal (default: the config's first)")
+	fs.Int64Var(&o.CopyMB, "copy-mb", 1024, "size of the device-to-device copy that measures bandwidth")
+	fs.IntVar(&o.TopLists, "top-lists", 100, "with --index: also decode the longest lists, one launch each")
+}
+
+// Complete takes the config's memory budget and first device (unless
+// --device is set in fs) and checks the sizes and formats.
+func (o *DecodeOptions) Complete(fs *pflag.FlagSet, gc config.GPU) error {
+	if !fs.Changed("device") && len(gc.Devices) > 0 {
+		o.Device = gc.Devices[0]
+	}
+	if o.MinLog < 1 || o.MaxLog > 28 || o.MinLog > o.MaxLog || o.Repeats < 1 || o.CPURepeats < 1 {
+		return errors.New("bench gpu decode: need 1 <= --min-log <= --max-log <= 28 and positive repeats")
+	}
+	for _, c := range o.Codecs {
+		if !gpu.Decodable(c) {
+			return fmt.Errorf("bench gpu decode: %q has no GPU decoder", c)
+		}
+	}
+	o.MemoryBudgetMB = gc.MemoryBudgetMB
+	return nil
+}
+
+// QueriesFlags are bench gpu queries' command line: the harness's
+// options and what QueriesFlags.Run opens.
+type QueriesFlags struct {
+	QueriesOptions
+	Index, Queries, Mode, CPUList, Batch string
+	Device                               int
+}
+
+// AddFlags declares bench gpu queries' flags on fs.
+func (f *QueriesFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.Index, "index", "index", "index directory")
+	fs.StringVar(&f.Queries, "queries", "", "queries file (required)")
+	fs.StringVar(&f.Mode, "mode", "and,or", "comma-separated modes")
+	fs.StringVar(&f.CPUList, "cpu", "exhaustive,bmw,daat", "comma-separated CPU engines to compare with")
+	fs.StringVar(&f.Batch, "batch", "1,8,32,128", "comma-separated batch sizes for throughput")
+	fs.IntVar(&f.K, "k", 10, "results per query")
+	fs.IntVar(&f.Callers, "callers", 1, "goroutines calling SearchBatch at once in the throughput runs")
+	fs.IntVar(&f.Device, "device", 0, "CUDA device ordinal")
+	fs.StringVar(&f.TopK, "topk", "radix", "top-k method of single OR queries: radix (radix select) or tree (the paper's max tree)")
+	fs.Int64Var(&f.BigPostings, "big-postings", 1000000, "a query is big when its lists hold more postings than this")
+	fs.DurationVar(&f.MinTime, "min-time", time.Second, "least measured time per engine and mode")
+}
+
+// Complete checks the sizes and parses the lists.
+func (f *QueriesFlags) Complete() error {
+	if f.Queries == "" {
+		return errors.New("bench gpu queries: --queries is required")
+	}
+	if f.K <= 0 || f.Callers <= 0 || f.MinTime < 0 || f.BigPostings < 0 {
+		return errors.New("bench gpu queries: --k and --callers must be positive, --min-time and --big-postings not negative")
+	}
+	var err error
+	if f.Batches, err = batchSizes(f.Batch); err != nil {
+		return err
+	}
+	f.CPUNames = args.List(f.CPUList)
+	for _, name := range f.CPUNames {
+		if _, err := query.Lookup(name); err != nil {
+			return err
+		}
+	}
+	f.Modes, err = args.Modes(f.Mode)
+	return err
+}
+
+// Run opens the index, the GPU engine and the CPU engines and measures.
+func (f *QueriesFlags) Run(ctx context.Context) (*QueriesReport, error) {
+	ix, err := index.Open(f.Index)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	e, err := gpu.NewEngine(ix, gpu.Options{Device: f.Device, TopK: f.TopK})
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	o := f.QueriesOptions
+	if o.Texts, err = args.Texts(f.Queries); err != nil {
+		return nil, err
+	}
+	o.CPU = make([]query.Engine, len(o.CPUNames))
+	for i, name := range o.CPUNames {
+		if o.CPU[i], err = query.New(ix, name); err != nil {
+			return nil, err
+		}
+	}
+	rep, err := Queries(ctx, ix, e, o)
+	if err != nil {
+		return nil, err
+	}
+	rep.Device, rep.Index.Reencoded = e.Device(), e.Reencoded()
+	return rep, nil
+}
+
+// batchSizes parses --batch: positive sizes, comma-separated.
+func batchSizes(s string) ([]int, error) {
+	var out []int
+	for _, f := range args.List(s) {
+		var n int
+		if _, err := fmt.Sscan(f, &n); err != nil || n < 1 {
+			return nil, fmt.Errorf("bench gpu queries: bad batch size %q", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
