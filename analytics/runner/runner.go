@@ -38,6 +38,7 @@ type Setup struct {
 type Runner struct {
 	Corpus *analytics.Corpus
 	Setup  Setup
+	opts   Options
 	run    func(ctx context.Context) (*analytics.Result, error)
 	free   func()
 }
@@ -53,7 +54,7 @@ func Open(dir string, o Options) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{Corpus: c, Setup: Setup{Form: "compressed", Load: time.Since(start)}, free: func() {}}
+	r := &Runner{Corpus: c, Setup: Setup{Form: "compressed", Load: time.Since(start)}, opts: o, free: func() {}}
 	var docs [][]uint32
 	var text []byte
 	switch {

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -15,9 +13,7 @@ import (
 
 func newGenQueriesCmd() *cobra.Command {
 	var dir, out string
-	var n int
-	var seed uint64
-	var perDoc float64
+	var o gen.QueryOptions
 	var quiet bool
 	cmd := &cobra.Command{
 		Use:   "queries --index DIR [--n 1000] [--seed S] [--out FILE]",
@@ -27,7 +23,7 @@ func newGenQueriesCmd() *cobra.Command {
 			if dir == "" {
 				return usagef("gen queries: --index is required")
 			}
-			if n < 1 {
+			if o.N < 1 {
 				return usagef("gen queries: --n must be at least 1")
 			}
 			ix, err := index.Open(dir)
@@ -35,7 +31,7 @@ func newGenQueriesCmd() *cobra.Command {
 				return err
 			}
 			defer ix.Close()
-			qs, rep, err := gen.Queries(ix, gen.QueryOptions{N: n, Seed: seed, PostingsPerDoc: perDoc})
+			qs, rep, err := gen.Queries(ix, o)
 			if err != nil {
 				return err
 			}
@@ -45,11 +41,7 @@ func newGenQueriesCmd() *cobra.Command {
 					return err
 				}
 			}
-			bw := bufio.NewWriter(w)
-			for _, q := range qs {
-				fmt.Fprintf(bw, "%s\t%s\n", q.ID, strings.Join(q.Terms, " "))
-			}
-			err = bw.Flush()
+			err = gen.WriteQueries(w, qs)
 			if out != "" {
 				err = errors.Join(err, w.Close())
 			}
@@ -63,12 +55,9 @@ func newGenQueriesCmd() *cobra.Command {
 			return nil
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&dir, "index", "", "index whose lexicon the queries are drawn from")
-	fl.StringVar(&out, "out", "", "write the queries here (default: stdout)")
-	fl.IntVar(&n, "n", 1000, "number of queries")
-	fl.Uint64Var(&seed, "seed", 1, "random seed")
-	fl.Float64Var(&perDoc, "postings-per-doc", gen.Gov2PostingsPerDoc, "mean postings per query, per document of the collection")
-	fl.BoolVar(&quiet, "quiet", false, "no summary on stderr")
+	cmd.Flags().StringVar(&dir, "index", "", "index whose lexicon the queries are drawn from")
+	cmd.Flags().StringVar(&out, "out", "", "write the queries here (default: stdout)")
+	o.AddFlags(cmd.Flags())
+	cmd.Flags().BoolVar(&quiet, "quiet", false, "no summary on stderr")
 	return cmd
 }
