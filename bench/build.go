@@ -3,6 +3,7 @@ package bench
 import (
 	"syscall"
 
+	"github.com/gpusearch/gpusearch/analytics"
 	"github.com/gpusearch/gpusearch/gen"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
@@ -55,6 +56,39 @@ func SummarizeGen(rep gen.Report, dir string) GenSummary {
 		s.Order, s.Codec = m.Order, m.DocIDCodec
 	}
 	return s
+}
+
+// CompressSummary is what compress --json prints: the corpus's
+// description, its size against the text's and the words', plain and
+// gzipped, and the documents the crawl walk left out.
+type CompressSummary struct {
+	analytics.Meta
+	CompressedBytes  int64   `json:"compressed_bytes"`
+	RatioText        float64 `json:"ratio_vs_text"`
+	RatioGzipText    float64 `json:"ratio_vs_gzip_text"`
+	RatioWords       float64 `json:"ratio_vs_words"`
+	RatioGzipWords   float64 `json:"ratio_vs_gzip_words"`
+	UnreadableDocs   int     `json:"unreadable_documents"`
+	UnsupportedFiles int     `json:"unsupported_files"`
+}
+
+// SummarizeCompress summarizes a compression of a crawl into m.
+func SummarizeCompress(m analytics.Meta, rep analytics.CompressReport) CompressSummary {
+	b := m.CompressedBytes()
+	return CompressSummary{
+		Meta: m, CompressedBytes: b,
+		RatioText: ratio(m.TextBytes, b), RatioGzipText: ratio(m.GzipTextBytes, b),
+		RatioWords: ratio(m.WordTextBytes, b), RatioGzipWords: ratio(m.GzipWordBytes, b),
+		UnreadableDocs: rep.Unreadable, UnsupportedFiles: rep.Walk.Unsupported.Count,
+	}
+}
+
+// ratio is a over b, 0 when b is.
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
 }
 
 // peakRSSMB is the process's peak resident memory in MB (0 where it

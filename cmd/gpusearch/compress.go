@@ -25,25 +25,6 @@ type compressFlags struct {
 	quiet, json bool
 }
 
-// compressSummary is what `compress --json` prints.
-type compressSummary struct {
-	analytics.Meta
-	CompressedBytes  int64   `json:"compressed_bytes"`
-	RatioText        float64 `json:"ratio_vs_text"`
-	RatioGzipText    float64 `json:"ratio_vs_gzip_text"`
-	RatioWords       float64 `json:"ratio_vs_words"`
-	RatioGzipWords   float64 `json:"ratio_vs_gzip_words"`
-	UnreadableDocs   int     `json:"unreadable_documents"`
-	UnsupportedFiles int     `json:"unsupported_files"`
-}
-
-func ratio(a, b int64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return float64(a) / float64(b)
-}
-
 func newCompressCmd() *cobra.Command {
 	var f compressFlags
 	cmd := &cobra.Command{
@@ -64,13 +45,7 @@ func newCompressCmd() *cobra.Command {
 			if err := c.WriteDir(f.out); err != nil {
 				return err
 			}
-			m := c.Meta
-			s := compressSummary{
-				Meta: m, CompressedBytes: m.CompressedBytes(),
-				RatioText: ratio(m.TextBytes, m.CompressedBytes()), RatioGzipText: ratio(m.GzipTextBytes, m.CompressedBytes()),
-				RatioWords: ratio(m.WordTextBytes, m.CompressedBytes()), RatioGzipWords: ratio(m.GzipWordBytes, m.CompressedBytes()),
-				UnreadableDocs: rep.Unreadable, UnsupportedFiles: rep.Walk.Unsupported.Count,
-			}
+			m, s := c.Meta, bench.SummarizeCompress(c.Meta, rep)
 			if !f.quiet {
 				printProblems(rep.Walk)
 				if rep.Unreadable > 0 {
