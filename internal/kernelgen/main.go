@@ -6,7 +6,14 @@
 // loads them by.
 //
 // Every kernel parameter must be 8 bytes (a pointer or u64): the launches
-// pass 8-byte values.
+// pass 8-byte values. A parameter's Go name is its source name in camel
+// case (rule_start: ruleStart), with Arg appended when that would be a Go
+// keyword or a name the wrapper itself uses (l, grid, block, and the
+// types in its signature).
+//
+// The package declares the wrappers' launcher, an interface with the
+// method launch(kernel string, grid, block int, args ...uint64) error, and
+// the pointer type.
 //
 // Usage (run by go generate in the package that holds the kernels):
 //
@@ -18,6 +25,7 @@ import (
 	"flag"
 	"fmt"
 	"go/format"
+	"go/token"
 	"log"
 	"os"
 	"regexp"
@@ -105,7 +113,7 @@ func parseParams(list, ptr string) ([]param, error) {
 		if i < 0 {
 			return nil, fmt.Errorf("parameter %q has no type", f)
 		}
-		p := param{name: f[i+1:]}
+		p := param{name: goIdent(f[i+1:], ptr)}
 		switch typ := strings.TrimSpace(f[:i+1]); {
 		case strings.HasSuffix(typ, "*"):
 			p.typ = ptr
@@ -114,24 +122,41 @@ func parseParams(list, ptr string) ([]param, error) {
 		default:
 			return nil, fmt.Errorf("parameter %s is a %s, not 8 bytes (a pointer or u64)", p.name, typ)
 		}
-		switch p.name {
-		case "l", "grid", "block":
-			return nil, fmt.Errorf("parameter %s has the name of a wrapper's own", p.name)
-		}
 		params = append(params, p)
 	}
 	return params, nil
 }
 
-// goName is a kernel's wrapper's name: launch and the kernel's name in
-// camel case (and_select: launchAndSelect).
-func goName(kernel string) string {
+// goIdent is the Go name of the kernel parameter name: camel case, and
+// Arg appended where it would clash with a keyword or a name the wrapper
+// uses (ptr being the pointer type's).
+func goIdent(name, ptr string) string {
+	id := camel(name)
+	switch {
+	case token.IsKeyword(id), id == ptr:
+		return id + "Arg"
+	}
+	switch id {
+	case "l", "grid", "block", "int", "uint64", "error", "launcher":
+		return id + "Arg"
+	}
+	return id
+}
+
+// camel joins the words of a snake-case name in camel case
+// (rule_start: ruleStart).
+func camel(name string) string {
+	words := strings.Split(name, "_")
 	var b strings.Builder
-	b.WriteString("launch")
-	for _, w := range strings.Split(kernel, "_") {
+	b.WriteString(words[0])
+	for _, w := range words[1:] {
 		if w != "" {
 			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
 		}
 	}
 	return b.String()
 }
+
+// goName is a kernel's wrapper's name: launch and the kernel's name in
+// camel case (and_select: launchAndSelect).
+func goName(kernel string) string { return camel("launch_" + kernel) }
