@@ -47,7 +47,7 @@ type Corpus struct {
 // rules that pay for a table (Corpus.Inlined), made by Prepare or the first
 // run that needs it; word counts and top-down run on c's.
 func (d *Device) UploadCorpus(c *analytics.Corpus) (*Corpus, error) {
-	mod, err := d.c.Load(kernelFS, "analytics", kernels)
+	mod, err := d.c.Load(kernelFS, "analytics", analyticsKernels)
 	if err != nil {
 		return nil, err
 	}
@@ -249,34 +249,6 @@ func (a *Corpus) Run(ctx context.Context, task analytics.Task, opts analytics.Op
 	return res, nil
 }
 
-// launch starts kernel name with n work items of per threads each (1: a
-// thread, 32: a warp); args are device pointers and integers. It runs
-// inside a timed section (cuda.Device.Timed).
-func (a *Corpus) launch(name string, n, per int, args ...uint64) error {
-	return a.launchGrid(name, (n*per+analyticsCTA-1)/analyticsCTA, args...)
-}
-
-// launchGrid starts kernel name on grid CTAs of analyticsCTA threads.
-func (a *Corpus) launchGrid(name string, grid int, args ...uint64) error {
-	if grid == 0 {
-		return nil
-	}
-	return a.mod.Launch(cuda.Stream{}, name, grid, analyticsCTA, args...)
-}
-
-// launchLevel launches kernel name (each_rule in kernels/analytics.cu) on
-// level lv of a layout whose Rules are in buffer rules, in one launch: a
-// CTA per block rule, then a warp per warp rule, then a thread per thread
-// rule. Its arguments are the level's rules and their three counts, then
-// rest.
-func (a *Corpus) launchLevel(layout *analytics.Layout, rules *cuda.Buffer, lv int, name string, rest ...uint64) error {
-	at := layout.LevelStart[analytics.Sizes*lv : analytics.Sizes*(lv+1)+1]
-	nt, ng, nb := int(at[1]-at[0]), int(at[2]-at[1]), int(at[3]-at[2])
-	grid := nb + (32*ng+analyticsCTA-1)/analyticsCTA + (nt+analyticsCTA-1)/analyticsCTA
-	args := append([]uint64{rules.Ptr() + 4*uint64(at[0]), uint64(nt), uint64(ng), uint64(nb)}, rest...)
-	return a.launchGrid(name, grid, args...)
-}
-
 // wordCounts runs the top-down word count.
 func (a *Corpus) wordCounts(res *analytics.Result) error {
 	start := time.Now()
@@ -287,15 +259,17 @@ func (a *Corpus) wordCounts(res *analytics.Result) error {
 	}
 	res.Init = time.Since(start)
 	start = time.Now()
-	ruleStart, body, weight, counts := a.ruleStart.Ptr(), a.body.Ptr(), a.weight.Ptr(), a.counts.Ptr()
+	ruleStart, body, weight, counts := ptr(a.ruleStart), ptr(a.body), ptr(a.weight), ptr(a.counts)
 	var err error
 	res.Kernels, err = a.d.Timed(func() error {
-		g := a.c.Grammar
-		if err := a.launch("tadoc_root_weights", len(g.Root), 1, a.root.Ptr(), uint64(len(g.Root)), weight, counts); err != nil {
+		nroot := len(a.c.Grammar.Root)
+		if err := launchTadocRootWeights(a, gridOf(nroot, 1), analyticsCTA, ptr(a.root), uint64(nroot), weight, counts); err != nil {
 			return err
 		}
 		for l := a.layout.Levels - 1; l >= 0; l-- {
-			if err := a.launchLevel(a.layout, a.rules, l, "tadoc_topdown_level", ruleStart, body, weight, counts); err != nil {
+			lv := levelOf(a.layout, a.rules, l)
+			if err := launchTadocTopdownLevel(a, lv.grid, analyticsCTA, lv.rules, lv.nt, lv.ng, lv.nb,
+				ruleStart, body, weight, counts); err != nil {
 				return err
 			}
 		}
@@ -316,7 +290,7 @@ func (a *Corpus) wordCounts(res *analytics.Result) error {
 // (res.Traversal); bottom-up, on the upload bottomUp returns.
 func (a *Corpus) tables(res *analytics.Result) error {
 	start := time.Now()
-	pool := filePool{"tadoc_", a.layout.FileOff, a.fileOff, a.fkeys, a.fvals}
+	pool := filePool{a.layout.FileOff, a.fileOff, a.fkeys, a.fvals}
 	clear := []*cuda.Buffer{a.keys, a.fkeys}
 	zero := []*cuda.Buffer{a.vals, a.used, a.fvals, a.errFlag}
 	launches := a.bottomUpTables
@@ -325,7 +299,7 @@ func (a *Corpus) tables(res *analytics.Result) error {
 		if err != nil {
 			return err
 		}
-		pool = filePool{"tadoc_", td.fileOff, td.off, td.keys, td.vals}
+		pool = filePool{td.fileOff, td.off, td.keys, td.vals}
 		clear, zero = []*cuda.Buffer{td.keys}, []*cuda.Buffer{td.vals, td.weight, a.errFlag}
 		launches = func() error { return a.topDownTables(td) }
 	}
@@ -380,16 +354,17 @@ func (a *Corpus) clearAndLaunch(res *analytics.Result, start time.Time, clear, z
 // bottomUpTables launches the bottom-up word tables: rule tables level by
 // level from the bottom, then the documents' tables from them.
 func (a *Corpus) bottomUpTables() error {
-	ruleStart, body, tableOff := a.ruleStart.Ptr(), a.body.Ptr(), a.tableOff.Ptr()
-	keys, vals, used, errFlag := a.keys.Ptr(), a.vals.Ptr(), a.used.Ptr(), a.errFlag.Ptr()
+	ruleStart, body, tableOff := ptr(a.ruleStart), ptr(a.body), ptr(a.tableOff)
+	keys, vals, used, errFlag := ptr(a.keys), ptr(a.vals), ptr(a.used), ptr(a.errFlag)
 	for l := range a.layout.Levels {
-		if err := a.launchLevel(a.layout, a.rules, l, "tadoc_tables_level",
+		lv := levelOf(a.layout, a.rules, l)
+		if err := launchTadocTablesLevel(a, lv.grid, analyticsCTA, lv.rules, lv.nt, lv.ng, lv.nb,
 			ruleStart, body, tableOff, keys, vals, used, errFlag); err != nil {
 			return err
 		}
 	}
-	return a.launch("tadoc_files", a.nchunks, analyticsCTA, a.chunks.Ptr(), uint64(a.nchunks), a.root.Ptr(),
-		a.fileStart.Ptr(), tableOff, keys, vals, used, a.fileOff.Ptr(), a.fkeys.Ptr(), a.fvals.Ptr(), errFlag)
+	return launchTadocFiles(a, a.nchunks, analyticsCTA, ptr(a.chunks), uint64(a.nchunks), ptr(a.root),
+		ptr(a.fileStart), tableOff, keys, vals, used, ptr(a.fileOff), ptr(a.fkeys), ptr(a.fvals), errFlag)
 }
 
 // topDownTables launches the top-down word tables: the documents' own
@@ -398,14 +373,15 @@ func (a *Corpus) bottomUpTables() error {
 // documents it occurs in.
 func (a *Corpus) topDownTables(td *topDownPools) error {
 	files, words := uint64(a.c.Grammar.NumFiles()), uint64(len(a.c.Dict))
-	weight, keys, vals := td.weight.Ptr(), td.keys.Ptr(), td.vals.Ptr()
-	if err := a.launch("tadoc_td_files", a.nchunks, analyticsCTA, a.chunks.Ptr(), uint64(a.nchunks), a.root.Ptr(),
-		a.fileStart.Ptr(), weight, files, keys, vals, words); err != nil {
+	weight, keys, vals := ptr(td.weight), ptr(td.keys), ptr(td.vals)
+	if err := launchTadocTdFiles(a, a.nchunks, analyticsCTA, ptr(a.chunks), uint64(a.nchunks), ptr(a.root),
+		ptr(a.fileStart), weight, files, keys, vals, words); err != nil {
 		return err
 	}
 	for l := a.layout.Levels - 1; l >= 0; l-- {
-		if err := a.launchLevel(a.layout, a.rules, l, "tadoc_td_level",
-			a.ruleStart.Ptr(), a.body.Ptr(), weight, files, keys, vals, words); err != nil {
+		lv := levelOf(a.layout, a.rules, l)
+		if err := launchTadocTdLevel(a, lv.grid, analyticsCTA, lv.rules, lv.nt, lv.ng, lv.nb,
+			ptr(a.ruleStart), ptr(a.body), weight, files, keys, vals, words); err != nil {
 			return err
 		}
 	}
@@ -510,13 +486,25 @@ func (a *Corpus) checkFlag() error {
 
 // filePool is a pool of per-document hash tables on the device: document
 // f's slots are fileOff[f]..fileOff[f+1] (also in buffer off) of keys and
-// vals; its compaction kernels are named prefix + chunk_counts, compact
-// and row_starts.
+// vals.
 type filePool struct {
-	prefix          string
 	fileOff         []uint64
 	off, keys, vals *cuda.Buffer
 }
+
+// compaction is the compaction kernels of pools of one key width.
+type compaction struct {
+	chunkCounts func(l launcher, grid, block int, fkeys devPtr, slots uint64, counts devPtr) error
+	compact     func(l launcher, grid, block int, fkeys, fvals devPtr, slots uint64, base, outKeys, outVals devPtr) error
+	rowStarts   func(l launcher, grid, block int, fileOff devPtr, nfiles uint64, fkeys, base, rowStart devPtr) error
+}
+
+// The compaction of word tables (32-bit keys) and of sequence tables
+// (64-bit keys).
+var (
+	wordCompaction = compaction{launchTadocChunkCounts, launchTadocCompact, launchTadocRowStarts}
+	seqCompaction  = compaction{launchTadocSeqChunkCounts, launchTadocSeqCompact, launchTadocSeqRowStarts}
+)
 
 // deviceRows is a document pool compacted on the device: document f's
 // entries are start[f]..start[f+1] of keys and vals (n in all); startBuf
@@ -552,9 +540,15 @@ func (a *Corpus) scratch(name string, size int64) (*cuda.Buffer, error) {
 // compact gathers the pool's filled slots, in pool order, into rows, one
 // per document, on the device: counts per chunk of slots (chunk_counts),
 // each chunk's output base from them on the host, then the ordered writes
-// (compact) and each document's first position (row_starts). It returns
-// the rows and the device time of its launches.
+// (compact) and each document's first position (row_starts), each the
+// kernel for keys of K. It returns the rows and the device time of its
+// launches.
 func compact[K uint32 | uint64](a *Corpus, p filePool) (*deviceRows, time.Duration, error) {
+	keySize := int64(unsafe.Sizeof(K(0)))
+	k := wordCompaction
+	if keySize == 8 {
+		k = seqCompaction
+	}
 	slots, files := p.fileOff[len(p.fileOff)-1], len(p.fileOff)-1
 	nchunks := int((slots + compactChunk - 1) / compactChunk)
 	rows := &deviceRows{}
@@ -562,9 +556,9 @@ func compact[K uint32 | uint64](a *Corpus, p filePool) (*deviceRows, time.Durati
 	if err != nil {
 		return nil, 0, err
 	}
-	fkeys, fvals := p.keys.Ptr(), p.vals.Ptr()
+	fkeys, fvals := ptr(p.keys), ptr(p.vals)
 	countTime, err := a.d.Timed(func() error {
-		return a.launch(p.prefix+"chunk_counts", nchunks, analyticsCTA, fkeys, slots, counts.Ptr())
+		return k.chunkCounts(a, nchunks, analyticsCTA, fkeys, slots, ptr(counts))
 	})
 	if err != nil {
 		return nil, 0, err
@@ -585,7 +579,6 @@ func compact[K uint32 | uint64](a *Corpus, p filePool) (*deviceRows, time.Durati
 	if err := cuda.Write(base, bases); err != nil {
 		return nil, 0, err
 	}
-	keySize := int64(unsafe.Sizeof(K(0)))
 	for _, u := range []struct {
 		dst  **cuda.Buffer
 		name string
@@ -596,12 +589,12 @@ func compact[K uint32 | uint64](a *Corpus, p filePool) (*deviceRows, time.Durati
 		}
 	}
 	compactTime, err := a.d.Timed(func() error {
-		if err := a.launch(p.prefix+"compact", nchunks, analyticsCTA, fkeys, fvals, slots, base.Ptr(),
-			rows.keys.Ptr(), rows.vals.Ptr()); err != nil {
+		if err := k.compact(a, nchunks, analyticsCTA, fkeys, fvals, slots, ptr(base),
+			ptr(rows.keys), ptr(rows.vals)); err != nil {
 			return err
 		}
-		return a.launch(p.prefix+"row_starts", files+1, 1, p.off.Ptr(), uint64(files), fkeys,
-			base.Ptr(), rows.startBuf.Ptr())
+		return k.rowStarts(a, gridOf(files+1, 1), analyticsCTA, ptr(p.off), uint64(files), fkeys,
+			ptr(base), ptr(rows.startBuf))
 	})
 	if err != nil {
 		return nil, 0, err

@@ -16,7 +16,11 @@
 //
 // Kernels. kernels/analytics.cu holds the kernels (its header comment
 // describes the scheduling and the tables); make ptx compiles it to
-// kernels/analytics.ptx, which is embedded. The device layer is
+// kernels/analytics.ptx, which is embedded. go generate writes
+// analytics_kernels.go from its signatures (internal/kernelgen): a typed
+// launch function per kernel and the list of kernels UploadCorpus loads;
+// tests fail when it is stale or a launch does not fit the PTX. The device
+// layer is
 // internal/cuda: without the cuda build tag OpenDevice fails with
 // ErrNoCUDA. The tests that need a GPU carry the cuda tag and run from
 // this directory (they read ../../examples/crawl).

@@ -117,7 +117,7 @@ func (a *Corpus) seqCounts(res *analytics.Result) error {
 	if err := a.checkFlag(); err != nil {
 		return err
 	}
-	rows, compactTime, err := compact[uint64](a, filePool{"tadoc_seq_", l.FileOff, s.fileOff, s.fkeys, s.fvals})
+	rows, compactTime, err := compact[uint64](a, filePool{l.FileOff, s.fileOff, s.fkeys, s.fvals})
 	if err != nil {
 		return err
 	}
@@ -131,26 +131,37 @@ func (a *Corpus) seqCounts(res *analytics.Result) error {
 	return nil
 }
 
-// seqArgs are the kernels' arguments that describe the sequences.
-func (s *seqPools) seqArgs() []uint64 {
-	return []uint64{s.lens.Ptr(), s.head.Ptr(), s.tail.Ptr(), s.hlen.Ptr(), s.tlen.Ptr(),
+// seqs is what describes the sequences to the kernels: each rule's length,
+// head and tail and their lengths (pointers), the sequence length and the
+// bits of a word in a packed key.
+type seqs struct {
+	lens, head, tail, hlen, tlen devPtr
+	l, bits                      uint64
+}
+
+// seqs returns the pools' sequences.
+func (s *seqPools) seqs() seqs {
+	return seqs{ptr(s.lens), ptr(s.head), ptr(s.tail), ptr(s.hlen), ptr(s.tlen),
 		uint64(s.layout.SeqLen), uint64(s.layout.Bits)}
 }
 
 // bottomUpSeqs launches the bottom-up sequence tables: rule tables level
 // by level from the bottom, then the documents' tables from them.
 func (a *Corpus) bottomUpSeqs(s *seqPools) error {
-	tables := []uint64{s.tableOff.Ptr(), s.keys.Ptr(), s.vals.Ptr(), s.used.Ptr()}
-	errFlag := a.errFlag.Ptr()
-	level := append(append(append([]uint64{a.ruleStart.Ptr(), a.body.Ptr()}, s.seqArgs()...), tables...), errFlag)
-	for lv := range s.layout.Levels {
-		if err := a.launchLevel(s.layout.Layout, s.rules, lv, "tadoc_seq_tables_level", level...); err != nil {
+	q := s.seqs()
+	tableOff, keys, vals, used := ptr(s.tableOff), ptr(s.keys), ptr(s.vals), ptr(s.used)
+	errFlag := ptr(a.errFlag)
+	for l := range s.layout.Levels {
+		lv := levelOf(s.layout.Layout, s.rules, l)
+		if err := launchTadocSeqTablesLevel(a, lv.grid, analyticsCTA, lv.rules, lv.nt, lv.ng, lv.nb,
+			ptr(a.ruleStart), ptr(a.body), q.lens, q.head, q.tail, q.hlen, q.tlen, q.l, q.bits,
+			tableOff, keys, vals, used, errFlag); err != nil {
 			return err
 		}
 	}
-	args := append([]uint64{a.chunks.Ptr(), uint64(a.nchunks), a.root.Ptr(), a.fileStart.Ptr()}, s.seqArgs()...)
-	args = append(append(args, tables...), s.fileOff.Ptr(), s.fkeys.Ptr(), s.fvals.Ptr(), errFlag)
-	return a.launch("tadoc_seq_files", a.nchunks, analyticsCTA, args...)
+	return launchTadocSeqFiles(a, a.nchunks, analyticsCTA, ptr(a.chunks), uint64(a.nchunks), ptr(a.root), ptr(a.fileStart),
+		q.lens, q.head, q.tail, q.hlen, q.tlen, q.l, q.bits,
+		tableOff, keys, vals, used, ptr(s.fileOff), ptr(s.fkeys), ptr(s.fvals), errFlag)
 }
 
 // topDownSeqs launches the top-down sequence tables: the documents' own
@@ -158,15 +169,19 @@ func (a *Corpus) bottomUpSeqs(s *seqPools) error {
 // the top down, each rule putting its own windows, times its weight, into
 // the tables of the documents it occurs in.
 func (a *Corpus) topDownSeqs(s *seqPools, td *topDownPools) error {
-	docs := []uint64{td.weight.Ptr(), uint64(a.c.Grammar.NumFiles()), s.fileOff.Ptr(), s.fkeys.Ptr(),
-		s.fvals.Ptr(), a.errFlag.Ptr()}
-	args := append([]uint64{a.chunks.Ptr(), uint64(a.nchunks), a.root.Ptr(), a.fileStart.Ptr()}, s.seqArgs()...)
-	if err := a.launch("tadoc_seq_td_files", a.nchunks, analyticsCTA, append(args, docs...)...); err != nil {
+	q := s.seqs()
+	weight, files := ptr(td.weight), uint64(a.c.Grammar.NumFiles())
+	fileOff, fkeys, fvals, errFlag := ptr(s.fileOff), ptr(s.fkeys), ptr(s.fvals), ptr(a.errFlag)
+	if err := launchTadocSeqTdFiles(a, a.nchunks, analyticsCTA, ptr(a.chunks), uint64(a.nchunks), ptr(a.root), ptr(a.fileStart),
+		q.lens, q.head, q.tail, q.hlen, q.tlen, q.l, q.bits,
+		weight, files, fileOff, fkeys, fvals, errFlag); err != nil {
 		return err
 	}
-	level := append(append([]uint64{a.ruleStart.Ptr(), a.body.Ptr()}, s.seqArgs()...), docs...)
-	for lv := s.layout.Levels - 1; lv >= 0; lv-- {
-		if err := a.launchLevel(s.layout.Layout, s.rules, lv, "tadoc_seq_td_level", level...); err != nil {
+	for l := s.layout.Levels - 1; l >= 0; l-- {
+		lv := levelOf(s.layout.Layout, s.rules, l)
+		if err := launchTadocSeqTdLevel(a, lv.grid, analyticsCTA, lv.rules, lv.nt, lv.ng, lv.nb,
+			ptr(a.ruleStart), ptr(a.body), q.lens, q.head, q.tail, q.hlen, q.tlen, q.l, q.bits,
+			weight, files, fileOff, fkeys, fvals, errFlag); err != nil {
 			return err
 		}
 	}

@@ -57,15 +57,15 @@ func (pr *pairs) swap() { pr.k, pr.k2, pr.p, pr.p2 = pr.k2, pr.k, pr.p2, pr.p }
 // timed section).
 func (a *Corpus) sortPairs(pr *pairs, keyBits int) error {
 	for shift := 0; shift < keyBits; shift += sortBits {
-		if err := a.launch("sort_histogram", pr.ntiles, 32, pr.k.Ptr(), uint64(pr.n), uint64(shift),
-			uint64(pr.ntiles), pr.counts.Ptr()); err != nil {
+		if err := launchSortHistogram(a, gridOf(pr.ntiles, 32), analyticsCTA, ptr(pr.k), uint64(pr.n), uint64(shift),
+			uint64(pr.ntiles), ptr(pr.counts)); err != nil {
 			return err
 		}
 		if err := a.scan(pr.counts, sortBuckets*pr.ntiles, pr.sums); err != nil {
 			return err
 		}
-		if err := a.launch("sort_scatter", pr.ntiles, 32, pr.k.Ptr(), pr.p.Ptr(), uint64(pr.n), uint64(shift),
-			uint64(pr.ntiles), pr.counts.Ptr(), pr.k2.Ptr(), pr.p2.Ptr()); err != nil {
+		if err := launchSortScatter(a, gridOf(pr.ntiles, 32), analyticsCTA, ptr(pr.k), ptr(pr.p), uint64(pr.n), uint64(shift),
+			uint64(pr.ntiles), ptr(pr.counts), ptr(pr.k2), ptr(pr.p2)); err != nil {
 			return err
 		}
 		pr.swap()
@@ -77,13 +77,13 @@ func (a *Corpus) sortPairs(pr *pairs, keyBits int) error {
 // with sums (m/SCAN_BLOCK rounded up) as scratch. It only launches.
 func (a *Corpus) scan(v *cuda.Buffer, m int, sums *cuda.Buffer) error {
 	blocks := (m + scanBlock - 1) / scanBlock
-	if err := a.launch("scan_sums", blocks, analyticsCTA, v.Ptr(), uint64(m), sums.Ptr()); err != nil {
+	if err := launchScanSums(a, blocks, analyticsCTA, ptr(v), uint64(m), ptr(sums)); err != nil {
 		return err
 	}
-	if err := a.launch("scan_blocks", 1, analyticsCTA, sums.Ptr(), uint64(blocks)); err != nil {
+	if err := launchScanBlocks(a, 1, analyticsCTA, ptr(sums), uint64(blocks)); err != nil {
 		return err
 	}
-	return a.launch("scan_apply", blocks, analyticsCTA, v.Ptr(), uint64(m), sums.Ptr())
+	return launchScanApply(a, blocks, analyticsCTA, ptr(v), uint64(m), ptr(sums))
 }
 
 // assemble turns a word task's compacted rows into its result on the
@@ -122,20 +122,20 @@ func (a *Corpus) assemble(task analytics.Task, rows *deviceRows) (*analytics.Mat
 	}
 	n := uint64(rows.n)
 	t, err := a.d.Timed(func() error {
-		if err := a.launch("tadoc_pairs", files, 32, rows.startBuf.Ptr(), uint64(files), rows.keys.Ptr(),
-			rows.vals.Ptr(), uint64(mode), uint64(wordBits), pr.k.Ptr(), pr.p.Ptr()); err != nil {
+		if err := launchTadocPairs(a, gridOf(files, 32), analyticsCTA, ptr(rows.startBuf), uint64(files), ptr(rows.keys),
+			ptr(rows.vals), uint64(mode), uint64(wordBits), ptr(pr.k), ptr(pr.p)); err != nil {
 			return err
 		}
 		if err := a.sortPairs(pr, keyBits); err != nil {
 			return err
 		}
 		if starts != nil {
-			if err := a.launch("tadoc_csr_starts", rows.n, 1, pr.k.Ptr(), n, uint64(shift), uint64(words),
-				starts.Ptr()); err != nil {
+			if err := launchTadocCsrStarts(a, gridOf(rows.n, 1), analyticsCTA, ptr(pr.k), n, uint64(shift), uint64(words),
+				ptr(starts)); err != nil {
 				return err
 			}
 		}
-		return a.launch("tadoc_split", rows.n, 1, pr.p.Ptr(), n, rows.keys.Ptr(), rows.vals.Ptr())
+		return launchTadocSplit(a, gridOf(rows.n, 1), analyticsCTA, ptr(pr.p), n, ptr(rows.keys), ptr(rows.vals))
 	})
 	if err != nil {
 		return nil, 0, err
@@ -213,28 +213,28 @@ func (a *Corpus) assembleSeqs(l *analytics.SeqLayout, rows *deviceRows) (*analyt
 	}
 	n := uint64(rows.n)
 	t, err := a.d.Timed(func() error {
-		if err := a.launch("tadoc_seq_pairs", files, 32, rows.startBuf.Ptr(), uint64(files), rows.keys.Ptr(),
-			rows.vals.Ptr(), pr.k.Ptr(), pr.p.Ptr()); err != nil {
+		if err := launchTadocSeqPairs(a, gridOf(files, 32), analyticsCTA, ptr(rows.startBuf), uint64(files), ptr(rows.keys),
+			ptr(rows.vals), ptr(pr.k), ptr(pr.p)); err != nil {
 			return err
 		}
 		if err := a.sortPairs(pr, l.Bits*l.SeqLen); err != nil {
 			return err
 		}
-		if err := a.launch("tadoc_seq_heads", rows.n+1, 1, pr.k.Ptr(), n, heads.Ptr()); err != nil {
+		if err := launchTadocSeqHeads(a, gridOf(rows.n+1, 1), analyticsCTA, ptr(pr.k), n, ptr(heads)); err != nil {
 			return err
 		}
 		if err := a.scan(heads, rows.n+1, pr.sums); err != nil {
 			return err
 		}
-		if err := a.launch("tadoc_seq_ids", rows.n, 1, pr.k.Ptr(), pr.p.Ptr(), n, heads.Ptr(),
-			distinct.Ptr(), pr.k2.Ptr(), pr.p2.Ptr()); err != nil {
+		if err := launchTadocSeqIds(a, gridOf(rows.n, 1), analyticsCTA, ptr(pr.k), ptr(pr.p), n, ptr(heads),
+			ptr(distinct), ptr(pr.k2), ptr(pr.p2)); err != nil {
 			return err
 		}
 		pr.swap()
 		if err := a.sortPairs(pr, bits.Len(uint(files))); err != nil {
 			return err
 		}
-		return a.launch("tadoc_split", rows.n, 1, pr.p.Ptr(), n, rows.keys.Ptr(), rows.vals.Ptr())
+		return launchTadocSplit(a, gridOf(rows.n, 1), analyticsCTA, ptr(pr.p), n, ptr(rows.keys), ptr(rows.vals))
 	})
 	if err != nil {
 		return nil, nil, 0, err

@@ -107,7 +107,7 @@ func (t *textInput) free() error {
 func (t *textInput) tokenize(a *Corpus) (time.Duration, error) {
 	g := a.c.Grammar
 	return a.d.Timed(func() error {
-		if err := a.launchGrid("text_counts", t.nchunks, t.text.Ptr(), t.words.Ptr(), t.lines.Ptr()); err != nil {
+		if err := launchTextCounts(a, t.nchunks, analyticsCTA, ptr(t.text), ptr(t.words), ptr(t.lines)); err != nil {
 			return err
 		}
 		for _, v := range []*cuda.Buffer{t.words, t.lines} {
@@ -115,9 +115,9 @@ func (t *textInput) tokenize(a *Corpus) (time.Duration, error) {
 				return err
 			}
 		}
-		return a.launchGrid("text_words", t.nchunks, t.text.Ptr(), uint64(t.nchunks*textChunk), t.words.Ptr(), t.lines.Ptr(),
-			t.dict.Ptr(), t.dictOff.Ptr(), t.slots.Ptr(), t.nslots,
-			a.fileStart.Ptr(), uint64(g.NumFiles()), a.root.Ptr(), uint64(len(g.Root)), t.err.Ptr())
+		return launchTextWords(a, t.nchunks, analyticsCTA, ptr(t.text), uint64(t.nchunks*textChunk), ptr(t.words), ptr(t.lines),
+			ptr(t.dict), ptr(t.dictOff), ptr(t.slots), t.nslots,
+			ptr(a.fileStart), uint64(g.NumFiles()), ptr(a.root), uint64(len(g.Root)), ptr(t.err))
 	})
 }
 
