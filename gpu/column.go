@@ -27,7 +27,9 @@ func (o Output) String() string {
 }
 
 // kernels maps each codec the GPU decodes to its kernels' name stem in
-// gpu/kernels/decode.cu (decode_<stem>_gaps, decode_<stem>_docids).
+// gpu/kernels/decode.cu (decode_<stem>_gaps, decode_<stem>_docids, made by
+// its DEFINE_DECODE): the one table of the decoders, which
+// TestDecodeKernelsInPTX checks against the compiled decode.ptx.
 var kernels = map[string]string{
 	"gpu-bp128":     "bp128",
 	"gpu-bp256":     "bp256",

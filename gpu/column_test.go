@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	_ "github.com/gpusearch/gpusearch/codecplugins/gpuformat"
 	_ "github.com/gpusearch/gpusearch/codecplugins/varint"
 	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/internal/kernelgen/kernelcheck"
 )
 
 var gpuCodecs = []string{"gpu-bp128", "gpu-bp256", "gpu-vbyte128", "gpu-vbyte1024", "gpu-pfordelta", "gpu-rice"}
@@ -23,6 +25,37 @@ func TestKernelsCoverGPUCodecs(t *testing.T) {
 	}
 	if Decodable("varint-SU") {
 		t.Errorf("Decodable(%q) = true, want false", "varint-SU")
+	}
+}
+
+// TestDecodeKernelsInPTX checks the kernels map against the committed
+// decode.ptx: OpenDevice loads exactly the kernels of it.
+func TestDecodeKernelsInPTX(t *testing.T) {
+	ptx, err := kernelFS.ReadFile("kernels/decode.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := slices.Sorted(maps.Keys(kernelcheck.Entries(ptx)))
+	loaded := slices.Sorted(slices.Values(decodeKernels()))
+	if !slices.Equal(entries, loaded) {
+		t.Errorf("decode.ptx has kernels %v, OpenDevice loads %v", entries, loaded)
+	}
+}
+
+// TestLaunchesMatchPTX checks every kernel launch of the package, decoders
+// and query kernels, against the committed PTX: a kernel of it, one 8-byte
+// argument per parameter, and every kernel launched.
+func TestLaunchesMatchPTX(t *testing.T) {
+	var ptx [][]byte
+	for _, name := range []string{"decode", "query"} {
+		p, err := kernelFS.ReadFile("kernels/" + name + ".ptx")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ptx = append(ptx, p)
+	}
+	if err := kernelcheck.Check(".", ptx...); err != nil {
+		t.Error(err)
 	}
 }
 
