@@ -2,7 +2,7 @@
 # GPU machine run for analytics on compressed corpora. Run from
 # the repository root with .device carried: OUT=$OUT bash scripts/device/analytics.sh
 # Prepare on the dev box:
-#   make device        (.device/gpu.test and .device/gpusearch, cuda build)
+#   make device        (the GPU test binaries and .device/gpusearch, cuda build)
 #   mkdir -p .device/corpora
 #   gpusearch compress --out .device/corpora/sample examples/crawl
 #   gpusearch compress --out .device/corpora/rustdoc /usr/share/doc/rust-doc/html
@@ -13,10 +13,10 @@
 # its own embedded PTX. Any .device/*.gz and .device/corpora/*.tgz or
 # .tar.xz are unpacked first (the carry limit is 64 MiB).
 # Steps, each with a timeout, the whole under 9 minutes:
-#   1. compile every gpu/kernels/*.cu to PTX (copied to $OUT, with the
-#      source-sha256 header, ready to commit) and run all the gpu package's
-#      tests against it (lib.sh's fresh_ptx_and_tests), and a ptxas
-#      resource report of analytics.cu;
+#   1. compile every kernel source to PTX (copied to $OUT, with the
+#      source-sha256 header, ready to commit) and run every GPU test binary
+#      against it (lib.sh's fresh_ptx_and_tests), and a ptxas resource
+#      report of analytics.cu;
 #   2. per corpus and task: gpusearch analyze on the GPU (its own choice of
 #      traversal, then each traversal asked for; --repeat $GPU_REPEAT, 5)
 #      and on the CPU (--repeat 3), each on the compressed corpus and on
@@ -47,7 +47,7 @@ t0=$(date +%s)
 	if [ "${TESTS:-1}" = 1 ]; then
 		stamp "ptx and gpu tests"
 		fresh_ptx_and_tests
-		timeout "$(tmo 60)" "$NVCC" -arch=sm_90 -std=c++17 -O3 -cubin -Xptxas -v -o "$R/analytics.cubin" gpu/kernels/analytics.cu >"$R/ptxas-analytics.log" 2>&1
+		timeout "$(tmo 60)" "$NVCC" -arch=sm_90 -std=c++17 -O3 -cubin -Xptxas -v -o "$R/analytics.cubin" analytics/gpu/kernels/analytics.cu >"$R/ptxas-analytics.log" 2>&1
 		rm -f "$R/analytics.cubin"
 	fi
 
@@ -73,7 +73,9 @@ t0=$(date +%s)
 	done
 
 	stamp "summary"
-	[ -f "$R/gpu-test.log" ] && grep -E '^(--- FAIL|FAIL|ok|PASS)' "$R/gpu-test.log" | head -20
+	for log in "$R"/test-*.log; do
+		[ -f "$log" ] && grep -E '^(--- FAIL|FAIL|ok|PASS)' "$log" | head -20
+	done
 	for log in "$R"/analytics-*.log; do
 		[ -f "$log" ] || continue
 		echo "== $(basename "$log" .log): median and best total_ms (kernels_ms of the median run) per task, engine, form, traversal"

@@ -2,8 +2,8 @@
 # GPU machine run for the GPU query engine. From the repository
 # root, with .device carried (built by `make device` on the dev box):
 #   bash scripts/device/gpu-queries.sh
-#   1. compile every gpu/kernels/*.cu to PTX (mkptx.sh, sha256 header) into
-#      a scratch dir used through GPUSEARCH_PTX_DIR; query.ptx also goes to
+#   1. compile every kernel source to PTX (lib.sh's fresh_ptx) into a
+#      scratch dir used through GPUSEARCH_PTX_DIR; query.ptx also goes to
 #      $OUT/ptx/ to be committed; ptxas register/spill report of query.cu;
 #   2. the query engine's GPU tests (tee $OUT/gpuq-test.log);
 #   3. a 5M-document synthetic index (gen index, gpu-bp256) and 500 queries
@@ -25,29 +25,22 @@ DOCS=${DOCS:-5000000}
 mkdir -p "$OUT/ptx"
 PTX=$(mktemp -d)
 WORK=$(mktemp -d)
+R=$WORK
 LOG=$OUT/gpuq.log
+. scripts/device/lib.sh
 t0=$(date +%s)
-stamp() { echo "[$(($(date +%s) - t0))s] $*" | tee -a "$LOG"; }
-# tmo N: a step's timeout, N seconds or what is left of the budget.
-tmo() {
-	local left=$((BUDGET - ($(date +%s) - t0)))
-	[ $left -lt 5 ] && left=5
-	echo $(($1 < left ? $1 : left))
-}
 
 stamp "machine"
 { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used --format=csv; "$NVCC" --version | tail -2; nproc; free -g | head -2; } >>"$LOG" 2>&1
 
 stamp "ptx"
-ptx_rc=0
-for cu in gpu/kernels/*.cu; do
-	name=$(basename "$cu" .cu)
-	NVCC=$NVCC timeout "$(tmo 90)" sh gpu/kernels/mkptx.sh "$cu" "$PTX/$name.ptx" >>"$LOG" 2>&1 || { ptx_rc=$?; echo "ptx $name failed" >>"$LOG"; }
-done
+fresh_ptx "$PTX" >>"$LOG"
+ptx_rc=$?
+cat "$WORK/nvcc.log" >>"$LOG" 2>/dev/null
 cp "$PTX/query.ptx" "$OUT/ptx/query.ptx" 2>/dev/null
 timeout "$(tmo 60)" "$NVCC" -arch=sm_90 -std=c++17 -O3 -cubin -Xptxas -v -o "$WORK/query.cubin" gpu/kernels/query.cu >"$WORK/ptxas.log" 2>&1
 cat "$WORK/ptxas.log" >>"$LOG"
-if [ -s "$PTX/query.ptx" ] && [ -s "$PTX/decode.ptx" ]; then
+if [ $ptx_rc -eq 0 ]; then
 	export GPUSEARCH_PTX_DIR=$PTX
 else
 	stamp "no fresh PTX (see gpuq.log): the binaries' embedded PTX is used"

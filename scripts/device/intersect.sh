@@ -2,9 +2,9 @@
 # GPU machine run for intersection algorithms. From the
 # repository root, with .device carried (`make device`):
 #   OUT=... bash scripts/device/intersect.sh
-#   1. every gpu/kernels/*.cu to PTX in a scratch directory the binaries
+#   1. every kernel source to PTX in a scratch directory the binaries
 #      load (GPUSEARCH_PTX_DIR); the PTX is copied to $OUT to be committed;
-#   2. the gpu package's tests on the GPU;
+#   2. every GPU test binary (lib.sh's fresh_ptx_and_tests);
 #   3. bench intersect on the CPU and on the GPU, default shapes and with
 #      --max-len 10000000, JSON.
 # $OUT gets the PTX and intersect.tgz (everything else).

@@ -23,21 +23,68 @@ tmo() {
 	echo $(($1 < left ? $1 : left))
 }
 
-# fresh_ptx_and_tests compiles every gpu/kernels/*.cu to PTX in a scratch
+# KERNEL_SOURCES are the module's kernel sources. Their names are distinct:
+# GPUSEARCH_PTX_DIR is one directory, from which each package loads
+# <name>.ptx.
+KERNEL_SOURCES="gpu/kernels/*.cu analytics/gpu/kernels/*.cu"
+
+# GPU_TESTS are the GPU test binaries (make device) and the package
+# directory each runs from, binary:directory.
+GPU_TESTS="gpu.test:gpu analytics-gpu.test:analytics/gpu cuda.test:internal/cuda"
+
+# fresh_ptx DIR compiles every kernel source to DIR/<name>.ptx (as make
+# ptx, with the source-sha256 header), logging to $R/nvcc.log; it fails if
+# any source did not compile.
+fresh_ptx() {
+	local cu rc=0
+	mkdir -p "$1"
+	for cu in $KERNEL_SOURCES; do
+		NVCC=$NVCC timeout 120 sh gpu/kernels/mkptx.sh "$cu" "$1/$(basename "$cu" .cu).ptx" >>"$R/nvcc.log" 2>&1 ||
+			{ rc=1; echo "ptx: $cu failed (see nvcc.log)"; }
+	done
+	return $rc
+}
+
+# gpu_tests runs every GPU test binary, each from its package directory,
+# into $R/test-<binary without .test>.log, and prints a verdict line per
+# binary. TEST_TIMEOUT (200 s) bounds each binary. It fails if a binary
+# is missing or failed.
+gpu_tests() {
+	local t bin dir log rc all=0 root=$PWD tmo=${TEST_TIMEOUT:-200}
+	for t in $GPU_TESTS; do
+		bin=${t%%:*} dir=${t#*:}
+		log=$R/test-${bin%.test}.log
+		if [ ! -x ".device/$bin" ]; then
+			echo "$bin: missing (make device)"
+			all=1
+			continue
+		fi
+		(cd "$dir" && timeout "$tmo" "$root/.device/$bin" -test.v -test.timeout "$((tmo - 5))s") >"$log" 2>&1
+		rc=$?
+		[ $rc -eq 0 ] || all=1
+		echo "$bin rc=$rc: $(grep -c -- '^--- PASS' "$log") passed, $(grep -c -- '^--- FAIL' "$log") failed," \
+			"$(grep -c -- '^--- SKIP' "$log") skipped$(grep -- '^--- FAIL' "$log" | sed 's/^--- FAIL: / /; s/ (.*//' | tr -d '\n')"
+	done
+	return $all
+}
+
+# fresh_ptx_and_tests compiles every kernel source to PTX in a scratch
 # directory that the binaries then load (GPUSEARCH_PTX_DIR), copies the
-# PTX to $OUT to be committed, and runs the gpu package's tests on the GPU
-# into $R/gpu-test.log, printing a one-line verdict.
+# PTX to $OUT to be committed, and runs every GPU test binary on it
+# (gpu_tests), with a verdict line per binary; it fails as gpu_tests does.
+# If a source does not compile, everything runs on the binaries' embedded
+# PTX instead.
 fresh_ptx_and_tests() {
 	local ptx
 	ptx=$(mktemp -d)
 	{ nvidia-smi -L; nproc; "$NVCC" --version | tail -1; } >"$R/machine.txt" 2>&1
-	for cu in gpu/kernels/*.cu; do
-		NVCC=$NVCC sh gpu/kernels/mkptx.sh "$cu" "$ptx/$(basename "$cu" .cu).ptx" >>"$R/nvcc.log" 2>&1
-	done
-	cp "$ptx"/*.ptx "$OUT/"
-	export GPUSEARCH_PTX_DIR=$ptx
-	(cd gpu && timeout 200 "$(pwd)/../.device/gpu.test" -test.v -test.timeout 195s) >"$R/gpu-test.log" 2>&1
-	echo "tests rc=$?: $(grep -c -- '^--- PASS' "$R/gpu-test.log") passed; $(grep -- '--- FAIL' "$R/gpu-test.log" | tr '\n' ' ')"
+	if fresh_ptx "$ptx"; then
+		cp "$ptx"/*.ptx "$OUT/"
+		export GPUSEARCH_PTX_DIR=$ptx
+	else
+		echo "ptx: not all sources compiled; the embedded PTX is used"
+	fi
+	gpu_tests
 }
 
 # scheduling_set writes the scheduling runs' machine description, index

@@ -4,9 +4,9 @@
 # (it runs on the PTX embedded in it):
 #   OUT=... STEPS=tests,gpuq,sched bash scripts/device/spans.sh
 # Steps (STEPS, comma-separated, all by default):
-#   tests  every gpu/kernels/*.cu to PTX in a scratch directory that the new
+#   tests  every kernel source to PTX in a scratch directory that the new
 #          binaries load (GPUSEARCH_PTX_DIR; copied to $OUT to commit),
-#          then every test of the gpu package on the GPU;
+#          then every GPU test binary (lib.sh's gpu_tests);
 #   gpuq   on the scheduling index (2x10^6 docs, gpu-bp256, seed 2; 600
 #          queries, seed 3), bench gpu queries --mode MODE --k 10 with the old
 #          binary, then the new one, then the old one again (batches
@@ -58,16 +58,12 @@ has() { [[ ",$STEPS," == *",$1,"* ]]; }
 
 PTX=$(mktemp -d)
 stamp "ptx"
-for cu in gpu/kernels/*.cu; do
-	NVCC=$NVCC timeout "$(tmo 120)" sh gpu/kernels/mkptx.sh "$cu" "$PTX/$(basename "$cu" .cu).ptx" >>"$R/nvcc.log" 2>&1 ||
-		echo "ptx $cu failed" | tee -a "$LOG"
-done
+fresh_ptx "$PTX" | tee -a "$LOG"
 cp "$PTX"/query.ptx "$OUT/" 2>/dev/null
 export GPUSEARCH_PTX_DIR=$PTX
 if has tests; then
 	stamp "gpu tests"
-	(cd gpu && timeout "$(tmo 200)" "$ROOT/.device/gpu.test" -test.v -test.timeout 195s) >"$R/gpu-test.log" 2>&1
-	stamp "tests rc=$?: $(grep -c -- '^--- PASS' "$R/gpu-test.log") passed; $(grep -- '--- FAIL' "$R/gpu-test.log" | tr '\n' ' ')"
+	TEST_TIMEOUT=$(tmo 200) gpu_tests | tee -a "$LOG"
 	pack
 fi
 

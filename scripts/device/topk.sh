@@ -3,9 +3,9 @@
 # paper's max tree. From the repository root, with .device carried (`make
 # device`):
 #   OUT=... bash scripts/device/topk.sh
-#   1. every gpu/kernels/*.cu to PTX in a scratch directory the binaries
+#   1. every kernel source to PTX in a scratch directory the binaries
 #      load (GPUSEARCH_PTX_DIR); the PTX is copied to $OUT to be committed;
-#   2. the gpu package's tests on the GPU;
+#   2. every GPU test binary (lib.sh's fresh_ptx_and_tests);
 #   3. gen index 5x10^6 docs (gpu-bp256, seed 1), 500 queries, then bench gpu
 #      queries in OR mode for --topk radix and tree at k 10 and 1000 (one
 #      query at a time; exhaustive, which checks the answers, and bmw beside).
