@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -90,8 +89,8 @@ func TestAnalyzeRepeatCollects(t *testing.T) {
 	// --quiet: the runtime writes its trace in pieces, which timing lines
 	// would split. Four runs, of which the first three collections' lines
 	// are complete before the next starts (the last may be cut by the exit).
-	cmd := exec.Command(cliBin, "analyze", "--task", "wordcount", "--repeat", "4", "--discard", "--quiet", out)
-	cmd.Env = append(os.Environ(), "GODEBUG=gctrace=1")
+	cmd := cliCommand(t, "analyze", "--task", "wordcount", "--repeat", "4", "--discard", "--quiet", out)
+	cmd.Env = append(cmd.Env, "GODEBUG=gctrace=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

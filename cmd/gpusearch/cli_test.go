@@ -20,27 +20,32 @@ import (
 	"github.com/gpusearch/gpusearch/query"
 )
 
-// cliBin is the gpusearch binary TestMain builds for the CLI tests.
-var cliBin string
+// runMainEnv, when set to 1 in a process's environment, makes the test
+// binary run main instead of the tests: the CLI tests run this binary as
+// gpusearch, so that no second binary need be built and linked.
+const runMainEnv = "GPUSEARCH_TEST_RUN_MAIN"
 
 // sampleCrawl is the bundled sample crawl, relative to this package.
 const sampleCrawl = "../../examples/crawl"
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "gpusearch-cli-")
+	if os.Getenv(runMainEnv) == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// cliCommand returns a command that runs gpusearch with args.
+func cliCommand(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	self, err := os.Executable()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		t.Fatal(err)
 	}
-	cliBin = filepath.Join(dir, "gpusearch")
-	if out, err := exec.Command("go", "build", "-o", cliBin, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	cmd := exec.Command(self, args...)
+	cmd.Env = append(os.Environ(), runMainEnv+"=1")
+	return cmd
 }
 
 // cliResult is one run of the binary.
@@ -52,7 +57,7 @@ type cliResult struct {
 // runCLI runs the binary with args and returns its exit status and output.
 func runCLI(t *testing.T, args ...string) cliResult {
 	t.Helper()
-	cmd := exec.Command(cliBin, args...)
+	cmd := cliCommand(t, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
