@@ -13,6 +13,7 @@ import (
 	_ "github.com/gpusearch/gpusearch/codecplugins/varint"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/internal/kernelgen/kernelcheck"
+	"github.com/gpusearch/gpusearch/internal/testindex"
 )
 
 var gpuCodecs = []string{"gpu-bp128", "gpu-bp256", "gpu-vbyte128", "gpu-vbyte1024", "gpu-pfordelta", "gpu-rice"}
@@ -155,12 +156,8 @@ func TestIndexColumns(t *testing.T) {
 		lens[i] = 10
 		urls[i] = fmt.Sprintf("doc%05d", i)
 	}
-	dir := t.TempDir()
-	w, err := index.NewWriter(dir, index.WriterOptions{DocIDCodec: "gpu-bp128", FreqCodec: "gpu-pfordelta"}, lens, urls)
-	if err != nil {
-		t.Fatal(err)
-	}
 	lists := map[string][]uint32{}
+	var postings []testindex.Postings
 	for i, n := range []int{1, 127, 128, 129, 700, docs} {
 		term := fmt.Sprintf("t%d", i)
 		lists[term] = randomList(rng, n, docs)
@@ -168,18 +165,9 @@ func TestIndexColumns(t *testing.T) {
 		for j := range freqs {
 			freqs[j] = 1 + uint32(j%5)
 		}
-		if err := w.AddTerm(term, lists[term], freqs); err != nil {
-			t.Fatal(err)
-		}
+		postings = append(postings, testindex.Postings{Term: term, DocIDs: lists[term], Freqs: freqs})
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := index.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := testindex.Write(t, index.WriterOptions{DocIDCodec: "gpu-bp128", FreqCodec: "gpu-pfordelta"}, lens, urls, postings...)
 	dh, fh := IndexColumns(ix)
 	for _, h := range []*HostColumn{&dh, &fh} {
 		if err := h.Validate(); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
+	"github.com/gpusearch/gpusearch/internal/testindex"
 )
 
 // testEngines are the engines checked against the exhaustive scorer: every
@@ -160,21 +161,6 @@ func TestEnginesMatchExhaustiveOnRandomCorpora(t *testing.T) {
 	}
 }
 
-// crawlIndex builds the sample crawl's index once per test binary.
-func crawlIndex(t *testing.T) *index.Index {
-	t.Helper()
-	dir := t.TempDir()
-	if _, err := indexer.Build(context.Background(), "../examples/crawl", dir, indexer.Options{Workers: 2}); err != nil {
-		t.Fatalf("indexer.Build: %v", err)
-	}
-	ix, err := index.Open(dir)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() { ix.Close() })
-	return ix
-}
-
 // readQueries reads a queries file: one per line, optionally id<TAB>text.
 func readQueries(t *testing.T, path string) []string {
 	t.Helper()
@@ -201,7 +187,7 @@ func readQueries(t *testing.T, path string) []string {
 }
 
 func TestEnginesMatchExhaustiveOnSampleCrawl(t *testing.T) {
-	ix := crawlIndex(t)
+	ix := testindex.Crawl(t, indexer.Options{Workers: 2})
 	engines := testEngines(t, ix)
 	queries := readQueries(t, "../examples/queries.txt")
 	if len(queries) < 100 {
@@ -223,7 +209,6 @@ func TestEnginesMatchExhaustiveOnSampleCrawl(t *testing.T) {
 // "rare" in a few spread across it.
 func skipCorpus(t *testing.T, docs int) *index.Index {
 	t.Helper()
-	dir := t.TempDir()
 	lens := make([]uint32, docs)
 	urls := make([]string, docs)
 	all := make([]uint32, docs)
@@ -235,25 +220,9 @@ func skipCorpus(t *testing.T, docs int) *index.Index {
 		freqs[d] = uint32(1 + d%5)
 	}
 	rare := []uint32{17, uint32(docs / 3), uint32(docs/2 + 1), uint32(docs - 2)}
-	w, err := index.NewWriter(dir, index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}, lens, urls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.AddTerm("common", all, freqs); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.AddTerm("rare", rare, []uint32{1, 2, 3, 4}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := index.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ix.Close() })
-	return ix
+	return testindex.Write(t, index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}, lens, urls,
+		testindex.Postings{Term: "common", DocIDs: all, Freqs: freqs},
+		testindex.Postings{Term: "rare", DocIDs: rare, Freqs: []uint32{1, 2, 3, 4}})
 }
 
 func TestAndSkipsBlocks(t *testing.T) {

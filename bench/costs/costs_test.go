@@ -14,6 +14,7 @@ import (
 	"github.com/gpusearch/gpusearch/eval"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
+	"github.com/gpusearch/gpusearch/internal/testindex"
 	"github.com/gpusearch/gpusearch/query"
 	"github.com/gpusearch/gpusearch/query/schedule"
 	// Every codec family registers itself; indexes name their codecs.
@@ -140,15 +141,7 @@ func TestFit(t *testing.T) {
 // OR queries of 10 results.
 func sampleQueries(t *testing.T) (*index.Index, []query.Query) {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := indexer.Build(context.Background(), "../../examples/crawl", dir, indexer.Options{Workers: 2}); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := index.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ix.Close() })
+	ix := testindex.Crawl(t, indexer.Options{Workers: 2})
 	f, err := os.Open("../../examples/queries.txt")
 	if err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 	// Every codec family registers itself; indexes name their codecs.
 	_ "github.com/gpusearch/gpusearch/codecplugins/all"
 	"github.com/gpusearch/gpusearch/gpu"
-	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
+	"github.com/gpusearch/gpusearch/internal/testindex"
 	"github.com/gpusearch/gpusearch/query"
 )
 
@@ -39,15 +39,7 @@ func (f fakeGPUEngine) Profile(ctx context.Context, q query.Query) (query.Result
 }
 
 func TestQueries(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := indexer.Build(context.Background(), "../../examples/crawl", dir, indexer.Options{Workers: 2}); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := index.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := testindex.Crawl(t, indexer.Options{Workers: 2})
 	texts := []string{"parse json", "http server timeout", "the", "read file line by line", "qwxzvk"}
 	var cpus []query.Engine
 	for _, name := range []string{"exhaustive", "daat"} {

@@ -9,27 +9,11 @@ import (
 
 	// Every codec family registers itself; indexes name their codecs.
 	_ "github.com/gpusearch/gpusearch/codecplugins/all"
-	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
+	"github.com/gpusearch/gpusearch/internal/testindex"
 	"github.com/gpusearch/gpusearch/query"
 	"github.com/gpusearch/gpusearch/query/schedule"
 )
-
-// sampleIndex indexes the sample crawl into a temporary directory and
-// opens it; the index is closed when the test ends.
-func sampleIndex(t *testing.T) *index.Index {
-	t.Helper()
-	dir := t.TempDir()
-	if _, err := indexer.Build(context.Background(), "../../examples/crawl", dir, indexer.Options{Workers: 2}); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := index.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ix.Close() })
-	return ix
-}
 
 // TestSweepRates: the sweep doubles from the start rate until a miss,
 // then bisects; a budget stops it early with the best rate so far.
@@ -122,7 +106,7 @@ func (stuckEngine) Search(ctx context.Context, _ query.Query) (query.Result, err
 // arrival are given up and counted as missed, without an error, and the
 // run ends then instead of waiting for them.
 func TestRunLoadGivesUp(t *testing.T) {
-	ix := sampleIndex(t)
+	ix := testindex.Crawl(t, indexer.Options{Workers: 2})
 	qs := []query.Query{{Terms: []string{"system"}, Mode: query.And, K: 10}}
 	sc := schedule.Config{Policy: schedule.PolicyCPU, CPU: stuckEngine{}, CPUWorkers: 2, Deadline: 20 * time.Millisecond}
 	f := Options{Duration: 100 * time.Millisecond, MaxQueries: 1000, Seed: 1}
@@ -150,7 +134,7 @@ func (e slowEngine) Search(context.Context, query.Query) (query.Result, error) {
 // TestRunLoadMissesByProcessor: queries answered past their deadline
 // count as missed on the processor that answered them, not as given up.
 func TestRunLoadMissesByProcessor(t *testing.T) {
-	ix := sampleIndex(t)
+	ix := testindex.Crawl(t, indexer.Options{Workers: 2})
 	qs := []query.Query{{Terms: []string{"system"}, Mode: query.And, K: 10}}
 	sc := schedule.Config{Policy: schedule.PolicyCPU, CPU: slowEngine(30 * time.Millisecond), CPUWorkers: 16, Deadline: 20 * time.Millisecond}
 	r, err := runLoad(context.Background(), ix, sc, qs, 100, Options{Duration: 100 * time.Millisecond, MaxQueries: 1000, Seed: 1})
@@ -165,7 +149,7 @@ func TestRunLoadMissesByProcessor(t *testing.T) {
 // TestRunLoadServed: one worker taking at least 10 ms a query serves at
 // most 100 q/s of 1,000 arriving, however many it answers late.
 func TestRunLoadServed(t *testing.T) {
-	ix := sampleIndex(t)
+	ix := testindex.Crawl(t, indexer.Options{Workers: 2})
 	qs := []query.Query{{Terms: []string{"system"}, Mode: query.And, K: 10}}
 	sc := schedule.Config{Policy: schedule.PolicyCPU, CPU: slowEngine(10 * time.Millisecond), CPUWorkers: 1, Deadline: time.Second}
 	const duration = 300 * time.Millisecond
@@ -200,7 +184,7 @@ func TestAnswererOf(t *testing.T) {
 // TestRunLoadArrivalWindow: arrivals last --duration unless --max-queries
 // stops them first, and arrival_s says which.
 func TestRunLoadArrivalWindow(t *testing.T) {
-	ix := sampleIndex(t)
+	ix := testindex.Crawl(t, indexer.Options{Workers: 2})
 	qs := []query.Query{{Terms: []string{"system"}, Mode: query.And, K: 10}}
 	sc := schedule.Config{Policy: schedule.PolicyCPU, CPU: slowEngine(0), CPUWorkers: 2, Deadline: time.Second}
 	const duration = 200 * time.Millisecond

@@ -10,8 +10,8 @@ import (
 
 	// Every codec family registers itself; indexes name their codecs.
 	_ "github.com/gpusearch/gpusearch/codecplugins/all"
-	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
+	"github.com/gpusearch/gpusearch/internal/testindex"
 	"github.com/gpusearch/gpusearch/query"
 )
 
@@ -20,15 +20,7 @@ import (
 // each, in order, with ordered percentiles, and fewer postings scored by
 // BMW and DAAT AND than by the exhaustive scorer.
 func TestRun(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := indexer.Build(context.Background(), "../../examples/crawl", dir, indexer.Options{Workers: 2, DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := index.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := testindex.Crawl(t, indexer.Options{Workers: 2, DocIDCodec: "varint-SU", FreqCodec: "varint-SU"})
 	names := []string{"exhaustive", "daat", "maxscore", "wand", "bmw", "bitmap-nocache", "bitmap"}
 	var engines []Engine
 	for _, name := range names {

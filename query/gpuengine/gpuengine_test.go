@@ -7,6 +7,7 @@ import (
 	_ "github.com/gpusearch/gpusearch/codecplugins/all"
 
 	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/internal/testindex"
 	"github.com/gpusearch/gpusearch/query"
 )
 
@@ -21,22 +22,8 @@ func TestRegistered(t *testing.T) {
 	if !d.Needs.GPU {
 		t.Errorf("gpu: Needs = %+v, want GPU", d.Needs)
 	}
-	dir := t.TempDir()
-	w, err := index.NewWriter(dir, index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}, []uint32{3}, []string{"doc/0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.AddTerm("alpha", []uint32{0}, []uint32{1}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := index.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := testindex.Write(t, index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}, []uint32{3}, []string{"doc/0"},
+		testindex.Postings{Term: "alpha", DocIDs: []uint32{0}, Freqs: []uint32{1}})
 	e, err := query.New(ix, "gpu")
 	switch {
 	case err == nil:

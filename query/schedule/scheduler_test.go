@@ -3,17 +3,18 @@ package schedule
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"runtime"
 	"slices"
-	"sort"
 	"sync"
 	"testing"
 	"time"
 
 	_ "github.com/gpusearch/gpusearch/codecplugins/varint"
 	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/internal/testindex"
 	"github.com/gpusearch/gpusearch/query"
 )
 
@@ -36,38 +37,15 @@ func randomIndex(t testing.TB, n int) *index.Index {
 			lens[d]++
 		}
 	}
-	dir := t.TempDir()
-	w, err := index.NewWriter(dir, index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU", Order: "url"}, lens, urls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	terms := make([]string, 0, len(lists))
-	for term := range lists {
-		terms = append(terms, term)
-	}
-	sort.Strings(terms)
-	for _, term := range terms {
-		var docs, freqs []uint32
-		for d := range lists[term] {
-			docs = append(docs, d)
+	var postings []testindex.Postings
+	for _, term := range slices.Sorted(maps.Keys(lists)) {
+		p := testindex.Postings{Term: term, DocIDs: slices.Sorted(maps.Keys(lists[term]))}
+		for _, d := range p.DocIDs {
+			p.Freqs = append(p.Freqs, lists[term][d])
 		}
-		sort.Slice(docs, func(i, j int) bool { return docs[i] < docs[j] })
-		for _, d := range docs {
-			freqs = append(freqs, lists[term][d])
-		}
-		if err := w.AddTerm(term, docs, freqs); err != nil {
-			t.Fatal(err)
-		}
+		postings = append(postings, p)
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := index.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ix.Close() })
-	return ix
+	return testindex.Write(t, index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU", Order: "url"}, lens, urls, postings...)
 }
 
 // batchEngine stands in for a GPU engine: it answers batches through

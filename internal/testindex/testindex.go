@@ -1,0 +1,86 @@
+// Package testindex builds the small indexes tests search: the sample
+// crawl of examples/crawl, and indexes written posting list by posting
+// list. Only tests import it; a test importing it also imports the codec
+// plugins its indexes name.
+package testindex
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/indexer"
+)
+
+// Crawl indexes the sample crawl with o into a temporary directory and
+// opens it; the index is closed when the test ends.
+func Crawl(t testing.TB, o indexer.Options) *index.Index {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := indexer.Build(context.Background(), crawlDir(t), dir, o); err != nil {
+		t.Fatalf("indexer.Build: %v", err)
+	}
+	return open(t, dir)
+}
+
+// crawlDir finds examples/crawl at the module's root, the first directory
+// above the working directory (the test's package) that holds go.mod.
+func crawlDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "examples", "crawl")
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("testindex: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Postings is one term's posting list: its documents in increasing order
+// and the term's frequency in each.
+type Postings struct {
+	Term          string
+	DocIDs, Freqs []uint32
+}
+
+// Write writes an index of the documents of lengths lens at urls, with o
+// and the posting lists of terms (in increasing term order), into a
+// temporary directory and opens it; the index is closed when the test
+// ends.
+func Write(t testing.TB, o index.WriterOptions, lens []uint32, urls []string, terms ...Postings) *index.Index {
+	t.Helper()
+	dir := t.TempDir()
+	w, err := index.NewWriter(dir, o, lens, urls)
+	if err != nil {
+		t.Fatalf("index.NewWriter: %v", err)
+	}
+	for _, p := range terms {
+		if err := w.AddTerm(p.Term, p.DocIDs, p.Freqs); err != nil {
+			t.Fatalf("AddTerm(%s): %v", p.Term, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("closing the writer: %v", err)
+	}
+	return open(t, dir)
+}
+
+// open opens the index in dir until the test ends.
+func open(t testing.TB, dir string) *index.Index {
+	t.Helper()
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatalf("index.Open: %v", err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
