@@ -16,24 +16,23 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/internal/cuda"
+	"github.com/gpusearch/gpusearch/internal/testindex"
 )
 
 const poison = 0xDEADBEEF
 
-var (
-	devOnce sync.Once
-	dev     *Device
-	devErr  error
-)
+// openDevice opens device 0 on its first call; the whole test binary
+// shares it.
+var openDevice = sync.OnceValues(func() (*Device, error) { return OpenDevice(DeviceOptions{}) })
 
-// testDevice opens device 0 once for the whole test binary.
+// testDevice returns the test binary's device 0.
 func testDevice(t *testing.T) *Device {
 	t.Helper()
-	devOnce.Do(func() { dev, devErr = OpenDevice(DeviceOptions{}) })
-	if devErr != nil {
-		t.Fatalf("OpenDevice: %v", devErr)
+	d, err := openDevice()
+	if err != nil {
+		t.Fatalf("OpenDevice: %v", err)
 	}
-	return dev
+	return d
 }
 
 func TestDeviceInfo(t *testing.T) {
@@ -219,29 +218,16 @@ func TestUploadIndex(t *testing.T) {
 	}
 	for _, codecs := range [][2]string{{"gpu-bp128", "gpu-vbyte1024"}, {"gpu-pfordelta", "gpu-rice"}, {"gpu-vbyte128", "gpu-bp256"}} {
 		t.Run(codecs[0]+"+"+codecs[1], func(t *testing.T) {
-			dir := t.TempDir()
-			w, err := index.NewWriter(dir, index.WriterOptions{DocIDCodec: codecs[0], FreqCodec: codecs[1]}, lens, urls)
-			if err != nil {
-				t.Fatal(err)
-			}
+			var postings []testindex.Postings
 			for i, n := range []int{1, 128, 129, 3000, docs} {
 				l := randomList(rng, n, docs)
 				f := make([]uint32, n)
 				for j := range f {
 					f[j] = 1 + uint32(rng.IntN(40))
 				}
-				if err := w.AddTerm(fmt.Sprintf("t%d", i), l, f); err != nil {
-					t.Fatal(err)
-				}
+				postings = append(postings, testindex.Postings{Term: fmt.Sprintf("t%d", i), DocIDs: l, Freqs: f})
 			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			ix, err := index.Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ix.Close()
+			ix := testindex.Write(t, index.WriterOptions{DocIDCodec: codecs[0], FreqCodec: codecs[1]}, lens, urls, postings...)
 			r, err := d.Upload(ix)
 			if err != nil {
 				t.Fatal(err)

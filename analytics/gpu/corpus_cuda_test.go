@@ -18,20 +18,18 @@ import (
 	"github.com/gpusearch/gpusearch/analytics"
 )
 
-var (
-	devOnce sync.Once
-	dev     *Device
-	devErr  error
-)
+// openDevice opens device 0 on its first call; the whole test binary
+// shares it.
+var openDevice = sync.OnceValues(func() (*Device, error) { return OpenDevice(DeviceOptions{}) })
 
-// testDevice opens device 0 once for the whole test binary.
+// testDevice returns the test binary's device 0.
 func testDevice(tb testing.TB) *Device {
 	tb.Helper()
-	devOnce.Do(func() { dev, devErr = OpenDevice(DeviceOptions{}) })
-	if devErr != nil {
-		tb.Fatalf("OpenDevice: %v", devErr)
+	d, err := openDevice()
+	if err != nil {
+		tb.Fatalf("OpenDevice: %v", err)
 	}
-	return dev
+	return d
 }
 
 // analyticsCorpora returns random corpora with many repeats (deep rules,

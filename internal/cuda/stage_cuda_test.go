@@ -13,20 +13,18 @@ import (
 	"gorgonia.org/cu"
 )
 
-var (
-	devOnce sync.Once
-	dev     *Device
-	devErr  error
-)
+// openDevice opens device 0 on its first call; the whole test binary
+// shares it.
+var openDevice = sync.OnceValues(func() (*Device, error) { return Open(Options{}) })
 
-// testDevice opens device 0 once for the whole test binary.
+// testDevice returns the test binary's device 0.
 func testDevice(tb testing.TB) *Device {
 	tb.Helper()
-	devOnce.Do(func() { dev, devErr = Open(Options{}) })
-	if devErr != nil {
-		tb.Fatalf("Open: %v", devErr)
+	d, err := openDevice()
+	if err != nil {
+		tb.Fatalf("Open: %v", err)
 	}
-	return dev
+	return d
 }
 
 // TestReadStaged reads buffers of sizes around the staging thresholds
