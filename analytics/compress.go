@@ -51,7 +51,7 @@ func Compress(ctx context.Context, crawlDir string, opts CompressOptions) (*Corp
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	docs, walkRep, err := indexer.Documents(crawlDir, indexer.Options{
+	docs, walkRep, err := indexer.Documents(ctx, crawlDir, indexer.Options{
 		Order: "url", MaxDocBytes: opts.MaxDocBytes, Oversize: opts.Oversize,
 	})
 	rep.Walk = walkRep

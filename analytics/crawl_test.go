@@ -41,7 +41,7 @@ func realCorpus(t *testing.T) (*Corpus, []string, [][]string) {
 			return
 		}
 		var docs []indexer.Document
-		if docs, _, real.err = indexer.Documents(exampleCrawl, indexer.Options{}); real.err != nil {
+		if docs, _, real.err = indexer.Documents(context.Background(), exampleCrawl, indexer.Options{}); real.err != nil {
 			return
 		}
 		a := analysis.New()

@@ -3,7 +3,6 @@ package indexer
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -14,7 +13,6 @@ import (
 	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/index"
-	"github.com/gpusearch/gpusearch/indexer/extract"
 	"github.com/gpusearch/gpusearch/internal/progress"
 )
 
@@ -53,7 +51,7 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 			return rep, fmt.Errorf("indexer: %w", err)
 		}
 	}
-	files, err := walk(crawlDir, opts, &rep)
+	files, err := walk(ctx, crawlDir, opts, &rep)
 	if err != nil {
 		return rep, err
 	}
@@ -70,7 +68,7 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 	}
 	defer os.RemoveAll(tmp)
 
-	inv := newInverter(opts.MemoryBudget, tmp)
+	inv := newInverter(ctx, opts.MemoryBudget, tmp)
 	lengths := make([]uint32, len(files))
 	failed := make([]bool, len(files))
 	var total int64
@@ -87,7 +85,7 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 		rep.InputBytes += p.bytes
 		if p.err != nil {
 			failed[p.slot] = true
-			rep.Unreadable.add(files[p.slot].url, p.err)
+			rep.unreadable(files[p.slot].url, p.err)
 			return nil
 		}
 		if p.truncated {
@@ -187,6 +185,9 @@ func parseAll(ctx context.Context, files []docFile, opts Options, collect func(p
 			defer wg.Done()
 			a := analysis.New()
 			for slot := range jobs {
+				if ctx.Err() != nil {
+					return
+				}
 				select {
 				case results <- parseFile(a, files[slot], slot, opts.MaxDocBytes, opts.Passages):
 				case <-ctx.Done():
@@ -234,28 +235,12 @@ func parseAll(ctx context.Context, files []docFile, opts Options, collect func(p
 // about passages terms when that is positive).
 func parseFile(a *analysis.Analyzer, f docFile, slot uint32, maxBytes int64, passages int) parsed {
 	p := parsed{slot: slot}
-	fh, err := os.Open(f.path)
+	text, n, truncated, err := f.text(maxBytes)
 	if err != nil {
 		p.err = err
 		return p
 	}
-	data, err := io.ReadAll(io.LimitReader(fh, maxBytes+1))
-	fh.Close()
-	if err != nil {
-		p.err = err
-		return p
-	}
-	if int64(len(data)) > maxBytes {
-		data = data[:maxBytes]
-		p.truncated = true
-	}
-	p.bytes = int64(len(data))
-	var text []byte
-	if f.kind == extract.HTML {
-		text = extract.HTMLText(data)
-	} else {
-		text = extract.PlainText(data)
-	}
+	p.bytes, p.truncated = n, truncated
 	if passages > 0 {
 		p.passages = splitPassages(a, text, passages)
 		for _, ps := range p.passages {

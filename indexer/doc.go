@@ -4,14 +4,21 @@
 // writer.
 //
 // Walk. The crawl is laid out as `wget --recursive` leaves it
-// (host/path/file). Hidden files and directories are ignored. A symbolic
+// (host/path/file). Hidden files and directories (names starting with a
+// dot) are not crawled; the report counts them. A symbolic
 // link to a file inside the crawl is indexed under its own path; a link
 // that leads outside the crawl, or to a directory, is never followed and is
 // reported. HTML (.html, .htm, or sniffed), .txt and .md files become
 // documents; other files are skipped and counted. A file larger than the
 // configured maximum is truncated to it (or skipped, by configuration) and
 // reported. A file that cannot be read is reported (count and first names)
-// and skipped; it never stops the run.
+// and skipped; it never stops the run. Files are opened without blocking
+// and without following a final symbolic link, and must then be a regular
+// file with the device and inode the walk saw: a file replaced, or turned
+// into a link, a directory, a named pipe or a device between the walk and
+// the read is skipped and reported (ErrChanged), never read and never
+// waited on. Every stage (walk, parse, spills, merge) stops when the
+// build's context ends.
 //
 // URLs and docids. A document whose first path component looks like a host
 // name (it has a dot, a port, or is "localhost") gets the URL "http://" +

@@ -1,9 +1,8 @@
 package indexer
 
 import (
+	"context"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/gpusearch/gpusearch/indexer/extract"
 )
@@ -14,12 +13,14 @@ type Document struct {
 	Path string       // the file to read: the file, or a symlink's target inside the crawl
 	Size int64        // size of the file in bytes when it was walked
 	Kind extract.Kind // how its text is extracted
+	id   fileID       // the file the walk saw at Path
 }
 
 // Documents walks crawlDir as Build does and returns its documents in the
 // order of opts.Order, which is docid order for a build in which every file
-// can be read, and the report of the files it passed over.
-func Documents(crawlDir string, opts Options) ([]Document, Report, error) {
+// can be read, and the report of the files it passed over. It stops with
+// ctx's error when ctx ends.
+func Documents(ctx context.Context, crawlDir string, opts Options) ([]Document, Report, error) {
 	opts = opts.withDefaults()
 	var rep Report
 	switch opts.Order {
@@ -32,14 +33,14 @@ func Documents(crawlDir string, opts Options) ([]Document, Report, error) {
 	default:
 		return nil, rep, fmt.Errorf("indexer: unknown oversize policy %q (want truncate or skip)", opts.Oversize)
 	}
-	files, err := walk(crawlDir, opts, &rep)
+	files, err := walk(ctx, crawlDir, opts, &rep)
 	if err != nil {
 		return nil, rep, err
 	}
 	orderFiles(files, opts)
 	docs := make([]Document, len(files))
 	for i, f := range files {
-		docs[i] = Document{URL: f.url, Path: f.path, Size: f.size, Kind: f.kind}
+		docs[i] = Document{URL: f.url, Path: f.path, Size: f.size, Kind: f.kind, id: f.id}
 	}
 	return docs, rep, nil
 }
@@ -47,28 +48,12 @@ func Documents(crawlDir string, opts Options) ([]Document, Report, error) {
 // Text reads the document and returns its extracted text as Build sees it:
 // the first maxBytes bytes of the file (truncated reports a longer file),
 // and n, the number of bytes read. A document whose Text fails is left out
-// by Build, later docids closing the gap.
+// by Build, later docids closing the gap. Text never blocks on a file that
+// is no longer the regular file Documents listed (a named pipe, say): it
+// fails with an error wrapping ErrChanged.
 func (d Document) Text(maxBytes int64) (text []byte, n int64, truncated bool, err error) {
 	if maxBytes <= 0 {
 		maxBytes = Options{}.withDefaults().MaxDocBytes
 	}
-	fh, err := os.Open(d.Path)
-	if err != nil {
-		return nil, 0, false, err
-	}
-	data, err := io.ReadAll(io.LimitReader(fh, maxBytes+1))
-	fh.Close()
-	if err != nil {
-		return nil, 0, false, err
-	}
-	if int64(len(data)) > maxBytes {
-		data = data[:maxBytes]
-		truncated = true
-	}
-	if d.Kind == extract.HTML {
-		text = extract.HTMLText(data)
-	} else {
-		text = extract.PlainText(data)
-	}
-	return text, int64(len(data)), truncated, nil
+	return docFile{path: d.Path, kind: d.Kind, id: d.id}.text(maxBytes)
 }

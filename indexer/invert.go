@@ -3,6 +3,7 @@ package indexer
 import (
 	"bufio"
 	"container/heap"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -28,6 +29,7 @@ const (
 // inverter accumulates postings in memory and spills sorted runs to disk
 // when its estimate passes the budget.
 type inverter struct {
+	ctx     context.Context // a spill stops with its error when it ends
 	budget  int64
 	dir     string // scratch directory for runs
 	ids     map[string]int32
@@ -38,8 +40,8 @@ type inverter struct {
 	scratch []byte
 }
 
-func newInverter(budget int64, dir string) *inverter {
-	return &inverter{budget: budget, dir: dir, ids: map[string]int32{}}
+func newInverter(ctx context.Context, budget int64, dir string) *inverter {
+	return &inverter{ctx: ctx, budget: budget, dir: dir, ids: map[string]int32{}}
 }
 
 // add records one document's term frequencies.
@@ -90,7 +92,11 @@ func (v *inverter) flush() error {
 		return fmt.Errorf("indexer: create run: %w", err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	for _, id := range v.sortedTerms() {
+	for i, id := range v.sortedTerms() {
+		if i%4096 == 0 && v.ctx.Err() != nil {
+			f.Close()
+			return v.ctx.Err()
+		}
 		b := binary.AppendUvarint(v.scratch[:0], uint64(len(v.terms[id])))
 		b = append(b, v.terms[id]...)
 		l := v.lists[id]

@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,7 +87,7 @@ func TestWalk(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var rep Report
-			files, err := walk(root, Options{MaxDocBytes: 40, Oversize: tt.oversize}.withDefaults(), &rep)
+			files, err := walk(context.Background(), root, Options{MaxDocBytes: 40, Oversize: tt.oversize}.withDefaults(), &rep)
 			if err != nil {
 				t.Fatalf("walk: %v", err)
 			}
@@ -94,6 +95,11 @@ func TestWalk(t *testing.T) {
 			for _, f := range want {
 				if f.url != tt.skipped {
 					f.path = filepath.Join(root, filepath.FromSlash(f.path))
+					st, err := os.Stat(f.path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					f.id = idOf(st)
 					exp = append(exp, f)
 				}
 			}
@@ -109,8 +115,8 @@ func TestWalk(t *testing.T) {
 			if tt.skipped != "" {
 				wantOversize = 1
 			}
-			if rep.Unsupported.Count != 1 || rep.Oversize.Count != wantOversize || rep.UnsafeSymlinks.Count != 0 || rep.Unreadable.Count != 0 {
-				t.Errorf("walk report = %+v, want 1 unsupported file and %d oversize", rep, wantOversize)
+			if rep.Unsupported.Count != 1 || rep.Oversize.Count != wantOversize || rep.UnsafeSymlinks.Count != 0 || rep.Unreadable.Count != 0 || rep.Hidden.Count != 2 {
+				t.Errorf("walk report = %+v, want 1 unsupported file, %d oversize and 2 hidden", rep, wantOversize)
 			}
 		})
 	}

@@ -113,19 +113,12 @@ func pick[T any](changed bool, flag, cfg T) T {
 	return cfg
 }
 
-// printProblems reports the files a build skipped or cut.
+// printProblems reports the files a build skipped or cut, each kind with
+// its count and first names.
 func printProblems(rep indexer.Report) {
-	for _, p := range []struct {
-		what string
-		p    indexer.Problem
-	}{
-		{"unsupported files skipped", rep.Unsupported},
-		{"unreadable files skipped", rep.Unreadable},
-		{"oversized files", rep.Oversize},
-		{"symlinks not followed", rep.UnsafeSymlinks},
-	} {
-		if p.p.Count > 0 {
-			fmt.Fprintf(os.Stderr, "%s: %d (first: %v)\n", p.what, p.p.Count, p.p.First)
+	for _, s := range rep.Skipped() {
+		if s.Count > 0 {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", s.What, s.Problem)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package peer
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ func (c *Corpus) Len() int { return len(c.Names) }
 // cannot be read is left out, as indexer.Build leaves it out.
 func WriteCorpus(crawlDir, dir string) (*Corpus, error) {
 	start := time.Now()
-	docs, _, err := indexer.Documents(crawlDir, indexer.Options{})
+	docs, _, err := indexer.Documents(context.Background(), crawlDir, indexer.Options{})
 	if err != nil {
 		return nil, err
 	}
