@@ -477,6 +477,9 @@ func (s *Scheduler) run(p Proc, e query.Engine, be query.BatchEngine, jobs []*Jo
 		live = append(live, i)
 		qs = append(qs, pd.q)
 	}
+	// The engines read the index's mapped files on this goroutine: under
+	// Guard, a file that shrank on disk fails the queries instead of
+	// killing the process.
 	switch {
 	case len(qs) == 1:
 		i := live[0]
@@ -484,11 +487,18 @@ func (s *Scheduler) run(p Proc, e query.Engine, be query.BatchEngine, jobs []*Jo
 		if p == CPU {
 			e = pd.cpu
 		}
-		outs[i].res, outs[i].err = e.Search(pd.ctx, pd.q)
+		outs[i].err = s.ix.Guard(func() (err error) {
+			outs[i].res, err = e.Search(pd.ctx, pd.q)
+			return err
+		})
 	case len(qs) > 1:
 		// The batch outlives any one caller's context; each caller
 		// still stops waiting when its own is done.
-		rs, err := be.SearchBatch(context.Background(), qs)
+		var rs []query.Result
+		err := s.ix.Guard(func() (err error) {
+			rs, err = be.SearchBatch(context.Background(), qs)
+			return err
+		})
 		for n, i := range live {
 			if err != nil {
 				outs[i].err = err
