@@ -196,9 +196,14 @@ func (s *Server) Reload(dir string) (ReloadResponse, error) {
 	if dir == "" {
 		dir = s.cfg.Server.Index
 	}
-	start := time.Now()
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
+	return s.reload(dir)
+}
+
+// reload is Reload of the directory dir, with s.reloadMu held.
+func (s *Server) reload(dir string) (ReloadResponse, error) {
+	start := time.Now()
 	g, err := openGeneration(dir, s.cfg, s.auto)
 	if err != nil {
 		s.m.reloads.WithLabelValues("refused").Inc()
