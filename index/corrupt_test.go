@@ -41,26 +41,30 @@ func goodIndex(t testing.TB) string {
 func copyIndex(t testing.TB, src string) string {
 	t.Helper()
 	dst := t.TempDir()
-	entries, err := os.ReadDir(src)
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// dataPath is the path of data file name of the index in dir: in the
+// generation its meta.json names.
+func dataPath(t testing.TB, dir, name string) string {
+	t.Helper()
+	if name == "meta.json" {
+		return filepath.Join(dir, name)
+	}
+	m, err := index.ReadMeta(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dst
+	return filepath.Join(dir, m.Generation, name)
 }
 
 // editFile rewrites one file of the index in dir.
 func editFile(t testing.TB, dir, name string, edit func([]byte) []byte) {
 	t.Helper()
-	p := filepath.Join(dir, name)
+	p := dataPath(t, dir, name)
 	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -70,24 +74,38 @@ func editFile(t testing.TB, dir, name string, edit func([]byte) []byte) {
 	}
 }
 
-// editMeta rewrites meta.json through a map, so that fields can be given
-// any JSON value.
+// editJSON rewrites a JSON object through a map, so that fields can be
+// given any JSON value.
+func editJSON(t testing.TB, b []byte, edit func(m map[string]any)) []byte {
+	t.Helper()
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // keep 64-bit counts exact
+	if err := dec.Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// editMeta rewrites the values of meta.json and puts its checksum right,
+// so that only the cross-checks stand between the edit and the index.
 func editMeta(t testing.TB, dir string, edit func(m map[string]any)) {
 	t.Helper()
-	editFile(t, dir, "meta.json", func(b []byte) []byte {
-		var m map[string]any
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber() // keep 64-bit counts exact
-		if err := dec.Decode(&m); err != nil {
-			t.Fatal(err)
-		}
-		edit(m)
-		out, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	})
+	if err := index.EditMeta(dir, func(b []byte) []byte { return editJSON(t, b, edit) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editEnvelope rewrites meta.json's outer object: the version, the
+// checksum and the index value.
+func editEnvelope(t testing.TB, dir string, edit func(m map[string]any)) {
+	t.Helper()
+	editFile(t, dir, "meta.json", func(b []byte) []byte { return editJSON(t, b, edit) })
 }
 
 // resum records a file's current size and checksum in meta.json, so that
@@ -95,7 +113,7 @@ func editMeta(t testing.TB, dir string, edit func(m map[string]any)) {
 // cross-checks.
 func resum(t testing.TB, dir, name string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, name))
+	b, err := os.ReadFile(dataPath(t, dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +143,7 @@ func restream(t testing.TB, name string, orig, raw []byte) []byte {
 	if name != "lexicon.bin" {
 		return z
 	}
-	const table = 2*48 + 16 // one segment and the end record, count, magic
+	const table = 2*48 + 20 + 16 // one segment and the end record, the bounds' values, count, magic
 	if n := binary.LittleEndian.Uint64(orig[len(orig)-16:]); n != 2 {
 		t.Fatalf("lexicon has %d segment records, the test handles 2", n)
 	}
@@ -204,7 +222,7 @@ func TestOpenDamaged(t *testing.T) {
 				editFile(t, dir, f, func(b []byte) []byte { return append(b, 0) })
 			}, index.ErrCorrupt, f},
 			tc{"missing " + f, func(t *testing.T, dir string) {
-				os.Remove(filepath.Join(dir, f))
+				os.Remove(dataPath(t, dir, f))
 			}, index.ErrCorrupt, f},
 			tc{"meta.json lacks " + f, func(t *testing.T, dir string) {
 				editMeta(t, dir, func(m map[string]any) { delete(m["files"].(map[string]any), f) })
@@ -213,6 +231,9 @@ func TestOpenDamaged(t *testing.T) {
 	}
 	meta := func(key string, v any) func(t *testing.T, dir string) {
 		return func(t *testing.T, dir string) { editMeta(t, dir, func(m map[string]any) { m[key] = v }) }
+	}
+	envelope := func(key string, v any) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) { editEnvelope(t, dir, func(m map[string]any) { m[key] = v }) }
 	}
 	bump := func(key string, by uint64) func(t *testing.T, dir string) {
 		return func(t *testing.T, dir string) {
@@ -238,11 +259,21 @@ func TestOpenDamaged(t *testing.T) {
 		}, index.ErrCorrupt, "meta.json"},
 		tc{"meta.json field of wrong type", meta("docs", "many"), index.ErrCorrupt, "meta.json"},
 		tc{"negative document count", meta("docs", -1), index.ErrCorrupt, "meta.json"},
-		tc{"newer version", meta("version", index.FormatVersion+1), index.ErrVersion, "meta.json"},
-		tc{"version zero", meta("version", 0), index.ErrVersion, "meta.json"},
+		tc{"newer version", envelope("version", index.FormatVersion+1), index.ErrVersion, "meta.json"},
+		tc{"version zero", envelope("version", 0), index.ErrVersion, "meta.json"},
+		tc{"older version", envelope("version", 2), index.ErrVersion, "rebuild"},
 		tc{"no version", func(t *testing.T, dir string) {
-			editMeta(t, dir, func(m map[string]any) { delete(m, "version") })
+			editEnvelope(t, dir, func(m map[string]any) { delete(m, "version") })
 		}, index.ErrVersion, "meta.json"},
+		tc{"checksum of the commit wrong", envelope("crc32c", 12345), index.ErrCorrupt, "meta.json"},
+		tc{"no checksum", func(t *testing.T, dir string) {
+			editEnvelope(t, dir, func(m map[string]any) { delete(m, "crc32c") })
+		}, index.ErrCorrupt, "meta.json"},
+		tc{"generation not a generation's name", meta("generation", "../elsewhere"), index.ErrCorrupt, "meta.json"},
+		tc{"generation missing", meta("generation", "gen-99"), index.ErrCorrupt, ""},
+		tc{"files names an unknown file", func(t *testing.T, dir string) {
+			editMeta(t, dir, func(m map[string]any) { m["files"].(map[string]any)["extra.bin"] = map[string]any{"size": 0, "crc32c": 0} })
+		}, index.ErrCorrupt, "meta.json"},
 		tc{"unknown docid codec", meta("docid_codec", "nosuch"), codecplugins.ErrUnknownCodec, "meta.json"},
 		tc{"unknown freq codec", meta("freq_codec", "nosuch"), codecplugins.ErrUnknownCodec, "meta.json"},
 		tc{"wrong block size", meta("block_size", 64), index.ErrCorrupt, "meta.json"},
@@ -381,14 +412,14 @@ func TestDamageBehindChecksums(t *testing.T) {
 	dir := copyIndex(t, good)
 	orig := map[string][]byte{}
 	for _, f := range append(dataFiles, "meta.json") {
-		b, err := os.ReadFile(filepath.Join(good, f))
+		b, err := os.ReadFile(dataPath(t, good, f))
 		if err != nil {
 			t.Fatal(err)
 		}
 		orig[f] = b
 	}
 	put := func(name string, b []byte) {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+		if err := os.WriteFile(dataPath(t, dir, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -496,7 +527,7 @@ func FuzzStreams(f *testing.F) {
 	good := goodIndex(f)
 	raw := map[string][]byte{}
 	for i, name := range streamFiles {
-		b, err := os.ReadFile(filepath.Join(good, name))
+		b, err := os.ReadFile(dataPath(f, good, name))
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -1,9 +1,34 @@
 package index
 
+import (
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+)
+
 // SetSegmentTerms sets the terms per lexicon segment for a test and
 // returns the function that restores it.
 func SetSegmentTerms(n uint64) (restore func()) {
 	old := segmentTerms
 	segmentTerms = n
 	return func() { segmentTerms = old }
+}
+
+// EditMeta rewrites the index value of dir's meta.json through edit and
+// puts its checksum right, as a tool that edits the values would.
+func EditMeta(dir string, edit func(value []byte) []byte) error {
+	p := filepath.Join(dir, fileMeta)
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	var env envelope
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return err
+	}
+	body := edit(env.Index)
+	out := fmt.Appendf(nil, `{"version": %d, "crc32c": %d, "index": %s}`, env.Version, crc32.Checksum(body, castagnoli), body)
+	return os.WriteFile(p, out, 0o644)
 }

@@ -11,8 +11,9 @@ import (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// fileWriter writes one index file under a temporary name, checksumming as
-// it goes; commit fsyncs and renames it into place.
+// fileWriter writes one data file of a new generation, checksumming as it
+// goes; finish fsyncs it. The file has its final name from the start:
+// nothing reads a generation before meta.json names it.
 type fileWriter struct {
 	name string
 	f    *os.File
@@ -22,7 +23,7 @@ type fileWriter struct {
 }
 
 func createFile(dir, name string) (*fileWriter, error) {
-	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("index: create %s: %w", name, err)
 	}
@@ -35,39 +36,21 @@ func (w *fileWriter) Write(p []byte) (int, error) {
 	return w.buf.Write(p)
 }
 
-// commit flushes, fsyncs and renames the file to its final name.
-func (w *fileWriter) commit(dir string) (FileMeta, error) {
-	if err := w.buf.Flush(); err != nil {
-		w.abort()
+// finish flushes, fsyncs and closes the file, and returns its size and
+// checksum.
+func (w *fileWriter) finish() (FileMeta, error) {
+	err := w.buf.Flush()
+	if err == nil {
+		err = w.f.Sync()
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return FileMeta{}, fmt.Errorf("index: write %s: %w", w.name, err)
-	}
-	if err := w.f.Sync(); err != nil {
-		w.abort()
-		return FileMeta{}, fmt.Errorf("index: sync %s: %w", w.name, err)
-	}
-	if err := w.f.Close(); err != nil {
-		os.Remove(w.f.Name())
-		return FileMeta{}, fmt.Errorf("index: close %s: %w", w.name, err)
-	}
-	if err := os.Rename(w.f.Name(), filepath.Join(dir, w.name)); err != nil {
-		os.Remove(w.f.Name())
-		return FileMeta{}, fmt.Errorf("index: rename %s: %w", w.name, err)
 	}
 	return FileMeta{Size: w.size, CRC32: w.crc.Sum32()}, nil
 }
 
-// abort removes the temporary file.
-func (w *fileWriter) abort() {
-	w.f.Close()
-	os.Remove(w.f.Name())
-}
-
-// syncDir fsyncs a directory so that renames inside it are durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
+// abort closes the file; the writer removes its generation.
+func (w *fileWriter) abort() { w.f.Close() }

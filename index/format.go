@@ -15,7 +15,13 @@ import (
 //	   segments that inflate in parallel), the document lengths and the
 //	   URLs are deflated streams of varints, inflated at Open: the same
 //	   tables in memory, 6-15x smaller on disk.
-const FormatVersion = 2
+//	3: a root of trust and commits that keep the old index: the data files
+//	   live in a generation directory, and meta.json, the commit point,
+//	   names it, carries a checksum of its own content and is cross-checked
+//	   against the data files; the lexicon records the BM25 parameters,
+//	   document count and average length its score bounds were computed
+//	   with.
+const FormatVersion = 3
 
 // File names inside an index directory.
 const (
@@ -26,6 +32,9 @@ const (
 	fileURLs    = "urls.bin"
 	fileMeta    = "meta.json"
 )
+
+// lockName is the file an index directory's writer holds a lock on.
+const lockName = ".lock"
 
 // dataFiles lists every file that meta.json checksums, in writing order.
 var dataFiles = []string{fileDocIDs, fileFreqs, fileLexicon, fileDocLens, fileURLs}
@@ -40,9 +49,12 @@ var ErrVersion = errors.New("unsupported index format version")
 // NoMoreDocs is the sticky docid a cursor reports past its last posting.
 const NoMoreDocs = ^uint32(0)
 
-// Meta is the content of meta.json.
+// Meta is the content of meta.json: the format version, and the index the
+// commit names, with its generation directory and every value scoring
+// depends on.
 type Meta struct {
-	Version      int                 `json:"version"`
+	Version      int                 `json:"-"` // the envelope's (commit.go)
+	Generation   string              `json:"generation"`
 	DocIDCodec   string              `json:"docid_codec"`
 	FreqCodec    string              `json:"freq_codec"`
 	BlockSize    int                 `json:"block_size"`

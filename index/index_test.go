@@ -139,17 +139,16 @@ func TestWriteOpenRoundTrip(t *testing.T) {
 				}
 				dir := t.TempDir()
 				c.write(t, dir, codec)
-				entries, err := os.ReadDir(dir)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var names []string
-				for _, e := range entries {
-					names = append(names, e.Name())
-				}
-				want := []string{"docids.bin", "doclens.bin", "freqs.bin", "lexicon.bin", "meta.json", "urls.bin"}
-				if !slices.Equal(names, want) {
-					t.Errorf("index directory holds %v, want %v (temporary files left behind?)", names, want)
+				for _, d := range []struct {
+					dir  string
+					want []string
+				}{
+					{dir, []string{".lock", "gen-1", "meta.json"}},
+					{filepath.Join(dir, "gen-1"), []string{"docids.bin", "doclens.bin", "freqs.bin", "lexicon.bin", "urls.bin"}},
+				} {
+					if names := dirNames(t, d.dir); !slices.Equal(names, d.want) {
+						t.Errorf("%s holds %v, want %v (temporary files left behind?)", d.dir, names, d.want)
+					}
 				}
 				ix := openIndex(t, dir)
 				m := ix.Meta()
@@ -322,30 +321,148 @@ func TestWriterRejects(t *testing.T) {
 	})
 }
 
-// TestRewriteInvalidatesAtOnce checks that NewWriter over an existing index
-// makes it unopenable until Close, and that Abort leaves no index and no
-// temporary files.
-func TestRewriteInvalidatesAtOnce(t *testing.T) {
-	dir := t.TempDir()
-	r := rand.New(rand.NewPCG(3, 4))
-	c := randomCollection(r, 200, []int{5, 50})
-	c.write(t, dir, "varint-SU")
-	w, err := index.NewWriter(dir, index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}, c.docLens, c.urls)
+// dirNames lists a directory's entries.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := index.Open(dir); !errors.Is(err, index.ErrCorrupt) {
-		t.Errorf("Open during a rewrite: error = %v, want ErrCorrupt", err)
-	}
-	w.Abort()
-	if _, err := index.Open(dir); !errors.Is(err, index.ErrCorrupt) {
-		t.Errorf("Open after Abort: error = %v, want ErrCorrupt", err)
-	}
-	entries, _ := os.ReadDir(dir)
+	var names []string
 	for _, e := range entries {
-		if strings.Contains(e.Name(), ".tmp") {
-			t.Errorf("Abort left temporary file %s", e.Name())
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestRewriteKeepsTheOldIndex checks that the index in a directory keeps
+// opening, unchanged, while a writer writes its next generation and after
+// the writer aborts, which leaves nothing behind; and that Close commits
+// the new generation and removes the old.
+func TestRewriteKeepsTheOldIndex(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(3, 4))
+	old := randomCollection(r, 200, []int{5, 50})
+	c := randomCollection(r, 300, []int{5, 50})
+	old.write(t, dir, "varint-SU")
+	opts := index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}
+	for _, commit := range []bool{false, true} {
+		w, err := index.NewWriter(dir, opts, c.docLens, c.urls)
+		if err != nil {
+			t.Fatal(err)
 		}
+		if ix, err := index.Open(dir); err != nil || ix.NumDocs() != 200 {
+			t.Fatalf("Open during a rewrite: %v", err)
+		} else {
+			ix.Close()
+		}
+		if !commit {
+			w.Abort()
+			if names := dirNames(t, dir); !slices.Equal(names, []string{".lock", "gen-1", "meta.json"}) {
+				t.Errorf("after Abort the directory holds %v, want the old index alone", names)
+			}
+			if ix, err := index.Open(dir); err != nil || ix.NumDocs() != 200 {
+				t.Fatalf("Open after Abort: %v", err)
+			} else {
+				ix.Close()
+			}
+			continue
+		}
+		for _, l := range c.lists {
+			if err := w.AddTerm(l.term, l.docs, l.freqs); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if names := dirNames(t, dir); !slices.Equal(names, []string{".lock", "gen-2", "meta.json"}) {
+			t.Errorf("after Close the directory holds %v, want the new generation alone", names)
+		}
+		if ix := openIndex(t, dir); ix.NumDocs() != 300 {
+			t.Errorf("after Close: %d documents, want 300", ix.NumDocs())
+		}
+	}
+}
+
+// TestLeftoversRemoved checks that a writer removes what killed writers
+// left, and nothing else of the directory's.
+func TestLeftoversRemoved(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(5, 6))
+	c := randomCollection(r, 200, []int{5, 50})
+	c.write(t, dir, "varint-SU")
+	for _, d := range []string{"gen-7", ".runs.tmp-9", ".runs-456"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{".meta.json.tmp-123", "gen-7/docids.bin", ".runs-456/run-0"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, keep := range []string{"cost-model.json", "notes.txt", ".hidden"} {
+		if err := os.WriteFile(filepath.Join(dir, keep), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := index.LockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Unlock()
+	want := []string{".hidden", ".lock", "cost-model.json", "gen-1", "meta.json", "notes.txt"}
+	if names := dirNames(t, dir); !slices.Equal(names, want) {
+		t.Errorf("after LockDir the directory holds %v, want %v", names, want)
+	}
+	openIndex(t, dir)
+}
+
+// TestRefuseShrink checks the writer's guard against replacing an index
+// with an empty one or one of fewer than half its documents.
+func TestRefuseShrink(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	old := randomCollection(r, 100, []int{5, 50})
+	opts := index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}
+	tests := []struct {
+		docs    int
+		force   bool
+		refused bool
+	}{
+		{0, false, true},
+		{49, false, true},
+		{50, false, false},
+		{200, false, false},
+		{0, true, false},
+		{1, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%d docs, force %v", tt.docs, tt.force), func(t *testing.T) {
+			dir := t.TempDir()
+			old.write(t, dir, "varint-SU")
+			o := opts
+			o.Force = tt.force
+			w, err := index.NewWriter(dir, o, make([]uint32, tt.docs), make([]string, tt.docs))
+			if tt.refused {
+				if !errors.Is(err, index.ErrShrink) {
+					t.Fatalf("NewWriter = %v, want ErrShrink", err)
+				}
+				if ix := openIndex(t, dir); ix.NumDocs() != 100 {
+					t.Errorf("the old index has %d documents, want 100", ix.NumDocs())
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if ix := openIndex(t, dir); ix.NumDocs() != tt.docs {
+				t.Errorf("the new index has %d documents, want %d", ix.NumDocs(), tt.docs)
+			}
+		})
 	}
 }
 
@@ -361,7 +478,7 @@ func TestMetaBytes(t *testing.T) {
 	}
 	var total int64
 	for name, fm := range m.Files {
-		st, err := os.Stat(filepath.Join(dir, name))
+		st, err := os.Stat(filepath.Join(dir, m.Generation, name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -42,13 +41,30 @@ type Index struct {
 	norms    []float32
 }
 
-// Open maps the index in dir, checking its version, every file's size and
-// checksum, and the consistency of its tables.
+// Open maps the index that dir's commit point, meta.json, names,
+// checking its version, every file's size and checksum, and the
+// consistency of its tables and of meta.json's values with them.
 func Open(dir string) (*Index, error) {
-	meta, err := ReadMeta(dir)
-	if err != nil {
-		return nil, err
+	for tries := 1; ; tries++ {
+		meta, err := ReadMeta(dir)
+		if err != nil {
+			return nil, err
+		}
+		ix, err := open(dir, meta)
+		if err == nil {
+			return ix, nil
+		}
+		// A writer that commits meanwhile removes the generation being
+		// read: open the new one.
+		if now, merr := ReadMeta(dir); tries == 3 || merr != nil || now.Generation == meta.Generation {
+			return nil, err
+		}
 	}
+}
+
+// open maps the generation meta names.
+func open(dir string, meta Meta) (*Index, error) {
+	var err error
 	ix := &Index{dir: dir, meta: meta, maps: map[string][]byte{}}
 	if ix.dc, err = codecplugins.Lookup(ix.meta.DocIDCodec); err != nil {
 		return nil, fmt.Errorf("index: %s: docid codec: %w", fileMeta, err)
@@ -67,7 +83,6 @@ func Open(dir string) (*Index, error) {
 	}
 	ix.docData, ix.freqData = ix.maps[fileDocIDs], ix.maps[fileFreqs]
 	ix.params = bm25.Params{K1: ix.meta.K1, B: ix.meta.B}
-	ix.avgLen = float32(ix.meta.AvgDocLength)
 	// The URLs inflate beside the lengths and the lexicon, which needs the
 	// norms: a one-posting list's score is computed.
 	urls := make(chan error, 1)
@@ -95,7 +110,7 @@ func (ix *Index) mapChecked(name string) error {
 	if !ok {
 		return corruptf(fileMeta, "no entry for %s", name)
 	}
-	f, err := os.Open(filepath.Join(ix.dir, name))
+	f, err := os.Open(filepath.Join(ix.dir, ix.meta.Generation, name))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return corruptf(name, "missing")
@@ -132,26 +147,39 @@ type lexEntry struct {
 }
 
 // initialCap bounds the capacity allocated ahead for a table of n rows:
-// n comes from meta.json, which no checksum covers, so tables grow with
-// the rows actually read.
+// n comes from meta.json, which is checked against the data files only as
+// they are read, so tables grow with the rows actually read.
 func initialCap(n uint64) int { return int(min(n, 1<<20)) }
 
-// readDocLens inflates doclens.bin: one uvarint length per document, which
-// must add up to meta.json's token count.
+// readDocLens inflates doclens.bin: one uvarint length per document. Their
+// number, their sum and the average length BM25 uses must be meta.json's
+// docs, tokens and avg_doc_length.
 func (ix *Index) readDocLens() error {
+	m := ix.meta
 	s := newStreamReader(fileDocLens, ix.maps[fileDocLens])
-	ix.docLens = make([]uint32, 0, initialCap(ix.meta.Docs))
+	ix.docLens = make([]uint32, 0, initialCap(m.Docs))
 	var tokens uint64
-	for d := uint64(0); d < ix.meta.Docs && s.err == nil; d++ {
+	for uint64(len(ix.docLens)) <= m.Docs && s.more() {
 		l := s.uint32()
 		tokens += uint64(l)
 		ix.docLens = append(ix.docLens, l)
 	}
-	if err := s.end(); err != nil {
-		return err
+	if s.err != nil {
+		return s.err
 	}
-	if tokens != ix.meta.Tokens {
-		return corruptf(fileDocLens, "%d tokens, meta.json says %d", tokens, ix.meta.Tokens)
+	if n := uint64(len(ix.docLens)); n != m.Docs {
+		have := fmt.Sprint(n)
+		if n > m.Docs {
+			have = "more"
+		}
+		return corruptf(fileMeta, "docs is %d, but %s holds %s document lengths", m.Docs, fileDocLens, have)
+	}
+	if tokens != m.Tokens {
+		return corruptf(fileMeta, "tokens is %d, but the document lengths in %s add up to %d", m.Tokens, fileDocLens, tokens)
+	}
+	ix.avgLen = avgDocLen(tokens, len(ix.docLens))
+	if float64(ix.avgLen) != m.AvgDocLength {
+		return corruptf(fileMeta, "avg_doc_length is %v, but the document lengths in %s give %v", m.AvgDocLength, fileDocLens, ix.avgLen)
 	}
 	return nil
 }
@@ -178,9 +206,12 @@ func (ix *Index) readURLs() error {
 // covers, agrees with them.
 func (ix *Index) readLexicon() error {
 	m := ix.meta
-	segs, body, err := parseSegments(ix.maps[fileLexicon])
+	segs, bounds, body, err := parseSegments(ix.maps[fileLexicon])
 	if err != nil {
 		return corruptf(fileLexicon, "%v", err)
+	}
+	if err := ix.checkBounds(bounds); err != nil {
+		return err
 	}
 	end := segs[len(segs)-1]
 	if end.term != m.Terms || end.block != m.Blocks || end.docOff != uint64(len(ix.docData)) || end.freqOff != uint64(len(ix.freqData)) {
@@ -319,27 +350,24 @@ func (ix *Index) readSkipRows(s *streamReader, term []byte, first, blocks uint64
 	return doc, freq
 }
 
-// ReadMeta reads and checks an index's meta.json without opening the rest.
-func ReadMeta(dir string) (Meta, error) {
-	var m Meta
-	raw, err := os.ReadFile(filepath.Join(dir, fileMeta))
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return m, fmt.Errorf("index: %s has no %s (not an index, or an unfinished one): %w", dir, fileMeta, ErrCorrupt)
-		}
-		return m, fmt.Errorf("index: %w", err)
+// checkBounds compares the values the lexicon's score bounds were
+// computed with to those the index scores with: bounds computed with
+// others would let the pruning engines skip documents that belong in the
+// top k.
+func (ix *Index) checkBounds(p boundsParams) error {
+	m := ix.meta
+	same := func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }
+	switch {
+	case p.docs != m.Docs:
+		return corruptf(fileMeta, "docs is %d, but the score bounds in %s were computed for %d documents", m.Docs, fileLexicon, p.docs)
+	case !same(p.k1, m.K1):
+		return corruptf(fileMeta, "k1 is %v, but the score bounds in %s were computed with k1 %v", m.K1, fileLexicon, p.k1)
+	case !same(p.b, m.B):
+		return corruptf(fileMeta, "b is %v, but the score bounds in %s were computed with b %v", m.B, fileLexicon, p.b)
+	case !same(p.avgLen, ix.avgLen):
+		return corruptf(fileMeta, "avg_doc_length is %v, but the score bounds in %s were computed with %v", m.AvgDocLength, fileLexicon, p.avgLen)
 	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return m, corruptf(fileMeta, "%v", err)
-	}
-	if m.Version != FormatVersion {
-		hint := "written by a newer gpusearch"
-		if m.Version < FormatVersion {
-			hint = "rebuild it with gpusearch index"
-		}
-		return m, fmt.Errorf("index: %s: file is version %d, want %d (%s): %w", fileMeta, m.Version, FormatVersion, hint, ErrVersion)
-	}
-	return m, nil
+	return nil
 }
 
 // Bytes is the total size of the index's data files.

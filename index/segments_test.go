@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -25,11 +24,15 @@ func segmentedIndex(t *testing.T) string {
 	return dir
 }
 
+// tail is the lexicon's bytes after the segment records: the bounds'
+// values, the record count and the magic.
+const tail = 20 + 16
+
 // segmentTable returns the lexicon's segment records (six uint64 each)
 // and where the table starts.
 func segmentTable(b []byte) (recs [][6]uint64, start int) {
 	n := int(binary.LittleEndian.Uint64(b[len(b)-16:]))
-	start = len(b) - 16 - 48*n
+	start = len(b) - tail - 48*n
 	for i := range n {
 		var r [6]uint64
 		for k := range r {
@@ -58,7 +61,7 @@ func editSegment(t *testing.T, dir string, i int, edit func([]byte) []byte) {
 				out = binary.LittleEndian.AppendUint64(out, v)
 			}
 		}
-		return append(out, b[len(b)-16:]...)
+		return append(out, b[len(b)-tail:]...)
 	})
 	resum(t, dir, "lexicon.bin")
 }
@@ -137,7 +140,7 @@ func TestSegmentedLexiconDamaged(t *testing.T) {
 
 func readFile(t *testing.T, dir, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, name))
+	b, err := os.ReadFile(dataPath(t, dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ func (s *streamWriter) frontCoded(prev, str string) {
 
 // flush writes the record built so far.
 func (s *streamWriter) flush() {
-	s.z.Write(s.buf) // errors surface in commit through the file writer
+	s.z.Write(s.buf) // errors surface in finish through the file writer
 	s.buf = s.buf[:0]
 }
 
@@ -71,16 +71,16 @@ func (s *streamWriter) restart() {
 }
 
 // end writes the record built so far and ends the deflate stream; errors
-// surface in the file writer's commit.
+// surface in the file writer's finish.
 func (s *streamWriter) end() {
 	s.flush()
 	s.z.Close()
 }
 
-// commit ends the deflate stream and commits the file.
-func (s *streamWriter) commit(dir string) (FileMeta, error) {
+// finish ends the deflate stream and finishes the file.
+func (s *streamWriter) finish() (FileMeta, error) {
 	s.end()
-	return s.fw.commit(dir)
+	return s.fw.finish()
 }
 
 func (s *streamWriter) abort() { s.fw.abort() }
@@ -212,6 +212,10 @@ func (s *streamReader) frontCoded(dst, prev []byte) (grown, str []byte) {
 	}
 	return dst, dst[start:]
 }
+
+// more reports whether the stream holds another record (and no error
+// stands).
+func (s *streamReader) more() bool { return s.err == nil && s.fill(1) }
 
 // end checks that the stream holds nothing more, and returns the first
 // error.

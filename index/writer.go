@@ -1,7 +1,6 @@
 package index
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -18,13 +17,19 @@ type WriterOptions struct {
 	FreqCodec  string      // registry name of the frequency codec
 	Order      string      // docid order, recorded in meta.json ("url", "crawl", "random", ...)
 	BM25       bm25.Params // parameters of the stored score bounds
+	Force      bool        // replace an index even with one of fewer than half its documents (ErrShrink)
 }
 
-// Writer lays out an index directory. The document table is given up front
-// (block max scores need every document's length); posting lists are then
-// added one term at a time in increasing term order, and Close commits.
+// Writer lays out a new generation of an index directory. The document
+// table is given up front (block max scores need every document's length);
+// posting lists are then added one term at a time in increasing term
+// order, and Close commits. Until then the directory's index, if any, is
+// untouched and keeps opening.
 type Writer struct {
-	dir       string
+	root      *Dir
+	ownsRoot  bool   // NewWriter locked root: Close and Abort unlock it
+	gen       string // the generation directory's name
+	dir       string // its path
 	opts      WriterOptions
 	dc, fc    codecplugins.Codec
 	bs        int
@@ -46,6 +51,7 @@ type Writer struct {
 	segments  []segment   // the lexicon's segments so far
 	termBytes uint64      // the terms' bytes so far
 	closed    bool
+	committed bool // meta.json names the new generation
 }
 
 // skipEntry is one block's row of the skip table, as the writer gathers it.
@@ -55,11 +61,29 @@ type skipEntry struct {
 	docBytes, freqBytes uint64
 }
 
-// NewWriter starts an index in dir (created if missing) for the documents
-// whose lengths and URLs are given; docid i has docLens[i] and urls[i].
-// An existing index in dir stops being valid at once and is replaced when
-// Close returns.
+// NewWriter locks dir (LockDir) and starts a new generation of its index
+// for the documents whose lengths and URLs are given; docid i has
+// docLens[i] and urls[i]. Close commits it and unlocks dir; Abort
+// discards it and unlocks dir.
 func NewWriter(dir string, opts WriterOptions, docLens []uint32, urls []string) (*Writer, error) {
+	d, err := LockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	w, err := d.NewWriter(opts, docLens, urls)
+	if err != nil {
+		d.Unlock()
+		return nil, err
+	}
+	w.ownsRoot = true
+	return w, nil
+}
+
+// NewWriter starts a new generation of d's index for the documents whose
+// lengths and URLs are given; docid i has docLens[i] and urls[i]. It
+// refuses with ErrShrink to replace an index with an empty one or one of
+// fewer than half its documents unless opts.Force is set.
+func (d *Dir) NewWriter(opts WriterOptions, docLens []uint32, urls []string) (*Writer, error) {
 	if len(docLens) != len(urls) {
 		return nil, fmt.Errorf("index: %d document lengths but %d URLs", len(docLens), len(urls))
 	}
@@ -87,30 +111,26 @@ func NewWriter(dir string, opts WriterOptions, docLens []uint32, urls []string) 
 	if opts.BM25 == (bm25.Params{}) {
 		opts.BM25 = bm25.DefaultParams()
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("index: %w", err)
+	if old, err := ReadMeta(d.path); err == nil && !opts.Force && shrinks(old.Docs, uint64(len(docLens))) {
+		return nil, fmt.Errorf("index: %s holds an index of %d documents and the new one has %d: %w",
+			d.path, old.Docs, len(docLens), ErrShrink)
 	}
-	// From here on, dir holds no valid index until Close writes meta.json.
-	if err := os.Remove(filepath.Join(dir, fileMeta)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("index: %w", err)
+	gen, err := d.newGeneration()
+	if err != nil {
+		return nil, err
 	}
-	w := &Writer{dir: dir, opts: opts, dc: dc, fc: fc, bs: bs, docLens: docLens, files: map[string]FileMeta{}}
+	w := &Writer{root: d, gen: gen, dir: filepath.Join(d.path, gen), opts: opts, dc: dc, fc: fc, bs: bs,
+		docLens: docLens, files: map[string]FileMeta{}}
 	for _, l := range docLens {
 		w.tokens += uint64(l)
 	}
-	if len(docLens) > 0 {
-		w.avgLen = float32(float64(w.tokens) / float64(len(docLens)))
-	}
-	if w.avgLen == 0 {
-		w.avgLen = 1 // every document is empty: no term will ever be scored
-	}
+	w.avgLen = avgDocLen(w.tokens, len(docLens))
 	w.norms = opts.BM25.Norms(docLens, w.avgLen)
-	if err := w.writeDocTable(urls); err != nil {
-		return nil, err
-	}
-	if w.docs, err = createFile(dir, fileDocIDs); err == nil {
-		if w.freqs, err = createFile(dir, fileFreqs); err == nil {
-			w.lexicon, err = createStream(dir, fileLexicon)
+	if err = w.writeDocTable(urls); err == nil {
+		if w.docs, err = createFile(w.dir, fileDocIDs); err == nil {
+			if w.freqs, err = createFile(w.dir, fileFreqs); err == nil {
+				w.lexicon, err = createStream(w.dir, fileLexicon)
+			}
 		}
 	}
 	if err != nil {
@@ -119,6 +139,15 @@ func NewWriter(dir string, opts WriterOptions, docLens []uint32, urls []string) 
 	}
 	w.segments = []segment{{}}
 	return w, nil
+}
+
+// avgDocLen is the average document length BM25 uses: 1 when every
+// document is empty (no term is ever scored then).
+func avgDocLen(tokens uint64, docs int) float32 {
+	if tokens == 0 {
+		return 1
+	}
+	return float32(float64(tokens) / float64(docs))
 }
 
 // writeDocTable writes doclens.bin (uvarint lengths) and urls.bin
@@ -132,7 +161,7 @@ func (w *Writer) writeDocTable(urls []string) error {
 		lens.uvarint(uint64(l))
 		lens.flush()
 	}
-	if w.files[fileDocLens], err = lens.commit(w.dir); err != nil {
+	if w.files[fileDocLens], err = lens.finish(); err != nil {
 		return err
 	}
 	u, err := createStream(w.dir, fileURLs)
@@ -145,7 +174,7 @@ func (w *Writer) writeDocTable(urls []string) error {
 		u.flush()
 		prev = s
 	}
-	w.files[fileURLs], err = u.commit(w.dir)
+	w.files[fileURLs], err = u.finish()
 	return err
 }
 
@@ -272,32 +301,52 @@ func (w *Writer) segmentStart() segment {
 	}
 }
 
-// Close finishes the data files and writes meta.json, making the index
-// valid.
+// Close finishes the data files, makes them durable and commits the new
+// generation (Dir.commit); then it removes the old one, and unlocks the
+// directory if NewWriter locked it.
 func (w *Writer) Close() error {
 	if w.closed {
 		return errors.New("index: Close called twice")
 	}
-	w.closed = true
-	var err error
-	if w.files[fileDocIDs], err = w.docs.commit(w.dir); err == nil {
-		if w.files[fileFreqs], err = w.freqs.commit(w.dir); err == nil {
-			// The lexicon ends with its segment table, past the last stream.
-			w.lexicon.end()
-			w.segments = append(w.segments, w.segmentStart())
-			w.lexicon.fw.Write(appendSegments(nil, w.segments))
-			w.files[fileLexicon], err = w.lexicon.fw.commit(w.dir)
-		}
-	}
+	err := w.finish()
 	if err != nil {
 		w.Abort()
 		return err
 	}
-	if err := syncDir(w.dir); err != nil {
-		return fmt.Errorf("index: sync %s: %w", w.dir, err)
+	w.closed = true
+	w.root.removeOld(w.gen)
+	if w.ownsRoot {
+		w.root.Unlock()
 	}
-	meta := Meta{
+	return nil
+}
+
+// finish writes the data files' ends, fsyncs them and the directories,
+// and commits.
+func (w *Writer) finish() error {
+	var err error
+	if w.files[fileDocIDs], err = w.docs.finish(); err != nil {
+		return err
+	}
+	if w.files[fileFreqs], err = w.freqs.finish(); err != nil {
+		return err
+	}
+	// The lexicon ends with its segment table, past the last stream.
+	w.lexicon.end()
+	w.segments = append(w.segments, w.segmentStart())
+	bounds := boundsParams{docs: uint64(len(w.docLens)), k1: w.opts.BM25.K1, b: w.opts.BM25.B, avgLen: w.avgLen}
+	w.lexicon.fw.Write(appendSegments(nil, w.segments, bounds))
+	if w.files[fileLexicon], err = w.lexicon.fw.finish(); err != nil {
+		return err
+	}
+	for _, dir := range []string{w.dir, w.root.path} {
+		if err := syncDir(dir); err != nil {
+			return fmt.Errorf("index: sync %s: %w", dir, err)
+		}
+	}
+	err = w.root.commit(Meta{
 		Version:      FormatVersion,
+		Generation:   w.gen,
 		DocIDCodec:   w.dc.Name(),
 		FreqCodec:    w.fc.Name(),
 		BlockSize:    w.bs,
@@ -311,27 +360,23 @@ func (w *Writer) Close() error {
 		K1:           w.opts.BM25.K1,
 		B:            w.opts.BM25.B,
 		Files:        w.files,
-	}
-	js, err := json.MarshalIndent(meta, "", "  ")
-	if err != nil {
-		return fmt.Errorf("index: %w", err)
-	}
-	mf, err := createFile(w.dir, fileMeta)
+	})
 	if err != nil {
 		return err
 	}
-	mf.Write(append(js, '\n'))
-	if _, err := mf.commit(w.dir); err != nil {
-		return err
-	}
-	if err := syncDir(w.dir); err != nil {
-		return fmt.Errorf("index: sync %s: %w", w.dir, err)
+	w.committed = true
+	if err := syncDir(w.root.path); err != nil {
+		return fmt.Errorf("index: sync %s: %w", w.root.path, err)
 	}
 	return nil
 }
 
-// Abort discards everything written; the directory holds no valid index.
+// Abort discards the new generation, unless a failing Close committed it
+// already; the directory's index, if any, is as it was. It unlocks the directory if NewWriter locked it.
 func (w *Writer) Abort() {
+	if w.closed {
+		return
+	}
 	w.closed = true
 	for _, f := range []*fileWriter{w.docs, w.freqs} {
 		if f != nil {
@@ -340,5 +385,11 @@ func (w *Writer) Abort() {
 	}
 	if w.lexicon != nil {
 		w.lexicon.abort()
+	}
+	if !w.committed {
+		os.RemoveAll(w.dir)
+	}
+	if w.ownsRoot {
+		w.root.Unlock()
 	}
 }
