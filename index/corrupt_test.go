@@ -272,7 +272,9 @@ func TestOpenDamaged(t *testing.T) {
 		tc{"generation not a generation's name", meta("generation", "../elsewhere"), index.ErrCorrupt, "meta.json"},
 		tc{"generation missing", meta("generation", "gen-99"), index.ErrCorrupt, ""},
 		tc{"files names an unknown file", func(t *testing.T, dir string) {
-			editMeta(t, dir, func(m map[string]any) { m["files"].(map[string]any)["extra.bin"] = map[string]any{"size": 0, "crc32c": 0} })
+			editMeta(t, dir, func(m map[string]any) {
+				m["files"].(map[string]any)["extra.bin"] = map[string]any{"size": 0, "crc32c": 0}
+			})
 		}, index.ErrCorrupt, "meta.json"},
 		tc{"unknown docid codec", meta("docid_codec", "nosuch"), codecplugins.ErrUnknownCodec, "meta.json"},
 		tc{"unknown freq codec", meta("freq_codec", "nosuch"), codecplugins.ErrUnknownCodec, "meta.json"},
