@@ -27,7 +27,11 @@ type parsed struct {
 	err       error
 }
 
-// Build indexes the crawl directory into outDir.
+// Build indexes the crawl directory into outDir, as a new generation of
+// the index there (package index's Dir): the old index keeps opening until
+// the new one is committed, and stays if the build fails. It refuses to
+// replace an index with an empty one or one of fewer than half its
+// documents (index.ErrShrink) unless opts.Force is set.
 func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, error) {
 	opts = opts.withDefaults()
 	start := time.Now()
@@ -58,11 +62,19 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 	orderFiles(files, opts)
 	opts.Logger.Info("walked crawl", "documents", len(files), "unsupported", rep.Unsupported.Count)
 
-	tmpParent := opts.TempDir
-	if tmpParent == "" {
-		tmpParent = outDir
+	// The output directory's lock is held from here to the commit: a
+	// second writer is refused, and what killed runs left is removed.
+	out, err := index.LockDir(outDir)
+	if err != nil {
+		return rep, err
 	}
-	tmp, err := scratchDir(tmpParent)
+	defer out.Unlock()
+	var tmp string
+	if opts.TempDir == "" {
+		tmp, err = out.TempDir("runs")
+	} else {
+		tmp, err = scratchDir(opts.TempDir)
+	}
 	if err != nil {
 		return rep, err
 	}
@@ -121,8 +133,8 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 	}
 	rep.Documents = len(urls)
 
-	w, err := index.NewWriter(outDir, index.WriterOptions{
-		DocIDCodec: opts.DocIDCodec, FreqCodec: opts.FreqCodec, Order: opts.Order, BM25: opts.BM25,
+	w, err := out.NewWriter(index.WriterOptions{
+		DocIDCodec: opts.DocIDCodec, FreqCodec: opts.FreqCodec, Order: opts.Order, BM25: opts.BM25, Force: opts.Force,
 	}, docLens, urls)
 	if err != nil {
 		return rep, err

@@ -3,6 +3,7 @@ package indexer_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -291,31 +292,43 @@ func TestBuildMatchesReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(entries) != 6 {
-				var names []string
-				for _, e := range entries {
-					names = append(names, e.Name())
-				}
-				t.Errorf("output directory holds %v, want the 6 index files only", names)
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			if want := []string{".lock", m.Generation, "meta.json"}; !slices.Equal(names, want) {
+				t.Errorf("output directory holds %v, want %v only (scratch left behind?)", names, want)
+			}
+			if files := indexFiles(t, out); len(files) != 6 {
+				t.Errorf("the index has %d files, want 6", len(files))
 			}
 		})
 	}
 }
 
-// indexFiles reads every file of an index directory.
+// indexFiles reads every file of the index in dir: meta.json and the
+// files of the generation it names.
 func indexFiles(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
+	m, err := index.ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := filepath.Join(dir, m.Generation)
+	entries, err := os.ReadDir(gen)
 	if err != nil {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{}
 	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		b, err := os.ReadFile(filepath.Join(gen, e.Name()))
 		if err != nil {
 			t.Fatal(err)
 		}
 		files[e.Name()] = b
+	}
+	if files["meta.json"], err = os.ReadFile(filepath.Join(dir, "meta.json")); err != nil {
+		t.Fatal(err)
 	}
 	return files
 }
@@ -519,5 +532,60 @@ func TestBuildCancelled(t *testing.T) {
 	}
 	if _, err := index.Open(out); err == nil {
 		t.Errorf("a cancelled build left an index that opens")
+	}
+}
+
+// TestBuildKeepsTheOldIndex checks that a build that fails, is cancelled
+// or would replace the index with one of fewer than half its documents
+// leaves the old index as it was, and that Force replaces it.
+func TestBuildKeepsTheOldIndex(t *testing.T) {
+	c := genCorpus(5, 120)
+	crawl, empty := t.TempDir(), t.TempDir()
+	c.write(t, crawl)
+	opts := indexer.Options{DocIDCodec: "varint-SU", FreqCodec: "varint-SU", MemoryBudget: 4 << 10}
+	out := filepath.Join(t.TempDir(), "idx")
+	if _, err := indexer.Build(context.Background(), crawl, out, opts); err != nil {
+		t.Fatal(err)
+	}
+	want := indexFiles(t, out)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name    string
+		ctx     context.Context
+		crawl   string
+		wantErr error
+	}{
+		{"empty crawl", context.Background(), empty, index.ErrShrink},
+		{"cancelled", cancelled, crawl, context.Canceled},
+		{"unknown codec", context.Background(), crawl, codecplugins.ErrUnknownCodec},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := opts
+			if tt.wantErr == codecplugins.ErrUnknownCodec {
+				o.DocIDCodec = "nosuch"
+			}
+			if _, err := indexer.Build(tt.ctx, tt.crawl, out, o); !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Build = %v, want %v", err, tt.wantErr)
+			}
+			got := indexFiles(t, out)
+			for name, b := range want {
+				if !bytes.Equal(got[name], b) {
+					t.Errorf("%s changed", name)
+				}
+			}
+			entries, err := os.ReadDir(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(entries) != 3 {
+				t.Errorf("%d entries in the output directory, want 3 (scratch or a generation left behind?)", len(entries))
+			}
+		})
+	}
+	opts.Force = true
+	if rep, err := indexer.Build(context.Background(), empty, out, opts); err != nil || rep.Documents != 0 {
+		t.Fatalf("forced Build from an empty crawl = %+v, %v; want 0 documents", rep, err)
 	}
 }

@@ -18,6 +18,7 @@ type Options struct {
 	MaxDocBytes  int64       // largest document read (default 4 MiB)
 	Oversize     string      // "truncate" (default) or "skip" for larger files
 	TempDir      string      // scratch directory for runs (default: inside the output directory)
+	Force        bool        // replace an index even with one of fewer than half its documents
 	Passages     int         // split each document into passages of about this many terms, each a document (0: off)
 	BM25         bm25.Params // scoring parameters of the stored bounds (default k1=0.9, b=0.4)
 	Progress     io.Writer   // progress lines; nil for quiet

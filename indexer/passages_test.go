@@ -138,7 +138,7 @@ func TestPassageMode(t *testing.T) {
 
 func TestPassageModeWorkerIndependent(t *testing.T) {
 	one, four := buildPassages(t, 1), buildPassages(t, 4)
-	for _, name := range []string{"docids.bin", "freqs.bin", "lexicon.bin", "doclens.bin", "urls.bin", "meta.json"} {
+	for _, name := range []string{"gen-1/docids.bin", "gen-1/freqs.bin", "gen-1/lexicon.bin", "gen-1/doclens.bin", "gen-1/urls.bin", "meta.json"} {
 		x, err1 := os.ReadFile(filepath.Join(one, name))
 		y, err2 := os.ReadFile(filepath.Join(four, name))
 		if err1 != nil || err2 != nil || !bytes.Equal(x, y) {
