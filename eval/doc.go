@@ -24,7 +24,13 @@
 //
 // DocNo maps a document URL or path to its docno: the last path element
 // with its extension removed ("crawl/1400.txt" -> "1400",
-// "http://host/a/b.html" -> "b").
+// "http://host/a/b.html" -> "b"), with white space, other unprintable
+// characters, invalid UTF-8 and '%' percent-encoded ("my page.html" ->
+// "my%20page"). A docno cannot hold white space; escaping, rather than
+// refusing the query or dropping the hit, keeps every document at its
+// rank (unjudged, as a qrels file cannot name it either) and the run
+// whole. WriteRun still refuses a docno with white space from any other
+// docno function.
 //
 // # Measures
 //

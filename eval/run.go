@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/gpusearch/gpusearch/query"
 )
@@ -145,7 +146,12 @@ func checkField(what, s string) error {
 // DocNo returns the docno of a document URL or crawl path: its last path
 // element without the extension ("crawl/1400.txt" -> "1400",
 // "http://host/a/b.html" -> "b"). A query string or fragment is dropped
-// first; a name that is all extension (".profile") is kept whole.
+// first; a name that is all extension (".profile") is kept whole. A
+// docno is one field of a white-space separated line, so white space,
+// other unprintable characters, invalid UTF-8 and '%' are percent-encoded
+// byte by byte ("my page.html" -> "my%20page", "100%.txt" -> "100%25"):
+// every document keeps a docno and its rank in a run, and distinct names
+// keep distinct docnos.
 func DocNo(url string) string {
 	if i := strings.IndexAny(url, "?#"); i >= 0 && strings.Contains(url, "://") {
 		url = url[:i]
@@ -154,7 +160,24 @@ func DocNo(url string) string {
 	if ext := path.Ext(base); ext != base {
 		base = strings.TrimSuffix(base, ext)
 	}
-	return base
+	return escapeDocNo(base)
+}
+
+// escapeDocNo percent-encodes the bytes of s that cannot stand in a docno.
+func escapeDocNo(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == '%' || unicode.IsSpace(r) || !unicode.IsPrint(r) || r == utf8.RuneError && n == 1 {
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, "%%%02X", c)
+			}
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // RunQueries answers every query with search and writes the hits as one

@@ -14,7 +14,12 @@ import (
 
 func TestWriteRun(t *testing.T) {
 	urls := []string{"crawl/1400.txt", "http://host/a/b.html", "b.txt", "c d.txt"}
-	docno := func(id uint32) string { return DocNo(urls[id]) }
+	docno := func(id uint32) string {
+		if id == uint32(len(urls)) {
+			return "not escaped" // a docno function other than DocNo
+		}
+		return DocNo(urls[id])
+	}
 	tests := []struct {
 		name    string
 		hits    []query.Hit
@@ -32,7 +37,8 @@ func TestWriteRun(t *testing.T) {
 			want: "7 Q0 b 1 3 tag\n7 Q0 1400 2 1 tag\n",
 		},
 		{name: "no hits", hits: nil, want: ""},
-		{name: "docno with a space", hits: []query.Hit{{DocID: 3, Score: 1}}, wantErr: true},
+		{name: "file name with a space", hits: []query.Hit{{DocID: 3, Score: 1}}, want: "7 Q0 c%20d 1 1 tag\n"},
+		{name: "docno with a space", hits: []query.Hit{{DocID: 4, Score: 1}}, wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,6 +154,18 @@ func TestDocNo(t *testing.T) {
 		{"a/README", "README"},
 		{"a/.profile", ".profile"},
 		{"odd?name.txt", "odd?name"},
+		// A docno is one field of a white-space separated line: white
+		// space, other unprintable characters, invalid UTF-8 and the
+		// escape character itself are percent-encoded, so that every
+		// name has a docno and distinct names distinct docnos.
+		{"http://host/my page.html", "my%20page"},
+		{"crawl/tab\there\r\n.txt", "tab%09here%0D%0A"},
+		{"crawl/my%20page.txt", "my%2520page"},
+		{"crawl/100%.txt", "100%25"},
+		{"crawl/nbsp\u00a0x.txt", "nbsp%C2%A0x"},
+		{"crawl/rtl\u202ex.txt", "rtl%E2%80%AEx"},
+		{"crawl/bad\xffutf8.txt", "bad%FFutf8"},
+		{"crawl/naïve.txt", "naïve"},
 	}
 	for _, tt := range tests {
 		if got := DocNo(tt.url); got != tt.want {
