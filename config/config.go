@@ -57,7 +57,27 @@ type Server struct {
 	Timeout         time.Duration `yaml:"timeout"`
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
 	CacheEntries    int           `yaml:"cache_entries"`
-	AdminReload     bool          `yaml:"admin_reload"`
+	// AdminReload serves POST /admin/reload; it then needs AdminToken or
+	// AdminTokenFile, whatever the listen address.
+	AdminReload bool `yaml:"admin_reload"`
+	// AdminToken is the bearer token admin requests must send; prefer
+	// AdminTokenFile, which keeps it out of the config.
+	AdminToken string `yaml:"admin_token"`
+	// AdminTokenFile holds the admin token (surrounding space trimmed),
+	// read when the server starts.
+	AdminTokenFile string `yaml:"admin_token_file"`
+	// Hosts are more names the Host header may carry besides the
+	// defaults (localhost, the loopback addresses and the listen host;
+	// any IP address on a non-loopback bind); "*" allows any.
+	Hosts []string `yaml:"hosts"`
+	// IndexRoot is the directory reloads choose indexes under and paths
+	// are shown relative to; "" is the directory that holds Index.
+	IndexRoot         string        `yaml:"index_root"`
+	ReadHeaderTimeout time.Duration `yaml:"read_header_timeout"`
+	ReadTimeout       time.Duration `yaml:"read_timeout"`
+	WriteTimeout      time.Duration `yaml:"write_timeout"`
+	IdleTimeout       time.Duration `yaml:"idle_timeout"`
+	MaxHeaderBytes    int           `yaml:"max_header_bytes"`
 	// AccessLog logs a line per request (method, route, status, bytes,
 	// time, client); off, only errors and lifecycle events are logged.
 	AccessLog     bool   `yaml:"access_log"`
@@ -102,20 +122,26 @@ func Default() Config {
 		BM25:   bm25.DefaultParams(),
 		Search: Search{Mode: "andor", K: 10, Engine: "auto"},
 		Server: Server{
-			Addr:            "127.0.0.1:8080",
-			Index:           "index",
-			MaxQueryBytes:   1024,
-			MaxTerms:        32,
-			MaxK:            1000,
-			MaxBodyBytes:    1 << 20,
-			Timeout:         5 * time.Second,
-			ShutdownTimeout: 10 * time.Second,
-			CacheEntries:    10000,
-			AccessLog:       true,
-			BitmapCacheMB:   256,
-			Policy:          "hybrid",
-			Deadline:        500 * time.Millisecond,
-			GCPercent:       400,
+			Addr:              "127.0.0.1:8080",
+			Index:             "index",
+			MaxQueryBytes:     1024,
+			MaxTerms:          32,
+			MaxK:              1000,
+			MaxBodyBytes:      1 << 20,
+			Timeout:           5 * time.Second,
+			ShutdownTimeout:   10 * time.Second,
+			CacheEntries:      10000,
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       30 * time.Second,
+			WriteTimeout:      30 * time.Second,
+			IdleTimeout:       2 * time.Minute,
+			MaxHeaderBytes:    64 << 10,
+			Hosts:             []string{},
+			AccessLog:         true,
+			BitmapCacheMB:     256,
+			Policy:            "hybrid",
+			Deadline:          500 * time.Millisecond,
+			GCPercent:         400,
 		},
 		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 128, Workers: 3, Wait: "auto"},
 	}
@@ -168,11 +194,35 @@ func (c Config) Validate() error {
 	check(c.Server.MaxQueryBytes > 0 && c.Server.MaxTerms > 0 && c.Server.MaxK > 0 && c.Server.MaxBodyBytes > 0,
 		"server limits must be positive")
 	check(c.Server.Timeout > 0, "server.timeout must be positive")
+	check(c.Server.ReadHeaderTimeout > 0 && c.Server.ReadTimeout > 0 && c.Server.IdleTimeout > 0,
+		"server.read_header_timeout, read_timeout and idle_timeout must be positive")
+	check(c.Server.WriteTimeout > c.Server.Timeout,
+		"server.write_timeout (%s) must be longer than server.timeout (%s), or answers are cut", c.Server.WriteTimeout, c.Server.Timeout)
+	check(c.Server.MaxHeaderBytes > 0, "server.max_header_bytes must be positive")
+	errs = append(errs, c.Server.validateAdmin())
 	check(oneOf(c.Server.Policy, "cpu", "gpu", "best", "hybrid"), "server.policy %q: want cpu, gpu, best or hybrid", c.Server.Policy)
 	check(c.Server.Deadline > 0, "server.deadline must be positive")
 	check(c.Server.GCPercent >= 0, "server.gc_percent must be >= 0 (0 = the Go runtime's)")
 	errs = append(errs, c.GPU.Validate())
 	return errors.Join(errs...)
+}
+
+// MinAdminToken is the shortest admin token accepted, in bytes: shorter
+// ones can be guessed.
+const MinAdminToken = 16
+
+// validateAdmin checks that a served admin route has exactly one token
+// source, and that a token given inline is long enough.
+func (s Server) validateAdmin() error {
+	switch {
+	case s.AdminToken != "" && s.AdminTokenFile != "":
+		return errors.New("server.admin_token and server.admin_token_file: give one, not both")
+	case s.AdminToken != "" && len(s.AdminToken) < MinAdminToken:
+		return fmt.Errorf("server.admin_token is %d bytes: want at least %d", len(s.AdminToken), MinAdminToken)
+	case s.AdminReload && s.AdminToken == "" && s.AdminTokenFile == "":
+		return errors.New("server.admin_reload needs server.admin_token_file or server.admin_token: admin requests must carry a token")
+	}
+	return nil
 }
 
 // Validate checks the GPU section's values.

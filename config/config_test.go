@@ -39,6 +39,15 @@ func TestParse(t *testing.T) {
 		{"bad gpu wait", "gpu:\n  wait: sleep\n", "gpu.wait", nil},
 		{"gc percent", "server:\n  gc_percent: 0\n", "", func(c Config) bool { return c.Server.GCPercent == 0 }},
 		{"bad gc percent", "server:\n  gc_percent: -1\n", "server.gc_percent", nil},
+		{"admin without a token", "server:\n  admin_reload: true\n", "server.admin_reload needs", nil},
+		{"admin token", "server:\n  admin_reload: true\n  admin_token: 0123456789abcdef\n", "", func(c Config) bool { return c.Server.AdminReload }},
+		{"admin token file", "server:\n  admin_reload: true\n  admin_token_file: /run/token\n", "", func(c Config) bool { return c.Server.AdminTokenFile == "/run/token" }},
+		{"short admin token", "server:\n  admin_token: abc\n", "at least 16", nil},
+		{"two admin tokens", "server:\n  admin_token: 0123456789abcdef\n  admin_token_file: t\n", "not both", nil},
+		{"hosts", "server:\n  hosts: [search.example]\n", "", func(c Config) bool { return len(c.Server.Hosts) == 1 }},
+		{"write timeout under timeout", "server:\n  write_timeout: 1s\n", "server.write_timeout", nil},
+		{"zero read timeout", "server:\n  read_timeout: 0s\n", "read_timeout", nil},
+		{"zero header limit", "server:\n  max_header_bytes: 0\n", "max_header_bytes", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
