@@ -15,27 +15,53 @@ import (
 )
 
 // submitPage is a test-only page, served beside the search page (same
-// origin), that loads the search page in a frame, types a query into its
+// origin). It first tries to show the search page in a frame, which the
+// page's X-Frame-Options and CSP refuse even to its own origin. It then
+// opens the search page in a window of its own, types a query into its
 // form and submits it as a user would; once the results load it copies
 // them, and the URL the form produced, into its own DOM for --dump-dom.
 const submitPage = `<!DOCTYPE html>
-<html><body><iframe id="f" src="/" width="1000" height="800"></iframe><div id="out"></div>
+<html><body><iframe id="f" src="/"></iframe><div id="out"></div>
 <script>
+const out = document.getElementById('out');
 const f = document.getElementById('f');
-let submitted = false;
 f.onload = () => {
-  const d = f.contentDocument;
+  let framed = 'no';
+  try { framed = f.contentDocument && f.contentDocument.querySelector('form') ? 'yes' : 'no'; } catch (e) {}
+  out.setAttribute('data-framed', framed);
+};
+const w = window.open('/');
+let submitted = false;
+const poll = setInterval(() => {
+  const d = w.document;
+  if (d.readyState !== 'complete' || !d.getElementById('search')) {
+    return;
+  }
   if (!submitted) {
     submitted = true;
     d.querySelector('input[name=q]').value = 'alpha bravo';
     d.getElementById('search').requestSubmit();
     return;
   }
-  const out = document.getElementById('out');
-  out.setAttribute('data-url', f.contentWindow.location.href);
+  if (!d.getElementById('summary')) {
+    return;
+  }
+  clearInterval(poll);
+  out.setAttribute('data-url', w.location.href);
   out.innerHTML = d.body.innerHTML;
-};
+}, 20);
 </script></body></html>`
+
+// chromiumBinary is the path of Chromium; the test is skipped without
+// one (.ci/run installs it).
+func chromiumBinary(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not installed (Debian: apt-get install -y chromium); skipping a browser test")
+	}
+	return bin
+}
 
 // chromium runs headless Chromium with args and returns its stdout.
 func chromium(t *testing.T, bin string, args ...string) string {
@@ -57,14 +83,11 @@ func chromium(t *testing.T, bin string, args ...string) string {
 var hitItem = regexp.MustCompile(`<li class="hit"><a href="(http://a\.test/doc\d+\.txt)">`)
 
 // TestSearchPageBrowser loads the search page in headless Chromium,
-// submits a query through its form, checks that the results appear, pages
+// checks that no page can frame it, submits a query through its form, checks that the results appear, pages
 // to the next results, and saves a screenshot of the results under
 // $GPUSEARCH_ARTIFACTS (a temporary directory when unset).
 func TestSearchPageBrowser(t *testing.T) {
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("chromium is not installed (Debian: apt-get install -y chromium); skipping the search page browser test")
-	}
+	bin := chromiumBinary(t)
 	s, err := New(Options{Config: testConfig(indexA)})
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +109,10 @@ func TestSearchPageBrowser(t *testing.T) {
 		}
 	}
 
-	dom := chromium(t, bin, "--virtual-time-budget=3000", "--dump-dom", ts.URL+"/test-submit")
+	dom := chromium(t, bin, "--virtual-time-budget=3000", "--disable-popup-blocking", "--dump-dom", ts.URL+"/test-submit")
+	if !strings.Contains(dom, `data-framed="no"`) {
+		t.Errorf("the search page was shown in a frame, or the frame never loaded:\n%s", dom)
+	}
 	m := regexp.MustCompile(`data-url="([^"]+)"`).FindStringSubmatch(dom)
 	if m == nil {
 		t.Fatalf("the form was not submitted, or its results did not load:\n%s", dom)

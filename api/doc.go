@@ -12,14 +12,44 @@
 //	GET  /metrics            Prometheus text format, from the injected registry
 //	POST /admin/reload       open, check and swap in an index directory
 //
-// Errors are JSON {"error":"..."}: 400 for a bad parameter or a limit
-// (the message names the limit, as in configs/default.yaml), 403 for a
-// reload that is not allowed, 404 for an unknown document or route, 405 for
-// a wrong method, 409 for a reload whose index cannot be opened, 503 when the
-// GPU is asked for and is not there or a search outlived server.timeout. One
+// Errors are JSON {"error":"..."}, never stored (Cache-Control: no-store):
+// 400 for a bad parameter or a limit (the message names the limit, as in
+// configs/default.yaml), 401 for an admin request without the token, 403
+// for an admin route that is off or a page of another origin, 404 for an
+// unknown document or route, 405 for a wrong method (with Allow), 408 for
+// a body slower than server.read_timeout, 409 for a reload whose index
+// cannot be opened, 413 for a body over max_body_bytes, 415 for an admin
+// body not declared application/json, 421 for a Host the server does not
+// answer to, 431 for headers over max_header_bytes, 503 when the GPU is
+// asked for and is not there or a search outlived server.timeout. One
 // function, writeError, makes every error response; anything it does not
 // recognise is a 500, which only a server fault (a damaged index discovered
 // while decoding, a bug) can reach, never bad input.
+//
+// Who is let in (guard.go, admin.go). Every request passes guard before
+// routing: headers over max_header_bytes, a Host that is not one of the
+// server's names (localhost, the loopback addresses, the listen host,
+// server.hosts, and any IP address on a non-loopback bind; a page that DNS
+// rebinding brought here sends its own name) and a declared body over
+// max_body_bytes are refused, and bodies are capped on every route. Every
+// answer says nosniff, X-Frame-Options: DENY, Referrer-Policy: no-referrer
+// (page URLs hold the query) and a Content-Security-Policy that loads
+// nothing (the page: its one inline style, by hash). The admin route is off
+// unless server.admin_reload, and then takes only requests with the token
+// (Authorization: Bearer, compared as SHA-256 sums in constant time), a
+// body declared application/json (which a page of another origin cannot
+// send without a CORS preflight, never granted) and no foreign Origin. The
+// http.Server cuts slow clients at read_header_timeout, read_timeout,
+// write_timeout and idle_timeout; net/http itself answers headers past
+// max_header_bytes + 1 MiB, in plain text.
+//
+// Paths (paths.go). Reloads name directories under server.index_root (by
+// default the directory holding server.index), relative to it or absolute
+// inside it; a name outside is refused before the file system is asked,
+// and a missing directory gets the same answer as one a symbolic link
+// takes outside, so nothing tells what exists outside the root. /stats,
+// reload answers and reload errors show paths relative to the root, and
+// leave out an index outside it.
 //
 // Index swaps. The served index, its engines and its result cache form a
 // generation, held in an atomic.Pointer. A request takes a reference on the
@@ -28,8 +58,6 @@
 // drops the server's reference on the old one, which closes its index when
 // the last request using it ends. Reloads are serialised; a directory that
 // fails index.Open's checks is refused and the old generation keeps serving.
-// POST /admin/reload is allowed when server.admin_reload is true or the
-// listen address is a loopback address.
 //
 // Engines. Requests name engines of package query's registry, opened
 // over each loaded index with the server's options (server.bitmap_cache_mb
@@ -54,8 +82,8 @@
 //
 // Limits (configs/default.yaml): max_query_bytes on q, max_terms on the
 // distinct analyzed terms, max_k on k and on start+k, max_body_bytes on
-// request bodies, timeout as the deadline of the engine's context. Request
-// headers are capped at 64 KiB.
+// request bodies, max_header_bytes on the request line and headers,
+// timeout as the deadline of the engine's context.
 //
 // Logs: one slog line per request (method, route, path, status, bytes,
 // duration); the query text is not logged, since logs often travel further

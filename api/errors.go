@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 
 	"github.com/gpusearch/gpusearch/query"
 )
@@ -28,9 +29,10 @@ func badParam(format string, args ...any) error {
 }
 
 // statusOf maps an error to the status and message of its answer: the
-// status an httpError carries; 400 for a body over max_body_bytes; 503 when
-// the GPU is not there; 500 for anything else, which is a server fault and
-// is shown as such without internal detail.
+// status an httpError carries; 413 for a body over max_body_bytes; 408 for
+// a body not received within server.read_timeout; 503 when the GPU is not
+// there; 500 for anything else, which is a server fault and is shown as
+// such without internal detail.
 func statusOf(err error) (int, string) {
 	var he *httpError
 	var mb *http.MaxBytesError
@@ -38,7 +40,9 @@ func statusOf(err error) (int, string) {
 	case errors.As(err, &he):
 		return he.status, he.msg
 	case errors.As(err, &mb):
-		return http.StatusBadRequest, fmt.Sprintf("request body is over the limit max_body_bytes=%d", mb.Limit)
+		return http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is over the limit max_body_bytes=%d", mb.Limit)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return http.StatusRequestTimeout, "request body not received within the limit read_timeout"
 	case errors.Is(err, query.ErrNoGPU):
 		return http.StatusServiceUnavailable, "engine gpu unavailable: " + err.Error()
 	}
@@ -51,5 +55,6 @@ func writeError(w http.ResponseWriter, log *slog.Logger, err error) {
 	if status >= 500 && status != http.StatusServiceUnavailable {
 		log.Error("internal error", "err", err)
 	}
+	w.Header().Set("Cache-Control", cacheNever)
 	writeJSON(w, status, ErrorResponse{Error: msg})
 }

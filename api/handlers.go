@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"time"
 
@@ -30,6 +31,7 @@ func (s *Server) handleDocument(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := uint32(id)
+	w.Header().Set("Cache-Control", cacheRevalidate)
 	writeJSON(w, http.StatusOK, DocumentResponse{DocID: d, URL: g.ix.URL(d), Length: g.ix.DocLen(d)})
 }
 
@@ -43,7 +45,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 	m := g.ix.Meta()
 	resp := StatsResponse{
 		Index: IndexStats{
-			Dir: g.ix.Dir(), Docs: m.Docs, Terms: m.Terms, Postings: m.Postings, Blocks: m.Blocks,
+			Dir: s.root.show(g.ix.Dir()), Docs: m.Docs, Terms: m.Terms, Postings: m.Postings, Blocks: m.Blocks,
 			BlockSize: m.BlockSize, DocIDCodec: m.DocIDCodec, FreqCodec: m.FreqCodec,
 			BitsPerDocID: m.BitsPerDocID(), BitsPerFreq: m.BitsPerFreq(), Bytes: m.Bytes(),
 			AvgDocLength: m.AvgDocLength, Order: m.Order, LoadedAt: g.loaded.UTC().Format(time.RFC3339),
@@ -68,20 +70,22 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 // loaded, and a reload never leaves it without one.
 func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
 	io.WriteString(w, "ok")
 }
 
+// handleReload admits an admin request (checkAdmin), reads its body,
+// {"index": DIR} with DIR under the index root, or nothing for the
+// configured index, and swaps that index in. Its answers name directories
+// relative to the index root only.
 func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) {
-	if !s.reloadAllowed() {
-		writeError(w, s.log, errorf(http.StatusForbidden,
-			"reload is off: set server.admin_reload: true or listen on a loopback address"))
+	if err := s.checkAdmin(w, r); err != nil {
+		writeError(w, s.log, err)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.Server.MaxBodyBytes))
+	body, err := io.ReadAll(r.Body) // capped by guard at max_body_bytes
 	if err != nil {
 		var mb *http.MaxBytesError
-		if !errors.As(err, &mb) {
+		if !errors.As(err, &mb) && !errors.Is(err, os.ErrDeadlineExceeded) {
 			err = badParam("reading the body: %v", err)
 		}
 		writeError(w, s.log, err)
@@ -100,9 +104,20 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	resp, err := s.Reload(req.Index)
+	dir := s.cfg.Server.Index
+	if req.Index != "" {
+		if dir, err = s.root.resolve(req.Index); err != nil {
+			var he *httpError
+			if errors.As(err, &he) && he.status == http.StatusConflict {
+				he.msg += " (the previous index keeps serving)"
+			}
+			writeError(w, s.log, err)
+			return
+		}
+	}
+	resp, err := s.Reload(dir)
 	if err != nil {
-		writeError(w, s.log, errorf(http.StatusConflict, "%v (the previous index keeps serving)", err))
+		writeError(w, s.log, errorf(http.StatusConflict, "%s (the previous index keeps serving)", s.root.hide(err.Error(), dir)))
 		return
 	}
 	writeJSON(w, http.StatusOK, resp)

@@ -78,13 +78,33 @@ func buildIndex(root, host string, docs int, seed uint64) (string, error) {
 	return out, nil
 }
 
+// testToken is the admin token of testConfig.
+const testToken = "test-token-0123456789"
+
 // testConfig is the default configuration serving dir on a loopback
-// address (so reloads are allowed).
+// address, with the admin route on (token testToken) and example.com, the
+// host of httptest.NewRequest, among the allowed hosts.
 func testConfig(dir string) config.Config {
 	cfg := config.Default()
 	cfg.Server.Index = dir
 	cfg.Server.Addr = "127.0.0.1:0"
+	cfg.Server.AdminReload = true
+	cfg.Server.AdminToken = testToken
+	cfg.Server.Hosts = []string{"example.com"}
 	return cfg
+}
+
+// adminHeader is what an admin request of testConfig carries.
+func adminHeader() http.Header {
+	return http.Header{"Authorization": {"Bearer " + testToken}, "Content-Type": {"application/json"}}
+}
+
+// adminRequest is a POST of body to url with adminHeader.
+func adminRequest(url, body string) *http.Request {
+	req := httptest.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.RequestURI = "" // a client request
+	req.Header = adminHeader()
+	return req
 }
 
 // newTestServer builds a Server over cfg and an httptest server in front
@@ -111,6 +131,12 @@ func fetch(c *http.Client, method, url, body string) (int, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
+	return send(c, req)
+}
+
+// send sends req and returns the status and body.
+func send(c *http.Client, req *http.Request) (int, string, error) {
+	method, url := req.Method, req.URL
 	resp, err := c.Do(req)
 	if err != nil {
 		return 0, "", fmt.Errorf("%s %s: %w", method, url, err)
@@ -127,6 +153,17 @@ func fetch(c *http.Client, method, url, body string) (int, string, error) {
 func do(t testing.TB, c *http.Client, method, url, body string) (int, string) {
 	t.Helper()
 	status, b, err := fetch(c, method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return status, b
+}
+
+// reload POSTs body to url's /admin/reload as testConfig's admin; an
+// error fails the test.
+func reload(t testing.TB, c *http.Client, base, body string) (int, string) {
+	t.Helper()
+	status, b, err := send(c, adminRequest(base+"/admin/reload", body))
 	if err != nil {
 		t.Fatal(err)
 	}

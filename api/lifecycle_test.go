@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -313,7 +314,8 @@ func TestStatusOf(t *testing.T) {
 	}{
 		{badParam("k=%d", 0), 400, "k=0"},
 		{errorf(404, "no document"), 404, "no document"},
-		{&http.MaxBytesError{Limit: 9}, 400, "max_body_bytes=9"},
+		{&http.MaxBytesError{Limit: 9}, 413, "max_body_bytes=9"},
+		{fmt.Errorf("read: %w", os.ErrDeadlineExceeded), 408, "read_timeout"},
 		{fmt.Errorf("device 0: %w", query.ErrNoGPU), 503, "engine gpu unavailable: device 0"},
 		{errors.New("disk on fire"), 500, "internal error"},
 	}

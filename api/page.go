@@ -1,23 +1,44 @@
 package api
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/base64"
 	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 )
 
 //go:embed templates/search.html
 var templates embed.FS
 
-func parsePage() (*template.Template, error) {
-	t, err := template.ParseFS(templates, "templates/search.html")
+var styleElement = regexp.MustCompile(`(?s)<style>(.*?)</style>`)
+
+// parsePage parses the search page and makes its Content-Security-Policy:
+// nothing but its one inline style (allowed by its hash, which cannot
+// cover injected markup), no script, forms sent to this server only, and
+// no page may frame it.
+func parsePage() (*template.Template, string, error) {
+	const name = "templates/search.html"
+	t, err := template.ParseFS(templates, name)
 	if err != nil {
-		return nil, fmt.Errorf("api: search page template: %w", err)
+		return nil, "", fmt.Errorf("api: search page template: %w", err)
 	}
-	return t, nil
+	src, err := templates.ReadFile(name)
+	if err != nil {
+		return nil, "", fmt.Errorf("api: search page template: %w", err)
+	}
+	style := styleElement.FindSubmatch(src)
+	if style == nil {
+		return nil, "", fmt.Errorf("api: search page template: no <style> element")
+	}
+	sum := sha256.Sum256(style[1])
+	csp := "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; " +
+		"form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+	return t, csp, nil
 }
 
 // pageData is what the search page template shows. html/template escapes
@@ -59,7 +80,12 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", s.pageCSP)
+	if status == http.StatusOK {
+		h.Set("Cache-Control", cacheRevalidate)
+	}
 	w.WriteHeader(status)
 	if err := s.page.Execute(w, d); err != nil {
 		s.log.Warn("writing the search page", "err", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -41,22 +42,13 @@ func gated(gate, started chan struct{}) AutoFunc {
 	}
 }
 
-// copyIndex copies an index directory, so that a test can damage it.
-func copyIndex(t *testing.T, src string) string {
+// copyIndex copies an index directory to dst (removed at the end of the
+// test), so that a test can damage it, and returns dst.
+func copyIndex(t *testing.T, src, dst string) string {
 	t.Helper()
-	dst := t.TempDir()
-	entries, err := os.ReadDir(src)
-	if err != nil {
+	t.Cleanup(func() { os.RemoveAll(dst) })
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return dst
 }
@@ -64,17 +56,31 @@ func copyIndex(t *testing.T, src string) string {
 func TestReload(t *testing.T) {
 	s, ts := newTestServer(t, testConfig(indexA))
 	c := ts.Client()
-	corrupt := copyIndex(t, indexA)
-	docids := filepath.Join(corrupt, "docids.bin")
-	b, err := os.ReadFile(docids)
+	// Reloads pick directories under the root, which holds the served index.
+	root := filepath.Dir(indexA)
+	corrupt := copyIndex(t, indexA, filepath.Join(root, "corrupt"))
+	docids, err := fs.Glob(os.DirFS(corrupt), "docids.bin")
+	if len(docids) == 0 {
+		docids, err = fs.Glob(os.DirFS(corrupt), "*/docids.bin") // in the index's generation
+	}
+	if len(docids) != 1 || err != nil {
+		t.Fatalf("docids.bin under %s: %v, %v", corrupt, docids, err)
+	}
+	docids[0] = filepath.Join(corrupt, docids[0])
+	b, err := os.ReadFile(docids[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	b[len(b)/2] ^= 0xff
-	if err := os.WriteFile(docids, b, 0o644); err != nil {
+	if err := os.WriteFile(docids[0], b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	notIndex := t.TempDir()
+	notIndex := filepath.Join(root, "not-an-index")
+	if err := os.Mkdir(notIndex, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(notIndex) })
+	nameA, nameB := filepath.Base(indexA), filepath.Base(indexB)
 
 	var first SearchResponse
 	getJSON(t, c, ts.URL+"/search?q=alpha", &first) // fills the cache
@@ -88,16 +94,17 @@ func TestReload(t *testing.T) {
 		docs     uint64
 		previous string
 	}{
-		{"to B", `{"index":"` + indexB + `"}`, 200, `"docs":220`, indexB, "b.test", 220, indexA},
-		{"damaged index refused", `{"index":"` + corrupt + `"}`, 409, "checksum", indexB, "b.test", 220, ""},
-		{"not an index refused", `{"index":"` + notIndex + `"}`, 409, "meta.json", indexB, "b.test", 220, ""},
-		{"empty body: the configured index", "", 200, `"docs":150`, indexA, "a.test", 150, indexB},
-		{"empty object: the configured index", "{}", 200, `"docs":150`, indexA, "a.test", 150, indexA},
+		{"to B", `{"index":"` + indexB + `"}`, 200, `"docs":220`, nameB, "b.test", 220, nameA},
+		{"damaged index refused", `{"index":"corrupt"}`, 409, "checksum", nameB, "b.test", 220, ""},
+		{"not an index refused", `{"index":"not-an-index"}`, 409, "meta.json", nameB, "b.test", 220, ""},
+		{"empty body: the configured index", "", 200, `"docs":150`, nameA, "a.test", 150, nameB},
+		{"empty object: the configured index", "{}", 200, `"docs":150`, nameA, "a.test", 150, nameA},
+		{"relative to the root", `{"index":"` + nameB + `"}`, 200, `"docs":220`, nameB, "b.test", 220, nameA},
 	}
 	oks := 0
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
-			status, body := do(t, c, "POST", ts.URL+"/admin/reload", st.body)
+			status, body := reload(t, c, ts.URL, st.body)
 			if status != st.status || !strings.Contains(body, st.want) {
 				t.Fatalf("POST /admin/reload %s = %d %s, want %d with %q", st.body, status, body, st.status, st.want)
 			}
@@ -128,7 +135,7 @@ func TestReload(t *testing.T) {
 		})
 	}
 	_, metrics := do(t, c, "GET", ts.URL+"/metrics", "")
-	for _, want := range []string{`gpusearch_index_reloads_total{result="ok"} 3`, `gpusearch_index_reloads_total{result="refused"} 2`} {
+	for _, want := range []string{`gpusearch_index_reloads_total{result="ok"} 4`, `gpusearch_index_reloads_total{result="refused"} 2`} {
 		if !strings.Contains(metrics, want+"\n") {
 			t.Errorf("/metrics lacks %q", want)
 		}
@@ -172,7 +179,7 @@ func TestReloadInFlight(t *testing.T) {
 	}()
 	<-started
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("POST", "/admin/reload", strings.NewReader(`{"index":"`+indexB+`"}`)))
+	h.ServeHTTP(rec, adminRequest("/admin/reload", `{"index":"`+indexB+`"}`))
 	if rec.Code != 200 {
 		t.Fatalf("reload = %d %s, want 200", rec.Code, rec.Body)
 	}
@@ -264,7 +271,7 @@ func TestReloadConcurrent(t *testing.T) {
 		for i := range reloads {
 			dir := []string{indexB, indexA}[i%2]
 			olds = append(olds, s.cur.Load()) // only this goroutine swaps
-			status, body, err := fetch(c, "POST", ts.URL+"/admin/reload", `{"index":"`+dir+`"}`)
+			status, body, err := send(c, adminRequest(ts.URL+"/admin/reload", `{"index":"`+dir+`"}`))
 			if err != nil || status != 200 {
 				errs <- fmt.Errorf("reload %s = %d %s (%v)", dir, status, body, err)
 			}

@@ -59,8 +59,11 @@ func (s *Server) parseSearch(rawQuery string) (searchParams, error) {
 	if p.start < 0 {
 		return p, badParam("start=%d: want a non-negative integer", p.start)
 	}
+	if p.start > lim.MaxK { // before adding k, which could overflow
+		return p, badParam("start=%d is over the limit max_k=%d", p.start, lim.MaxK)
+	}
 	if p.start > lim.MaxK-p.k {
-		return p, badParam("start+k=%d is over the limit max_k=%d", int64(p.start)+int64(p.k), lim.MaxK)
+		return p, badParam("start+k=%d is over the limit max_k=%d", p.start+p.k, lim.MaxK)
 	}
 	if e := v.Get("engine"); e != "" {
 		p.engine = e
@@ -170,5 +173,6 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.log, err)
 		return
 	}
+	w.Header().Set("Cache-Control", cacheRevalidate)
 	writeJSON(w, http.StatusOK, resp)
 }

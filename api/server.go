@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,24 +39,31 @@ type Options struct {
 
 // Server answers the REST API over a swappable index.
 type Server struct {
-	cfg      config.Config
-	log      *slog.Logger
-	reg      *prometheus.Registry
-	m        *metrics
-	auto     AutoFunc
-	page     *template.Template
-	router   *mux.Router
-	started  time.Time
-	cur      atomic.Pointer[generation]
-	reloadMu sync.Mutex // serialises reloads
-	reloads  atomic.Int64
-	hits     atomic.Int64
-	misses   atomic.Int64
-	analyzer sync.Pool // *analysis.Analyzer, one per concurrent request
+	cfg       config.Config
+	log       *slog.Logger
+	reg       *prometheus.Registry
+	m         *metrics
+	auto      AutoFunc
+	page      *template.Template
+	pageCSP   string // the page's Content-Security-Policy
+	router    *mux.Router
+	handler   http.Handler // router behind guard
+	hosts     hostPolicy
+	root      indexRoot
+	adminHash []byte // SHA-256 of the admin token; nil: admin routes off
+	started   time.Time
+	cur       atomic.Pointer[generation]
+	reloadMu  sync.Mutex // serialises reloads
+	reloads   atomic.Int64
+	hits      atomic.Int64
+	misses    atomic.Int64
+	analyzer  sync.Pool // *analysis.Analyzer, one per concurrent request
 }
 
-// headerLimit caps request headers (and so the query string).
-const headerLimit = 64 << 10
+// headerSlack is how far past server.max_header_bytes net/http reads
+// headers before it answers 431 itself, in plain text: up to there guard
+// answers it in JSON.
+const headerSlack = 1 << 20
 
 // New opens the index in Config.Server.Index and builds the server. Close
 // releases the index.
@@ -84,9 +92,16 @@ func New(opts Options) (*Server, error) {
 	if s.m, err = newMetrics(s.reg, s.hitRatio, entries, sched, device); err != nil {
 		return nil, fmt.Errorf("api: metrics: %w", err)
 	}
-	if s.page, err = parsePage(); err != nil {
+	if s.page, s.pageCSP, err = parsePage(); err != nil {
 		return nil, err
 	}
+	if s.adminHash, err = adminTokenHash(s.cfg.Server); err != nil {
+		return nil, fmt.Errorf("api: %w", err)
+	}
+	if s.root, err = newIndexRoot(s.cfg.Server); err != nil {
+		return nil, fmt.Errorf("api: %w", err)
+	}
+	s.hosts = newHostPolicy(s.cfg.Server.Addr, s.cfg.Server.Hosts)
 	s.analyzer.New = func() any { return analysis.New() }
 	g, err := openGeneration(s.cfg.Server.Index, s.cfg, s.auto)
 	if err != nil {
@@ -115,13 +130,32 @@ func (s *Server) routes() {
 		writeError(w, s.log, errorf(http.StatusNotFound, "no route %s", r.URL.Path))
 	})
 	r.MethodNotAllowedHandler = s.instrument("unmatched", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, s.log, errorf(http.StatusMethodNotAllowed, "method %s not allowed on %s", r.Method, r.URL.Path))
+		allow := s.allowed(r)
+		w.Header().Set("Allow", allow)
+		writeError(w, s.log, errorf(http.StatusMethodNotAllowed, "method %s not allowed on %s: use %s", r.Method, r.URL.Path, allow))
 	})
 	s.router = r
+	s.handler = s.guard(r)
 }
 
-// Handler is the server's HTTP handler, for tests and embedding.
-func (s *Server) Handler() http.Handler { return s.router }
+// allowed lists the methods of the routes whose path r matches.
+func (s *Server) allowed(r *http.Request) string {
+	var methods []string
+	s.router.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		var m mux.RouteMatch
+		if !route.Match(r, &m) && m.MatchErr == mux.ErrMethodMismatch {
+			ms, _ := route.GetMethods()
+			methods = append(methods, ms...)
+		}
+		return nil
+	})
+	return strings.Join(methods, ", ")
+}
+
+// Handler is the server's HTTP handler, for tests and embedding: the
+// routes behind the checks every request goes through (headers, Host,
+// body size) and the security headers every answer carries.
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // ListenAndServe listens on Config.Server.Addr, logs the URL, and serves
 // until ctx is cancelled; it then stops accepting connections and waits up
@@ -131,16 +165,19 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("api: %w", err)
 	}
+	c := s.cfg.Server
 	srv := &http.Server{
-		Handler:           s.router,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    headerLimit,
+		Handler:           s.handler,
+		ReadHeaderTimeout: c.ReadHeaderTimeout,
+		ReadTimeout:       c.ReadTimeout,
+		WriteTimeout:      c.WriteTimeout,
+		IdleTimeout:       c.IdleTimeout,
+		MaxHeaderBytes:    c.MaxHeaderBytes + headerSlack,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	g := s.cur.Load()
 	s.log.Info("serving", "url", "http://"+ln.Addr().String()+"/", "index", g.ix.Dir(), "docs", g.ix.NumDocs(),
-		"admin_reload", s.reloadAllowed())
+		"admin_reload", s.adminHash != nil)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -215,8 +252,9 @@ func (s *Server) reload(dir string) (ReloadResponse, error) {
 	s.m.reloads.WithLabelValues("ok").Inc()
 	s.reloads.Add(1)
 	s.done(old)
-	resp := ReloadResponse{Index: dir, Previous: old.ix.Dir(), Docs: g.ix.Meta().Docs, TookMS: time.Since(start).Milliseconds()}
-	s.log.Info("reloaded", "dir", dir, "previous", resp.Previous, "docs", resp.Docs, "took_ms", resp.TookMS)
+	resp := ReloadResponse{Index: s.root.show(dir), Previous: s.root.show(old.ix.Dir()), Docs: g.ix.Meta().Docs,
+		TookMS: time.Since(start).Milliseconds()}
+	s.log.Info("reloaded", "dir", dir, "previous", old.ix.Dir(), "docs", resp.Docs, "took_ms", resp.TookMS)
 	return resp, nil
 }
 
@@ -229,25 +267,6 @@ func (s *Server) hitRatio() float64 {
 	return float64(h) / float64(h+m)
 }
 
-// reloadAllowed reports whether POST /admin/reload is served: when the
-// config allows it, or when the server listens on loopback only.
-func (s *Server) reloadAllowed() bool {
-	return s.cfg.Server.AdminReload || isLoopback(s.cfg.Server.Addr)
-}
-
-// isLoopback reports whether a HOST:PORT address names a loopback host.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // writeJSON answers v as JSON with the given status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
@@ -255,7 +274,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		panic(errors.Join(errors.New("api: encoding a response"), err))
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	w.Write(append(b, '\n'))
 }

@@ -36,7 +36,8 @@ func TestRoutes(t *testing.T) {
 	_, lim := newTestServer(t, limited)
 
 	public := testConfig(indexA)
-	public.Server.Addr = "0.0.0.0:0" // not loopback, admin_reload off
+	public.Server.Addr = "0.0.0.0:0"
+	public.Server.AdminReload = false
 	_, pub := newTestServer(t, public)
 
 	slow := testConfig(indexA)
@@ -88,7 +89,7 @@ func TestRoutes(t *testing.T) {
 		{"limit max_k", "lim", "GET", "/search?q=alpha&k=51", "", 400, []string{"k=51 is over the limit max_k=50"}, nil},
 		{"limit max_k exact", "lim", "GET", "/search?q=alpha&k=50", "", 200, nil, nil},
 		{"limit start+k", "lim", "GET", "/search?q=alpha&k=10&start=41", "", 400, []string{"start+k=51 is over the limit max_k=50"}, nil},
-		{"limit start overflow", "lim", "GET", "/search?q=alpha&k=10&start=9223372036854775807", "", 400, []string{"max_k=50"}, nil},
+		{"limit start overflow", "lim", "GET", "/search?q=alpha&k=10&start=9223372036854775807", "", 400, []string{"start=9223372036854775807 is over the limit max_k=50"}, []string{"-9223372036854775"}},
 		{"search start negative", "lim", "GET", "/search?q=alpha&start=-1", "", 400, []string{"start=-1"}, nil},
 		{"limit max_query_bytes", "lim", "GET", "/search?q=" + strings.Repeat("a", 21), "", 400, []string{"q is 21 bytes, over the limit max_query_bytes=20"}, nil},
 		{"limit max_query_bytes exact", "lim", "GET", "/search?q=" + strings.Repeat("a", 20), "", 200, nil, nil},
@@ -111,8 +112,8 @@ func TestRoutes(t *testing.T) {
 		{"reload bad json", "lim", "POST", "/admin/reload", "{", 400, []string{"reload body"}, nil},
 		{"reload unknown field", "lim", "POST", "/admin/reload", `{"dir":"x"}`, 400, []string{"unknown field"}, nil},
 		{"reload two objects", "lim", "POST", "/admin/reload", `{}{}`, 400, []string{"one JSON object"}, nil},
-		{"limit max_body_bytes", "lim", "POST", "/admin/reload", `{"index":"` + strings.Repeat("x", 20) + `"}`, 400, []string{"max_body_bytes=16"}, nil},
-		{"reload missing dir", "lim", "POST", "/admin/reload", `{"index":"/no"}`, 409, []string{"/no", "keeps serving"}, nil},
+		{"limit max_body_bytes", "lim", "POST", "/admin/reload", `{"index":"` + strings.Repeat("x", 20) + `"}`, 413, []string{"max_body_bytes=16"}, nil},
+		{"reload outside the root", "lim", "POST", "/admin/reload", `{"index":"/no"}`, 400, []string{"/no", "server.index_root"}, nil},
 		{"reload same dir", "lim", "POST", "/admin/reload", "", 200, []string{`"docs":150`}, nil},
 		{"reload forbidden", "pub", "POST", "/admin/reload", "", 403, []string{"server.admin_reload"}, nil},
 	}
@@ -137,6 +138,9 @@ func TestRoutes(t *testing.T) {
 				req, err := http.NewRequest(tt.method, base+tt.target, strings.NewReader(tt.body))
 				if err != nil {
 					t.Fatal(err)
+				}
+				if strings.HasPrefix(tt.target, "/admin/") {
+					req.Header = adminHeader()
 				}
 				resp, err := http.DefaultClient.Do(req)
 				if err != nil {

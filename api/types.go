@@ -37,7 +37,7 @@ type StatsResponse struct {
 
 // IndexStats describe the index being served.
 type IndexStats struct {
-	Dir          string  `json:"dir"`
+	Dir          string  `json:"dir,omitempty"` // relative to server.index_root; absent outside it
 	Docs         uint64  `json:"docs"`
 	Terms        uint64  `json:"terms"`
 	Postings     uint64  `json:"postings"`
@@ -79,8 +79,8 @@ type ReloadRequest struct {
 
 // ReloadResponse is the answer of a successful reload.
 type ReloadResponse struct {
-	Index    string `json:"index"`
-	Previous string `json:"previous"`
+	Index    string `json:"index,omitempty"`    // relative to server.index_root
+	Previous string `json:"previous,omitempty"` // the same; both absent outside it
 	Docs     uint64 `json:"docs"`
 	TookMS   int64  `json:"took_ms"`
 }
