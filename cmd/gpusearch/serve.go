@@ -26,8 +26,12 @@ func newServeCmd() *cobra.Command {
 		Long: `Serve an index over HTTP until SIGINT or SIGTERM, then finish the requests
 in flight within server.shutdown_timeout. Routes: GET / (search page),
 /search, /documents/{docid}, /stats, /healthz, /metrics, and POST
-/admin/reload (allowed on loopback addresses or with server.admin_reload).
-The URL it listens on is logged to stderr.`,
+/admin/reload (off unless server.admin_reload; then it wants
+Authorization: Bearer TOKEN, the token of server.admin_token_file, and a
+JSON body naming a directory under server.index_root). Requests naming a
+host other than the server's (localhost, the listen host, server.hosts;
+any IP address on a non-loopback bind) get 421. The URL it listens on is
+logged to stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(cmd)
