@@ -44,9 +44,16 @@ func newRootCmd() *cobra.Command {
 }
 
 func main() {
+	// SIGINT and SIGTERM cancel the command's context; every command
+	// stops on it. Once one has come, stop restores the default action,
+	// so a second signal kills at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
 	err := newRootCmd().ExecuteContext(ctx)
 	stop()
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		err = fmt.Errorf("stopped: %w", context.Cause(ctx))
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gpusearch:", err)
 		var ue usageError

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -83,7 +85,7 @@ func newSearchCmd() *cobra.Command {
 				return writeJSON(os.Stdout, resp)
 			}
 			for i, h := range resp.Hits {
-				fmt.Printf("%3d  %8.4f  %s\n", i+1, h.Score, h.URL)
+				fmt.Printf("%3d  %8.4f  %s\n", i+1, h.Score, printableURL(h.URL))
 			}
 			fmt.Fprintf(os.Stderr, "%d hits in %dus (%s)\n", len(resp.Hits), resp.TookUS, res.Stats.Algorithm)
 			return nil
@@ -131,4 +133,24 @@ func searchTREC(ctx context.Context, ix *index.Index, eng query.Engine, m query.
 	}
 	fmt.Fprintf(os.Stderr, "%d queries, mode %s, k %d, in %v\n", len(qs), m, k, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// printableURL percent-encodes, byte by byte, the characters of a URL
+// that do not print (newlines, tabs, terminal escapes, invalid UTF-8), so
+// that a file name can neither forge a result line nor drive the
+// terminal.
+func printableURL(u string) string {
+	var b strings.Builder
+	for i := 0; i < len(u); {
+		r, n := utf8.DecodeRuneInString(u[i:])
+		if !unicode.IsPrint(r) || r == utf8.RuneError && n == 1 {
+			for _, c := range []byte(u[i : i+n]) {
+				fmt.Fprintf(&b, "%%%02X", c)
+			}
+		} else {
+			b.WriteString(u[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestIndexStopsOnSignal sends SIGINT or SIGTERM to a running index: it
+// must stop within about a second, say why on stderr and exit non-zero.
+func TestIndexStopsOnSignal(t *testing.T) {
+	// Many links to one 4 MiB file: about a minute of parsing on one core,
+	// and hardly any disk.
+	crawl := t.TempDir()
+	dir := filepath.Join(crawl, "example.com")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	words := strings.Repeat("alpha beta gamma delta running jumps searching tables ", 4<<20/56)
+	first := filepath.Join(dir, "doc0.txt")
+	if err := os.WriteFile(first, []byte(words), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < 200; i++ {
+		if err := os.Link(first, filepath.Join(dir, fmt.Sprintf("doc%d.txt", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		name  string
+		sig   syscall.Signal
+		again bool // a second signal 100 ms after the first kills at once
+	}{
+		{"SIGINT", syscall.SIGINT, false},
+		{"SIGTERM", syscall.SIGTERM, false},
+		{"SIGINT twice", syscall.SIGINT, true},
+	} {
+		sig := tt.sig
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "idx")
+			cmd := cliCommand(t, "index", "--codec", "varint-SU", "--workers", "2", "--out", out, crawl)
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// The first progress line says the build is parsing; stderr
+			// ends when the process does.
+			var log bytes.Buffer
+			parsing, ended := make(chan struct{}), make(chan struct{})
+			go func() {
+				defer close(ended)
+				sc := bufio.NewScanner(stderr)
+				seen := false
+				for sc.Scan() {
+					if !seen && strings.HasPrefix(sc.Text(), "indexing:") {
+						seen = true
+						close(parsing)
+					}
+					log.WriteString(sc.Text() + "\n")
+				}
+			}()
+			select {
+			case <-parsing:
+			case <-ended:
+				t.Fatalf("index ended before the signal: %v\n%s", cmd.Wait(), log.String())
+			case <-time.After(20 * time.Second):
+				cmd.Process.Kill()
+				<-ended
+				t.Fatalf("index printed no progress in 20 s")
+			}
+			start := time.Now()
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			if tt.again {
+				time.Sleep(100 * time.Millisecond)
+				if err := cmd.Process.Signal(sig); err != nil {
+					t.Fatal(err)
+				}
+			}
+			select {
+			case <-ended:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				<-ended
+				t.Fatalf("index still running 10 s after %v", sig)
+			}
+			took := time.Since(start)
+			err = cmd.Wait()
+			t.Logf("stopped %v after %v", took, sig)
+			var ee *exec.ExitError
+			if tt.again {
+				if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != sig {
+					t.Errorf("index after a second %v: %v, want killed by it", sig, err)
+				}
+				return
+			}
+			if !errors.As(err, &ee) || ee.ExitCode() <= 0 {
+				t.Errorf("index after %v: %v, want a non-zero exit status", sig, err)
+			}
+			msg := log.String()
+			if !strings.Contains(msg, "gpusearch: stopped: ") || !strings.Contains(msg, "signal received") {
+				t.Errorf("index after %v printed %q, want it to say it stopped on a signal", sig, msg)
+			}
+			if took > 2*time.Second {
+				t.Errorf("index took %v to stop after %v, want at most about a second", took, sig)
+			}
+		})
+	}
+}
