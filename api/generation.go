@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +36,17 @@ type generation struct {
 	lazy   map[string]*lazyEngine // the other registered engines
 	cache  *lru
 	refs   atomic.Int64
+	// damage is set by the first search that found the files under the
+	// index changed on disk (index.ErrCorrupt: a fault reading a file
+	// that shrank, or a block that no longer decodes); every later search
+	// fails with it without reading them. It is never cleared: a reload
+	// replaces the generation.
+	damage atomic.Pointer[error]
+	// healAt and healWait pace the server's reloads of a damaged
+	// generation (s.reloadMu held): none starts before healAt, and after
+	// a failed one the next waits healWait, doubled each time.
+	healAt   time.Time
+	healWait time.Duration
 }
 
 // lazyEngine is a registered engine made on first use.
@@ -88,6 +100,78 @@ func openGeneration(dir string, cfg config.Config, auto AutoFunc) (*generation, 
 	}
 	g.refs.Store(1)
 	return g, nil
+}
+
+// search runs eng on q under the index's Guard, so that a fault reading
+// a file that shrank on disk is an error, not the end of the process. An
+// error about the index's files (index.ErrCorrupt) marks the generation
+// damaged; once it is, searches fail with the first such error.
+func (g *generation) search(ctx context.Context, eng query.Engine, q query.Query) (query.Result, error) {
+	if err := g.damage.Load(); err != nil {
+		return query.Result{}, *err
+	}
+	var res query.Result
+	err := g.ix.Guard(func() (err error) {
+		res, err = eng.Search(ctx, q)
+		return err
+	})
+	if errors.Is(err, index.ErrCorrupt) {
+		g.damage.CompareAndSwap(nil, &err)
+	}
+	return res, err
+}
+
+// The pace of the server's reloads of a damaged index: the first at
+// once, then, while they fail (the files on disk are still being
+// copied, or damaged), after minHealWait, doubling up to maxHealWait.
+const (
+	minHealWait = 250 * time.Millisecond
+	maxHealWait = time.Minute
+)
+
+// damaged answers a search that found the served index's files changed on
+// disk (err wraps index.ErrCorrupt). If the generation served is damaged,
+// the server reloads it from disk, unless a reload is running or the last
+// one failed too recently (the search that reloads waits for it); the
+// search answers 503 either way, saying whether a sound index is served
+// again.
+func (s *Server) damaged(err error) error {
+	const changed = "the served index changed on disk"
+	healed, failed := s.heal()
+	switch {
+	case healed:
+		return errorf(http.StatusServiceUnavailable, "%s (%v); it was reloaded from disk: retry", changed, err)
+	case failed:
+		return errorf(http.StatusServiceUnavailable, "%s (%v); reloading it failed: it answers 503 until the index on disk opens (tried again automatically, or POST /admin/reload)", changed, err)
+	}
+	return errorf(http.StatusServiceUnavailable, "%s (%v); it is being reloaded from disk: retry", changed, err)
+}
+
+// heal reloads the served generation from its directory if it is
+// damaged, no reload is running and its pace allows. It reports whether a
+// sound generation is served now, and whether the last reload of the
+// damaged one failed.
+func (s *Server) heal() (healed, failed bool) {
+	if !s.reloadMu.TryLock() { // a reload is running: it replaces the generation
+		return false, false
+	}
+	defer s.reloadMu.Unlock()
+	g := s.cur.Load()
+	if g.damage.Load() == nil {
+		return true, false
+	}
+	now := time.Now()
+	if now.Before(g.healAt) {
+		return false, true
+	}
+	s.log.Warn("the served index changed on disk; reloading it", "dir", g.ix.Dir(), "err", *g.damage.Load())
+	if _, err := s.reload(g.ix.Dir()); err != nil {
+		g.healWait = min(max(2*g.healWait, minHealWait), maxHealWait)
+		g.healAt = now.Add(g.healWait)
+		s.log.Warn("the damaged index stays served, answering 503", "dir", g.ix.Dir(), "err", err, "next_try", g.healWait)
+		return false, true
+	}
+	return true, false
 }
 
 // tryAcquire takes a reference unless the generation is already closing.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpusearch/gpusearch/analysis"
+	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/query"
 )
 
@@ -132,7 +133,7 @@ func (s *Server) search(ctx context.Context, p searchParams) (SearchResponse, er
 	}
 	if !hit {
 		sctx, cancel := context.WithTimeout(ctx, s.cfg.Server.Timeout)
-		res, err := eng.Search(sctx, q)
+		res, err := g.search(sctx, eng, q)
 		cancel()
 		if err != nil {
 			return SearchResponse{}, s.searchError(err)
@@ -151,9 +152,12 @@ func (s *Server) search(ctx context.Context, p searchParams) (SearchResponse, er
 	}, nil
 }
 
-// searchError turns an engine's context errors into 503s that say why.
+// searchError turns an engine's context errors, and errors about the
+// index's files changed on disk, into 503s that say why.
 func (s *Server) searchError(err error) error {
 	switch {
+	case errors.Is(err, index.ErrCorrupt):
+		return s.damaged(err)
 	case errors.Is(err, context.DeadlineExceeded):
 		return errorf(http.StatusServiceUnavailable, "search took longer than the limit timeout=%s", s.cfg.Server.Timeout)
 	case errors.Is(err, context.Canceled):
