@@ -30,6 +30,7 @@ func (f *IndexFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Fit, "fit", "", "parameters from `gen fit` (JSON file); default: the built-in Gov2-like parameters")
 	fs.IntVar(&f.Workers, "workers", 0, "generating goroutines (0 = every core)")
 	fs.Int64Var(&f.AheadMB, "ahead-mb", 128, "MiB of posting lists generated ahead of the index writer")
+	fs.BoolVar(&f.Force, "force", false, "replace the index in --out even with one of fewer than half its documents")
 }
 
 // Complete checks the flags.

@@ -25,6 +25,7 @@ type Options struct {
 	DocIDCodec string // docid codec (default "bp128")
 	FreqCodec  string // frequency codec (default: DocIDCodec)
 	Workers    int    // generating goroutines (default: every core)
+	Force      bool   // replace an index in dir even with one of fewer than half its documents
 	// AheadPostings bounds the postings generated ahead of the index
 	// writer (default 1<<24, about 128 MiB of lists).
 	AheadPostings int64
@@ -106,7 +107,7 @@ func Generate(ctx context.Context, dir string, opts Options) (Report, error) {
 		rep.Tokens += uint64(l)
 	}
 	w, err := index.NewWriter(dir, index.WriterOptions{
-		DocIDCodec: opts.DocIDCodec, FreqCodec: opts.FreqCodec, Order: opts.Order,
+		DocIDCodec: opts.DocIDCodec, FreqCodec: opts.FreqCodec, Order: opts.Order, Force: opts.Force,
 	}, lens, urls)
 	if err != nil {
 		return rep, err

@@ -7,7 +7,9 @@ import (
 
 // Convert rewrites ix into dir with other codecs: same documents, terms,
 // postings, order and BM25 parameters, so every query answers the same.
-func Convert(ctx context.Context, ix *Index, dir, docIDCodec, freqCodec string) error {
+// opts gives the codecs and Force; the order and the BM25 parameters are
+// ix's.
+func Convert(ctx context.Context, ix *Index, dir string, opts WriterOptions) error {
 	if dir == ix.dir {
 		return fmt.Errorf("index: convert: output directory is the input index")
 	}
@@ -16,9 +18,8 @@ func Convert(ctx context.Context, ix *Index, dir, docIDCodec, freqCodec string) 
 		urls[d] = ix.URL(uint32(d))
 	}
 	lens := append([]uint32(nil), ix.docLens...)
-	w, err := NewWriter(dir, WriterOptions{
-		DocIDCodec: docIDCodec, FreqCodec: freqCodec, Order: ix.meta.Order, BM25: ix.params,
-	}, lens, urls)
+	opts.Order, opts.BM25 = ix.meta.Order, ix.params
+	w, err := NewWriter(dir, opts, lens, urls)
 	if err != nil {
 		return err
 	}

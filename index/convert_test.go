@@ -50,7 +50,7 @@ func TestConvertKeepsAnswers(t *testing.T) {
 	for _, codec := range codecplugins.Names() {
 		t.Run(codec, func(t *testing.T) {
 			dst := t.TempDir()
-			if err := index.Convert(context.Background(), ix, dst, codec, codec); err != nil {
+			if err := index.Convert(context.Background(), ix, dst, index.WriterOptions{DocIDCodec: codec, FreqCodec: codec}); err != nil {
 				t.Fatal(err)
 			}
 			cx, err := index.Open(dst)

@@ -222,21 +222,21 @@ func TestCLIErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(notIndex, "readme.txt"), []byte("not an index"), 0o644)
 	// A copy of the index with one bit of lexicon.bin flipped.
 	damaged := t.TempDir()
-	entries, err := os.ReadDir(idx)
+	if err := os.CopyFS(damaged, os.DirFS(idx)); err != nil {
+		t.Fatal(err)
+	}
+	m, err := index.ReadMeta(damaged)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(idx, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Name() == "lexicon.bin" {
-			b[len(b)/2] ^= 1
-		}
-		if err := os.WriteFile(filepath.Join(damaged, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	lexicon := filepath.Join(damaged, m.Generation, "lexicon.bin")
+	b, err := os.ReadFile(lexicon)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 1
+	if err := os.WriteFile(lexicon, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 
 	tests := []struct {

@@ -86,10 +86,10 @@ func indexFromCompressed(cmd *cobra.Command, f indexFlags, opts indexer.Options)
 		return err
 	}
 	res, err := analytics.BuildIndex(cmd.Context(), c, f.out, index.WriterOptions{
-		DocIDCodec: opts.DocIDCodec, FreqCodec: opts.FreqCodec, BM25: opts.BM25,
+		DocIDCodec: opts.DocIDCodec, FreqCodec: opts.FreqCodec, BM25: opts.BM25, Force: opts.Force,
 	}, analytics.Auto)
 	if err != nil {
-		return err
+		return forceHint(err)
 	}
 	rep := indexer.Report{Documents: c.Meta.Documents, Elapsed: time.Since(start)}
 	for t := range res.Postings.Rows() {

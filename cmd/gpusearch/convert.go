@@ -13,6 +13,7 @@ func init() { subcommands = append(subcommands, newConvertCmd) }
 
 func newConvertCmd() *cobra.Command {
 	var dir, codec, freqCodec, out string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "convert --index DIR --codec NAME --out DIR",
 		Short: "Re-encode an index with other codecs; queries answer the same",
@@ -29,8 +30,9 @@ func newConvertCmd() *cobra.Command {
 				return err
 			}
 			defer ix.Close()
-			if err := index.Convert(cmd.Context(), ix, out, codec, freqCodec); err != nil {
-				return err
+			opts := index.WriterOptions{DocIDCodec: codec, FreqCodec: freqCodec, Force: force}
+			if err := index.Convert(cmd.Context(), ix, out, opts); err != nil {
+				return forceHint(err)
 			}
 			m, err := index.ReadMeta(out)
 			if err != nil {
@@ -46,5 +48,6 @@ func newConvertCmd() *cobra.Command {
 	fl.StringVar(&codec, "codec", "", "docid codec (and frequency codec unless --freq-codec)")
 	fl.StringVar(&freqCodec, "freq-codec", "", "frequency codec")
 	fl.StringVar(&out, "out", "", "output index directory")
+	fl.BoolVar(&force, "force", false, forceUsage)
 	return cmd
 }

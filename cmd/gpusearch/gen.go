@@ -37,7 +37,7 @@ func newGenIndexCmd() *cobra.Command {
 			f.Progress = stderrUnlessQuiet(quiet)
 			rep, err := f.Run(cmd.Context())
 			if err != nil {
-				return err
+				return forceHint(err)
 			}
 			s := bench.SummarizeGen(rep, f.Out)
 			if !quiet {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/gpusearch/gpusearch/bench"
 	"github.com/gpusearch/gpusearch/config"
+	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
 )
 
@@ -21,7 +23,7 @@ type indexFlags struct {
 	seed                         uint64
 	workers, passages            int
 	memoryMB, maxDocBytes        int64
-	quiet, json                  bool
+	quiet, json, force           bool
 }
 
 func newIndexCmd() *cobra.Command {
@@ -46,6 +48,7 @@ func newIndexCmd() *cobra.Command {
 			opts.MemoryBudget = pick(fl.Changed("memory-mb"), f.memoryMB, ic.MemoryBudgetMB) << 20
 			opts.MaxDocBytes = pick(fl.Changed("max-doc-bytes"), f.maxDocBytes, ic.MaxDocBytes)
 			opts.Passages = f.passages
+			opts.Force = f.force
 			opts.Progress = stderrUnlessQuiet(f.quiet)
 			if f.fromCompressed != "" && f.passages > 0 {
 				return usagef("index: --passages splits crawl documents; it does not apply to --from-compressed")
@@ -61,7 +64,7 @@ func newIndexCmd() *cobra.Command {
 			}
 			rep, err := indexer.Build(cmd.Context(), args[0], f.out, opts)
 			if err != nil {
-				return err
+				return forceHint(err)
 			}
 			summary := bench.SummarizeIndex(rep, f.out)
 			summary.MemoryBudgetMB = opts.MemoryBudget >> 20
@@ -89,6 +92,7 @@ func newIndexCmd() *cobra.Command {
 	fl.Int64Var(&f.memoryMB, "memory-mb", 0, "postings memory budget in MiB before spilling runs")
 	fl.Int64Var(&f.maxDocBytes, "max-doc-bytes", 0, "largest document read, in bytes")
 	fl.IntVar(&f.passages, "passages", 0, "split each document into passages of about N terms, each a document with URL ...#p<i> (0 = whole documents)")
+	fl.BoolVar(&f.force, "force", false, forceUsage)
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
 	fl.BoolVar(&f.json, "json", false, "print the build report as JSON on stdout")
 	return cmd
@@ -103,6 +107,17 @@ func indexOptions(cfg config.Config) indexer.Options {
 		Workers: ic.Workers, MemoryBudget: ic.MemoryBudgetMB << 20, MaxDocBytes: ic.MaxDocBytes,
 		Oversize: ic.Oversize, TempDir: ic.TempDir, BM25: cfg.BM25,
 	}
+}
+
+// forceUsage documents the --force of the commands that write an index.
+const forceUsage = "replace the index in the output directory even with an empty one or one of fewer than half its documents"
+
+// forceHint adds to a refusal to shrink an index the flag that overrides it.
+func forceHint(err error) error {
+	if errors.Is(err, index.ErrShrink) {
+		return fmt.Errorf("%w (--force replaces it anyway)", err)
+	}
+	return err
 }
 
 // pick returns the flag's value when it was set, else the config's.
