@@ -1,13 +1,15 @@
 // Package index is gpusearch's on-disk inverted index: the writer that lays
 // it out, and the memory-mapped reader whose cursors the query engines use.
 //
-// An index is a directory of files:
+// An index is a directory: a commit point, meta.json, names a generation
+// directory (gen-N) that holds the data files:
 //
 //	docids.bin     encoded docid blocks, every term's blocks in term order
 //	freqs.bin      encoded frequency blocks (freq-1), same order
 //	lexicon.bin    one record per term in byte order, in segments of
 //	               16,384 terms, each its own deflate stream, then the
-//	               segment table that locates them (segments.go). A record:
+//	               segment table that locates them and the values the
+//	               score bounds were computed with (segments.go). A record:
 //	                 the length of the prefix shared with the previous term
 //	                 of the segment, the suffix length, the suffix bytes,
 //	                 df, cf-df (uvarints), the list's largest BM25 term
@@ -20,8 +22,11 @@
 //	doclens.bin    deflate stream of document lengths, one uvarint each
 //	urls.bin       deflate stream of URLs in docid order, front-coded as
 //	               the terms are
-//	meta.json      format version, codecs, block size, counts, BM25 parameters,
-//	               docid order, and size + CRC-32C of every other file
+//
+// meta.json is {"version", "crc32c", "index"}: the format version, the
+// CRC-32C of the index value's bytes as they lie, and the index value
+// (Meta): the generation, codecs, block size, counts, BM25 parameters,
+// average length, docid order, and size + CRC-32C of every data file.
 //
 // The postings are mapped as they lie; Open inflates the streams (the
 // lexicon's segments in parallel) into in-memory tables: the lexicon (32
@@ -38,9 +43,16 @@
 // block); frequencies are stored as freq-1. The skip table's offset columns
 // are also the "endpoint" arrays the GPU formats need.
 //
-// Every file is written to a temporary name, fsynced and renamed, and
-// meta.json is written last, so a crash leaves either the old index or no
-// index. Open checks the version, every file's size and checksum, and every
-// record and cross-file count, and refuses a damaged index with an error
-// naming the file and wrapping ErrCorrupt (or ErrVersion).
+// A writer (Dir, Writer) holds the directory's lock, writes a new
+// generation beside the committed one, fsyncs it, renames a new meta.json
+// over the old and fsyncs the directory, and only then removes the old
+// generation (commit.go): a crash leaves the old index or the new one,
+// and a reader's files are never written in place. Open checks the
+// version, meta.json's checksum and keys, every data file's size and
+// checksum, every record and cross-file count, and every value scoring
+// depends on against the data (the document count, tokens and average
+// length against the lengths; k1, b, the count and the average length
+// against those the score bounds were computed with). It refuses a damaged
+// index with an error naming the file (and meta.json's field) and wrapping
+// ErrCorrupt (or ErrVersion).
 package index

@@ -417,6 +417,21 @@ func TestLeftoversRemoved(t *testing.T) {
 		t.Errorf("after LockDir the directory holds %v, want %v", names, want)
 	}
 	openIndex(t, dir)
+	// A version 2 index kept its data files beside meta.json: refused,
+	// and replaced, files and all, by the next write.
+	for name, data := range map[string]string{"meta.json": `{"version": 2}`, "docids.bin": "x", ".docids.bin.tmp-5": "x"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := index.Open(dir); !errors.Is(err, index.ErrVersion) || !strings.Contains(err.Error(), "rebuild") {
+		t.Errorf("Open of a version 2 index = %v, want ErrVersion asking for a rebuild", err)
+	}
+	c.write(t, dir, "varint-SU")
+	want = []string{".hidden", ".lock", "cost-model.json", "gen-2", "meta.json", "notes.txt"}
+	if names := dirNames(t, dir); !slices.Equal(names, want) {
+		t.Errorf("after rebuilding a version 2 index the directory holds %v, want %v", names, want)
+	}
 }
 
 // TestRefuseShrink checks the writer's guard against replacing an index
