@@ -40,8 +40,9 @@
 // body declared application/json (which a page of another origin cannot
 // send without a CORS preflight, never granted) and no foreign Origin. The
 // http.Server cuts slow clients at read_header_timeout, read_timeout,
-// write_timeout and idle_timeout; net/http itself answers headers past
-// max_header_bytes + 1 MiB, in plain text.
+// write_timeout and idle_timeout. net/http itself answers, in plain text,
+// a request it cannot parse (400) and headers past max_header_bytes +
+// 1 MiB (431): it has no hook to answer those in JSON.
 //
 // Paths (paths.go). Reloads name directories under server.index_root (by
 // default the directory holding server.index), relative to it or absolute
