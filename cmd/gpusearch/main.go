@@ -48,7 +48,10 @@ func main() {
 	// stops on it. Once one has come, stop restores the default action,
 	// so a second signal kills at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	context.AfterFunc(ctx, stop)
+	context.AfterFunc(ctx, func() {
+		stop()
+		fmt.Fprintln(os.Stderr, "gpusearch: stopping; a second signal stops at once")
+	})
 	err := newRootCmd().ExecuteContext(ctx)
 	stop()
 	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
