@@ -32,3 +32,11 @@ func EditMeta(dir string, edit func(value []byte) []byte) error {
 	out := fmt.Appendf(nil, `{"version": %d, "crc32c": %d, "index": %s}`, env.Version, crc32.Checksum(body, castagnoli), body)
 	return os.WriteFile(p, out, 0o644)
 }
+
+// ReadTables reads the in-memory tables from the mapped files again, as
+// Open does.
+func (ix *Index) ReadTables() error { return ix.readTables() }
+
+// VerifyChecksum checks the named mapped file's checksum again, as Open
+// does.
+func (ix *Index) VerifyChecksum(name string) error { return ix.verifyChecksum(name) }

@@ -87,3 +87,36 @@ func TestGuard(t *testing.T) {
 		ix.Guard(func() error { panic("not a fault") })
 	})
 }
+
+// TestOpenSurvivesShrinkingFiles: a file that shrinks while Open reads it
+// (a copy over the index still running during a reload) fails the open
+// with an error naming the file, where it would kill the process. Open's
+// two reading steps, the checksums and the tables (read on several
+// goroutines), run again on an open index whose files then shrank.
+func TestOpenSurvivesShrinkingFiles(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		read func(ix *index.Index, name string) error
+	}{
+		{"docids.bin", (*index.Index).VerifyChecksum},
+		{"lexicon.bin", func(ix *index.Index, _ string) error { return ix.ReadTables() }},
+		{"doclens.bin", func(ix *index.Index, _ string) error { return ix.ReadTables() }},
+		{"urls.bin", func(ix *index.Index, _ string) error { return ix.ReadTables() }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := goodIndex(t)
+			ix, err := index.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			if err := os.Truncate(findFile(t, dir, tt.name), 0); err != nil {
+				t.Fatal(err)
+			}
+			err = tt.read(ix, tt.name)
+			if !errors.Is(err, index.ErrFault) || !strings.Contains(err.Error(), tt.name) {
+				t.Errorf("reading the shrunk %s: %v, want an error naming it, wrapping ErrFault", tt.name, err)
+			}
+		})
+	}
+}

@@ -83,26 +83,36 @@ func open(dir string, meta Meta) (*Index, error) {
 	}
 	ix.docData, ix.freqData = ix.maps[fileDocIDs], ix.maps[fileFreqs]
 	ix.params = bm25.Params{K1: ix.meta.K1, B: ix.meta.B}
+	if err := ix.readTables(); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+// readTables inflates the lengths, the lexicon and the URLs from the
+// mapped files into the in-memory tables. Each goroutine reads under
+// Guard: a file that shrinks meanwhile (a copy over the index still
+// running during a reload) fails the open instead of the process.
+func (ix *Index) readTables() error {
 	// The URLs inflate beside the lengths and the lexicon, which needs the
 	// norms: a one-posting list's score is computed.
 	urls := make(chan error, 1)
-	go func() { urls <- ix.readURLs() }()
-	err = ix.readDocLens()
-	if err == nil {
+	go func() { urls <- ix.Guard(ix.readURLs) }()
+	err := ix.Guard(func() error {
+		if err := ix.readDocLens(); err != nil {
+			return err
+		}
 		ix.norms = ix.params.Norms(ix.docLens, ix.avgLen)
-		err = ix.readLexicon()
-	}
+		return ix.readLexicon()
+	})
 	if err == nil {
 		ix.byTerm = newTermTable(len(ix.lexicon), ix.termString)
 	}
 	if uerr := <-urls; err == nil {
 		err = uerr
 	}
-	if err != nil {
-		ix.Close()
-		return nil, err
-	}
-	return ix, nil
+	return err
 }
 
 func (ix *Index) mapChecked(name string) error {
@@ -130,10 +140,19 @@ func (ix *Index) mapChecked(name string) error {
 		return fmt.Errorf("index: map %s: %w", name, err)
 	}
 	ix.maps[name] = b
-	if sum := crc32.Checksum(b, castagnoli); sum != fm.CRC32 {
-		return corruptf(name, "checksum %08x, meta.json says %08x", sum, fm.CRC32)
-	}
-	return nil
+	return ix.verifyChecksum(name)
+}
+
+// verifyChecksum compares the mapped file name's CRC-32C with meta.json's,
+// under Guard: the file may shrink while it is read.
+func (ix *Index) verifyChecksum(name string) error {
+	return ix.Guard(func() error {
+		want := ix.meta.Files[name].CRC32
+		if sum := crc32.Checksum(ix.maps[name], castagnoli); sum != want {
+			return corruptf(name, "checksum %08x, meta.json says %08x", sum, want)
+		}
+		return nil
+	})
 }
 
 // lexEntry is one term of the in-memory lexicon.
@@ -237,7 +256,10 @@ func (ix *Index) readLexicon() error {
 	for range min(n, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
 			for i := range next {
-				terms[i], postings[i], errs[i] = ix.readSegment(segs[i], segs[i+1], body)
+				errs[i] = ix.Guard(func() (err error) {
+					terms[i], postings[i], err = ix.readSegment(segs[i], segs[i+1], body)
+					return err
+				})
 			}
 		})
 	}
