@@ -141,7 +141,7 @@ func (d *Dir) removeOld(keep string) {
 	entries, _ := os.ReadDir(d.path)
 	for _, e := range entries {
 		name := e.Name()
-		if _, isGen := parseGen(name); (isGen && name != keep) || (!e.IsDir() && slices.Contains(dataFiles, name)) {
+		if _, isGen := parseGen(name); (isGen && name != keep) || (!e.IsDir() && knownFile(name)) {
 			os.RemoveAll(filepath.Join(d.path, name))
 		}
 	}
@@ -230,12 +230,12 @@ func decodeMeta(raw []byte) (Meta, error) {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return Meta{}, corruptf(fileMeta, "%v", err)
 	}
-	if v.Version != FormatVersion {
+	if v.Version < minReadVersion || v.Version > FormatVersion {
 		hint := "written by a newer gpusearch"
-		if v.Version < FormatVersion {
+		if v.Version < minReadVersion {
 			hint = "rebuild it with gpusearch index"
 		}
-		return Meta{}, fmt.Errorf("index: %s: file is version %d, want %d (%s): %w", fileMeta, v.Version, FormatVersion, hint, ErrVersion)
+		return Meta{}, fmt.Errorf("index: %s: file is version %d, this build reads %d to %d (%s): %w", fileMeta, v.Version, minReadVersion, FormatVersion, hint, ErrVersion)
 	}
 	var env envelope
 	if err := decodeStrict(raw, &env); err != nil {
@@ -258,8 +258,8 @@ func (m Meta) check() error {
 		return corruptf(fileMeta, "generation %q is not a generation directory's name", m.Generation)
 	}
 	for _, name := range slices.Sorted(maps.Keys(m.Files)) {
-		if !slices.Contains(dataFiles, name) {
-			return corruptf(fileMeta, "files names %q, not a file of an index", name)
+		if !knownFile(name) || (m.Version < 4 && !slices.Contains(dataFiles, name)) {
+			return corruptf(fileMeta, "files names %q, not a file of a version %d index", name, m.Version)
 		}
 	}
 	if !(m.K1 >= 0) || math.IsInf(float64(m.K1), 0) {

@@ -23,6 +23,12 @@
 //	urls.bin       deflate stream of URLs in docid order, front-coded as
 //	               the terms are
 //
+// Those five every index has. Optional data files (optionalFiles), which
+// only some indexes have, lie beside them, written and checksummed the
+// same way (Writer.createOptional); meta.json names exactly those an index
+// has, and Open maps and checks them (format version 4; a version 3 index
+// reads as one without optional files).
+//
 // meta.json is {"version", "crc32c", "index"}: the format version, the
 // CRC-32C of the index value's bytes as they lie, and the index value
 // (Meta): the generation, codecs, block size, counts, BM25 parameters,

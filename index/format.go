@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // FormatVersion is the on-disk format version this package writes and reads.
@@ -21,7 +22,15 @@ import (
 //	   against the data files; the lexicon records the BM25 parameters,
 //	   document count and average length its score bounds were computed
 //	   with.
-const FormatVersion = 3
+//	4: optional data files: meta.json's files may name, beside the five
+//	   that every index has, files that only some indexes have (the
+//	   document store, positions). A version 3 reader would call such an
+//	   index corrupt; a version 3 index reads as a version 4 one without
+//	   optional files.
+const FormatVersion = 4
+
+// minReadVersion is the oldest format version this package reads.
+const minReadVersion = 3
 
 // File names inside an index directory.
 const (
@@ -36,8 +45,19 @@ const (
 // lockName is the file an index directory's writer holds a lock on.
 const lockName = ".lock"
 
-// dataFiles lists every file that meta.json checksums, in writing order.
+// dataFiles lists the files that every index has and meta.json
+// checksums, in writing order.
 var dataFiles = []string{fileDocIDs, fileFreqs, fileLexicon, fileDocLens, fileURLs}
+
+// optionalFiles lists the data files that an index may have beside
+// dataFiles: meta.json checksums those it has, Open maps and checks them,
+// and a name not in either list is refused.
+var optionalFiles = []string{}
+
+// knownFile reports whether name is a data file of an index.
+func knownFile(name string) bool {
+	return slices.Contains(dataFiles, name) || slices.Contains(optionalFiles, name)
+}
 
 // ErrCorrupt is wrapped by every error about a damaged index.
 var ErrCorrupt = errors.New("index corrupt")

@@ -75,7 +75,10 @@ func open(dir string, meta Meta) (*Index, error) {
 	if ix.meta.BlockSize != ix.dc.BlockSize() || ix.fc.BlockSize() < ix.meta.BlockSize {
 		return nil, corruptf(fileMeta, "block size %d does not fit codecs %s and %s", ix.meta.BlockSize, ix.dc.Name(), ix.fc.Name())
 	}
-	for _, name := range dataFiles {
+	for _, name := range append(slices.Clone(dataFiles), optionalFiles...) {
+		if _, ok := meta.Files[name]; !ok && slices.Contains(optionalFiles, name) {
+			continue
+		}
 		if err := ix.mapChecked(name); err != nil {
 			ix.Close()
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/index/bm25"
@@ -40,6 +41,7 @@ type Writer struct {
 	docs      *fileWriter
 	freqs     *fileWriter
 	lexicon   *streamWriter
+	optional  []*fileWriter // optional data files (createOptional)
 	files     map[string]FileMeta
 	prevTerm  string
 	nTerms    uint64
@@ -301,6 +303,25 @@ func (w *Writer) segmentStart() segment {
 	}
 }
 
+// createOptional creates one of optionalFiles in the new generation. The
+// caller writes it whole before Close, which finishes it as it does the
+// other data files (fsync, size and checksum in meta.json); Abort
+// discards it.
+func (w *Writer) createOptional(name string) (*fileWriter, error) {
+	if !slices.Contains(optionalFiles, name) {
+		return nil, fmt.Errorf("index: %s is not an optional file of an index", name)
+	}
+	if slices.ContainsFunc(w.optional, func(f *fileWriter) bool { return f.name == name }) {
+		return nil, fmt.Errorf("index: %s created twice", name)
+	}
+	f, err := createFile(w.dir, name)
+	if err != nil {
+		return nil, err
+	}
+	w.optional = append(w.optional, f)
+	return f, nil
+}
+
 // Close finishes the data files, makes them durable and commits the new
 // generation (Dir.commit); then it removes the old one, and unlocks the
 // directory if NewWriter locked it.
@@ -338,6 +359,11 @@ func (w *Writer) finish() error {
 	w.lexicon.fw.Write(appendSegments(nil, w.segments, bounds))
 	if w.files[fileLexicon], err = w.lexicon.fw.finish(); err != nil {
 		return err
+	}
+	for _, f := range w.optional {
+		if w.files[f.name], err = f.finish(); err != nil {
+			return err
+		}
 	}
 	for _, dir := range []string{w.dir, w.root.path} {
 		if err := syncDir(dir); err != nil {
@@ -378,7 +404,7 @@ func (w *Writer) Abort() {
 		return
 	}
 	w.closed = true
-	for _, f := range []*fileWriter{w.docs, w.freqs} {
+	for _, f := range append([]*fileWriter{w.docs, w.freqs}, w.optional...) {
 		if f != nil {
 			f.abort()
 		}
