@@ -46,17 +46,20 @@ func New() *Analyzer {
 // Analyze calls emit with each term of text, in order. Bytes that are not
 // valid UTF-8 separate words. The string passed to emit may be retained.
 func (a *Analyzer) Analyze(text []byte, emit func(term string)) {
-	for len(text) > 0 {
-		n := validPrefix(text)
-		for run := text[:n]; len(run) > 0; {
-			end := a.cut(run)
-			a.segment(run[:end], emit)
-			run = run[end:]
+	a.AnalyzeOffsets(text, func(term string, _, _ int) { emit(term) })
+}
+
+// AnalyzeOffsets is Analyze that also gives where each term's word lies:
+// text[start:end] is the segment the term was made from (snippets mark it).
+func (a *Analyzer) AnalyzeOffsets(text []byte, emit func(term string, start, end int)) {
+	for off := 0; off < len(text); {
+		n := validPrefix(text[off:])
+		for run := off; run < off+n; {
+			end := a.cut(text[run : off+n])
+			a.segment(text[run:run+end], run, emit)
+			run += end
 		}
-		if n == len(text) {
-			return
-		}
-		text = text[n+1:] // skip one invalid byte
+		off += n + 1 // skip one invalid byte
 	}
 }
 
@@ -67,16 +70,20 @@ func (a *Analyzer) Terms(text string) []string {
 	return terms
 }
 
-// segment segments b, which is valid UTF-8, and emits the terms of its
-// word segments.
-func (a *Analyzer) segment(b []byte, emit func(string)) {
+// segment segments b, which is valid UTF-8 and lies at offset off of the
+// text, and emits the terms of its word segments.
+func (a *Analyzer) segment(b []byte, off int, emit func(string, int, int)) {
 	for len(b) > 0 {
 		vals, types, n, _ := segment.SegmentWordsDirect(b, a.vals[:0], a.types[:0])
+		at := off // the segments tile b[:n]
 		for i, v := range vals {
 			switch types[i] {
 			case segment.Letter, segment.Number, segment.Ideo, segment.Kana:
-				a.term(v, emit)
+				if t, ok := a.term(v); ok {
+					emit(t, at, at+len(v))
+				}
 			}
+			at += len(v)
 		}
 		clear(vals) // do not pin the caller's text
 		a.vals, a.types = vals[:0], types[:0]
@@ -85,18 +92,18 @@ func (a *Analyzer) segment(b []byte, emit func(string)) {
 			// input it does not handle): skip one character.
 			_, n = utf8.DecodeRune(b)
 		}
-		b = b[n:]
+		b, off = b[n:], off+n
 	}
 }
 
-// term emits the term for the word segment v, using the cache.
-func (a *Analyzer) term(v []byte, emit func(string)) {
+// term returns the term for the word segment v, using the cache; false
+// for a segment too long to be one.
+func (a *Analyzer) term(v []byte) (string, bool) {
 	if len(v) > MaxTokenLen {
-		return
+		return "", false
 	}
 	if t, ok := a.cache[string(v)]; ok {
-		emit(t)
-		return
+		return t, true
 	}
 	key := string(v)
 	t := english.Stem(strings.ToLower(key), true)
@@ -104,7 +111,7 @@ func (a *Analyzer) term(v []byte, emit func(string)) {
 		clear(a.cache)
 	}
 	a.cache[key] = t
-	emit(t)
+	return t, true
 }
 
 // validPrefix returns the length of the longest prefix of b that is valid

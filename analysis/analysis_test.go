@@ -183,6 +183,40 @@ func TestAnalyzeNoAllocs(t *testing.T) {
 	}
 }
 
+// checkOffsets checks that AnalyzeOffsets emits Analyze's terms, each at
+// a segment of text that analyzes to that term alone, in order.
+func checkOffsets(t *testing.T, a *Analyzer, text []byte) {
+	t.Helper()
+	want := collect(a, text)
+	var got []string
+	last := 0
+	a.AnalyzeOffsets(text, func(term string, start, end int) {
+		got = append(got, term)
+		if start < last || end <= start || end > len(text) {
+			t.Fatalf("AnalyzeOffsets(%q): %q at [%d,%d) after %d", text, term, start, end, last)
+		}
+		if alone := collect(New(), text[start:end]); len(alone) != 1 || alone[0] != term {
+			t.Fatalf("AnalyzeOffsets(%q): %q at [%d,%d), which analyzes to %q", text, term, start, end, alone)
+		}
+		last = end
+	})
+	if !slices.Equal(got, want) {
+		t.Fatalf("AnalyzeOffsets(%q) = %q, want Analyze's %q", text, got, want)
+	}
+}
+
+func TestAnalyzeOffsets(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	a := New()
+	a.chunkSize, a.chunkLimit = 7, 1<<30
+	for _, text := range []string{"", "Running dogs", "\xffcafé\xff\xffdon't 3.14 日本", "a  \u0301b"} {
+		checkOffsets(t, a, []byte(text))
+	}
+	for range 300 {
+		checkOffsets(t, a, randomText(r, 200))
+	}
+}
+
 func BenchmarkAnalyze(b *testing.B) {
 	para, err := os.ReadFile("testdata/english.txt")
 	if err != nil {
@@ -208,6 +242,7 @@ func FuzzAnalyze(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text []byte) {
 		a := New()
 		a.chunkSize, a.chunkLimit = 5, 1<<30
+		checkOffsets(t, a, text)
 		got := collect(a, text)
 		for _, term := range got {
 			if term == "" || !utf8.ValidString(term) {
