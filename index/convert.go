@@ -6,7 +6,8 @@ import (
 )
 
 // Convert rewrites ix into dir with other codecs: same documents, terms,
-// postings, order and BM25 parameters, so every query answers the same.
+// postings, order and BM25 parameters, so every query answers the same;
+// the document store is copied as it lies.
 // opts gives the codecs and Force; the order and the BM25 parameters are
 // ix's.
 func Convert(ctx context.Context, ix *Index, dir string, opts WriterOptions) error {
@@ -21,6 +22,10 @@ func Convert(ctx context.Context, ix *Index, dir string, opts WriterOptions) err
 	opts.Order, opts.BM25 = ix.meta.Order, ix.params
 	w, err := NewWriter(dir, opts, lens, urls)
 	if err != nil {
+		return err
+	}
+	if err := w.copyStore(ix); err != nil {
+		w.Abort()
 		return err
 	}
 	var docids, freqs []uint32

@@ -39,6 +39,8 @@ type Index struct {
 	params   bm25.Params
 	avgLen   float32
 	norms    []float32
+	titles   *blockFile // the document store (store.go), nil if absent
+	texts    *blockFile
 }
 
 // Open maps the index that dir's commit point, meta.json, names,
@@ -87,6 +89,10 @@ func open(dir string, meta Meta) (*Index, error) {
 	ix.docData, ix.freqData = ix.maps[fileDocIDs], ix.maps[fileFreqs]
 	ix.params = bm25.Params{K1: ix.meta.K1, B: ix.meta.B}
 	if err := ix.readTables(); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	if err := ix.openStore(); err != nil {
 		ix.Close()
 		return nil, err
 	}

@@ -1,0 +1,281 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeStored writes an index into dir whose documents have the given
+// titles and texts, storing mode.
+func writeStored(t testing.TB, dir, mode string, titles []string, texts [][]byte) {
+	t.Helper()
+	n := len(titles)
+	lens, urls, all, freqs := make([]uint32, n), make([]string, n), make([]uint32, n), make([]uint32, n)
+	for d := range n {
+		lens[d], urls[d], all[d], freqs[d] = 1, fmt.Sprintf("http://example.com/%06d", d), uint32(d), 1
+	}
+	w, err := NewWriter(dir, WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU", Force: true}, lens, urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n > 0 {
+		if err := w.AddTerm("t", all, freqs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if mode != StoreNone {
+		b, err := NewStoreBuilder(t.TempDir(), mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for d := range n {
+			if err := b.Add(titles[d], texts[d]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.AddStore(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// randomDocs makes n titles and texts of random sizes, from empty to
+// several blocks, of ASCII and other scripts.
+func randomDocs(r *rand.Rand, n int) ([]string, [][]byte) {
+	alphabet := []rune("abc xyz\n\u00e9\u00df\u4e2d\u6587\u0416\U0001F600")
+	text := func(max int) []byte {
+		var b strings.Builder
+		for range r.IntN(max + 1) {
+			b.WriteRune(alphabet[r.IntN(len(alphabet))])
+		}
+		return []byte(b.String())
+	}
+	titles, texts := make([]string, n), make([][]byte, n)
+	for d := range n {
+		titles[d] = string(text(60))
+		switch r.IntN(10) {
+		case 0:
+			texts[d] = nil
+		case 1:
+			texts[d] = text(100 << 10) // several blocks' worth
+		default:
+			texts[d] = text(3000)
+		}
+	}
+	return titles, texts
+}
+
+// TestStoreRoundTrip checks that every document reads back, in any order,
+// what was stored of it, for each store mode and collection size.
+func TestStoreRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 7, 500} {
+		titles, texts := randomDocs(r, n)
+		for _, mode := range []string{StoreNone, StoreTitles, StoreText} {
+			t.Run(fmt.Sprintf("%s/%d", mode, n), func(t *testing.T) {
+				dir := t.TempDir()
+				writeStored(t, dir, mode, titles, texts)
+				ix, err := Open(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ix.Close()
+				if got := ix.Store(); got != mode {
+					t.Errorf("Store() = %q, want %q", got, mode)
+				}
+				for _, d := range r.Perm(n) {
+					for _, withText := range []bool{false, true} {
+						got, err := ix.Document(uint32(d), withText)
+						if err != nil {
+							t.Fatalf("Document(%d, %v): %v", d, withText, err)
+						}
+						want := Document{URL: ix.URL(uint32(d))}
+						if mode != StoreNone {
+							want.Title = titles[d]
+						}
+						if mode == StoreText && withText {
+							want.Text = string(texts[d])
+						}
+						if got != want {
+							t.Fatalf("Document(%d, %v) = %.80q, want %.80q", d, withText, got, want)
+						}
+					}
+				}
+				if _, err := ix.Document(uint32(n), false); err == nil {
+					t.Errorf("Document(%d) of %d documents: no error", n, n)
+				}
+				// Convert keeps the store.
+				out := t.TempDir()
+				if err := Convert(context.Background(), ix, out, WriterOptions{DocIDCodec: "varint-G8IU", FreqCodec: "varint-G8IU"}); err != nil {
+					t.Fatal(err)
+				}
+				cv, err := Open(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer cv.Close()
+				if cv.Store() != mode {
+					t.Errorf("converted index stores %q, want %q", cv.Store(), mode)
+				}
+				if n > 0 {
+					a, _ := ix.Document(uint32(n-1), true)
+					b, err := cv.Document(uint32(n-1), true)
+					if err != nil || a != b {
+						t.Errorf("converted Document = %.40q, %v; want %.40q", b, err, a)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestStoreCorrupt checks that a flipped byte in a store file is refused
+// at Open, and that blocks which pass the checksum but do not decode give
+// errors, not panics.
+func TestStoreCorrupt(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	titles, texts := randomDocs(r, 200)
+	dir := t.TempDir()
+	writeStored(t, dir, StoreText, titles, texts)
+	ix, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := filepath.Join(dir, ix.meta.Generation)
+	ix.Close()
+	for _, name := range []string{fileTitles, fileTexts} {
+		p := filepath.Join(gen, name)
+		orig, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := bytes.Clone(orig)
+		bad[len(bad)/2] ^= 0x10
+		os.WriteFile(p, bad, 0o644)
+		if _, err := Open(dir); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), name) {
+			t.Errorf("Open with a flipped byte in %s = %v, want ErrCorrupt naming it", name, err)
+		}
+		os.WriteFile(p, orig, 0o644)
+	}
+
+	// Garbage behind a table that checks: every read is an error.
+	data, _ := os.ReadFile(filepath.Join(gen, fileTexts))
+	f, err := parseBlockFile(fileTexts, data, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	garbage := slices.Clone(data)
+	for i := range len(f.blocks) {
+		garbage[i] = byte(r.Uint32())
+	}
+	g, err := parseBlockFile(fileTexts, garbage, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := range uint32(200) {
+		if _, err := g.record(d); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("record(%d) of a garbage block = %v, want ErrCorrupt", d, err)
+		}
+	}
+
+	tests := []struct {
+		name string
+		edit func([]byte) []byte
+	}{
+		{"no magic", func(b []byte) []byte { return b[:len(b)-1] }},
+		{"empty", func([]byte) []byte { return nil }},
+		{"documents", func(b []byte) []byte { b[len(b)-12]++; return b }},
+		{"blocks", func(b []byte) []byte { b[len(b)-16] += 100; return b }},
+		{"first offset", func(b []byte) []byte { b[len(b)-storeTrailer-f.n*storeRowBytes]++; return b }},
+		{"decoded size", func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[len(b)-storeTrailer-4:], maxBlockBytes+1)
+			return b
+		}},
+	}
+	for _, tc := range tests {
+		if _, err := parseBlockFile(fileTexts, tc.edit(slices.Clone(data)), 200); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: parseBlockFile = %v, want ErrCorrupt", tc.name, err)
+		}
+	}
+}
+
+// FuzzBlockFile checks that the block file decoder never panics and that
+// whatever it accepts reads without panicking either.
+func FuzzBlockFile(f *testing.F) {
+	dir := f.TempDir()
+	titles, texts := randomDocs(rand.New(rand.NewPCG(5, 6)), 20)
+	b, err := NewStoreBuilder(dir, StoreText)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for d := range titles {
+		b.Add(titles[d], texts[d])
+	}
+	var buf bytes.Buffer
+	if err := b.titles.finish(&buf); err != nil {
+		f.Fatal(err)
+	}
+	b.Close()
+	f.Add(buf.Bytes(), uint16(20))
+	f.Add([]byte(storeMagic), uint16(0))
+	f.Fuzz(func(t *testing.T, data []byte, docs uint16) {
+		bf, err := parseBlockFile(fileTitles, data, uint64(docs))
+		if err != nil {
+			return
+		}
+		for d := range min(uint32(docs), 64) {
+			bf.record(d)
+		}
+	})
+}
+
+// BenchmarkDocument measures Document's latency for random docids of a
+// stored collection, with and without text; p50 and p99 are reported.
+func BenchmarkDocument(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8))
+	n := 20000
+	titles, texts := make([]string, n), make([][]byte, n)
+	words := strings.Fields("the quick brown fox jumps over lazy dog search engine index posting block query result title snippet")
+	for d := range n {
+		var t []string
+		for range 8 + r.IntN(2000) {
+			t = append(t, words[r.IntN(len(words))])
+		}
+		titles[d], texts[d] = strings.Join(t[:6], " "), []byte(strings.Join(t, " "))
+	}
+	dir := b.TempDir()
+	writeStored(b, dir, StoreText, titles, texts)
+	ix, err := Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	for _, withText := range []bool{false, true} {
+		b.Run(fmt.Sprintf("text=%v", withText), func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				start := time.Now()
+				if _, err := ix.Document(uint32(r.IntN(n)), withText); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
+		})
+	}
+}
