@@ -12,6 +12,11 @@
 // attribute values not, with character references decoded, joined with one
 // space between nodes.
 //
+// Titles (HTMLDoc, Title): a page's title element, else its first heading
+// h1 to h6, else its first line of text; a text file's first non-blank
+// line. White space is trimmed and collapsed, and a title is cut at
+// MaxTitleBytes: the document store keeps it for result pages.
+//
 // Decisions:
 //   - HTML is read with golang.org/x/net/html's streaming Tokenizer rather
 //     than html.Parse: no tree is built, so time is linear and memory is

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -77,20 +78,32 @@ func Classify(name string, head []byte) Kind {
 // elements, character references decoded, joined with one space, as valid
 // UTF-8.
 func HTMLText(data []byte) []byte {
+	_, text := HTMLDoc(data)
+	return text
+}
+
+// HTMLDoc returns the page's title (Title's rules: the title element, else
+// the first heading h1 to h6, else the first line of text) and its text as
+// HTMLText gives it.
+func HTMLDoc(data []byte) (title string, text []byte) {
 	z := html.NewTokenizer(bytes.NewReader(data))
 	// The text rarely outgrows the page; reserving that much spares the
 	// copies of growing a large output.
 	out := make([]byte, 0, len(data))
 	templates := 0   // depth of open template elements
 	skipRaw := false // the token after a script, style or noscript tag
+	inTitle := false // the token after a title tag
+	var titleTag, heading, firstLine string
+	var headingText []byte // the first heading's text so far
+	inHeading, headingDone := false, false
 	var name [8]byte
 	for {
 		tt := z.Next()
-		inRaw := skipRaw
-		skipRaw = false
+		inRaw, titleRaw := skipRaw, inTitle
+		skipRaw, inTitle = false, false
 		switch tt {
 		case html.ErrorToken: // io.EOF: there is no other error without SetMaxBuf
-			return out
+			return pickTitle(titleTag, heading, firstLine), out
 		case html.TextToken:
 			if inRaw || templates > 0 {
 				continue
@@ -102,22 +115,93 @@ func HTMLText(data []byte) []byte {
 			if len(out) > 0 {
 				out = append(out, ' ')
 			}
+			start := len(out)
 			out = appendValid(out, t)
+			switch {
+			case titleRaw && titleTag == "":
+				titleTag = cleanTitle(out[start:], false)
+			case inHeading:
+				headingText = append(append(headingText, ' '), out[start:]...)
+			}
+			if firstLine == "" {
+				firstLine = Title(out[start:])
+			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			// The tokenizer reads raw text after these tags even when they
 			// are written self-closing, as HTML does.
-			switch string(tagName(name[:], z.Raw())) {
+			switch tag := string(tagName(name[:], z.Raw())); tag {
 			case "script", "style", "noscript":
 				skipRaw = true
 			case "template":
 				templates++
+			case "title":
+				inTitle = true // its content is one raw text token
+			case "h1", "h2", "h3", "h4", "h5", "h6":
+				inHeading = !headingDone && templates == 0
 			}
 		case html.EndTagToken:
-			if string(tagName(name[:], z.Raw())) == "template" && templates > 0 {
-				templates--
+			switch tag := string(tagName(name[:], z.Raw())); tag {
+			case "template":
+				if templates > 0 {
+					templates--
+				}
+			case "h1", "h2", "h3", "h4", "h5", "h6":
+				if inHeading {
+					inHeading = false
+					heading = cleanTitle(headingText, false)
+					headingDone = heading != ""
+				}
 			}
 		}
 	}
+}
+
+// pickTitle is the first non-empty of a page's title candidates, in order
+// of preference.
+func pickTitle(candidates ...string) string {
+	for _, c := range candidates {
+		if c != "" {
+			return c
+		}
+	}
+	return ""
+}
+
+// MaxTitleBytes bounds a title's length.
+const MaxTitleBytes = 512
+
+// Title returns the first non-blank line of text as a title: white space
+// trimmed, each run of it made one space, and cut at MaxTitleBytes bytes
+// (at a character's start). A plain-text file's title is its first
+// non-blank line.
+func Title(text []byte) string { return cleanTitle(text, true) }
+
+// cleanTitle makes text a title as Title does: its first non-blank line
+// if oneLine, else all of it.
+func cleanTitle(text []byte, oneLine bool) string {
+	var b []byte
+	space := false
+	for len(text) > 0 && len(b) < MaxTitleBytes {
+		r, size := utf8.DecodeRune(text)
+		if oneLine && r == '\n' && len(b) > 0 {
+			break
+		}
+		text = text[size:]
+		if unicode.IsSpace(r) {
+			space = len(b) > 0
+			continue
+		}
+		if space {
+			b = append(b, ' ')
+			space = false
+		}
+		b = utf8.AppendRune(b, r)
+	}
+	for len(b) > MaxTitleBytes {
+		_, size := utf8.DecodeLastRune(b)
+		b = b[:len(b)-size]
+	}
+	return string(b)
 }
 
 // tagName returns the name of the tag token whose raw text is raw ("<name"

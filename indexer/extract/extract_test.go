@@ -233,3 +233,50 @@ func BenchmarkHTMLText(b *testing.B) {
 		HTMLText(data)
 	}
 }
+
+func TestHTMLDocTitle(t *testing.T) {
+	long := strings.Repeat("\u00e9", 300) // 600 bytes
+	tests := []struct {
+		name, in, want string
+	}{
+		{"title element", "<html><head><title> T &amp;\n  C </title></head><body><h1>H</h1>body</body></html>", "T & C"},
+		{"script in title stays text", "<title>a <script>x()</script> b</title><p>p", "a <script>x()</script> b"},
+		{"blank title: heading", "<title>  </title><p>intro</p><h2>The <em>heading</em></h2><h1>later</h1>", "The heading"},
+		{"first heading wins", "<h3>one</h3><h1>two</h1>", "one"},
+		{"empty heading skipped", "<h1> </h1><h2>two</h2>", "two"},
+		{"script in heading skipped", "<h1><script>x</script>real</h1>", "real"},
+		{"no title or heading: first line", "<body>\n<p>first  line\nsecond</p><p>next</p>", "first line"},
+		{"nothing", "<script>x</script>", ""},
+		{"title in template ignored", "<template><title>t</title></template><p>p", "p"},
+		{"capped", "<title>" + long + "</title>", long[:512]},
+		{"invalid utf-8", "<title>caf\xe9</title>", "caf\uFFFD"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			title, text := HTMLDoc([]byte(tt.in))
+			if title != tt.want {
+				t.Errorf("HTMLDoc(%q) title = %q, want %q", tt.in, title, tt.want)
+			}
+			if want := HTMLText([]byte(tt.in)); !bytes.Equal(text, want) {
+				t.Errorf("HTMLDoc(%q) text = %q, HTMLText gives %q", tt.in, text, want)
+			}
+		})
+	}
+}
+
+func TestTitle(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"\n\n  \t\n", ""},
+		{"  first\tline  \nsecond", "first line"},
+		{"\n\nthird", "third"},
+		{"a\u00a0\u3000b", "a b"},
+		{strings.Repeat("x", 600), strings.Repeat("x", 512)},
+		{strings.Repeat("x", 511) + "\u00e9", strings.Repeat("x", 511)},
+	}
+	for _, tt := range tests {
+		if got := Title([]byte(tt.in)); got != tt.want {
+			t.Errorf("Title(%.40q) = %.40q, want %.40q", tt.in, got, tt.want)
+		}
+	}
+}
