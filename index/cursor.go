@@ -26,6 +26,9 @@ type Cursor struct {
 	decoded    int
 	skipped    int
 	err        error
+	posBlk     int      // block whose positions posBuf holds, or -1
+	posBuf     []uint32 // that block's positions (positions.go)
+	posStart   []uint32 // each posting's first in posBuf
 }
 
 // Cursor opens a cursor on a term's posting list, on its first posting.
@@ -54,6 +57,7 @@ func (ix *Index) LazyCursor(t TermInfo) *Cursor {
 	}
 	c.blk = c.first - 1
 	c.shallow = c.first
+	c.posBlk = -1
 	return c
 }
 

@@ -52,7 +52,7 @@ var dataFiles = []string{fileDocIDs, fileFreqs, fileLexicon, fileDocLens, fileUR
 // optionalFiles lists the data files that an index may have beside
 // dataFiles: meta.json checksums those it has, Open maps and checks them,
 // and a name not in either list is refused.
-var optionalFiles = []string{fileTitles, fileTexts}
+var optionalFiles = []string{fileTitles, fileTexts, filePositions}
 
 // knownFile reports whether name is a data file of an index.
 func knownFile(name string) bool {

@@ -17,14 +17,19 @@ import (
 // values a posting; the block's values are cut into chunks of the
 // positions codec's block size, each written as its encoded length
 // (uvarint) and the codec's bytes. After the blocks comes the block table:
-// each block's encoded size (uvarints), then the number of blocks and the
-// table's byte offset (uint64, little-endian) and the magic "gsposits".
+// each block's encoded size (uvarints), the positions codec's name and its
+// length (one byte), then the number of blocks and the table's byte offset
+// (uint64, little-endian) and the magic "gsposits".
+
+// filePositions is the positions' file, one of optionalFiles.
+const filePositions = "positions.bin"
 
 // positionsMagic ends positions.bin.
 const positionsMagic = "gsposits"
 
-// positionsTrailer is the fixed tail: block count, table offset, magic.
-const positionsTrailer = 8 + 8 + len(positionsMagic)
+// positionsTrailer is the fixed tail: name length, block count, table
+// offset, magic.
+const positionsTrailer = 1 + 8 + 8 + len(positionsMagic)
 
 // appendPositionGaps appends one posting's positions (strictly increasing)
 // as values: the first, then each gap less one.
@@ -56,17 +61,14 @@ func appendPositionsBlock(dst []byte, c codecplugins.Codec, vals []uint32) []byt
 }
 
 // decodePositionsBlock decodes a block's positions for postings of the
-// given frequencies (each at least 1) into dst[:sum of freqs], as absolute
-// positions, posting after posting. It returns an error wrapping
+// given frequencies, stored as freq-1 (fm1), into dst[:sum of freqs], as
+// absolute positions, posting after posting. It returns an error wrapping
 // ErrCorrupt for malformed input, never panics, and reads nothing past
 // src.
-func decodePositionsBlock(dst []uint32, c codecplugins.Codec, src []byte, freqs []uint32) ([]uint32, error) {
+func decodePositionsBlock(dst []uint32, c codecplugins.Codec, src []byte, fm1 []uint32) ([]uint32, error) {
 	var n uint64
-	for _, f := range freqs {
-		if f == 0 {
-			return dst, fmt.Errorf("%w: zero frequency", ErrCorrupt)
-		}
-		n += uint64(f)
+	for _, f := range fm1 {
+		n += uint64(f) + 1
 	}
 	bs := c.BlockSize()
 	// Every chunk takes at least its length's byte: bound n before
@@ -90,9 +92,9 @@ func decodePositionsBlock(dst []uint32, c codecplugins.Codec, src []byte, freqs 
 		src = src[k+int(size):]
 	}
 	i := 0
-	for _, f := range freqs {
+	for _, f := range fm1 {
 		prev := uint64(dst[i])
-		for j := 1; j < int(f); j++ {
+		for j := 1; j <= int(f); j++ {
 			p := prev + uint64(dst[i+j]) + 1
 			if p > math.MaxUint32 {
 				return dst[:0], fmt.Errorf("%w: position past 2^32", ErrCorrupt)
@@ -100,7 +102,7 @@ func decodePositionsBlock(dst []uint32, c codecplugins.Codec, src []byte, freqs 
 			dst[i+j] = uint32(p)
 			prev = p
 		}
-		i += int(f)
+		i += int(f) + 1
 	}
 	return dst, nil
 }
@@ -114,47 +116,193 @@ func positionsCorrupt(err error) error {
 }
 
 // appendPositionsTable appends the block table and the trailer to a
-// positions file whose blocks take dataLen bytes.
-func appendPositionsTable(dst []byte, sizes []uint64, dataLen uint64) []byte {
+// positions file whose blocks take dataLen bytes, encoded with the codec
+// named codec (at most 255 bytes).
+func appendPositionsTable(dst []byte, sizes []uint64, dataLen uint64, codec string) []byte {
 	for _, s := range sizes {
 		dst = binary.AppendUvarint(dst, s)
 	}
+	dst = append(dst, codec...)
+	dst = append(dst, byte(len(codec)))
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(len(sizes)))
 	dst = binary.LittleEndian.AppendUint64(dst, dataLen)
 	return append(dst, positionsMagic...)
 }
 
-// parsePositionsTable reads a positions file's block table: B+1 byte
-// offsets of its blocks, checked to tile the data exactly for blocks
-// blocks.
-func parsePositionsTable(b []byte, blocks uint64) ([]uint64, error) {
+// parsePositionsTable reads a positions file's block table and codec name:
+// B+1 byte offsets of its blocks, checked to tile the data exactly for
+// blocks blocks.
+func parsePositionsTable(b []byte, blocks uint64) (offs []uint64, codec string, err error) {
 	if len(b) < positionsTrailer || string(b[len(b)-len(positionsMagic):]) != positionsMagic {
-		return nil, fmt.Errorf("no positions trailer")
+		return nil, "", fmt.Errorf("no positions trailer")
 	}
 	t := b[len(b)-positionsTrailer:]
-	count, dataLen := binary.LittleEndian.Uint64(t), binary.LittleEndian.Uint64(t[8:])
+	nameLen := uint64(t[0])
+	count, dataLen := binary.LittleEndian.Uint64(t[1:]), binary.LittleEndian.Uint64(t[9:])
 	if count != blocks {
-		return nil, fmt.Errorf("%d blocks, the postings have %d", count, blocks)
+		return nil, "", fmt.Errorf("%d blocks, the postings have %d", count, blocks)
 	}
-	if dataLen > uint64(len(b)-positionsTrailer) {
-		return nil, fmt.Errorf("block table at %d, past the file's end", dataLen)
+	if dataLen > uint64(len(b)-positionsTrailer) || nameLen > uint64(len(b)-positionsTrailer)-dataLen {
+		return nil, "", fmt.Errorf("block table at %d, past the file's end", dataLen)
 	}
-	table := b[dataLen : len(b)-positionsTrailer]
+	nameAt := uint64(len(b)-positionsTrailer) - nameLen
+	codec = string(b[nameAt : nameAt+nameLen])
+	table := b[dataLen:nameAt]
 	// Every size takes at least a byte: bound the table before allocating.
 	if count > uint64(len(table)) {
-		return nil, fmt.Errorf("%d blocks in a table of %d bytes", count, len(table))
+		return nil, "", fmt.Errorf("%d blocks in a table of %d bytes", count, len(table))
 	}
-	offs := make([]uint64, count+1)
+	offs = make([]uint64, count+1)
 	for i := range count {
 		s, k := binary.Uvarint(table)
 		if k <= 0 || s > dataLen-offs[i] {
-			return nil, fmt.Errorf("block %d's size is damaged or reaches past the data", i)
+			return nil, "", fmt.Errorf("block %d's size is damaged or reaches past the data", i)
 		}
 		offs[i+1] = offs[i] + s
 		table = table[k:]
 	}
 	if len(table) != 0 || offs[count] != dataLen {
-		return nil, fmt.Errorf("blocks take %d bytes of %d", offs[count], dataLen)
+		return nil, "", fmt.Errorf("blocks take %d bytes of %d", offs[count], dataLen)
 	}
-	return offs, nil
+	return offs, codec, nil
+}
+
+// startPositions creates positions.bin for a writer with positions.
+func (w *Writer) startPositions() error {
+	name := w.opts.PositionsCodec
+	if name == "" {
+		name = w.dc.Name()
+	}
+	var err error
+	if w.pc, err = codecplugins.Lookup(name); err != nil {
+		return fmt.Errorf("index: positions codec: %w", err)
+	}
+	if len(w.pc.Name()) > math.MaxUint8 {
+		return fmt.Errorf("index: positions codec name %q too long", w.pc.Name())
+	}
+	w.positions, err = w.createOptional(filePositions)
+	return err
+}
+
+// checkPositions checks a term's positions: freqs[i] of them for posting
+// i, strictly increasing, below the document's length.
+func (w *Writer) checkPositions(term string, docids, freqs, positions []uint32) error {
+	i := 0
+	for k, d := range docids {
+		f := int(freqs[k])
+		if f > len(positions)-i {
+			return fmt.Errorf("index: term %q: %d positions for more postings", term, len(positions))
+		}
+		for j, p := range positions[i : i+f] {
+			if p >= w.docLens[d] || (j > 0 && p <= positions[i+j-1]) {
+				return fmt.Errorf("index: term %q: docid %d: positions %v out of order or past its length %d", term, d, positions[i:i+f], w.docLens[d])
+			}
+		}
+		i += f
+	}
+	if i != len(positions) {
+		return fmt.Errorf("index: term %q: %d positions for %d occurrences", term, len(positions), i)
+	}
+	return nil
+}
+
+// writePositions writes one block's positions, the postings' of the
+// frequencies given from the front of positions, and returns the rest.
+func (w *Writer) writePositions(freqs, positions []uint32) []uint32 {
+	w.posVals = w.posVals[:0]
+	for _, f := range freqs {
+		w.posVals = appendPositionGaps(w.posVals, positions[:f])
+		positions = positions[f:]
+	}
+	enc := appendPositionsBlock(nil, w.pc, w.posVals)
+	w.positions.Write(enc)
+	w.posSizes = append(w.posSizes, uint64(len(enc)))
+	return positions
+}
+
+// positionsFile is an open index's positions.bin.
+type positionsFile struct {
+	codec codecplugins.Codec
+	data  []byte   // the blocks, mapped
+	offs  []uint64 // B+1 byte offsets of the blocks in data
+}
+
+// ErrNoPositions is wrapped by Cursor.Positions on an index built without
+// positions.
+var ErrNoPositions = errors.New("index has no positions; rebuild with index.positions: true")
+
+// readPositions reads positions.bin's block table, if the index has
+// positions.
+func (ix *Index) readPositions() error {
+	b, ok := ix.maps[filePositions]
+	if !ok {
+		return nil
+	}
+	offs, name, err := parsePositionsTable(b, ix.meta.Blocks)
+	if err != nil {
+		return corruptf(filePositions, "%v", err)
+	}
+	c, err := codecplugins.Lookup(name)
+	if err != nil {
+		return corruptf(filePositions, "codec: %v", err)
+	}
+	ix.positions = &positionsFile{codec: c, data: b[:offs[len(offs)-1]], offs: offs}
+	return nil
+}
+
+// HasPositions reports whether the index stores token positions.
+func (ix *Index) HasPositions() bool { return ix.positions != nil }
+
+// PositionsCodec is the positions' codec, or nil without positions.
+func (ix *Index) PositionsCodec() codecplugins.Codec {
+	if ix.positions == nil {
+		return nil
+	}
+	return ix.positions.codec
+}
+
+// Positions appends the current posting's token positions (0-based places
+// in the document's analyzed term sequence, increasing) to dst[:0]. The
+// first call in a block decodes the block's positions; an index without
+// positions gives an error wrapping ErrNoPositions, and a damaged block
+// one wrapping ErrCorrupt (which Err then reports too).
+func (c *Cursor) Positions(dst []uint32) ([]uint32, error) {
+	pf := c.ix.positions
+	switch {
+	case pf == nil:
+		return dst[:0], fmt.Errorf("index: %w", ErrNoPositions)
+	case c.cur == NoMoreDocs || c.n == 0:
+		return dst[:0], nil
+	case c.err != nil:
+		return dst[:0], c.err
+	}
+	if c.posBlk != c.blk {
+		if !c.freqsReady {
+			c.decodeFreqs()
+		}
+		src := pf.data[pf.offs[c.blk]:pf.offs[c.blk+1]]
+		var err error
+		c.posBuf, err = decodePositionsBlock(c.posBuf, pf.codec, src, c.freqs[:c.n])
+		if err == nil && c.err != nil {
+			err = c.err // damaged frequencies
+		}
+		if err != nil {
+			c.err = c.blockError("positions", c.blk, err)
+			return dst[:0], c.err
+		}
+		c.posStart = c.posStart[:0]
+		at := uint32(0)
+		for _, f := range c.freqs[:c.n] {
+			c.posStart = append(c.posStart, at)
+			at += f + 1
+		}
+		c.posBlk = c.blk
+	}
+	ps := c.posBuf[c.posStart[c.pos] : c.posStart[c.pos]+c.freqs[c.pos]+1]
+	// Positions run from 0 below the length: one past it is damage.
+	if last := ps[len(ps)-1]; last >= c.ix.docLens[c.cur] {
+		c.err = c.blockError("positions", c.blk, fmt.Errorf("position %d past the document's length %d", last, c.ix.docLens[c.cur]))
+		return dst[:0], c.err
+	}
+	return append(dst[:0], ps...), nil
 }

@@ -2,6 +2,8 @@ package index
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -42,13 +44,16 @@ func TestPositionsBlockRoundTrip(t *testing.T) {
 		}
 		for _, n := range []int{1, 2, 7, 128, 129} {
 			freqs, positions := randomPositions(rng, n)
-			var vals, want []uint32
+			var vals, want, fm1 []uint32
+			for _, f := range freqs {
+				fm1 = append(fm1, f-1)
+			}
 			for _, ps := range positions {
 				vals = appendPositionGaps(vals, ps)
 				want = append(want, ps...)
 			}
 			enc := appendPositionsBlock(nil, c, vals)
-			got, err := decodePositionsBlock(nil, c, enc, freqs)
+			got, err := decodePositionsBlock(nil, c, enc, fm1)
 			if err != nil {
 				t.Fatalf("%s, %d postings: %v", name, n, err)
 			}
@@ -57,7 +62,7 @@ func TestPositionsBlockRoundTrip(t *testing.T) {
 			}
 			// Truncations fail cleanly, never panic.
 			for cut := 0; cut < len(enc); cut += 1 + len(enc)/17 {
-				if _, err := decodePositionsBlock(nil, c, enc[:cut], freqs); err != nil && !errors.Is(err, ErrCorrupt) {
+				if _, err := decodePositionsBlock(nil, c, enc[:cut], fm1); err != nil && !errors.Is(err, ErrCorrupt) {
 					t.Fatalf("%s: truncated at %d: %v does not wrap ErrCorrupt", name, cut, err)
 				}
 			}
@@ -68,10 +73,10 @@ func TestPositionsBlockRoundTrip(t *testing.T) {
 func TestPositionsTable(t *testing.T) {
 	sizes := []uint64{3, 0, 200, 1}
 	data := make([]byte, 204)
-	file := appendPositionsTable(slices.Clone(data), sizes, uint64(len(data)))
-	offs, err := parsePositionsTable(file, 4)
-	if err != nil {
-		t.Fatal(err)
+	file := appendPositionsTable(slices.Clone(data), sizes, uint64(len(data)), "bp128")
+	offs, codec, err := parsePositionsTable(file, 4)
+	if err != nil || codec != "bp128" {
+		t.Fatalf("codec %q, error %v", codec, err)
 	}
 	if want := []uint64{0, 3, 3, 203, 204}; !slices.Equal(offs, want) {
 		t.Fatalf("offsets %v, want %v", offs, want)
@@ -83,12 +88,13 @@ func TestPositionsTable(t *testing.T) {
 	}{
 		{"wrong block count", file, 5},
 		{"no trailer", file[:len(file)-1], 4},
+		{"name past the table", append(slices.Clone(file[:len(file)-positionsTrailer]), append([]byte{250}, file[len(file)-positionsTrailer+1:]...)...), 4},
 		{"empty", nil, 0},
-		{"sizes past the data", appendPositionsTable(slices.Clone(data), []uint64{300}, uint64(len(data))), 1},
-		{"sizes short of the data", appendPositionsTable(slices.Clone(data), []uint64{3}, uint64(len(data))), 1},
-		{"table offset past the end", appendPositionsTable(nil, nil, 1<<40), 0},
+		{"sizes past the data", appendPositionsTable(slices.Clone(data), []uint64{300}, uint64(len(data)), ""), 1},
+		{"sizes short of the data", appendPositionsTable(slices.Clone(data), []uint64{3}, uint64(len(data)), "x"), 1},
+		{"table offset past the end", appendPositionsTable(nil, nil, 1<<40, ""), 0},
 	} {
-		if _, err := parsePositionsTable(tc.file, tc.blocks); err == nil {
+		if _, _, err := parsePositionsTable(tc.file, tc.blocks); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
 	}
@@ -99,20 +105,164 @@ func TestPositionsTable(t *testing.T) {
 func FuzzPositions(f *testing.F) {
 	c, _ := codecplugins.Lookup("varint-SU")
 	f.Add(appendPositionsBlock(nil, c, []uint32{0, 4, 2, 9}), []byte{2, 1, 1}, uint8(0))
-	f.Add(appendPositionsTable(nil, []uint64{0, 0}, 0), []byte{1}, uint8(1))
+	f.Add(appendPositionsTable(nil, []uint64{0, 0}, 0, "varint-SU"), []byte{1}, uint8(1))
 	names := codecplugins.Names()
 	f.Fuzz(func(t *testing.T, data, freqBytes []byte, codec uint8) {
 		c, err := codecplugins.Lookup(names[int(codec)%len(names)])
 		if err != nil {
 			t.Fatal(err)
 		}
-		freqs := make([]uint32, len(freqBytes))
+		fm1 := make([]uint32, len(freqBytes))
 		for i, b := range freqBytes {
-			freqs[i] = uint32(b)
+			fm1[i] = uint32(b)
 		}
-		if _, err := decodePositionsBlock(nil, c, data, freqs); err != nil && !errors.Is(err, ErrCorrupt) {
+		if _, err := decodePositionsBlock(nil, c, data, fm1); err != nil && !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("error %v does not wrap ErrCorrupt", err)
 		}
 		parsePositionsTable(data, uint64(codec))
 	})
+}
+
+// TestCursorPositions writes random documents with positions under
+// several positions codecs and reads every posting's positions back
+// through cursors, moving by Next and by NextGEQ.
+func TestCursorPositions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const docs, vocab = 700, 40
+	texts := make([][]int, docs)
+	lens := make([]uint32, docs)
+	urls := make([]string, docs)
+	for d := range texts {
+		n := rng.IntN(60)
+		if d%50 == 0 {
+			n = 600 // long lists of positions in a posting
+		}
+		for range n {
+			texts[d] = append(texts[d], int(rng.ExpFloat64()*6)%vocab)
+		}
+		lens[d] = uint32(n)
+		urls[d] = fmt.Sprintf("u%04d", d)
+	}
+	// want[term][doc] = positions
+	want := make([]map[uint32][]uint32, vocab)
+	for i := range want {
+		want[i] = map[uint32][]uint32{}
+	}
+	for d, ts := range texts {
+		for p, term := range ts {
+			want[term][uint32(d)] = append(want[term][uint32(d)], uint32(p))
+		}
+	}
+	for _, tc := range []struct{ docid, positions string }{
+		{"bp128", ""}, {"bp128", "varint-SU"}, {"varint-SU", "gpu-pfordelta"}, {"bp32", "elias-fano"},
+	} {
+		dir := t.TempDir()
+		w, err := NewWriter(dir, WriterOptions{DocIDCodec: tc.docid, FreqCodec: "varint-SU", Order: "url",
+			Positions: true, PositionsCodec: tc.positions}, lens, urls)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for term := range vocab {
+			var docids, freqs, positions []uint32
+			for _, d := range slices.Sorted(maps.Keys(want[term])) {
+				docids = append(docids, d)
+				freqs = append(freqs, uint32(len(want[term][d])))
+				positions = append(positions, want[term][d]...)
+			}
+			if len(docids) == 0 {
+				continue
+			}
+			if err := w.AddTermPositions(fmt.Sprintf("t%03d", term), docids, freqs, positions); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ix.HasPositions() {
+			t.Fatal("no positions")
+		}
+		for term := range vocab {
+			info, ok := ix.Lookup(fmt.Sprintf("t%03d", term))
+			if !ok {
+				continue
+			}
+			var buf []uint32
+			c := ix.Cursor(info)
+			for d := c.DocID(); d != NoMoreDocs; d = c.Next() {
+				if rng.IntN(3) == 0 {
+					continue // positions of some postings are never asked for
+				}
+				if buf, err = c.Positions(buf); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(buf, want[term][d]) {
+					t.Fatalf("%v: term %d doc %d: positions %v, want %v", tc, term, d, buf, want[term][d])
+				}
+			}
+			c = ix.LazyCursor(info)
+			for target := uint32(rng.IntN(40)); c.NextGEQ(target) != NoMoreDocs; target = c.DocID() + 1 + uint32(rng.IntN(90)) {
+				if buf, err = c.Positions(buf); err != nil || !slices.Equal(buf, want[term][c.DocID()]) {
+					t.Fatalf("%v: term %d doc %d after NextGEQ: positions %v (%v), want %v", tc, term, c.DocID(), buf, err, want[term][c.DocID()])
+				}
+			}
+			if c.Err() != nil {
+				t.Fatal(c.Err())
+			}
+		}
+		ix.Close()
+	}
+}
+
+func TestNoPositions(t *testing.T) {
+	dir := t.TempDir()
+	w, err := NewWriter(dir, WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}, []uint32{2}, []string{"a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddTermPositions("x", []uint32{0}, []uint32{1}, []uint32{0}); err == nil {
+		t.Fatal("a writer without positions took them")
+	}
+	if err := w.AddTerm("x", []uint32{0}, []uint32{2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	info, _ := ix.Lookup("x")
+	if _, err := ix.Cursor(info).Positions(nil); !errors.Is(err, ErrNoPositions) {
+		t.Fatalf("error %v, want ErrNoPositions", err)
+	}
+}
+
+func TestWriterRefusesBadPositions(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		freqs     []uint32
+		positions []uint32
+	}{
+		{"too few", []uint32{2, 1}, []uint32{0, 1}},
+		{"too many", []uint32{1, 1}, []uint32{0, 1, 2}},
+		{"not increasing", []uint32{2, 1}, []uint32{1, 1, 0}},
+		{"past the length", []uint32{1, 1}, []uint32{3, 0}},
+	} {
+		w, err := NewWriter(t.TempDir(), WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU", Positions: true},
+			[]uint32{3, 3}, []string{"a", "b"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.AddTermPositions("x", []uint32{0, 1}, tc.freqs, tc.positions); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+		w.Abort()
+	}
 }

@@ -41,6 +41,8 @@ type Index struct {
 	norms    []float32
 	titles   *blockFile // the document store (store.go), nil if absent
 	texts    *blockFile
+	// positions.bin (positions.go), nil if absent
+	positions *positionsFile
 }
 
 // Open maps the index that dir's commit point, meta.json, names,
@@ -93,6 +95,10 @@ func open(dir string, meta Meta) (*Index, error) {
 		return nil, err
 	}
 	if err := ix.openStore(); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	if err := ix.readPositions(); err != nil {
 		ix.Close()
 		return nil, err
 	}

@@ -19,6 +19,11 @@ type WriterOptions struct {
 	Order      string      // docid order, recorded in meta.json ("url", "crawl", "random", ...)
 	BM25       bm25.Params // parameters of the stored score bounds
 	Force      bool        // replace an index even with one of fewer than half its documents (ErrShrink)
+	// Positions writes positions.bin: every posting's token positions,
+	// given by AddTermPositions, encoded with PositionsCodec (the docid
+	// codec when empty).
+	Positions      bool
+	PositionsCodec string
 }
 
 // Writer lays out a new generation of an index directory. The document
@@ -42,6 +47,10 @@ type Writer struct {
 	freqs     *fileWriter
 	lexicon   *streamWriter
 	optional  []*fileWriter // optional data files (createOptional)
+	positions *fileWriter   // positions.bin, nil without positions
+	pc        codecplugins.Codec
+	posSizes  []uint64 // each block's encoded positions
+	posVals   []uint32
 	files     map[string]FileMeta
 	prevTerm  string
 	nTerms    uint64
@@ -140,6 +149,12 @@ func (d *Dir) NewWriter(opts WriterOptions, docLens []uint32, urls []string) (*W
 		return nil, err
 	}
 	w.segments = []segment{{}}
+	if opts.Positions {
+		if err = w.startPositions(); err != nil {
+			w.Abort()
+			return nil, err
+		}
+	}
 	return w, nil
 }
 
@@ -182,8 +197,31 @@ func (w *Writer) writeDocTable(urls []string) error {
 
 // AddTerm appends a term's posting list: strictly increasing docids below
 // the document count, and their frequencies (each at least 1). Terms must
-// come in strictly increasing byte order.
+// come in strictly increasing byte order. A writer with positions takes
+// AddTermPositions instead.
 func (w *Writer) AddTerm(term string, docids, freqs []uint32) error {
+	if w.positions != nil {
+		return fmt.Errorf("index: term %q: the index has positions: AddTermPositions", term)
+	}
+	return w.addTerm(term, docids, freqs, nil)
+}
+
+// AddTermPositions is AddTerm for a writer with positions (opts.Positions):
+// positions holds every posting's token positions, freqs[i] of them for
+// posting i, strictly increasing and below its document's length, the
+// postings' one after another.
+func (w *Writer) AddTermPositions(term string, docids, freqs, positions []uint32) error {
+	if w.positions == nil {
+		return fmt.Errorf("index: term %q: positions given to a writer without positions", term)
+	}
+	if positions == nil {
+		positions = []uint32{} // not nil: addTerm writes positions
+	}
+	return w.addTerm(term, docids, freqs, positions)
+}
+
+// addTerm appends a term, with its positions unless they are nil.
+func (w *Writer) addTerm(term string, docids, freqs, positions []uint32) error {
 	if w.closed {
 		return errors.New("index: AddTerm after Close")
 	}
@@ -215,6 +253,11 @@ func (w *Writer) AddTerm(term string, docids, freqs []uint32) error {
 		cf += uint64(freqs[i])
 		prev = d
 	}
+	if positions != nil {
+		if err := w.checkPositions(term, docids, freqs, positions); err != nil {
+			return err
+		}
+	}
 	dc, fc := w.dc, w.fc
 	if le, ok := dc.(codecplugins.ListEncoder); ok {
 		dc = le.ForList(w.gaps)
@@ -243,6 +286,9 @@ func (w *Writer) AddTerm(term string, docids, freqs []uint32) error {
 		w.freqs.Write(enc)
 		e.freqBytes = uint64(len(enc))
 		w.skips = append(w.skips, e)
+		if positions != nil {
+			positions = w.writePositions(freqs[start:end], positions)
+		}
 	}
 	if w.blocks+uint64(len(w.skips)) > math.MaxUint32 {
 		return fmt.Errorf("index: more than 2^32 blocks")
@@ -359,6 +405,9 @@ func (w *Writer) finish() error {
 	w.lexicon.fw.Write(appendSegments(nil, w.segments, bounds))
 	if w.files[fileLexicon], err = w.lexicon.fw.finish(); err != nil {
 		return err
+	}
+	if w.positions != nil {
+		w.positions.Write(appendPositionsTable(nil, w.posSizes, uint64(w.positions.size), w.pc.Name()))
 	}
 	for _, f := range w.optional {
 		if w.files[f.name], err = f.finish(); err != nil {
