@@ -24,6 +24,8 @@ type parsed struct {
 	passages  []passage // passage mode: the document's passages (tfs is nil)
 	bytes     int64
 	truncated bool
+	title     string // for the document store
+	text      []byte
 	err       error
 }
 
@@ -48,6 +50,9 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 	}
 	if opts.Passages < 0 {
 		return rep, fmt.Errorf("indexer: passage size %d is negative", opts.Passages)
+	}
+	if err := index.CheckStore(opts.Store); err != nil {
+		return rep, fmt.Errorf("indexer: %w", err)
 	}
 	// Fail on a bad codec name before spending the parse on it.
 	for _, name := range []string{opts.DocIDCodec, opts.FreqCodec} {
@@ -79,6 +84,21 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 		return rep, err
 	}
 	defer os.RemoveAll(tmp)
+	var feed *storeFeed
+	if opts.Store != index.StoreNone {
+		// A passage has no text of its own: passages store their
+		// document's title.
+		mode := opts.Store
+		if opts.Passages > 0 {
+			mode = index.StoreTitles
+		}
+		sb, err := index.NewStoreBuilder(tmp, mode)
+		if err != nil {
+			return rep, err
+		}
+		defer sb.Close()
+		feed = newStoreFeed(sb)
+	}
 
 	inv := newInverter(ctx, opts.MemoryBudget, tmp)
 	lengths := make([]uint32, len(files))
@@ -95,6 +115,17 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 	err = parseAll(ctx, files, opts, func(p parsed) error {
 		prog.Add(p.bytes)
 		rep.InputBytes += p.bytes
+		if feed != nil {
+			docs := 1
+			if p.err != nil {
+				docs = 0
+			} else if pt != nil {
+				docs = len(p.passages)
+			}
+			if err := feed.add(p.slot, storedSlot{title: p.title, text: p.text, docs: docs}); err != nil {
+				return err
+			}
+		}
 		if p.err != nil {
 			failed[p.slot] = true
 			rep.unreadable(files[p.slot].url, p.err)
@@ -138,6 +169,12 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 	}, docLens, urls)
 	if err != nil {
 		return rep, err
+	}
+	if feed != nil {
+		if err := w.AddStore(feed.b); err != nil {
+			w.Abort()
+			return rep, err
+		}
 	}
 	var docids, freqs []uint32
 	var scratch []uint64
@@ -247,12 +284,12 @@ func parseAll(ctx context.Context, files []docFile, opts Options, collect func(p
 // about passages terms when that is positive).
 func parseFile(a *analysis.Analyzer, f docFile, slot uint32, maxBytes int64, passages int) parsed {
 	p := parsed{slot: slot}
-	text, n, truncated, err := f.text(maxBytes)
+	title, text, n, truncated, err := f.text(maxBytes)
 	if err != nil {
 		p.err = err
 		return p
 	}
-	p.bytes, p.truncated = n, truncated
+	p.bytes, p.truncated, p.title, p.text = n, truncated, title, text
 	if passages > 0 {
 		p.passages = splitPassages(a, text, passages)
 		for _, ps := range p.passages {

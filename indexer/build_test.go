@@ -299,8 +299,9 @@ func TestBuildMatchesReference(t *testing.T) {
 			if want := []string{".lock", m.Generation, "meta.json"}; !slices.Equal(names, want) {
 				t.Errorf("output directory holds %v, want %v only (scratch left behind?)", names, want)
 			}
-			if files := indexFiles(t, out); len(files) != 6 {
-				t.Errorf("the index has %d files, want 6", len(files))
+			// meta.json, the five data files, and the store's titles and texts.
+			if files := indexFiles(t, out); len(files) != 8 {
+				t.Errorf("the index has %d files, want 8", len(files))
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/index/bm25"
 )
 
@@ -20,6 +21,7 @@ type Options struct {
 	TempDir      string      // scratch directory for runs (default: inside the output directory)
 	Force        bool        // replace an index even with one of fewer than half its documents
 	Passages     int         // split each document into passages of about this many terms, each a document (0: off)
+	Store        string      // what the document store keeps: "none", "titles" or "text" (default; titles in passage mode)
 	BM25         bm25.Params // scoring parameters of the stored bounds (default k1=0.9, b=0.4)
 	Progress     io.Writer   // progress lines; nil for quiet
 	Logger       *slog.Logger
@@ -40,6 +42,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxDocBytes <= 0 {
 		o.MaxDocBytes = 4 << 20
+	}
+	if o.Store == "" {
+		o.Store = index.StoreText
 	}
 	if o.Oversize == "" {
 		o.Oversize = "truncate"

@@ -212,28 +212,29 @@ func typeName(m fs.FileMode) string {
 	return "a special file (" + m.Type().String() + ")"
 }
 
-// text reads the file and extracts its text: the text of its first
+// text reads the file and extracts its title and text from its first
 // maxBytes bytes (truncated reports a longer file), n the number of bytes
 // read.
-func (f docFile) text(maxBytes int64) (text []byte, n int64, truncated bool, err error) {
+func (f docFile) text(maxBytes int64) (title string, text []byte, n int64, truncated bool, err error) {
 	fh, err := openWalked(f.path, f.id)
 	if err != nil {
-		return nil, 0, false, err
+		return "", nil, 0, false, err
 	}
 	data, err := io.ReadAll(io.LimitReader(fh, maxBytes+1))
 	fh.Close()
 	if err != nil {
-		return nil, 0, false, err
+		return "", nil, 0, false, err
 	}
 	if int64(len(data)) > maxBytes {
 		data, truncated = data[:maxBytes], true
 	}
 	if f.kind == extract.HTML {
-		text = extract.HTMLText(data)
+		title, text = extract.HTMLDoc(data)
 	} else {
 		text = extract.PlainText(data)
+		title = extract.Title(text)
 	}
-	return text, int64(len(data)), truncated, nil
+	return title, text, int64(len(data)), truncated, nil
 }
 
 // urlOf maps a slash-separated path relative to the crawl root to a URL.
