@@ -9,8 +9,11 @@ import (
 	"os"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
+
+	"github.com/gpusearch/gpusearch/index"
 )
 
 func (s *Server) handleDocument(w http.ResponseWriter, r *http.Request) {
@@ -30,9 +33,43 @@ func (s *Server) handleDocument(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.log, errorf(http.StatusNotFound, "no document %d: the index holds %d documents", id, g.ix.NumDocs()))
 		return
 	}
+	withText := false
+	if v := r.URL.Query().Get("text"); v != "" {
+		if withText, err = strconv.ParseBool(v); err != nil {
+			writeError(w, s.log, badParam("text %q: want 1 or 0", v))
+			return
+		}
+	}
+	if withText && g.ix.Store() != index.StoreText {
+		writeError(w, s.log, errorf(http.StatusConflict,
+			"the index stores no text (index.store: %s): rebuild it with gpusearch index --store text", g.ix.Store()))
+		return
+	}
 	d := uint32(id)
+	doc, err := g.ix.Document(d, withText)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	resp := DocumentResponse{DocID: d, URL: doc.URL, Title: doc.Title, Length: g.ix.DocLen(d)}
+	if withText {
+		text, cut := truncateUTF8(doc.Text, s.cfg.Server.MaxDocumentBytes)
+		resp.Text, resp.Truncated, resp.TextBytes = &text, cut, len(doc.Text)
+	}
 	w.Header().Set("Cache-Control", cacheRevalidate)
-	writeJSON(w, http.StatusOK, DocumentResponse{DocID: d, URL: g.ix.URL(d), Length: g.ix.DocLen(d)})
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// truncateUTF8 cuts s to at most n bytes at a character's start, and says
+// whether it cut.
+func truncateUTF8(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
 }
 
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {

@@ -22,11 +22,16 @@ type Hit struct {
 	Score float32 `json:"score"`
 }
 
-// DocumentResponse is the answer of GET /documents/{docid}.
+// DocumentResponse is the answer of GET /documents/{docid}: with
+// ?text=1, the stored text, cut at server.max_document_bytes.
 type DocumentResponse struct {
-	DocID  uint32 `json:"docid"`
-	URL    string `json:"url"`
-	Length uint32 `json:"length"` // tokens after analysis
+	DocID     uint32  `json:"docid"`
+	URL       string  `json:"url"`
+	Title     string  `json:"title"`                // empty when the index stores none
+	Length    uint32  `json:"length"`               // tokens after analysis
+	Text      *string `json:"text,omitempty"`       // the extracted text, asked for with ?text=1
+	TextBytes int     `json:"text_bytes,omitempty"` // the whole text's length in bytes
+	Truncated bool    `json:"truncated,omitempty"`  // Text is cut at max_document_bytes
 }
 
 // StatsResponse is the answer of GET /stats.

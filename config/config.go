@@ -37,6 +37,7 @@ type Index struct {
 	MaxDocBytes    int64  `yaml:"max_doc_bytes"`
 	Oversize       string `yaml:"oversize"`
 	TempDir        string `yaml:"temp_dir"`
+	Store          string `yaml:"store"`
 }
 
 // Search holds query defaults shared by the CLI and the server.
@@ -48,15 +49,18 @@ type Search struct {
 
 // Server configures `gpusearch serve`.
 type Server struct {
-	Addr            string        `yaml:"addr"`
-	Index           string        `yaml:"index"`
-	MaxQueryBytes   int           `yaml:"max_query_bytes"`
-	MaxTerms        int           `yaml:"max_terms"`
-	MaxK            int           `yaml:"max_k"`
-	MaxBodyBytes    int64         `yaml:"max_body_bytes"`
-	Timeout         time.Duration `yaml:"timeout"`
-	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
-	CacheEntries    int           `yaml:"cache_entries"`
+	Addr          string `yaml:"addr"`
+	Index         string `yaml:"index"`
+	MaxQueryBytes int    `yaml:"max_query_bytes"`
+	MaxTerms      int    `yaml:"max_terms"`
+	MaxK          int    `yaml:"max_k"`
+	MaxBodyBytes  int64  `yaml:"max_body_bytes"`
+	// MaxDocumentBytes bounds the text GET /documents/{docid}?text=1
+	// returns; a longer text is cut and flagged.
+	MaxDocumentBytes int           `yaml:"max_document_bytes"`
+	Timeout          time.Duration `yaml:"timeout"`
+	ShutdownTimeout  time.Duration `yaml:"shutdown_timeout"`
+	CacheEntries     int           `yaml:"cache_entries"`
 	// AdminReload serves POST /admin/reload; it then needs AdminToken or
 	// AdminTokenFile, whatever the listen address.
 	AdminReload bool `yaml:"admin_reload"`
@@ -118,6 +122,7 @@ func Default() Config {
 			MemoryBudgetMB: 512,
 			MaxDocBytes:    4 << 20,
 			Oversize:       "truncate",
+			Store:          "text",
 		},
 		BM25:   bm25.DefaultParams(),
 		Search: Search{Mode: "andor", K: 10, Engine: "auto"},
@@ -128,6 +133,7 @@ func Default() Config {
 			MaxTerms:          32,
 			MaxK:              1000,
 			MaxBodyBytes:      1 << 20,
+			MaxDocumentBytes:  1 << 20,
 			Timeout:           5 * time.Second,
 			ShutdownTimeout:   10 * time.Second,
 			CacheEntries:      10000,
@@ -186,6 +192,8 @@ func (c Config) Validate() error {
 	check(oneOf(c.Index.Oversize, "truncate", "skip"), "index.oversize %q: want truncate or skip", c.Index.Oversize)
 	check(c.Index.MemoryBudgetMB > 0, "index.memory_budget_mb must be positive")
 	check(c.Index.MaxDocBytes > 0, "index.max_doc_bytes must be positive")
+	check(oneOf(c.Index.Store, "none", "titles", "text"), "index.store %q: want none, titles or text", c.Index.Store)
+	check(c.Server.MaxDocumentBytes > 0, "server.max_document_bytes must be positive")
 	check(c.Index.Workers >= 0, "index.workers must be >= 0 (0 = every core)")
 	check(c.BM25.K1 > 0 && c.BM25.B >= 0 && c.BM25.B <= 1, "bm25: need k1 > 0 and 0 <= b <= 1")
 	check(oneOf(c.Search.Mode, "and", "or", "andor"), "search.mode %q: want and, or or andor", c.Search.Mode)

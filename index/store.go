@@ -444,3 +444,6 @@ func (ix *Index) Document(docid uint32, withText bool) (Document, error) {
 	}
 	return doc, nil
 }
+
+// StoreBytes is the size of the document store's files.
+func (m Meta) StoreBytes() int64 { return m.Files[fileTitles].Size + m.Files[fileTexts].Size }

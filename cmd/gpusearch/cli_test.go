@@ -155,9 +155,10 @@ func TestCLIIndexInspectSearch(t *testing.T) {
 				in.Bytes != built.IndexBytes || in.DocIDCodec != codec || in.FreqCodec != codec || in.Order != "url" || in.Version != index.FormatVersion {
 				t.Errorf("inspect --json = %+v, disagrees with index --json %+v", in, built)
 			}
-			if len(in.FileBytes) != 5 || len(in.TopTerms) != 20 ||
+			// The five data files and the document store's two (index.store: text).
+			if len(in.FileBytes) != 7 || len(in.TopTerms) != 20 ||
 				!sort.SliceIsSorted(in.TopTerms, func(i, j int) bool { return in.TopTerms[i].DF > in.TopTerms[j].DF }) {
-				t.Errorf("inspect --json: %d files, top terms %v; want 5 files and 20 terms by df", len(in.FileBytes), in.TopTerms)
+				t.Errorf("inspect --json: %d files, top terms %v; want 7 files and 20 terms by df", len(in.FileBytes), in.TopTerms)
 			}
 			res = mustRun(t, "inspect", "--index", idx)
 			if !strings.Contains(res.stdout, fmt.Sprintf("documents     %d", built.Documents)) {

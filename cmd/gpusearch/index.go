@@ -19,6 +19,7 @@ func init() { subcommands = append(subcommands, newIndexCmd) }
 // indexFlags are the flags that override the config's index section.
 type indexFlags struct {
 	codec, freqCodec, out, order string
+	store                        string
 	fromCompressed               string
 	seed                         uint64
 	workers, passages            int
@@ -48,6 +49,7 @@ func newIndexCmd() *cobra.Command {
 			opts.MemoryBudget = pick(fl.Changed("memory-mb"), f.memoryMB, ic.MemoryBudgetMB) << 20
 			opts.MaxDocBytes = pick(fl.Changed("max-doc-bytes"), f.maxDocBytes, ic.MaxDocBytes)
 			opts.Passages = f.passages
+			opts.Store = pick(fl.Changed("store"), f.store, ic.Store)
 			opts.Force = f.force
 			opts.Progress = stderrUnlessQuiet(f.quiet)
 			if f.fromCompressed != "" && f.passages > 0 {
@@ -91,6 +93,7 @@ func newIndexCmd() *cobra.Command {
 	fl.IntVar(&f.workers, "workers", 0, "parsing goroutines (0 = every core)")
 	fl.Int64Var(&f.memoryMB, "memory-mb", 0, "postings memory budget in MiB before spilling runs")
 	fl.Int64Var(&f.maxDocBytes, "max-doc-bytes", 0, "largest document read, in bytes")
+	fl.StringVar(&f.store, "store", "", "document store: text (titles and text), titles or none")
 	fl.IntVar(&f.passages, "passages", 0, "split each document into passages of about N terms, each a document with URL ...#p<i> (0 = whole documents)")
 	fl.BoolVar(&f.force, "force", false, forceUsage)
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
@@ -105,7 +108,7 @@ func indexOptions(cfg config.Config) indexer.Options {
 	return indexer.Options{
 		DocIDCodec: ic.DocIDCodec, FreqCodec: ic.FreqCodec, Order: ic.Order, Seed: ic.Seed,
 		Workers: ic.Workers, MemoryBudget: ic.MemoryBudgetMB << 20, MaxDocBytes: ic.MaxDocBytes,
-		Oversize: ic.Oversize, TempDir: ic.TempDir, BM25: cfg.BM25,
+		Oversize: ic.Oversize, TempDir: ic.TempDir, Store: ic.Store, BM25: cfg.BM25,
 	}
 }
 

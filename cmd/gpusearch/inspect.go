@@ -32,7 +32,12 @@ type inspection struct {
 	AvgDocLength float64          `json:"avg_doc_length"`
 	K1           float32          `json:"k1"`
 	B            float32          `json:"b"`
-	TopTerms     []topTerm        `json:"top_terms"`
+	// Store is what the document store keeps (none, titles or text),
+	// StoreBytes its size, included in Bytes.
+	Store            string    `json:"store"`
+	StoreBytes       int64     `json:"store_bytes"`
+	StoreBytesPerDoc float64   `json:"store_bytes_per_doc"`
+	TopTerms         []topTerm `json:"top_terms"`
 }
 
 type topTerm struct {
@@ -77,6 +82,10 @@ func inspect(ix *index.Index, top int) inspection {
 		BitsPerDocID: m.BitsPerDocID(), BitsPerFreq: m.BitsPerFreq(),
 		DocIDCodec: m.DocIDCodec, FreqCodec: m.FreqCodec, Order: m.Order,
 		AvgDocLength: m.AvgDocLength, K1: m.K1, B: m.B,
+		Store: ix.Store(), StoreBytes: m.StoreBytes(),
+	}
+	if m.Docs > 0 {
+		in.StoreBytesPerDoc = float64(in.StoreBytes) / float64(m.Docs)
 	}
 	for name, f := range m.Files {
 		in.FileBytes[name] = f.Size
@@ -100,6 +109,7 @@ func printInspection(w io.Writer, in inspection) {
 	fmt.Fprintf(w, "  docid order   %s\n", in.Order)
 	fmt.Fprintf(w, "  bm25          k1=%g b=%g\n", in.K1, in.B)
 	fmt.Fprintf(w, "  size          %.2f MB\n", float64(in.Bytes)/1e6)
+	fmt.Fprintf(w, "  store         %s: %.2f MB, %.0f bytes/document\n", in.Store, float64(in.StoreBytes)/1e6, in.StoreBytesPerDoc)
 	fmt.Fprintf(w, "  top terms    ")
 	for _, t := range in.TopTerms {
 		fmt.Fprintf(w, " %s(%d)", t.Term, t.DF)
