@@ -45,6 +45,8 @@ type Search struct {
 	Mode   string `yaml:"mode"`
 	K      int    `yaml:"k"`
 	Engine string `yaml:"engine"`
+	// SnippetBytes is the length of a hit's snippet in bytes; 0 shows none.
+	SnippetBytes int `yaml:"snippet_bytes"`
 }
 
 // Server configures `gpusearch serve`.
@@ -125,7 +127,7 @@ func Default() Config {
 			Store:          "text",
 		},
 		BM25:   bm25.DefaultParams(),
-		Search: Search{Mode: "andor", K: 10, Engine: "auto"},
+		Search: Search{Mode: "andor", K: 10, Engine: "auto", SnippetBytes: 160},
 		Server: Server{
 			Addr:              "127.0.0.1:8080",
 			Index:             "index",
@@ -199,6 +201,7 @@ func (c Config) Validate() error {
 	check(oneOf(c.Search.Mode, "and", "or", "andor"), "search.mode %q: want and, or or andor", c.Search.Mode)
 	check(c.Search.K > 0, "search.k must be positive")
 	check(oneOf(c.Search.Engine, "cpu", "gpu", "auto", "bitmap"), "search.engine %q: want cpu, gpu, auto or bitmap", c.Search.Engine)
+	check(c.Search.SnippetBytes >= 0 && c.Search.SnippetBytes <= 4096, "search.snippet_bytes=%d: want 0 (no snippets) to 4096", c.Search.SnippetBytes)
 	check(c.Server.MaxQueryBytes > 0 && c.Server.MaxTerms > 0 && c.Server.MaxK > 0 && c.Server.MaxBodyBytes > 0,
 		"server limits must be positive")
 	check(c.Server.Timeout > 0, "server.timeout must be positive")

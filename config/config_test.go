@@ -31,6 +31,8 @@ func TestParse(t *testing.T) {
 		{"unknown key", "index:\n  codec: bp128\n", "field codec not found", nil},
 		{"bad order", "index:\n  order: alphabetical\n", "index.order", nil},
 		{"bad mode", "search:\n  mode: xor\n", "search.mode", nil},
+		{"snippet bytes", "search:\n  snippet_bytes: 0\n", "", func(c Config) bool { return c.Search.SnippetBytes == 0 }},
+		{"bad snippet bytes", "search:\n  snippet_bytes: -1\n", "search.snippet_bytes", nil},
 		{"bad b", "bm25:\n  b: 2\n", "bm25", nil},
 		{"not yaml", "index: [", "yaml", nil},
 		{"gpu workers", "gpu:\n  workers: 1\n", "", func(c Config) bool { return c.GPU.Workers == 1 }},
