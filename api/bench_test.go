@@ -24,7 +24,7 @@ func BenchmarkSearch(b *testing.B) {
 	b.Run("engine", func(b *testing.B) {
 		g, _ := s.acquire()
 		defer s.done(g)
-		q := query.Parse(analysis.New(), text, query.AndOr, 10)
+		q, _ := query.Parse(analysis.New(), text, query.AndOr, 10)
 		for b.Loop() {
 			if _, err := g.cpu.Search(context.Background(), q); err != nil {
 				b.Fatal(err)

@@ -87,7 +87,7 @@ func intParam(v url.Values, name string, def int) (int, error) {
 
 // cacheKey identifies a query's answer within one generation: the
 // analyzed terms in query order (scores are summed in that order), the
-// mode, the depth and the engine that answers.
+// phrases, the mode, the depth and the engine that answers.
 func cacheKey(q query.Query, engine string) string {
 	var b strings.Builder
 	b.WriteString(string(q.Mode))
@@ -98,6 +98,10 @@ func cacheKey(q query.Query, engine string) string {
 	for _, t := range q.Terms {
 		b.WriteByte(0)
 		b.WriteString(t)
+	}
+	for _, p := range q.Phrases {
+		b.WriteByte(1) // terms are letters and digits: no 0 or 1 bytes
+		b.WriteString(strings.Join(p, "\x00"))
 	}
 	return b.String()
 }
@@ -115,8 +119,11 @@ func (s *Server) search(ctx context.Context, p searchParams) (SearchResponse, er
 		return SearchResponse{}, err
 	}
 	a := s.analyzer.Get().(*analysis.Analyzer)
-	q := query.Parse(a, p.q, p.mode, p.start+p.k)
+	q, err := query.Parse(a, p.q, p.mode, p.start+p.k)
 	s.analyzer.Put(a)
+	if err != nil {
+		return SearchResponse{}, badParam("q: %v", err)
+	}
 	if len(q.Terms) > s.cfg.Server.MaxTerms {
 		return SearchResponse{}, badParam("q has %d distinct terms, over the limit max_terms=%d", len(q.Terms), s.cfg.Server.MaxTerms)
 	}
@@ -153,7 +160,9 @@ func (s *Server) search(ctx context.Context, p searchParams) (SearchResponse, er
 }
 
 // searchError turns an engine's context errors, and errors about the
-// index's files changed on disk, into 503s that say why.
+// index's files changed on disk, into 503s that say why; a phrase on an
+// index without positions into a 409, and on an engine without phrases
+// (gpu) into a 400.
 func (s *Server) searchError(err error) error {
 	switch {
 	case errors.Is(err, index.ErrCorrupt):
@@ -162,6 +171,10 @@ func (s *Server) searchError(err error) error {
 		return errorf(http.StatusServiceUnavailable, "search took longer than the limit timeout=%s", s.cfg.Server.Timeout)
 	case errors.Is(err, context.Canceled):
 		return errorf(http.StatusServiceUnavailable, "search cancelled: the client went away")
+	case errors.Is(err, index.ErrNoPositions):
+		return errorf(http.StatusConflict, "q has a phrase, but the %v", index.ErrNoPositions)
+	case errors.Is(err, query.ErrPhraseUnsupported):
+		return badParam("q has a phrase: %v; use another engine", err)
 	}
 	return err
 }

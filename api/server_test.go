@@ -200,7 +200,11 @@ func TestSearchMatchesEngine(t *testing.T) {
 	for _, mode := range []query.Mode{query.And, query.Or, query.AndOr} {
 		for _, text := range []string{"alpha", "bravo charlie", "golf hotel india", "jasper alpha"} {
 			t.Run(string(mode)+"/"+text, func(t *testing.T) {
-				want, err := g.cpu.Search(context.Background(), query.Parse(analysis.New(), text, mode, 12))
+				q, err := query.Parse(analysis.New(), text, mode, 12)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := g.cpu.Search(context.Background(), q)
 				if err != nil {
 					t.Fatal(err)
 				}

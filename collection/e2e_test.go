@@ -78,7 +78,11 @@ func searchAndEvaluate(t *testing.T, dir string) eval.Summary {
 	}
 	a := analysis.New()
 	search := func(ctx context.Context, text string) ([]query.Hit, error) {
-		res, err := eng.Search(ctx, query.Parse(a, text, query.Or, eval.MaxRunDepth))
+		q, err := query.Parse(a, text, query.Or, eval.MaxRunDepth)
+		if err != nil {
+			return nil, err
+		}
+		res, err := eng.Search(ctx, q)
 		return res.Hits, err
 	}
 	docno := func(id uint32) string { return eval.DocNo(ix.URL(id)) }

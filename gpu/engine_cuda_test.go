@@ -116,7 +116,11 @@ func TestEngineSampleCrawl(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/k=%d", mode, k), func(t *testing.T) {
 				var qs []query.Query
 				for _, text := range texts {
-					qs = append(qs, query.Parse(a, text, mode, k))
+					q, err := query.Parse(a, text, mode, k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					qs = append(qs, q)
 				}
 				checkEngine(t, e.q, ix, qs)
 			})

@@ -567,6 +567,9 @@ func (e *qengine) search(ctx context.Context, qs []query.Query, timing bool) ([]
 		if _, err := query.ParseMode(string(q.Mode)); err != nil {
 			return nil, phases, fmt.Errorf("gpu: %w", err)
 		}
+		if len(q.Phrases) > 0 {
+			return nil, phases, fmt.Errorf("gpu: phrase %q: %w", q.Phrases[0], query.ErrPhraseUnsupported)
+		}
 	}
 	res := make([]query.Result, len(qs))
 	waves := [2][]*qjob{make([]*qjob, len(qs)), make([]*qjob, len(qs))}

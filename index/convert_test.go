@@ -37,7 +37,11 @@ func TestConvertKeepsAnswers(t *testing.T) {
 		var out [][]query.Hit
 		for _, text := range queries {
 			for _, m := range []query.Mode{query.And, query.Or} {
-				res, err := e.Search(context.Background(), query.Parse(analysis.New(), text, m, 20))
+				q, err := query.Parse(analysis.New(), text, m, 20)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := e.Search(context.Background(), q)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -47,7 +47,7 @@ func benchIndex(b *testing.B) (*index.Index, []Query) {
 		if _, text, ok := strings.Cut(line, "\t"); ok {
 			line = text
 		}
-		if q := Parse(a, line, Or, 10); len(q.Terms) > 0 {
+		if q, err := Parse(a, line, Or, 10); err == nil && len(q.Terms) > 0 {
 			qs = append(qs, q)
 		}
 	}
@@ -112,7 +112,8 @@ func BenchmarkParse(b *testing.B) {
 	var terms int
 	for b.Loop() {
 		for _, t := range texts {
-			terms += len(Parse(a, t, And, 10).Terms)
+			q, _ := Parse(a, t, And, 10)
+			terms += len(q.Terms)
 		}
 	}
 	n := float64(b.N * len(texts))

@@ -75,6 +75,9 @@ func (e *Bitmap) run(ctx context.Context, q Query, mode Mode) (Result, error) {
 	}
 	s := newSearch(ctx, e.ix, terms, q.K, true) // it only seeks
 	var err error
+	if s.phrases, err = newPhraseFilter(e.ix, q, mode); err != nil {
+		return res, err
+	}
 	survivors.Iterate(func(d uint32) bool {
 		if err = s.tick(); err != nil {
 			return false

@@ -51,7 +51,11 @@ func (e *DAAT) run(ctx context.Context, q Query, mode Mode) (Result, error) {
 		return res, nil
 	}
 	s := newSearch(ctx, e.ix, terms, q.K, algo.seeks)
-	err := algo.run(s)
+	var err error
+	if s.phrases, err = newPhraseFilter(e.ix, q, mode); err != nil {
+		return res, err
+	}
+	err = algo.run(s)
 	if err == nil {
 		err = s.cursorErr()
 	}
@@ -72,16 +76,17 @@ type termList struct {
 
 // search is the state of one query under a DAAT algorithm.
 type search struct {
-	ctx    context.Context
-	params bm25.Params
-	norms  []float32
-	lists  []*termList // in query-term order
-	top    *TopK
-	thr    float64 // see push
-	stats  Stats
-	slack  float64 // multiplies every score bound before it is compared
-	memo   []memo  // by query position: the last term score computed
-	steps  int
+	ctx     context.Context
+	params  bm25.Params
+	norms   []float32
+	lists   []*termList // in query-term order
+	top     *TopK
+	thr     float64       // see push
+	phrases *phraseFilter // the query's phrases, nil without
+	stats   Stats
+	slack   float64 // multiplies every score bound before it is compared
+	memo    []memo  // by query position: the last term score computed
+	steps   int
 
 	// Room for the lists and memos of a query of up to inline terms, so
 	// that a short query's state is one allocation.
@@ -150,7 +155,12 @@ func boundSlack(n int) float64 { return 1 + float64(n)/(1<<22) }
 // refuses a document whose score equals the worst kept score (it would
 // rank below it). A document whose bound is <= thr therefore cannot enter,
 // and pruning it never changes the result.
+//
+// A query's phrases are checked only for a document that would enter.
 func (s *search) push(h Hit) {
+	if s.phrases != nil && (!s.top.admits(h) || !s.phrases.match(h.DocID)) {
+		return
+	}
 	if s.top.Push(h) && s.top.Full() {
 		s.thr = float64(s.top.Threshold())
 	}
@@ -203,6 +213,9 @@ func (s *search) cursorErr() error {
 			return err
 		}
 	}
+	if s.phrases != nil {
+		return s.phrases.failure()
+	}
 	return nil
 }
 
@@ -210,5 +223,8 @@ func (s *search) addCursorStats() {
 	for _, l := range s.lists {
 		s.stats.BlocksDecoded += int64(l.BlocksDecoded())
 		s.stats.BlocksSkipped += int64(l.BlocksSkipped())
+	}
+	if s.phrases != nil {
+		s.stats.BlocksDecoded += s.phrases.blocksDecoded()
 	}
 }

@@ -198,7 +198,7 @@ func TestEnginesMatchExhaustiveOnSampleCrawl(t *testing.T) {
 		for _, k := range []int{10, 100} {
 			t.Run(fmt.Sprintf("%s/k=%d", mode, k), func(t *testing.T) {
 				for _, text := range queries {
-					compareEngines(t, engines, Parse(a, text, mode, k))
+					compareEngines(t, engines, mustParse(t, a, text, mode, k))
 				}
 			})
 		}
@@ -393,4 +393,14 @@ func TestEnginesConcurrent(t *testing.T) {
 			}
 		}
 	}
+}
+
+// mustParse is Parse for texts the test knows to be well formed.
+func mustParse(t testing.TB, a *analysis.Analyzer, text string, mode Mode, k int) Query {
+	t.Helper()
+	q, err := Parse(a, text, mode, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
 }

@@ -2,6 +2,8 @@ package query
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -55,6 +57,10 @@ func (e *Exhaustive) run(ctx context.Context, q Query, mode Mode) (Result, error
 		acc.touched = acc.touched[:0]
 		e.pool.Put(acc)
 	}()
+	match, err := phraseMatcher(e.ix, q, mode)
+	if err != nil {
+		return res, err
+	}
 	params, norms := e.ix.BM25(), e.ix.Norms()
 	for _, t := range terms {
 		c := e.ix.Cursor(t.info)
@@ -82,12 +88,105 @@ func (e *Exhaustive) run(ctx context.Context, q Query, mode Mode) (Result, error
 		need = uint16(len(terms))
 	}
 	for _, d := range acc.touched {
-		if acc.count[d] >= need {
+		if acc.count[d] >= need && match(d) {
 			top.Push(Hit{DocID: d, Score: acc.score[d]})
 		}
 	}
 	res.Hits = top.Hits()
 	return res, nil
+}
+
+// phraseMatcher returns the reference's phrase check of q in mode (And or
+// Or; see phrase.go for what they require): plain sets of the documents
+// that hold each phrase, found position by position over whole lists.
+func phraseMatcher(ix *index.Index, q Query, mode Mode) (func(doc uint32) bool, error) {
+	if len(q.Phrases) == 0 {
+		return func(uint32) bool { return true }, nil
+	}
+	if !ix.HasPositions() {
+		return nil, fmt.Errorf("query: phrase %q: %w", q.Phrases[0], index.ErrNoPositions)
+	}
+	inPhrase := map[string]bool{}
+	var holders []map[uint32]bool // per phrase, the documents holding it
+	for _, p := range q.Phrases {
+		docs, err := phraseDocs(ix, p)
+		if err != nil {
+			return nil, err
+		}
+		holders = append(holders, docs)
+		for _, t := range p {
+			inPhrase[t] = true
+		}
+	}
+	loose := map[uint32]bool{} // documents holding a term in no phrase
+	for _, t := range q.Terms {
+		if info, ok := ix.Lookup(t); ok && !inPhrase[t] {
+			c := ix.Cursor(info)
+			for d := c.DocID(); d != index.NoMoreDocs; d = c.Next() {
+				loose[d] = true
+			}
+			if err := c.Err(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return func(doc uint32) bool {
+		if mode == And {
+			for _, h := range holders {
+				if !h[doc] {
+					return false
+				}
+			}
+			return true
+		}
+		if loose[doc] {
+			return true
+		}
+		for _, h := range holders {
+			if h[doc] {
+				return true
+			}
+		}
+		return false
+	}, nil
+}
+
+// phraseDocs finds the documents holding the phrase: a position p of its
+// first term with p+i a position of its term i, for every i.
+func phraseDocs(ix *index.Index, phrase []string) (map[uint32]bool, error) {
+	positions := make([]map[uint32][]uint32, len(phrase)) // per term: doc -> positions
+	for i, t := range phrase {
+		positions[i] = map[uint32][]uint32{}
+		info, ok := ix.Lookup(t)
+		if !ok {
+			return nil, nil
+		}
+		c := ix.Cursor(info)
+		for d := c.DocID(); d != index.NoMoreDocs; d = c.Next() {
+			ps, err := c.Positions(nil)
+			if err != nil {
+				return nil, err
+			}
+			positions[i][d] = ps
+		}
+		if err := c.Err(); err != nil {
+			return nil, err
+		}
+	}
+	docs := map[uint32]bool{}
+	for d, first := range positions[0] {
+		for _, p := range first {
+			all := true
+			for i := 1; i < len(phrase) && all; i++ {
+				all = slices.Contains(positions[i][d], p+uint32(i))
+			}
+			if all {
+				docs[d] = true
+				break
+			}
+		}
+	}
+	return docs, nil
 }
 
 // runMode answers q by calling run for AND or OR, and for AND+OR runs AND

@@ -181,7 +181,10 @@ func TestExhaustiveMatchesBruteForce(t *testing.T) {
 				full, ties := 0, 0
 				for range 150 {
 					text := f.randomQuery(r)
-					q := query.Parse(a, text, mode, k)
+					q, err := query.Parse(a, text, mode, k)
+					if err != nil {
+						t.Fatal(err)
+					}
 					res, err := e.Search(context.Background(), q)
 					if err != nil {
 						t.Fatalf("Search(%q): %v", text, err)
@@ -234,7 +237,12 @@ func TestExhaustiveConcurrent(t *testing.T) {
 			a := analysis.New()
 			for i := range texts {
 				i = (i + g*7) % len(texts)
-				res, err := e.Search(context.Background(), query.Parse(a, texts[i], query.Or, 10))
+				q, err := query.Parse(a, texts[i], query.Or, 10)
+				if err != nil {
+					errs <- err
+					return
+				}
+				res, err := e.Search(context.Background(), q)
 				if err != nil || !slices.Equal(res.Hits, want[i]) {
 					errs <- fmt.Errorf("Search(%q) = %v, %v; want %v", texts[i], res.Hits, err, want[i])
 				}
@@ -316,8 +324,8 @@ func TestParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
-			q := query.Parse(a, tt.text, query.And, 7)
-			if !slices.Equal(q.Terms, tt.want) || q.Mode != query.And || q.K != 7 {
+			q, err := query.Parse(a, tt.text, query.And, 7)
+			if err != nil || !slices.Equal(q.Terms, tt.want) || q.Mode != query.And || q.K != 7 {
 				t.Errorf("Parse(%q) = %+v, want terms %q, mode and, k 7", tt.text, q, tt.want)
 			}
 		})

@@ -2,7 +2,10 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpusearch/gpusearch/analysis"
@@ -30,22 +33,51 @@ func ParseMode(s string) (Mode, error) {
 
 // Query is an analyzed query.
 type Query struct {
-	Terms []string // analyzed, distinct, in first-occurrence order
-	Mode  Mode
-	K     int
+	Terms []string // analyzed, distinct, in first-occurrence order; phrases' included
+	// Phrases are the quoted phrases of two terms or more, distinct, each
+	// its analyzed terms in order. They constrain which documents match
+	// (see Matches); scores stay BM25 over Terms.
+	Phrases [][]string
+	Mode    Mode
+	K       int
 }
 
-// Parse analyzes text with the indexing analysis and merges duplicate terms.
-func Parse(a *analysis.Analyzer, text string, mode Mode, k int) Query {
+// ErrUnbalancedQuotes is wrapped by Parse's error for a query text with
+// an odd number of double quotes.
+var ErrUnbalancedQuotes = errors.New("unbalanced double quote")
+
+// ErrPhraseUnsupported is wrapped by the error of an engine that cannot
+// answer queries with phrases (the GPU engine); the scheduler sends them
+// to the CPU.
+var ErrPhraseUnsupported = errors.New("phrase queries are not supported by this engine")
+
+// Parse analyzes text with the indexing analysis and merges duplicate
+// terms. Text between double quotes is a phrase: its terms, in order, must
+// stand side by side in a document; a phrase of one term is that term. A
+// text with an odd number of double quotes is refused with an error
+// wrapping ErrUnbalancedQuotes.
+func Parse(a *analysis.Analyzer, text string, mode Mode, k int) (Query, error) {
 	q := Query{Mode: mode, K: k}
+	parts := strings.Split(text, `"`)
+	if len(parts)%2 == 0 {
+		return Query{}, fmt.Errorf("query: %w: quote a phrase between two", ErrUnbalancedQuotes)
+	}
 	seen := map[string]bool{}
-	a.Analyze([]byte(text), func(t string) {
-		if !seen[t] {
-			seen[t] = true
-			q.Terms = append(q.Terms, t)
+	for i, part := range parts {
+		var terms []string
+		a.Analyze([]byte(part), func(t string) {
+			terms = append(terms, t)
+			if !seen[t] {
+				seen[t] = true
+				q.Terms = append(q.Terms, t)
+			}
+		})
+		phrase := i%2 == 1 && len(terms) > 1
+		if phrase && !slices.ContainsFunc(q.Phrases, func(p []string) bool { return slices.Equal(p, terms) }) {
+			q.Phrases = append(q.Phrases, terms)
 		}
-	})
-	return q
+	}
+	return q, nil
 }
 
 // Hit is one result.

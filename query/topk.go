@@ -34,6 +34,9 @@ func (t *TopK) Threshold() float32 {
 	return t.h[0].Score
 }
 
+// admits reports whether Push would keep x.
+func (t *TopK) admits(x Hit) bool { return len(t.h) < t.k || better(x, t.h[0]) }
+
 // Push offers a hit and reports whether it was kept.
 func (t *TopK) Push(x Hit) bool {
 	if len(t.h) < t.k {

@@ -95,14 +95,19 @@ func Policies(list string) ([]schedule.Policy, error) {
 
 // InEveryMode analyses each line once per mode, interleaved (line 1 in
 // every mode, then line 2, ...), so that bench fit and bench load see
-// every mode throughout the file.
-func InEveryMode(lines []eval.Query, modes []query.Mode, k int) []query.Query {
+// every mode throughout the file. A line query.Parse refuses (unbalanced
+// quotes) is an error naming its qid.
+func InEveryMode(lines []eval.Query, modes []query.Mode, k int) ([]query.Query, error) {
 	a := analysis.New()
 	qs := make([]query.Query, 0, len(lines)*len(modes))
 	for _, l := range lines {
 		for _, m := range modes {
-			qs = append(qs, query.Parse(a, l.Text, m, k))
+			q, err := query.Parse(a, l.Text, m, k)
+			if err != nil {
+				return nil, fmt.Errorf("query %s: %w", l.ID, err)
+			}
+			qs = append(qs, q)
 		}
 	}
-	return qs
+	return qs, nil
 }

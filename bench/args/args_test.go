@@ -84,7 +84,10 @@ func TestTexts(t *testing.T) {
 }
 
 func TestInEveryMode(t *testing.T) {
-	qs := InEveryMode([]eval.Query{{Text: "cats"}, {Text: "dogs"}}, []query.Mode{query.And, query.Or}, 5)
+	qs, err := InEveryMode([]eval.Query{{Text: "cats"}, {Text: "dogs"}}, []query.Mode{query.And, query.Or}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var got []string
 	for _, q := range qs {
 		got = append(got, fmt.Sprintln(q.Terms, q.Mode, q.K))

@@ -154,7 +154,10 @@ func sampleQueries(t *testing.T) (*index.Index, []query.Query) {
 	a := analysis.New()
 	qs := make([]query.Query, len(lines))
 	for i, l := range lines {
-		qs[i] = query.Parse(a, l.Text, query.Or, 10)
+		var err error
+		if qs[i], err = query.Parse(a, l.Text, query.Or, 10); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return ix, qs
 }

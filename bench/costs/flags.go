@@ -93,7 +93,11 @@ func (f *FitFlags) Run(ctx context.Context) (*FitReport, error) {
 	} else if f.Progress != nil {
 		fmt.Fprintf(f.Progress, "bench fit: no GPU (%v); fitting the CPU model only\n", gerr)
 	}
-	return Fit(ctx, ix, args.InEveryMode(lines, f.modes, f.K), cpus, g, f.FitOptions)
+	qs, err := args.InEveryMode(lines, f.modes, f.K)
+	if err != nil {
+		return nil, err
+	}
+	return Fit(ctx, ix, qs, cpus, g, f.FitOptions)
 }
 
 // SimulateFlags are bench simulate's command line.

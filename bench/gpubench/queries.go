@@ -143,7 +143,10 @@ func Queries(ctx context.Context, ix *index.Index, g QueryEngine, o QueriesOptio
 		big := make([]bool, len(o.Texts))
 		mr := ModeReport{Mode: string(m)}
 		for i, text := range o.Texts {
-			qs[i] = query.Parse(a, text, m, o.K)
+			var err error
+			if qs[i], err = query.Parse(a, text, m, o.K); err != nil {
+				return nil, err
+			}
 			var n int64
 			for _, t := range qs[i].Terms {
 				if info, ok := ix.Lookup(t); ok {

@@ -259,7 +259,11 @@ func InProcess(ctx context.Context, ix *index.Index, eng query.Engine, o Options
 				return nil, err
 			}
 			t0 := time.Now()
-			res, err := eng.Search(ctx, query.Parse(a, o.Queries[i%len(o.Queries)], o.Mode, o.K))
+			q, err := query.Parse(a, o.Queries[i%len(o.Queries)], o.Mode, o.K)
+			if err != nil {
+				return nil, err
+			}
+			res, err := eng.Search(ctx, q)
 			if err != nil {
 				return nil, err
 			}

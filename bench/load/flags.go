@@ -89,7 +89,10 @@ func (f *Flags) Run(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	defer ix.Close()
-	qs := args.InEveryMode(lines, f.modes, f.K)
+	qs, err := args.InEveryMode(lines, f.modes, f.K)
+	if err != nil {
+		return nil, err
+	}
 	sc, fitted := f.Sched, true
 	if f.ModelFile != "" {
 		sc.Model, err = schedule.ReadModel(f.ModelFile)

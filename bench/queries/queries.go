@@ -69,7 +69,10 @@ func Run(ctx context.Context, engines []Engine, o Options) (*Report, error) {
 	for _, m := range o.Modes {
 		qs := make([]query.Query, len(o.Texts))
 		for i, text := range o.Texts {
-			qs[i] = query.Parse(a, text, m, o.K)
+			var err error
+			if qs[i], err = query.Parse(a, text, m, o.K); err != nil {
+				return nil, err
+			}
 		}
 		for _, e := range engines {
 			for _, t := range o.Threads {

@@ -190,7 +190,11 @@ func TestCLIIndexInspectSearch(t *testing.T) {
 				text := strings.Join(tt.words, " ")
 				var k int
 				fmt.Sscan(tt.k, &k)
-				want, err := ref.Search(context.Background(), query.Parse(analysis.New(), text, query.Mode(tt.mode), k))
+				q, err := query.Parse(analysis.New(), text, query.Mode(tt.mode), k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := ref.Search(context.Background(), q)
 				if err != nil {
 					t.Fatal(err)
 				}

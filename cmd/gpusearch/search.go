@@ -72,7 +72,10 @@ func newSearchCmd() *cobra.Command {
 				return searchTREC(cmd.Context(), ix, eng, m, k, tag, queriesFile, eval.Query{ID: qid, Text: strings.Join(args, " ")})
 			}
 			text := strings.Join(args, " ")
-			q := query.Parse(analysis.New(), text, m, k)
+			q, err := query.Parse(analysis.New(), text, m, k)
+			if err != nil {
+				return usageError{err}
+			}
 			res, err := eng.Search(cmd.Context(), q)
 			if err != nil {
 				return err
@@ -123,7 +126,11 @@ func searchTREC(ctx context.Context, ix *index.Index, eng query.Engine, m query.
 	}
 	a := analysis.New()
 	search := func(ctx context.Context, text string) ([]query.Hit, error) {
-		res, err := eng.Search(ctx, query.Parse(a, text, m, k))
+		q, err := query.Parse(a, text, m, k)
+		if err != nil {
+			return nil, err
+		}
+		res, err := eng.Search(ctx, q)
 		return res.Hits, err
 	}
 	docno := func(docid uint32) string { return eval.DocNo(ix.URL(docid)) }

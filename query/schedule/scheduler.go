@@ -200,11 +200,32 @@ func (s *Scheduler) CPUWorkers() int { return s.cfg.CPUWorkers }
 // (2.2 us a query on the H100 machine); split, the deepest chain of frames
 // is about 300 bytes shorter and the growth rarer (docs/scheduling.md).
 func (s *Scheduler) Search(ctx context.Context, q query.Query) (query.Result, error) {
+	if len(q.Phrases) > 0 {
+		return s.searchCPU(ctx, q)
+	}
 	p, err := s.enqueue(ctx, q)
 	if err != nil {
 		return query.Result{}, err
 	}
 	return s.await(ctx, p)
+}
+
+// searchCPU answers a query with phrases, which the GPU engines decline
+// (query.ErrPhraseUnsupported), with the CPU engine on the caller's
+// goroutine, under Guard as a worker would: no queue, so no GPU worker
+// can steal it.
+func (s *Scheduler) searchCPU(ctx context.Context, q query.Query) (query.Result, error) {
+	e := s.cfg.CPU
+	if c, ok := e.(*Choice); ok {
+		e = c.engineFor(FeaturesOf(s.ix, q))
+	}
+	var res query.Result
+	err := s.ix.Guard(func() (err error) {
+		res, err = e.Search(ctx, q)
+		return err
+	})
+	res.Stats.Algorithm = CPU.String() + ":" + res.Stats.Algorithm
+	return res, err
 }
 
 // enqueue prices q, picks its CPU engine and leaves its job in the inbox.

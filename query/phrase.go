@@ -1,0 +1,164 @@
+package query
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gpusearch/gpusearch/index"
+)
+
+// Phrases constrain which documents match a query; they never change a
+// score. In AND mode a document must hold every term and match every
+// phrase. In OR mode it must hold a term that is in no phrase or match at
+// least one phrase. AND+OR runs the first, then the second if the first
+// found fewer than k.
+
+// phraseFilter decides whether documents that hold a query's terms match
+// its phrases, with cursors of its own on the phrases' terms (and, in OR
+// mode, on the terms outside phrases). Documents may come in any order: a
+// cursor asked for a document before its last one starts over.
+type phraseFilter struct {
+	phrases [][]*index.Cursor // per phrase, a cursor per term, in order
+	loose   []*index.Cursor   // OR mode: the terms in no phrase
+	or      bool
+	last    uint32 // the document asked last
+	ix      *index.Index
+	cands   []uint32 // the current phrase's first-term positions that still match
+	buf     []uint32
+	err     error
+}
+
+// newPhraseFilter makes q's filter for mode (And or Or), or nil when q has
+// no phrases. An index without positions cannot answer phrases: an error
+// wrapping index.ErrNoPositions.
+func newPhraseFilter(ix *index.Index, q Query, mode Mode) (*phraseFilter, error) {
+	if len(q.Phrases) == 0 {
+		return nil, nil
+	}
+	if !ix.HasPositions() {
+		return nil, fmt.Errorf("query: phrase %q: %w", q.Phrases[0], index.ErrNoPositions)
+	}
+	f := &phraseFilter{ix: ix, or: mode != And}
+	inPhrase := map[string]bool{}
+	for _, p := range q.Phrases {
+		cs := make([]*index.Cursor, 0, len(p))
+		for _, t := range p {
+			inPhrase[t] = true
+			if info, ok := ix.Lookup(t); ok {
+				cs = append(cs, ix.LazyCursor(info))
+			}
+		}
+		// A phrase with a term the index lacks matches nothing: OR drops
+		// it (AND found the query empty already).
+		if len(cs) == len(p) {
+			f.phrases = append(f.phrases, cs)
+		}
+	}
+	if f.or {
+		for _, t := range q.Terms {
+			if info, ok := ix.Lookup(t); ok && !inPhrase[t] {
+				f.loose = append(f.loose, ix.LazyCursor(info))
+			}
+		}
+	}
+	return f, nil
+}
+
+// seek moves c to doc, starting it over if doc comes before the document
+// asked last, and reports whether c's list holds doc.
+func (f *phraseFilter) seek(c **index.Cursor, doc uint32) bool {
+	if doc < f.last {
+		*c = f.ix.LazyCursor((*c).Term())
+	}
+	return (*c).NextGEQ(doc) == doc
+}
+
+// match reports whether doc, which holds the query's terms as the mode
+// requires, matches the phrases. A damaged list makes it false, and err
+// reports it.
+func (f *phraseFilter) match(doc uint32) bool {
+	defer func() { f.last = doc }()
+	if !f.or {
+		for _, p := range f.phrases {
+			if !f.matchPhrase(p, doc) {
+				return false
+			}
+		}
+		return true
+	}
+	for i := range f.loose {
+		if f.seek(&f.loose[i], doc) {
+			return true
+		}
+	}
+	for _, p := range f.phrases {
+		if f.matchPhrase(p, doc) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchPhrase reports whether doc holds the phrase whose terms' cursors
+// are cs: a position p of the first term with p+i a position of term i.
+func (f *phraseFilter) matchPhrase(cs []*index.Cursor, doc uint32) bool {
+	for i := range cs {
+		if !f.seek(&cs[i], doc) {
+			return false
+		}
+	}
+	var err error
+	if f.cands, err = cs[0].Positions(f.cands); err != nil {
+		f.fail(err)
+		return false
+	}
+	for i, c := range cs[1:] {
+		if f.buf, err = c.Positions(f.buf); err != nil {
+			f.fail(err)
+			return false
+		}
+		off := uint32(i + 1)
+		f.cands = slices.DeleteFunc(f.cands, func(p uint32) bool {
+			_, found := slices.BinarySearch(f.buf, p+off)
+			return !found
+		})
+		if len(f.cands) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *phraseFilter) fail(err error) {
+	if f.err == nil {
+		f.err = err
+	}
+}
+
+// failure is the first damage the filter met: in positions, or in a
+// cursor's docid blocks.
+func (f *phraseFilter) failure() error {
+	if f.err != nil {
+		return f.err
+	}
+	for _, c := range f.cursors() {
+		if err := c.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cursors lists every cursor of the filter.
+func (f *phraseFilter) cursors() []*index.Cursor {
+	return append(slices.Concat(f.phrases...), f.loose...)
+}
+
+// blocksDecoded counts the docid blocks the filter's cursors decoded.
+func (f *phraseFilter) blocksDecoded() int64 {
+	var n int64
+	for _, c := range f.cursors() {
+		n += int64(c.BlocksDecoded())
+	}
+	return n
+}
