@@ -15,11 +15,17 @@ type SearchResponse struct {
 	Stats  query.Stats `json:"stats"`
 }
 
-// Hit is one ranked document.
+// Hit is one ranked document. Title is absent when the index stores no
+// titles; Snippet when it stores no text (index.store), or snippets=0, or
+// search.snippet_bytes is 0.
 type Hit struct {
-	DocID uint32  `json:"docid"`
-	URL   string  `json:"url"`
-	Score float32 `json:"score"`
+	DocID       uint32   `json:"docid"`
+	URL         string   `json:"url"`
+	Score       float32  `json:"score"`
+	Title       string   `json:"title,omitempty"`
+	Snippet     string   `json:"snippet,omitempty"`      // about search.snippet_bytes of the text, "…" where cut
+	Highlights  [][2]int `json:"highlights,omitempty"`   // byte ranges of Snippet the query matched
+	SnippetHTML string   `json:"snippet_html,omitempty"` // with highlight=html: escaped, matches in <mark>
 }
 
 // DocumentResponse is the answer of GET /documents/{docid}: with
