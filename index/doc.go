@@ -27,7 +27,13 @@
 // only some indexes have, lie beside them, written and checksummed the
 // same way (Writer.createOptional); meta.json names exactly those an index
 // has, and Open maps and checks them (format version 4; a version 3 index
-// reads as one without optional files).
+// reads as one without optional files):
+//
+//	titles.bin     the document store's titles, a block file (store.go):
+//	               zstd frames of consecutive documents' records, then a
+//	               table of each frame's offset, first docid and decoded
+//	               size
+//	texts.bin      the document store's extracted texts, a block file
 //
 // meta.json is {"version", "crc32c", "index"}: the format version, the
 // CRC-32C of the index value's bytes as they lie, and the index value
