@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,9 @@ import (
 	"github.com/gpusearch/gpusearch/bench/peers/lucene"
 	"github.com/gpusearch/gpusearch/bench/peers/peer"
 	"github.com/gpusearch/gpusearch/bench/peers/xapian"
+	"github.com/gpusearch/gpusearch/eval"
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/query"
 )
 
 func main() {
@@ -47,6 +51,8 @@ type options struct {
 	ks, modes      string
 	engines        string
 	luceneAnalyzer string
+	positions      bool
+	store          string
 	gpusearchAlgo  string
 	gpusearchCodec string
 	warmupQueries  int
@@ -62,17 +68,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "plot" {
 		return runPlot(args[1:], stderr)
 	}
+	if len(args) > 0 && args[0] == "phrases" {
+		return runPhrases(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "snippets" {
+		return runSnippets(ctx, args[1:], stdout, stderr)
+	}
 	var o options
 	fs := flag.NewFlagSet("peers", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.crawl, "crawl", "", "crawl directory (required)")
 	fs.StringVar(&o.queries, "queries", "", "queries file, qid<TAB>text lines (required)")
 	fs.StringVar(&o.ks, "k", "10,1000", "comma-separated result depths")
-	fs.StringVar(&o.modes, "modes", "and,or", "comma-separated modes")
+	fs.StringVar(&o.modes, "modes", "and,or", "comma-separated modes: and, or, phrase (each query one phrase; needs --positions and engines gpusearch and lucene only)")
 	fs.StringVar(&o.engines, "engines", "gpusearch,lucene,xapian,bleve", "comma-separated engines; gpusearch always runs first")
 	fs.StringVar(&o.gpusearchAlgo, "gpusearch-engine", "cpu", "gpusearch's CPU engine (query.New): cpu, daat, maxscore, wand, bmw, exhaustive, bitmap")
 	fs.StringVar(&o.gpusearchCodec, "gpusearch-codec", "", "gpusearch's docid and frequency codec (default: the indexer's)")
 	fs.StringVar(&o.luceneAnalyzer, "lucene-analyzer", "porter2", "Lucene analyzer: porter2, english or standard")
+	fs.BoolVar(&o.positions, "positions", false, "index positions (gpusearch's index.positions, Lucene's DOCS_AND_FREQS_AND_POSITIONS)")
+	fs.StringVar(&o.store, "store", "none", "stored fields: none, titles or text (gpusearch's index.store; Lucene's stored title and body)")
 	fs.IntVar(&o.warmupQueries, "warmup-queries", 20000, "untimed queries before each run's timed passes (whole passes over the queries, at least one)")
 	fs.IntVar(&o.repeat, "repeat", 1, "timed passes over the queries in each run")
 	fs.IntVar(&o.limit, "limit", 0, "use only the first N queries (0: all)")
@@ -89,6 +103,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	specs, err := parseSpecs(o.modes, o.ks)
 	if err != nil {
+		return err
+	}
+	if err := checkFeatures(o, specs); err != nil {
 		return err
 	}
 	qs, err := peer.ReadQueries(o.queries, o.limit)
@@ -147,8 +164,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 func parseSpecs(modes, ks string) ([]peer.Spec, error) {
 	var specs []peer.Spec
 	for _, m := range strings.Split(modes, ",") {
-		if m != "and" && m != "or" {
-			return nil, usagef("--modes: %q is not and or or", m)
+		if m != "and" && m != "or" && m != "phrase" {
+			return nil, usagef("--modes: %q is not and, or or phrase", m)
 		}
 		for _, s := range strings.Split(ks, ",") {
 			k, err := strconv.Atoi(strings.TrimSpace(s))
@@ -161,10 +178,32 @@ func parseSpecs(modes, ks string) ([]peer.Spec, error) {
 	return specs, nil
 }
 
+// checkFeatures refuses what an engine could not do: phrase queries need
+// positions, and only gpusearch and Lucene index positions or store fields
+// here.
+func checkFeatures(o options, specs []peer.Spec) error {
+	if o.store != "none" && o.store != "titles" && o.store != "text" {
+		return usagef("--store: %q is not none, titles or text", o.store)
+	}
+	phrase := slices.ContainsFunc(specs, func(s peer.Spec) bool { return s.Mode == "phrase" })
+	if phrase && !o.positions {
+		return usagef("--modes phrase needs --positions")
+	}
+	if !phrase && !o.positions && o.store == "none" {
+		return nil
+	}
+	for _, name := range strings.Split(o.engines, ",") {
+		if name != "gpusearch" && name != "lucene" {
+			return usagef("%s stores no positions or fields here: with --positions, --store or --modes phrase use --engines gpusearch,lucene", name)
+		}
+	}
+	return nil
+}
+
 // newEngines builds the engines named in o, gpusearch first; a peer that is
 // not installed is skipped, with the reason.
 func newEngines(ctx context.Context, o options, stderr io.Writer) ([]peer.Engine, map[string]string, error) {
-	engines := []peer.Engine{&peer.GPUSearch{Engine: o.gpusearchAlgo, Codec: o.gpusearchCodec}}
+	engines := []peer.Engine{&peer.GPUSearch{Engine: o.gpusearchAlgo, Codec: o.gpusearchCodec, Positions: o.positions, Store: o.store}}
 	skipped := map[string]string{}
 	for _, name := range strings.Split(o.engines, ",") {
 		var e peer.Engine
@@ -173,7 +212,7 @@ func newEngines(ctx context.Context, o options, stderr io.Writer) ([]peer.Engine
 		case "gpusearch":
 			continue
 		case "lucene":
-			e, err = lucene.New(ctx, o.luceneAnalyzer)
+			e, err = lucene.New(ctx, lucene.Options{Analyzer: o.luceneAnalyzer, Positions: o.positions, Store: o.store})
 		case "xapian":
 			e, err = xapian.New(ctx)
 		case "bleve":
@@ -222,6 +261,104 @@ func printReport(w io.Writer, rep *peer.Report) error {
 		fmt.Fprintf(w, "%s skipped: %s\n", name, rep.Skipped[name])
 	}
 	return nil
+}
+
+// runPhrases prints phrases drawn from titles as a queries file, "pN<TAB>text"
+// lines: the titles stored in a gpusearch index (--index, built with
+// index.store titles or text) or the texts of a queries file (--titles; the
+// RFCs' known-item queries are their titles).
+func runPhrases(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("peers phrases", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("index", "", "gpusearch index whose stored titles to draw from")
+	file := fs.String("titles", "", "queries file whose texts are the titles to draw from")
+	n := fs.Int("n", 500, "phrases to draw")
+	seed := fs.Uint64("seed", 1, "seed of the draw")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if (*dir == "") == (*file == "") || fs.NArg() > 0 {
+		return usagef("usage: peers phrases (--index DIR | --titles FILE) [--n 500] [--seed 1]")
+	}
+	var titles []string
+	var err error
+	if *dir != "" {
+		titles, err = storedTitles(*dir)
+	} else {
+		var qs []eval.Query
+		qs, err = peer.ReadQueries(*file, 0)
+		for _, q := range qs {
+			titles = append(titles, q.Text)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(stdout)
+	for i, p := range peer.Phrases(titles, *n, *seed) {
+		fmt.Fprintf(w, "p%d\t%s\n", i+1, p)
+	}
+	return w.Flush()
+}
+
+// storedTitles returns the titles an index stores, in docid order.
+func storedTitles(dir string) ([]string, error) {
+	ix, err := index.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	if ix.Store() == "none" {
+		return nil, fmt.Errorf("%s stores no titles (index.store is none)", dir)
+	}
+	titles := make([]string, ix.NumDocs())
+	for i := range titles {
+		d, err := ix.Document(uint32(i), false)
+		if err != nil {
+			return nil, err
+		}
+		titles[i] = d.Title
+	}
+	return titles, nil
+}
+
+// runSnippets measures what snippets add to a request (peer.Snippets) and
+// prints the report as JSON.
+func runSnippets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("peers snippets", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("index", "", "gpusearch index built with index.store: text (required)")
+	file := fs.String("queries", "", "queries file, qid<TAB>text lines (required)")
+	mode := fs.String("mode", "and", "query mode: and, or or andor")
+	k := fs.Int("k", 10, "hits per query, each with its snippet")
+	warmup := fs.Int("warmup", 1, "untimed passes over the queries")
+	repeat := fs.Int("repeat", 3, "timed passes over the queries")
+	limit := fs.Int("limit", 0, "use only the first N queries (0: all)")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if *dir == "" || *file == "" || fs.NArg() > 0 || *k <= 0 {
+		return usagef("usage: peers snippets --index DIR --queries FILE [--mode and] [--k 10] [--warmup 1] [--repeat 3]")
+	}
+	m, err := query.ParseMode(*mode)
+	if err != nil {
+		return usageError{err}
+	}
+	qs, err := peer.ReadQueries(*file, *limit)
+	if err != nil {
+		return err
+	}
+	texts := make([]string, len(qs))
+	for i, q := range qs {
+		texts[i] = q.Text
+	}
+	rep, err := peer.Snippets(ctx, *dir, texts, m, *k, *warmup, *repeat)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
 }
 
 // runPlot draws saved reports.

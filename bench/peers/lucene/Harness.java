@@ -4,23 +4,28 @@
 // compiles it with the machine's javac against Debian's liblucene8-java jars
 // and runs it in two steps:
 //
-//   java Harness [--analyzer porter2|english|standard] index CORPUS INDEXDIR
+//   java Harness [--analyzer porter2|english|standard] [--positions]
+//       [--store none|titles|text] index CORPUS INDEXDIR [TITLES]
 //     CORPUS: one document a line, "name<TAB>text"; the line number (from 0)
-//     is the document's id in every engine. Prints
+//     is the document's id in every engine. TITLES (wanted with --store
+//     titles or text): each document's title, one a line. Prints
 //     {"version":"8.7.0","analyzer":"porter2","docs":N,"index_ns":T}, where T
 //     covers reading, analysis, inversion, forceMerge(1) and commit.
 //
 //   java Harness [--analyzer ...] search INDEXDIR QUERIES OUTDIR WARMUP REPEAT KEEP MODE:K...
-//     QUERIES: one query text a line. For each MODE:K (mode "and" or "or"),
+//     QUERIES: one query text a line. For each MODE:K (mode "and", "or" or
+//     "phrase"),
 //     answers every query WARMUP times untimed, then REPEAT times timed, and
 //     writes OUTDIR/MODE-K.hits, one line a query: "id score id score ..."
 //     for the first KEEP hits. Prints
 //     {"runs":[{"mode":..,"k":..,"wall_ns":[..],"cpu_ns":[..]}]}, REPEAT
 //     times as many values as queries, pass by pass.
 //
-// A query's time covers analysing its text, building the BooleanQuery (one
-// TermQuery a distinct term, MUST for and, SHOULD for or) and
-// IndexSearcher.search(query, k); reading the hits back is not timed. wall_ns
+// A query's time covers analysing its text, building the query (and, or: a
+// BooleanQuery of one TermQuery a distinct term, MUST for and, SHOULD for or;
+// phrase: one PhraseQuery of the analysed terms at their positions, which
+// needs an index built with --positions) and IndexSearcher.search(query, k);
+// reading the hits back is not timed. wall_ns
 // is System.nanoTime's; cpu_ns is the CPU time of the searching thread
 // (ThreadMXBean), which a busy machine inflates far less.
 //
@@ -31,9 +36,11 @@
 // "standard" is StandardAnalyzer (lowercased words, no stemming, no stop
 // words in Lucene 8).
 //
-// The body field is indexed with documents and frequencies only (no
-// positions, which gpusearch does not store either); the name is a stored
-// field, as gpusearch stores each document's name. A LogByteSizeMergePolicy
+// The body field is indexed with documents and frequencies, and with
+// positions under --positions (as gpusearch's index.positions); the name is
+// always a stored field, as gpusearch stores each document's name, and
+// --store titles or text also stores the title, and text the body (as
+// gpusearch's index.store). A LogByteSizeMergePolicy
 // (adjacent segments only) and forceMerge(1) keep Lucene's docids in corpus
 // order, which index checks document by document.
 
@@ -60,6 +67,7 @@ import org.apache.lucene.analysis.snowball.SnowballFilter;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.analysis.standard.StandardTokenizer;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+import org.apache.lucene.analysis.tokenattributes.PositionIncrementAttribute;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.FieldType;
@@ -74,6 +82,7 @@ import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.PhraseQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TermQuery;
@@ -86,6 +95,7 @@ import org.tartarus.snowball.ext.EnglishStemmer;
 public final class Harness {
     private static final String BODY = "body";
     private static final String NAME = "name";
+    private static final String TITLE = "title";
     private static final float K1 = 0.9f;
     private static final float B = 0.4f;
 
@@ -93,10 +103,20 @@ public final class Harness {
 
     public static void main(String[] args) throws IOException {
         String analyzerName = "porter2";
+        boolean positions = false;
+        String store = "none";
         int i = 0;
-        if (args.length >= 2 && args[0].equals("--analyzer")) {
-            analyzerName = args[1];
-            i = 2;
+        for (; i < args.length && args[i].startsWith("--"); i++) {
+            if (args[i].equals("--positions")) {
+                positions = true;
+            } else if (args[i].equals("--analyzer") && i + 1 < args.length) {
+                analyzerName = args[++i];
+            } else if (args[i].equals("--store") && i + 1 < args.length
+                    && (args[i + 1].equals("none") || args[i + 1].equals("titles") || args[i + 1].equals("text"))) {
+                store = args[++i];
+            } else {
+                usage();
+            }
         }
         if (args.length <= i) {
             usage();
@@ -107,8 +127,9 @@ public final class Harness {
         for (int j = i + 1; j < args.length; j++) {
             rest.add(args[j]);
         }
-        if (cmd.equals("index") && rest.size() == 2) {
-            index(analyzer, analyzerName, Paths.get(rest.get(0)), Paths.get(rest.get(1)));
+        if (cmd.equals("index") && rest.size() == (store.equals("none") ? 2 : 3)) {
+            Path titles = rest.size() == 3 ? Paths.get(rest.get(2)) : null;
+            index(analyzer, analyzerName, positions, store, Paths.get(rest.get(0)), Paths.get(rest.get(1)), titles);
         } else if (cmd.equals("search") && rest.size() >= 7) {
             search(analyzer, rest);
         } else {
@@ -117,7 +138,8 @@ public final class Harness {
     }
 
     private static void usage() {
-        System.err.println("usage: Harness [--analyzer porter2|english|standard] index CORPUS INDEXDIR");
+        System.err.println("usage: Harness [--analyzer porter2|english|standard] [--positions] [--store none|titles|text]"
+                + " index CORPUS INDEXDIR [TITLES]");
         System.err.println("       Harness [--analyzer ...] search INDEXDIR QUERIES OUTDIR WARMUP REPEAT KEEP MODE:K...");
         System.exit(2);
     }
@@ -145,11 +167,12 @@ public final class Harness {
         }
     }
 
-    private static void index(Analyzer analyzer, String analyzerName, Path corpus, Path dir) throws IOException {
+    private static void index(Analyzer analyzer, String analyzerName, boolean positions, String store,
+            Path corpus, Path dir, Path titlesFile) throws IOException {
         FieldType body = new FieldType();
-        body.setIndexOptions(IndexOptions.DOCS_AND_FREQS);
+        body.setIndexOptions(positions ? IndexOptions.DOCS_AND_FREQS_AND_POSITIONS : IndexOptions.DOCS_AND_FREQS);
         body.setTokenized(true);
-        body.setStored(false);
+        body.setStored(store.equals("text"));
         body.freeze();
 
         long start = System.nanoTime();
@@ -160,6 +183,7 @@ public final class Harness {
         cfg.setMergePolicy(new LogByteSizeMergePolicy());
         cfg.setMergeScheduler(new SerialMergeScheduler());
         List<String> names = new ArrayList<>();
+        BufferedReader titles = titlesFile == null ? null : Files.newBufferedReader(titlesFile, StandardCharsets.UTF_8);
         try (FSDirectory fs = FSDirectory.open(dir);
              IndexWriter w = new IndexWriter(fs, cfg);
              BufferedReader r = Files.newBufferedReader(corpus, StandardCharsets.UTF_8)) {
@@ -172,12 +196,23 @@ public final class Harness {
                 String name = line.substring(0, tab);
                 Document d = new Document();
                 d.add(new StoredField(NAME, name));
+                if (titles != null) {
+                    String title = titles.readLine();
+                    if (title == null) {
+                        throw new IOException(titlesFile + ": fewer titles than documents");
+                    }
+                    d.add(new StoredField(TITLE, title));
+                }
                 d.add(new Field(BODY, line.substring(tab + 1), body));
                 w.addDocument(d);
                 names.add(name);
             }
             w.forceMerge(1);
             w.commit();
+        } finally {
+            if (titles != null) {
+                titles.close();
+            }
         }
         long took = System.nanoTime() - start;
 
@@ -213,14 +248,14 @@ public final class Harness {
             s.setQueryCache(null);
             for (int r = 6; r < a.size(); r++) {
                 String[] mk = a.get(r).split(":");
-                if (mk.length != 2 || !(mk[0].equals("and") || mk[0].equals("or"))) {
-                    throw new IllegalArgumentException("run " + a.get(r) + ": want and:K or or:K");
+                if (mk.length != 2 || !(mk[0].equals("and") || mk[0].equals("or") || mk[0].equals("phrase"))) {
+                    throw new IllegalArgumentException("run " + a.get(r) + ": want and:K, or:K or phrase:K");
                 }
-                boolean and = mk[0].equals("and");
+                String mode = mk[0];
                 int k = Integer.parseInt(mk[1]);
                 for (int w = 0; w < warmup; w++) {
                     for (String q : queries) {
-                        answer(s, analyzer, q, and, k);
+                        answer(s, analyzer, q, mode, k);
                     }
                 }
                 int n = queries.size();
@@ -231,7 +266,7 @@ public final class Harness {
                     for (int qi = 0; qi < n; qi++) {
                         long c0 = cpu.getCurrentThreadCpuTime();
                         long t0 = System.nanoTime();
-                        hits[qi] = answer(s, analyzer, queries.get(qi), and, k);
+                        hits[qi] = answer(s, analyzer, queries.get(qi), mode, k);
                         wall[p * n + qi] = System.nanoTime() - t0;
                         cpuNS[p * n + qi] = cpu.getCurrentThreadCpuTime() - c0;
                     }
@@ -262,8 +297,11 @@ public final class Harness {
     }
 
     // answer runs one query; an empty analysis gives no hits.
-    private static TopDocs answer(IndexSearcher s, Analyzer analyzer, String text, boolean and, int k)
+    private static TopDocs answer(IndexSearcher s, Analyzer analyzer, String text, String mode, int k)
             throws IOException {
+        if (mode.equals("phrase")) {
+            return phrase(s, analyzer, text, k);
+        }
         LinkedHashSet<String> terms = new LinkedHashSet<>();
         try (TokenStream ts = analyzer.tokenStream(BODY, text)) {
             CharTermAttribute att = ts.addAttribute(CharTermAttribute.class);
@@ -277,12 +315,36 @@ public final class Harness {
             return null;
         }
         BooleanQuery.Builder b = new BooleanQuery.Builder();
-        BooleanClause.Occur occur = and ? BooleanClause.Occur.MUST : BooleanClause.Occur.SHOULD;
+        BooleanClause.Occur occur = mode.equals("and") ? BooleanClause.Occur.MUST : BooleanClause.Occur.SHOULD;
         for (String t : terms) {
             b.add(new TermQuery(new Term(BODY, t)), occur);
         }
         Query q = b.build();
         return s.search(q, k);
+    }
+
+    // phrase answers text as one phrase: its analysed terms, each at the
+    // position the analyzer gives it (every word one position further, as
+    // no analyzer here drops words).
+    private static TopDocs phrase(IndexSearcher s, Analyzer analyzer, String text, int k) throws IOException {
+        PhraseQuery.Builder b = new PhraseQuery.Builder();
+        int n = 0;
+        try (TokenStream ts = analyzer.tokenStream(BODY, text)) {
+            CharTermAttribute att = ts.addAttribute(CharTermAttribute.class);
+            PositionIncrementAttribute inc = ts.addAttribute(PositionIncrementAttribute.class);
+            ts.reset();
+            int pos = -1;
+            while (ts.incrementToken()) {
+                pos += inc.getPositionIncrement();
+                b.add(new Term(BODY, att.toString()), pos);
+                n++;
+            }
+            ts.end();
+        }
+        if (n == 0) {
+            return null;
+        }
+        return s.search(b.build(), k);
     }
 
     private static void writeHits(Path file, TopDocs[] hits, int keep) throws IOException {

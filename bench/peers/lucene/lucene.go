@@ -33,13 +33,28 @@ type Engine struct {
 	classes string
 }
 
-// New compiles the harness for analyzer ("porter2", "english" or
-// "standard"). Without java, javac or the jars it returns an error wrapping
-// peer.ErrNotInstalled.
-func New(ctx context.Context, analyzer string) (*Engine, error) {
-	desc, ok := analyses[analyzer]
+// Options say how the harness indexes the body.
+type Options struct {
+	Analyzer  string // "porter2" (the default), "english" or "standard"
+	Positions bool   // index positions too (phrase queries need them)
+	Store     string // stored fields besides the name: "none" (the default), "titles" or "text" (title and body)
+}
+
+// New compiles the harness. Without java, javac or the jars it returns an
+// error wrapping peer.ErrNotInstalled.
+func New(ctx context.Context, o Options) (*Engine, error) {
+	if o.Analyzer == "" {
+		o.Analyzer = "porter2"
+	}
+	if o.Store == "" {
+		o.Store = "none"
+	}
+	desc, ok := analyses[o.Analyzer]
 	if !ok {
-		return nil, fmt.Errorf("lucene: unknown analyzer %q (want porter2, english or standard)", analyzer)
+		return nil, fmt.Errorf("lucene: unknown analyzer %q (want porter2, english or standard)", o.Analyzer)
+	}
+	if o.Store != "none" && o.Store != "titles" && o.Store != "text" {
+		return nil, fmt.Errorf("lucene: unknown store %q (want none, titles or text)", o.Store)
 	}
 	javac, err := exec.LookPath("javac")
 	if err != nil {
@@ -73,14 +88,19 @@ func New(ctx context.Context, analyzer string) (*Engine, error) {
 	}
 	h := &peer.Harness{
 		EngineName: "lucene",
-		Command:    []string{java, "-cp", strings.Join(append([]string{classes}, cp...), ":"), "Harness", "--analyzer", analyzer},
+		Command: []string{java, "-cp", strings.Join(append([]string{classes}, cp...), ":"), "Harness",
+			"--analyzer", o.Analyzer, "--store", o.Store},
 		Desc: peer.Info{
 			Analysis: desc,
 			Scoring:  "BM25Similarity(0.9, 0.4): idf ln(1+(N-df+0.5)/(df+0.5)), lengths as 1-byte norms, float32",
 		},
+		Titles: o.Store != "none",
 	}
-	if analyzer != "porter2" {
-		h.EngineName = "lucene-" + analyzer
+	if o.Positions {
+		h.Command = append(h.Command, "--positions")
+	}
+	if o.Analyzer != "porter2" {
+		h.EngineName = "lucene-" + o.Analyzer
 	}
 	return &Engine{Harness: h, classes: classes}, nil
 }

@@ -12,16 +12,18 @@ import (
 
 	"github.com/gpusearch/gpusearch/eval"
 	"github.com/gpusearch/gpusearch/indexer"
+	"github.com/gpusearch/gpusearch/indexer/extract"
 )
 
 // Corpus is a crawl's extracted text, written once for every engine.
 type Corpus struct {
-	TextDir string        // one plain-text file a document, Names[i], for gpusearch
-	TSV     string        // "name<TAB>text" a line, for the peers
-	Names   []string      // document i's file name in TextDir, "%08d.txt"
-	DocNos  []string      // document i's docno: eval.DocNo of its crawl URL
-	Bytes   int64         // bytes of extracted text
-	Extract time.Duration // time to walk, read, extract and write it all
+	TextDir    string        // one plain-text file a document, Names[i], for gpusearch
+	TSV        string        // "name<TAB>text" a line, for the peers
+	TitlesFile string        // document i's title on line i: extract.Title of its text, as gpusearch's store titles a text file
+	Names      []string      // document i's file name in TextDir, "%08d.txt"
+	DocNos     []string      // document i's docno: eval.DocNo of its crawl URL
+	Bytes      int64         // bytes of extracted text
+	Extract    time.Duration // time to walk, read, extract and write it all
 }
 
 // Len returns the number of documents.
@@ -36,7 +38,7 @@ func WriteCorpus(crawlDir, dir string) (*Corpus, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Corpus{TextDir: filepath.Join(dir, "text"), TSV: filepath.Join(dir, "corpus.tsv")}
+	c := &Corpus{TextDir: filepath.Join(dir, "text"), TSV: filepath.Join(dir, "corpus.tsv"), TitlesFile: filepath.Join(dir, "corpus.titles")}
 	if err := os.RemoveAll(c.TextDir); err != nil { // a reused work directory's old corpus
 		return nil, err
 	}
@@ -48,7 +50,13 @@ func WriteCorpus(crawlDir, dir string) (*Corpus, error) {
 		return nil, err
 	}
 	defer f.Close()
+	tf, err := os.Create(c.TitlesFile)
+	if err != nil {
+		return nil, err
+	}
+	defer tf.Close()
 	w := bufio.NewWriterSize(f, 1<<20)
+	tw := bufio.NewWriter(tf)
 	for _, d := range docs {
 		text, _, _, err := d.Text(0)
 		if err != nil {
@@ -58,6 +66,8 @@ func WriteCorpus(crawlDir, dir string) (*Corpus, error) {
 		if err := os.WriteFile(filepath.Join(c.TextDir, name), text, 0o644); err != nil {
 			return nil, err
 		}
+		tw.WriteString(extract.Title(text))
+		tw.WriteByte('\n')
 		w.WriteString(name)
 		w.WriteByte('\t')
 		w.Write(oneLine(text))
@@ -66,11 +76,10 @@ func WriteCorpus(crawlDir, dir string) (*Corpus, error) {
 		c.DocNos = append(c.DocNos, eval.DocNo(d.URL))
 		c.Bytes += int64(len(text))
 	}
-	if err := w.Flush(); err != nil {
-		return nil, err
-	}
-	if err := f.Close(); err != nil {
-		return nil, err
+	for _, err := range []error{w.Flush(), tw.Flush(), f.Close(), tf.Close()} {
+		if err != nil {
+			return nil, err
+		}
 	}
 	if len(c.Names) == 0 {
 		return nil, fmt.Errorf("peer: crawl %s holds no document", crawlDir)

@@ -14,10 +14,13 @@ import (
 
 // GPUSearch is gpusearch itself, in-process: indexer.Build with one parsing
 // worker and the default codecs (or Codec), and query.New(ix, Engine) for
-// both modes.
+// every mode. A phrase run sends each query's text in double quotes, one
+// phrase, in AND mode.
 type GPUSearch struct {
-	Engine string // query engine name for query.New; "cpu" when empty
-	Codec  string // docid and frequency codec; the indexer's default when empty
+	Engine    string // query engine name for query.New; "cpu" when empty
+	Codec     string // docid and frequency codec; the indexer's default when empty
+	Positions bool   // index.positions
+	Store     string // index.store: "none" when empty, "titles" or "text"
 
 	ix  *index.Index
 	eng query.Engine
@@ -46,7 +49,12 @@ func (g *GPUSearch) engine() string {
 // corpus line i.
 func (g *GPUSearch) Index(ctx context.Context, c *Corpus, dir string) (time.Duration, error) {
 	start := time.Now()
-	if _, err := indexer.Build(ctx, c.TextDir, dir, indexer.Options{Workers: 1, DocIDCodec: g.Codec, FreqCodec: g.Codec}); err != nil {
+	store := g.Store
+	if store == "" {
+		store = index.StoreNone
+	}
+	opts := indexer.Options{Workers: 1, DocIDCodec: g.Codec, FreqCodec: g.Codec, Store: store}
+	if _, err := indexer.Build(ctx, c.TextDir, dir, opts); err != nil {
 		return 0, err
 	}
 	took := time.Since(start)
@@ -80,13 +88,21 @@ func (g *GPUSearch) Search(ctx context.Context, queries []string, specs []Spec, 
 		return nil, fmt.Errorf("peer: gpusearch: Search before Index")
 	}
 	for _, s := range specs {
-		if _, err := query.ParseMode(s.Mode); err != nil {
+		if _, err := query.ParseMode(s.Mode); err != nil && s.Mode != "phrase" {
 			return nil, err
 		}
 	}
 	a := analysis.New()
 	answer := func(text string, s Spec) (query.Result, error) {
-		return g.eng.Search(ctx, query.Parse(a, text, query.Mode(s.Mode), s.K))
+		mode := query.Mode(s.Mode)
+		if s.Mode == "phrase" {
+			text, mode = `"`+text+`"`, query.And
+		}
+		q, err := query.Parse(a, text, mode, s.K)
+		if err != nil {
+			return query.Result{}, err
+		}
+		return g.eng.Search(ctx, q)
 	}
 	hits := func(res query.Result, keep int) ([]Hit, error) {
 		n := min(len(res.Hits), keep)

@@ -21,6 +21,7 @@ type Harness struct {
 	EngineName string
 	Command    []string
 	Desc       Info // Version is filled in from the harness's index answer
+	Titles     bool // index takes the corpus's titles file as a third argument
 
 	indexDir string
 	docs     int
@@ -35,9 +36,13 @@ func (h *Harness) Info() Info { return h.Desc }
 // Close does nothing: the harness process ends after each step.
 func (h *Harness) Close() error { return nil }
 
-// Index runs "index CORPUS DIR".
+// Index runs "index CORPUS DIR", or "index CORPUS DIR TITLES" when h.Titles.
 func (h *Harness) Index(ctx context.Context, c *Corpus, dir string) (time.Duration, error) {
-	out, err := h.run(ctx, "index", c.TSV, dir)
+	args := []string{"index", c.TSV, dir}
+	if h.Titles {
+		args = append(args, c.TitlesFile)
+	}
+	out, err := h.run(ctx, args...)
 	if err != nil {
 		return 0, err
 	}
