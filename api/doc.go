@@ -6,7 +6,7 @@
 //
 //	GET  /                   search page (html/template): form, hits, paging
 //	GET  /search             ranked query: q, mode, k, engine, start
-//	GET  /documents/{docid}  one document's URL and length, or 404
+//	GET  /documents/{docid}  one document's URL, title and length (?text=1: its stored text), or 404
 //	GET  /stats              index and server statistics, cache hit rate
 //	GET  /healthz            "ok" while an index is loaded (always, once serving)
 //	GET  /metrics            Prometheus text format, from the injected registry
