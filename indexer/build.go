@@ -20,8 +20,8 @@ import (
 type parsed struct {
 	slot      uint32
 	length    uint32
-	tfs       map[string]uint32
-	passages  []passage // passage mode: the document's passages (tfs is nil)
+	terms     docTerms
+	passages  []passage // passage mode: the document's passages (terms is empty)
 	bytes     int64
 	truncated bool
 	title     string // for the document store
@@ -100,7 +100,7 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 		feed = newStoreFeed(sb)
 	}
 
-	inv := newInverter(ctx, opts.MemoryBudget, tmp)
+	inv := newInverter(ctx, opts.MemoryBudget, tmp, opts.Positions)
 	lengths := make([]uint32, len(files))
 	failed := make([]bool, len(files))
 	var total int64
@@ -138,7 +138,7 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 			return pt.add(p.slot, p.passages, inv)
 		}
 		lengths[p.slot] = p.length
-		return inv.add(p.slot, p.tfs)
+		return inv.add(p.slot, p.terms)
 	})
 	prog.Stop()
 	if err != nil {
@@ -166,6 +166,7 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 
 	w, err := out.NewWriter(index.WriterOptions{
 		DocIDCodec: opts.DocIDCodec, FreqCodec: opts.FreqCodec, Order: opts.Order, BM25: opts.BM25, Force: opts.Force,
+		Positions: opts.Positions, PositionsCodec: opts.PositionsCodec,
 	}, docLens, urls)
 	if err != nil {
 		return rep, err
@@ -177,21 +178,26 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 		}
 	}
 	var docids, freqs []uint32
-	var scratch []uint64
-	err = inv.merge(func(term string, list []posting) error {
+	err = inv.merge(func(term string, list []posting, pos []uint32) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		for i, p := range list {
+			list[i] = pack(remap[p>>32], uint32(p))
+		}
+		// In passage mode the temporary ids follow collection order, so
+		// a remapped list is not sorted.
+		sortPostings(list, pos)
 		docids, freqs = docids[:0], freqs[:0]
 		for _, p := range list {
-			docids = append(docids, remap[p>>32])
+			docids = append(docids, uint32(p>>32))
 			freqs = append(freqs, uint32(p))
-		}
-		if pt != nil {
-			scratch = sortByDocID(docids, freqs, scratch)
 		}
 		rep.Terms++
 		rep.Postings += uint64(len(list))
+		if pos != nil {
+			return w.AddTermPositions(term, docids, freqs, pos)
+		}
 		return w.AddTerm(term, docids, freqs)
 	})
 	if err != nil {
@@ -238,7 +244,7 @@ func parseAll(ctx context.Context, files []docFile, opts Options, collect func(p
 					return
 				}
 				select {
-				case results <- parseFile(a, files[slot], slot, opts.MaxDocBytes, opts.Passages):
+				case results <- parseFile(a, files[slot], slot, opts):
 				case <-ctx.Done():
 					return
 				}
@@ -281,26 +287,24 @@ func parseAll(ctx context.Context, files []docFile, opts Options, collect func(p
 }
 
 // parseFile reads, extracts and analyzes one document (into passages of
-// about passages terms when that is positive).
-func parseFile(a *analysis.Analyzer, f docFile, slot uint32, maxBytes int64, passages int) parsed {
+// about opts.Passages terms when that is positive).
+func parseFile(a *analysis.Analyzer, f docFile, slot uint32, opts Options) parsed {
 	p := parsed{slot: slot}
-	title, text, n, truncated, err := f.text(maxBytes)
+	title, text, n, truncated, err := f.text(opts.MaxDocBytes)
 	if err != nil {
 		p.err = err
 		return p
 	}
 	p.bytes, p.truncated, p.title, p.text = n, truncated, title, text
-	if passages > 0 {
-		p.passages = splitPassages(a, text, passages)
+	if opts.Passages > 0 {
+		p.passages = splitPassages(a, text, opts.Passages, opts.Positions)
 		for _, ps := range p.passages {
 			p.length += ps.length
 		}
 		return p
 	}
-	p.tfs = make(map[string]uint32)
-	a.Analyze(text, func(term string) {
-		p.tfs[term]++
-		p.length++
-	})
+	c := newTermCounter(opts.Positions)
+	a.Analyze(text, c.add)
+	p.terms, p.length = c.done(), c.n
 	return p
 }

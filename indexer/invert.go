@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 )
 
@@ -22,42 +21,54 @@ func pack(slot, tf uint32) posting { return posting(slot)<<32 | posting(tf) }
 
 // Memory estimates used against the budget.
 const (
-	bytesPerPosting = 12 // 8 bytes, plus slice growth slack
-	bytesPerTerm    = 96 // map entry, slice header, term slice entry
+	bytesPerPosting  = 12 // 8 bytes, plus slice growth slack
+	bytesPerPosition = 5  // 4 bytes, plus slice growth slack
+	bytesPerTerm     = 96 // map entry, slice header, term slice entry
 )
 
 // inverter accumulates postings in memory and spills sorted runs to disk
 // when its estimate passes the budget.
 type inverter struct {
-	ctx     context.Context // a spill stops with its error when it ends
-	budget  int64
-	dir     string // scratch directory for runs
-	ids     map[string]int32
-	terms   []string
-	lists   [][]posting
-	used    int64
-	runs    []string
-	scratch []byte
+	ctx       context.Context // a spill stops with its error when it ends
+	budget    int64
+	dir       string // scratch directory for runs
+	positions bool   // keep each posting's positions
+	ids       map[string]int32
+	terms     []string
+	lists     [][]posting
+	pos       [][]uint32 // with positions: per term, its postings' positions in list order
+	used      int64
+	runs      []string
+	scratch   []byte
 }
 
-func newInverter(ctx context.Context, budget int64, dir string) *inverter {
-	return &inverter{ctx: ctx, budget: budget, dir: dir, ids: map[string]int32{}}
+func newInverter(ctx context.Context, budget int64, dir string, positions bool) *inverter {
+	return &inverter{ctx: ctx, budget: budget, dir: dir, positions: positions, ids: map[string]int32{}}
 }
 
-// add records one document's term frequencies.
-func (v *inverter) add(slot uint32, tfs map[string]uint32) error {
-	for term, tf := range tfs {
+// add records one document's terms.
+func (v *inverter) add(slot uint32, d docTerms) error {
+	off := uint32(0)
+	for i, term := range d.terms {
 		id, ok := v.ids[term]
 		if !ok {
 			id = int32(len(v.terms))
 			v.ids[term] = id
 			v.terms = append(v.terms, term)
 			v.lists = append(v.lists, nil)
+			if v.positions {
+				v.pos = append(v.pos, nil)
+			}
 			v.used += bytesPerTerm + int64(len(term))
 		}
+		tf := d.tfs[i]
 		v.lists[id] = append(v.lists[id], pack(slot, tf))
+		if v.positions {
+			v.pos[id] = append(v.pos[id], d.pos[off:off+tf]...)
+			off += tf
+		}
 	}
-	v.used += int64(len(tfs)) * bytesPerPosting
+	v.used += int64(len(d.terms))*bytesPerPosting + int64(len(d.pos))*bytesPerPosition
 	if v.used >= v.budget {
 		return v.flush()
 	}
@@ -72,17 +83,24 @@ func (v *inverter) sortedTerms() []int32 {
 	}
 	sort.Slice(order, func(a, b int) bool { return v.terms[order[a]] < v.terms[order[b]] })
 	for _, id := range order {
-		if l := v.lists[id]; !slices.IsSorted(l) {
-			slices.Sort(l)
-		}
+		sortPostings(v.lists[id], v.positionsOf(id))
 	}
 	return order
+}
+
+// positionsOf is term id's positions, nil without positions.
+func (v *inverter) positionsOf(id int32) []uint32 {
+	if !v.positions {
+		return nil
+	}
+	return v.pos[id]
 }
 
 // flush writes what is in memory as a sorted run and empties memory.
 //
 // Run format: per term, in term order: uvarint term length, term bytes,
-// uvarint posting count, then per posting uvarint slot gap and uvarint tf.
+// uvarint posting count, then per posting uvarint slot gap and uvarint tf,
+// and with positions, tf uvarint position gaps (the first from 0).
 func (v *inverter) flush() error {
 	if len(v.terms) == 0 {
 		return nil
@@ -99,7 +117,7 @@ func (v *inverter) flush() error {
 		}
 		b := binary.AppendUvarint(v.scratch[:0], uint64(len(v.terms[id])))
 		b = append(b, v.terms[id]...)
-		l := v.lists[id]
+		l, pos := v.lists[id], v.positionsOf(id)
 		b = binary.AppendUvarint(b, uint64(len(l)))
 		prev := uint32(0)
 		for _, p := range l {
@@ -107,6 +125,14 @@ func (v *inverter) flush() error {
 			b = binary.AppendUvarint(b, uint64(slot-prev))
 			b = binary.AppendUvarint(b, uint64(uint32(p)))
 			prev = slot
+			if v.positions {
+				last := uint32(0)
+				for _, q := range pos[:uint32(p)] {
+					b = binary.AppendUvarint(b, uint64(q-last))
+					last = q
+				}
+				pos = pos[uint32(p):]
+			}
 		}
 		v.scratch = b
 		w.Write(b)
@@ -120,13 +146,14 @@ func (v *inverter) flush() error {
 	}
 	v.runs = append(v.runs, f.Name())
 	v.ids = map[string]int32{}
-	v.terms, v.lists, v.used = nil, nil, 0
+	v.terms, v.lists, v.pos, v.used = nil, nil, nil, 0
 	return nil
 }
 
-// termSource yields (term, postings sorted by slot) in increasing term order.
+// termSource yields (term, postings sorted by slot, their positions or
+// nil) in increasing term order.
 type termSource interface {
-	next() (term string, list []posting, err error) // io.EOF at the end
+	next() (term string, list []posting, pos []uint32, err error) // io.EOF at the end
 	close()
 }
 
@@ -135,60 +162,82 @@ type memSource struct {
 	order []int32
 }
 
-func (s *memSource) next() (string, []posting, error) {
+func (s *memSource) next() (string, []posting, []uint32, error) {
 	if len(s.order) == 0 {
-		return "", nil, io.EOF
+		return "", nil, nil, io.EOF
 	}
 	id := s.order[0]
 	s.order = s.order[1:]
-	return s.v.terms[id], s.v.lists[id], nil
+	return s.v.terms[id], s.v.lists[id], s.v.positionsOf(id), nil
 }
 
 func (s *memSource) close() {}
 
 type runSource struct {
-	name string
-	f    *os.File
-	r    *bufio.Reader
-	buf  []posting
+	name      string
+	f         *os.File
+	r         *bufio.Reader
+	positions bool
+	buf       []posting
+	pos       []uint32
 }
 
-func openRun(name string) (*runSource, error) {
+func openRun(name string, positions bool) (*runSource, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("indexer: open run: %w", err)
 	}
-	return &runSource{name: name, f: f, r: bufio.NewReaderSize(f, 64<<10)}, nil
+	return &runSource{name: name, f: f, r: bufio.NewReaderSize(f, 64<<10), positions: positions}, nil
 }
 
-func (s *runSource) next() (string, []posting, error) {
+func (s *runSource) next() (string, []posting, []uint32, error) {
+	damaged := func(err error) (string, []posting, []uint32, error) {
+		return "", nil, nil, fmt.Errorf("indexer: run %s damaged: %w", s.name, err)
+	}
 	tlen, err := binary.ReadUvarint(s.r)
 	if err == io.EOF {
-		return "", nil, io.EOF
+		return "", nil, nil, io.EOF
 	}
-	if err != nil || tlen > 1<<20 {
-		return "", nil, fmt.Errorf("indexer: run %s damaged", s.name)
+	if err == nil && tlen > 1<<20 {
+		err = errors.New("term too long")
+	}
+	if err != nil {
+		return damaged(err)
 	}
 	tb := make([]byte, tlen)
 	if _, err := io.ReadFull(s.r, tb); err != nil {
-		return "", nil, fmt.Errorf("indexer: run %s damaged: %w", s.name, err)
+		return damaged(err)
 	}
 	n, err := binary.ReadUvarint(s.r)
 	if err != nil {
-		return "", nil, fmt.Errorf("indexer: run %s damaged: %w", s.name, err)
+		return damaged(err)
 	}
-	s.buf = s.buf[:0]
+	s.buf, s.pos = s.buf[:0], s.pos[:0]
 	slot := uint64(0)
 	for i := uint64(0); i < n; i++ {
 		g, err1 := binary.ReadUvarint(s.r)
 		tf, err2 := binary.ReadUvarint(s.r)
 		if err := errors.Join(err1, err2); err != nil {
-			return "", nil, fmt.Errorf("indexer: run %s damaged: %w", s.name, err)
+			return damaged(err)
 		}
 		slot += g
 		s.buf = append(s.buf, pack(uint32(slot), uint32(tf)))
+		for p := uint64(0); s.positions && p < tf; p++ {
+			gap, err := binary.ReadUvarint(s.r)
+			if err != nil {
+				return damaged(err)
+			}
+			last := uint32(0)
+			if p > 0 {
+				last = s.pos[len(s.pos)-1]
+			}
+			s.pos = append(s.pos, last+uint32(gap))
+		}
 	}
-	return string(tb), s.buf, nil
+	if !s.positions {
+		return string(tb), s.buf, nil, nil
+	}
+	return string(tb), s.buf, s.pos, nil
 }
 
 func (s *runSource) close() {
@@ -201,6 +250,7 @@ type mergeHead struct {
 	src  termSource
 	term string
 	list []posting
+	pos  []uint32
 }
 
 type mergeHeap []*mergeHead
@@ -217,11 +267,12 @@ func (h *mergeHeap) Pop() any {
 }
 
 // merge streams every term, in order, with its postings from the runs and
-// memory combined and sorted by slot, to emit.
-func (v *inverter) merge(emit func(term string, list []posting) error) error {
+// memory combined and sorted by slot, and their positions (nil without),
+// to emit.
+func (v *inverter) merge(emit func(term string, list []posting, pos []uint32) error) error {
 	sources := []termSource{&memSource{v: v, order: v.sortedTerms()}}
 	for _, name := range v.runs {
-		rs, err := openRun(name)
+		rs, err := openRun(name, v.positions)
 		if err != nil {
 			for _, s := range sources {
 				s.close()
@@ -242,20 +293,23 @@ func (v *inverter) merge(emit func(term string, list []posting) error) error {
 		}
 	}
 	var list []posting
+	var pos []uint32
 	for h.Len() > 0 {
 		term := h[0].term
-		list = list[:0]
+		list, pos = list[:0], pos[:0]
 		for h.Len() > 0 && h[0].term == term {
 			mh := heap.Pop(&h).(*mergeHead)
 			list = append(list, mh.list...)
+			pos = append(pos, mh.pos...)
 			if err := h.advance(mh); err != nil {
 				return err
 			}
 		}
-		if !slices.IsSorted(list) {
-			slices.Sort(list)
+		if !v.positions {
+			pos = nil
 		}
-		if err := emit(term, list); err != nil {
+		sortPostings(list, pos)
+		if err := emit(term, list, pos); err != nil {
 			return err
 		}
 	}
@@ -264,14 +318,14 @@ func (v *inverter) merge(emit func(term string, list []posting) error) error {
 
 // advance reads the source's next term and pushes it, unless it is done.
 func (h *mergeHeap) advance(mh *mergeHead) error {
-	term, list, err := mh.src.next()
+	term, list, pos, err := mh.src.next()
 	if err == io.EOF {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	mh.term, mh.list = term, list
+	mh.term, mh.list, mh.pos = term, list, pos
 	heap.Push(h, mh)
 	return nil
 }

@@ -10,21 +10,25 @@ import (
 
 // Options control a build. The zero value of a field means its default.
 type Options struct {
-	DocIDCodec   string      // docid codec name (default "newpfor")
-	FreqCodec    string      // frequency codec name (default "newpfor")
-	Order        string      // "url" (default), "crawl" or "random"
-	Seed         uint64      // seed of the random order
-	Workers      int         // parsing goroutines (default: every core)
-	MemoryBudget int64       // bytes of postings held before a run is flushed (default 512 MiB)
-	MaxDocBytes  int64       // largest document read (default 4 MiB)
-	Oversize     string      // "truncate" (default) or "skip" for larger files
-	TempDir      string      // scratch directory for runs (default: inside the output directory)
-	Force        bool        // replace an index even with one of fewer than half its documents
-	Passages     int         // split each document into passages of about this many terms, each a document (0: off)
-	Store        string      // what the document store keeps: "none", "titles" or "text" (default; titles in passage mode)
-	BM25         bm25.Params // scoring parameters of the stored bounds (default k1=0.9, b=0.4)
-	Progress     io.Writer   // progress lines; nil for quiet
-	Logger       *slog.Logger
+	DocIDCodec   string // docid codec name (default "newpfor")
+	FreqCodec    string // frequency codec name (default "newpfor")
+	Order        string // "url" (default), "crawl" or "random"
+	Seed         uint64 // seed of the random order
+	Workers      int    // parsing goroutines (default: every core)
+	MemoryBudget int64  // bytes of postings held before a run is flushed (default 512 MiB)
+	MaxDocBytes  int64  // largest document read (default 4 MiB)
+	Oversize     string // "truncate" (default) or "skip" for larger files
+	TempDir      string // scratch directory for runs (default: inside the output directory)
+	Force        bool   // replace an index even with one of fewer than half its documents
+	Passages     int    // split each document into passages of about this many terms, each a document (0: off)
+	// Positions keeps each posting's token positions (positions.bin), for
+	// phrase queries, encoded with PositionsCodec (default: DocIDCodec).
+	Positions      bool
+	PositionsCodec string
+	Store          string      // what the document store keeps: "none", "titles" or "text" (default; titles in passage mode)
+	BM25           bm25.Params // scoring parameters of the stored bounds (default k1=0.9, b=0.4)
+	Progress       io.Writer   // progress lines; nil for quiet
+	Logger         *slog.Logger
 }
 
 func (o Options) withDefaults() Options {

@@ -3,7 +3,6 @@ package indexer
 import (
 	"errors"
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/gpusearch/gpusearch/analysis"
@@ -12,26 +11,27 @@ import (
 // passage is one passage of a document in passage mode (Options.Passages).
 type passage struct {
 	length uint32
-	tfs    map[string]uint32
+	terms  docTerms
 }
 
 // splitPassages analyzes text and cuts its terms into k = max(1,
 // round(L/size)) consecutive passages of L/k terms each (give or take
 // one), so that every passage of a document of at least size/2 terms has
 // between 3/4 and 3/2 of size terms. Passages do not overlap; a shorter
-// document, even an empty one, is one passage.
-func splitPassages(a *analysis.Analyzer, text []byte, size int) []passage {
+// document, even an empty one, is one passage. With positions, a term's
+// positions count from its passage's start.
+func splitPassages(a *analysis.Analyzer, text []byte, size int, positions bool) []passage {
 	var terms []string
 	a.Analyze(text, func(t string) { terms = append(terms, t) })
 	k := max(1, int(math.Round(float64(len(terms))/float64(size))))
 	out := make([]passage, k)
 	for i := range out {
 		lo, hi := i*len(terms)/k, (i+1)*len(terms)/k
-		p := passage{length: uint32(hi - lo), tfs: make(map[string]uint32)}
+		c := newTermCounter(positions)
 		for _, t := range terms[lo:hi] {
-			p.tfs[t]++
+			c.add(t)
 		}
-		out[i] = p
+		out[i] = passage{length: c.n, terms: c.done()}
 	}
 	return out
 }
@@ -61,7 +61,7 @@ func (t *passageTable) add(slot uint32, ps []passage, inv *inverter) error {
 	t.first[slot], t.count[slot] = first, uint32(len(ps))
 	for i, p := range ps {
 		t.lens = append(t.lens, p.length)
-		if err := inv.add(first+uint32(i), p.tfs); err != nil {
+		if err := inv.add(first+uint32(i), p.terms); err != nil {
 			return err
 		}
 	}
@@ -87,18 +87,4 @@ func (t *passageTable) docs(files []docFile, failed []bool) (remap, lens []uint3
 		}
 	}
 	return remap, lens, urls
-}
-
-// sortByDocID sorts a list's postings by docid: in passage mode the
-// temporary ids follow collection order, so a remapped list is not sorted.
-func sortByDocID(docids, freqs []uint32, scratch []uint64) []uint64 {
-	scratch = scratch[:0]
-	for i, d := range docids {
-		scratch = append(scratch, uint64(d)<<32|uint64(freqs[i]))
-	}
-	slices.Sort(scratch)
-	for i, p := range scratch {
-		docids[i], freqs[i] = uint32(p>>32), uint32(p)
-	}
-	return scratch
 }

@@ -46,12 +46,12 @@ func TestSplitPassages(t *testing.T) {
 	a := analysis.New()
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%d terms by %d", tt.terms, tt.size), func(t *testing.T) {
-			ps := splitPassages(a, []byte(words("q", tt.terms)), tt.size)
+			ps := splitPassages(a, []byte(words("q", tt.terms)), tt.size, false)
 			var got []uint32
 			total := 0
 			for _, p := range ps {
 				got = append(got, p.length)
-				for _, f := range p.tfs {
+				for _, f := range p.terms.tfs {
 					total += int(f)
 				}
 			}
