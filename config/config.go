@@ -38,6 +38,8 @@ type Index struct {
 	Oversize       string `yaml:"oversize"`
 	TempDir        string `yaml:"temp_dir"`
 	Store          string `yaml:"store"`
+	Positions      bool   `yaml:"positions"`
+	PositionsCodec string `yaml:"positions_codec"`
 }
 
 // Search holds query defaults shared by the CLI and the server.
@@ -125,6 +127,7 @@ func Default() Config {
 			MaxDocBytes:    4 << 20,
 			Oversize:       "truncate",
 			Store:          "text",
+			Positions:      true,
 		},
 		BM25:   bm25.DefaultParams(),
 		Search: Search{Mode: "andor", K: 10, Engine: "auto", SnippetBytes: 160},

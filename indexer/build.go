@@ -55,8 +55,8 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 		return rep, fmt.Errorf("indexer: %w", err)
 	}
 	// Fail on a bad codec name before spending the parse on it.
-	for _, name := range []string{opts.DocIDCodec, opts.FreqCodec} {
-		if _, err := codecplugins.Lookup(name); err != nil {
+	for _, name := range []string{opts.DocIDCodec, opts.FreqCodec, opts.PositionsCodec} {
+		if _, err := codecplugins.Lookup(name); name != "" && err != nil {
 			return rep, fmt.Errorf("indexer: %w", err)
 		}
 	}

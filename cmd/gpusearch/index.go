@@ -19,7 +19,8 @@ func init() { subcommands = append(subcommands, newIndexCmd) }
 // indexFlags are the flags that override the config's index section.
 type indexFlags struct {
 	codec, freqCodec, out, order string
-	store                        string
+	store, positionsCodec        string
+	positions                    bool
 	fromCompressed               string
 	seed                         uint64
 	workers, passages            int
@@ -50,6 +51,8 @@ func newIndexCmd() *cobra.Command {
 			opts.MaxDocBytes = pick(fl.Changed("max-doc-bytes"), f.maxDocBytes, ic.MaxDocBytes)
 			opts.Passages = f.passages
 			opts.Store = pick(fl.Changed("store"), f.store, ic.Store)
+			opts.Positions = pick(fl.Changed("positions"), f.positions, ic.Positions)
+			opts.PositionsCodec = pick(fl.Changed("positions-codec"), f.positionsCodec, ic.PositionsCodec)
 			opts.Force = f.force
 			opts.Progress = stderrUnlessQuiet(f.quiet)
 			if f.fromCompressed != "" && f.passages > 0 {
@@ -94,6 +97,8 @@ func newIndexCmd() *cobra.Command {
 	fl.Int64Var(&f.memoryMB, "memory-mb", 0, "postings memory budget in MiB before spilling runs")
 	fl.Int64Var(&f.maxDocBytes, "max-doc-bytes", 0, "largest document read, in bytes")
 	fl.StringVar(&f.store, "store", "", "document store: text (titles and text), titles or none")
+	fl.BoolVar(&f.positions, "positions", false, "keep token positions, for phrase queries (index.positions)")
+	fl.StringVar(&f.positionsCodec, "positions-codec", "", "codec of the positions (default: the docid codec)")
 	fl.IntVar(&f.passages, "passages", 0, "split each document into passages of about N terms, each a document with URL ...#p<i> (0 = whole documents)")
 	fl.BoolVar(&f.force, "force", false, forceUsage)
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
@@ -109,6 +114,7 @@ func indexOptions(cfg config.Config) indexer.Options {
 		DocIDCodec: ic.DocIDCodec, FreqCodec: ic.FreqCodec, Order: ic.Order, Seed: ic.Seed,
 		Workers: ic.Workers, MemoryBudget: ic.MemoryBudgetMB << 20, MaxDocBytes: ic.MaxDocBytes,
 		Oversize: ic.Oversize, TempDir: ic.TempDir, Store: ic.Store, BM25: cfg.BM25,
+		Positions: ic.Positions, PositionsCodec: ic.PositionsCodec,
 	}
 }
 
