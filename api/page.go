@@ -58,9 +58,34 @@ type pageData struct {
 }
 
 type pageHit struct {
-	DocID uint32
-	URL   string
-	Score string
+	DocID   uint32
+	URL     string
+	Title   string // "" when the index stores none: the page shows the URL
+	Score   string
+	Snippet []snippetPart
+}
+
+// snippetPart is a run of a snippet's text, marked or not.
+type snippetPart struct {
+	Text string
+	Mark bool
+}
+
+// snippetParts splits a hit's snippet at its highlights.
+func snippetParts(h Hit) []snippetPart {
+	var parts []snippetPart
+	at := 0
+	for _, r := range h.Highlights {
+		if at < r[0] {
+			parts = append(parts, snippetPart{Text: h.Snippet[at:r[0]]})
+		}
+		parts = append(parts, snippetPart{Text: h.Snippet[r[0]:r[1]], Mark: true})
+		at = r[1]
+	}
+	if at < len(h.Snippet) {
+		parts = append(parts, snippetPart{Text: h.Snippet[at:]})
+	}
+	return parts
 }
 
 // handlePage serves the search form and, with q, one page of results.
@@ -101,6 +126,7 @@ func (s *Server) pageSearch(r *http.Request, d *pageData) error {
 	more := p
 	if p.start+p.k < s.cfg.Server.MaxK {
 		more.k++
+		more.peek = true
 	}
 	resp, err := s.search(r.Context(), more)
 	if err != nil {
@@ -117,7 +143,10 @@ func (s *Server) pageSearch(r *http.Request, d *pageData) error {
 		d.Prev = pageURL(p, max(0, p.start-p.k), p.k)
 	}
 	for _, h := range hits {
-		d.Hits = append(d.Hits, pageHit{DocID: h.DocID, URL: h.URL, Score: strconv.FormatFloat(float64(h.Score), 'f', 4, 32)})
+		d.Hits = append(d.Hits, pageHit{
+			DocID: h.DocID, URL: h.URL, Title: h.Title,
+			Score: strconv.FormatFloat(float64(h.Score), 'f', 4, 32), Snippet: snippetParts(h),
+		})
 	}
 	d.First, d.Last = p.start+1, p.start+len(hits)
 	return nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,15 +17,19 @@ import (
 
 // searchParams is a checked search request.
 type searchParams struct {
-	q      string
-	mode   query.Mode
-	k      int
-	start  int
-	engine string
+	q          string
+	mode       query.Mode
+	k          int
+	start      int
+	engine     string
+	noSnippets bool // snippets=0
+	asHTML     bool // highlight=html
+	peek       bool // the k-th hit only tells the page a next one exists: not described
 }
 
-// parseSearch reads q, mode, k, start and engine, applying the config's
-// defaults and limits. Every failure is a 400 naming the parameter or limit.
+// parseSearch reads q, mode, k, start, engine, snippets and highlight,
+// applying the config's defaults and limits. Every failure is a 400
+// naming the parameter or limit.
 func (s *Server) parseSearch(rawQuery string) (searchParams, error) {
 	v, err := url.ParseQuery(rawQuery)
 	if err != nil {
@@ -68,6 +73,20 @@ func (s *Server) parseSearch(rawQuery string) (searchParams, error) {
 	}
 	if e := v.Get("engine"); e != "" {
 		p.engine = e
+	}
+	switch sn := v.Get("snippets"); sn {
+	case "", "1":
+	case "0":
+		p.noSnippets = true
+	default:
+		return p, badParam("snippets=%q: want 1 or 0", sn)
+	}
+	switch h := v.Get("highlight"); h {
+	case "":
+	case "html":
+		p.asHTML = true
+	default:
+		return p, badParam("highlight=%q: want html, or no highlight parameter for byte offsets", h)
 	}
 	return p, nil
 }
@@ -151,11 +170,19 @@ func (s *Server) search(ctx context.Context, p searchParams) (SearchResponse, er
 		}
 		g.cache.Add(key, c)
 	}
+	hits := slices.Clone(c.hits[min(p.start, len(c.hits)):]) // the cache's are shared
+	described := hits
+	if p.peek && len(hits) > p.k-1 {
+		described = hits[:p.k-1]
+	}
+	if err := s.describe(g.ix, q, described, p.noSnippets, p.asHTML); err != nil {
+		return SearchResponse{}, s.searchError(err)
+	}
 	took := time.Since(began)
 	s.m.searchTime.WithLabelValues(string(p.mode), name).Observe(took.Seconds())
 	return SearchResponse{
 		Query: p.q, Mode: string(p.mode), Engine: name, TookUS: took.Microseconds(),
-		Start: p.start, Cached: hit, Hits: c.hits[min(p.start, len(c.hits)):], Stats: c.stats,
+		Start: p.start, Cached: hit, Hits: hits, Stats: c.stats,
 	}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -61,7 +62,8 @@ func TestRoutes(t *testing.T) {
 	}{
 		{"page form", "lim", "GET", "/", "", 200, []string{`<form id="search"`, `name="q"`}, []string{`id="hits"`}},
 		{"page results", "lim", "GET", "/?q=alpha", "", 200, []string{`class="hit"`, "http://a.test/", `id="summary"`}, nil},
-		{"page escapes", "lim", "GET", "/?q=%3Cb%3Ex%3C%2Fb%3E%22", "", 200, []string{`value="&lt;b&gt;x&lt;/b&gt;&#34;"`}, []string{"<b>x"}},
+		{"page escapes", "lim", "GET", "/?q=%3Cb%3Ex%3C%2Fb%3E%22y%22", "", 200, []string{`value="&lt;b&gt;x&lt;/b&gt;&#34;y&#34;"`}, []string{"<b>x"}},
+		{"page unbalanced quote", "lim", "GET", "/?q=%3Cb%3Ex%22", "", 400, []string{`id="error"`, "unbalanced", `value="&lt;b&gt;x&#34;"`}, []string{"<b>x"}},
 		{"page bad k", "lim", "GET", "/?q=alpha&k=0", "", 400, []string{`id="error"`, "k=0"}, nil},
 		{"page limit", "lim", "GET", "/?q=alpha&k=51", "", 400, []string{"max_k=50"}, nil},
 		{"page gpu", "lim", "GET", "/?q=alpha&engine=gpu", "", 503, []string{"engine gpu unavailable"}, nil},
@@ -226,16 +228,12 @@ func TestSearchMatchesEngine(t *testing.T) {
 	}
 }
 
+// equalHits reports whether two rankings are the same: docids, URLs and
+// scores (titles and snippets follow from the docids).
 func equalHits(a, b []Hit) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a, b, func(x, y Hit) bool {
+		return x.DocID == y.DocID && x.URL == y.URL && x.Score == y.Score
+	})
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

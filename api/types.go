@@ -8,7 +8,7 @@ type SearchResponse struct {
 	Query  string      `json:"query"`
 	Mode   string      `json:"mode"`
 	Engine string      `json:"engine"`          // the engine that answered
-	TookUS int64       `json:"took_us"`         // server: analysis, cache, engine, URLs; CLI: the engine
+	TookUS int64       `json:"took_us"`         // server: analysis, cache, engine, URLs, titles, snippets; CLI: the engine
 	Start  int         `json:"start,omitempty"` // rank offset of the first hit
 	Cached bool        `json:"cached,omitempty"`
 	Hits   []Hit       `json:"hits"`

@@ -1,0 +1,68 @@
+package api
+
+import (
+	"html"
+	"strings"
+
+	"github.com/gpusearch/gpusearch/analysis"
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/query"
+	"github.com/gpusearch/gpusearch/snippet"
+)
+
+// describe gives each hit its title and, unless noSnippets or the index
+// stores no text, a snippet of its text for q (the words q matched marked
+// in Highlights, and in SnippetHTML too when asHTML). An index that stores
+// nothing leaves the hits as they are. It runs after the result cache, on
+// the hits of the page asked for only: one cached answer serves every
+// page and every form of highlighting, and a snippet costs little beside
+// decoding its text's block, which a cached snippet would not save much
+// of either.
+func (s *Server) describe(ix *index.Index, q query.Query, hits []Hit, noSnippets, asHTML bool) error {
+	store := ix.Store()
+	if store == index.StoreNone {
+		return nil
+	}
+	var (
+		m *snippet.Maker
+		a *analysis.Analyzer
+	)
+	withText := store == index.StoreText && !noSnippets && s.cfg.Search.SnippetBytes > 0
+	if withText {
+		m = snippet.New(snippet.Query{Terms: q.Terms, Phrases: q.Phrases}, s.cfg.Search.SnippetBytes)
+		a = s.analyzer.Get().(*analysis.Analyzer)
+		defer s.analyzer.Put(a)
+	}
+	for i := range hits {
+		doc, err := ix.Document(hits[i].DocID, withText)
+		if err != nil {
+			return err
+		}
+		h := &hits[i]
+		h.Title = doc.Title
+		if withText {
+			sn := m.Make(a, doc.Text)
+			h.Snippet, h.Highlights = sn.Text, sn.Highlights
+			if asHTML {
+				h.SnippetHTML = markHTML(sn)
+			}
+		}
+	}
+	return nil
+}
+
+// markHTML writes a snippet as HTML text: escaped, its highlights inside
+// <mark> elements.
+func markHTML(sn snippet.Snippet) string {
+	var b strings.Builder
+	at := 0
+	for _, h := range sn.Highlights {
+		b.WriteString(html.EscapeString(sn.Text[at:h[0]]))
+		b.WriteString("<mark>")
+		b.WriteString(html.EscapeString(sn.Text[h[0]:h[1]]))
+		b.WriteString("</mark>")
+		at = h[1]
+	}
+	b.WriteString(html.EscapeString(sn.Text[at:]))
+	return b.String()
+}
