@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gpusearch/gpusearch/bench/peers/peer"
+	"github.com/gpusearch/gpusearch/indexer"
 )
 
 // word returns the i-th word of a generated vocabulary: consonant-vowel
@@ -168,6 +169,13 @@ func TestUsage(t *testing.T) {
 		{"bad k", []string{"--crawl", "c", "--queries", "q.txt", "--k", "0"}},
 		{"bad mode", []string{"--crawl", "c", "--queries", "q.txt", "--modes", "andor"}},
 		{"plot without out", []string{"plot", "r.json"}},
+		{"phrase without positions", []string{"--crawl", "c", "--queries", "q.txt", "--modes", "phrase", "--engines", "gpusearch,lucene"}},
+		{"phrase with xapian", []string{"--crawl", "c", "--queries", "q.txt", "--modes", "phrase", "--positions", "--engines", "gpusearch,xapian"}},
+		{"store with bleve", []string{"--crawl", "c", "--queries", "q.txt", "--store", "text", "--engines", "bleve"}},
+		{"bad store", []string{"--crawl", "c", "--queries", "q.txt", "--store", "all", "--engines", "lucene"}},
+		{"phrases from nothing", []string{"phrases"}},
+		{"phrases from two sources", []string{"phrases", "--index", "ix", "--titles", "t.txt"}},
+		{"snippets without index", []string{"snippets", "--queries", "q.txt"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,5 +185,72 @@ func TestUsage(t *testing.T) {
 				t.Errorf("run(%v) = %v, want a usage error", tt.args, err)
 			}
 		})
+	}
+}
+
+// TestPhrasePipeline answers phrase queries with gpusearch and Lucene, both
+// with positions and stored text, on a tiny crawl where each phrase's two
+// words also occur apart in other documents: both engines must find exactly
+// the documents holding the words side by side. It also runs the phrases and
+// snippets commands over a gpusearch index of the crawl.
+func TestPhrasePipeline(t *testing.T) {
+	const docs = 60
+	rare := map[string][]int{}
+	var phrases []string
+	for i := range 5 {
+		a, b := word("z", 2*i), word("z", 2*i+1)
+		rare[a+" "+b] = []int{i, i + 30}
+		rare[b+" "+a] = []int{i + 10}
+		rare[a] = []int{i + 20}
+		phrases = append(phrases, a+" "+b)
+	}
+	crawl := tinyCrawl(t, docs, rare)
+	qfile := filepath.Join(t.TempDir(), "phrases.txt")
+	var qs strings.Builder
+	for i, p := range phrases {
+		fmt.Fprintf(&qs, "p%d\t%s\n", i+1, p)
+	}
+	if err := os.WriteFile(qfile, []byte(qs.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"--crawl", crawl, "--queries", qfile, "--engines", "gpusearch,lucene", "--positions", "--store", "text",
+		"--modes", "phrase", "--k", "10", "--warmup-queries", "0", "--json"}
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("run(%v) = %v\nstderr:\n%s", args, err, stderr.String())
+	}
+	var rep peer.Report
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, stdout.String())
+	}
+	for _, e := range rep.Engines {
+		r := e.Runs[0]
+		if r.Overlap10 != 1 || r.OverlapQueries != len(phrases) || r.NoHits != 0 {
+			t.Errorf("%s phrase: overlap@10 %v over %d queries, %d without hits; want 1 over %d, 0",
+				e.Name, r.Overlap10, r.OverlapQueries, r.NoHits, len(phrases))
+		}
+	}
+	if len(rep.Engines) < 2 {
+		t.Logf("lucene skipped: %v", rep.Skipped)
+	}
+
+	ix := filepath.Join(t.TempDir(), "ix")
+	if _, err := indexer.Build(context.Background(), crawl, ix, indexer.Options{Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if err := run(context.Background(), []string{"phrases", "--index", ix, "--n", "3"}, &stdout, &stderr); err != nil {
+		t.Fatalf("phrases: %v", err)
+	}
+	if lines := strings.Split(strings.TrimSpace(stdout.String()), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[0], "p1\t") {
+		t.Errorf("phrases printed %q, want 3 lines p1<TAB>...", lines)
+	}
+	stdout.Reset()
+	if err := run(context.Background(), []string{"snippets", "--index", ix, "--queries", qfile, "--repeat", "1"}, &stdout, &stderr); err != nil {
+		t.Fatalf("snippets: %v", err)
+	}
+	var sr peer.SnippetReport
+	if err := json.Unmarshal(stdout.Bytes(), &sr); err != nil || sr.Hits != 3*len(phrases) || sr.HitP50US <= 0 {
+		t.Errorf("snippets reported %+v (%v), want %d hits with a positive p50", sr, err, 3*len(phrases))
 	}
 }

@@ -3,6 +3,7 @@ package peer
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gpusearch/gpusearch/analysis"
@@ -15,7 +16,7 @@ import (
 // GPUSearch is gpusearch itself, in-process: indexer.Build with one parsing
 // worker and the default codecs (or Codec), and query.New(ix, Engine) for
 // every mode. A phrase run sends each query's text in double quotes, one
-// phrase, in AND mode.
+// phrase, in AND mode; and and or runs drop the quotes a query holds.
 type GPUSearch struct {
 	Engine    string // query engine name for query.New; "cpu" when empty
 	Codec     string // docid and frequency codec; the indexer's default when empty
@@ -53,7 +54,7 @@ func (g *GPUSearch) Index(ctx context.Context, c *Corpus, dir string) (time.Dura
 	if store == "" {
 		store = index.StoreNone
 	}
-	opts := indexer.Options{Workers: 1, DocIDCodec: g.Codec, FreqCodec: g.Codec, Store: store}
+	opts := indexer.Options{Workers: 1, DocIDCodec: g.Codec, FreqCodec: g.Codec, Store: store, Positions: g.Positions}
 	if _, err := indexer.Build(ctx, c.TextDir, dir, opts); err != nil {
 		return 0, err
 	}
@@ -97,6 +98,8 @@ func (g *GPUSearch) Search(ctx context.Context, queries []string, specs []Spec, 
 		mode := query.Mode(s.Mode)
 		if s.Mode == "phrase" {
 			text, mode = `"`+text+`"`, query.And
+		} else {
+			text = unquote(text)
 		}
 		q, err := query.Parse(a, text, mode, s.K)
 		if err != nil {
@@ -114,6 +117,12 @@ func (g *GPUSearch) Search(ctx context.Context, queries []string, specs []Spec, 
 	}
 	return Measure(queries, specs, opts, answer, hits)
 }
+
+// unquote turns double quotes into spaces: and and or runs are bags of
+// terms in every engine, and the peers' analyzers drop quotes, where
+// gpusearch reads a quoted part as a phrase (87 of the RFCs' titles hold
+// quotes).
+func unquote(text string) string { return strings.ReplaceAll(text, `"`, " ") }
 
 // Close closes the index.
 func (g *GPUSearch) Close() error {

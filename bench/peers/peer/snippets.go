@@ -45,7 +45,8 @@ type SnippetReport struct {
 
 // Snippets measures snippet cost over the index in dir, which must store
 // text: every query in mode to depth k through the CPU engine, warmup
-// untimed passes and then repeat timed ones, on one thread.
+// untimed passes and then repeat timed ones, on one thread. Double quotes in
+// the queries are dropped, as in the and and or runs of Bench.
 func Snippets(ctx context.Context, dir string, queries []string, mode query.Mode, k, warmup, repeat int) (*SnippetReport, error) {
 	ix, err := index.Open(dir)
 	if err != nil {
@@ -68,7 +69,7 @@ func Snippets(ctx context.Context, dir string, queries []string, mode query.Mode
 		timed := pass >= warmup
 		for _, text := range queries {
 			c0 := time.Now()
-			q, err := query.Parse(a, text, mode, k)
+			q, err := query.Parse(a, unquote(text), mode, k)
 			if err != nil {
 				return nil, err
 			}
