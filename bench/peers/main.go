@@ -74,6 +74,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "snippets" {
 		return runSnippets(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "rest" {
+		return runREST(ctx, args[1:], stdout, stderr)
+	}
 	var o options
 	fs := flag.NewFlagSet("peers", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -353,6 +356,44 @@ func runSnippets(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		texts[i] = q.Text
 	}
 	rep, err := peer.Snippets(ctx, *dir, texts, m, *k, *warmup, *repeat)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}
+
+// runREST measures a running server's /search with and without snippets
+// (peer.REST) and prints the report as JSON.
+func runREST(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("peers rest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "", "the server, HOST:PORT (serve with server.cache_entries: 0) (required)")
+	file := fs.String("queries", "", "queries file, qid<TAB>text lines (required)")
+	mode := fs.String("mode", "and", "query mode: and, or or andor")
+	k := fs.Int("k", 10, "hits per query")
+	warmup := fs.Int("warmup", 1, "untimed passes over the queries")
+	repeat := fs.Int("repeat", 3, "timed passes over the queries")
+	limit := fs.Int("limit", 0, "use only the first N queries (0: all)")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if *addr == "" || *file == "" || fs.NArg() > 0 || *k <= 0 {
+		return usagef("usage: peers rest --addr HOST:PORT --queries FILE [--mode and] [--k 10] [--warmup 1] [--repeat 3]")
+	}
+	if _, err := query.ParseMode(*mode); err != nil {
+		return usageError{err}
+	}
+	qs, err := peer.ReadQueries(*file, *limit)
+	if err != nil {
+		return err
+	}
+	texts := make([]string, len(qs))
+	for i, q := range qs {
+		texts[i] = q.Text
+	}
+	rep, err := peer.REST(ctx, *addr, texts, *mode, *k, *warmup, *repeat)
 	if err != nil {
 		return err
 	}
