@@ -71,7 +71,7 @@ func buildIndex(root, host string, docs int, seed uint64) (string, error) {
 		}
 	}
 	out := filepath.Join(root, host+".index")
-	opts := indexer.Options{DocIDCodec: "varint-SU", FreqCodec: "varint-SU", Workers: 1}
+	opts := indexer.Options{DocIDCodec: "varint-SU", FreqCodec: "varint-SU", Workers: 1, Positions: true}
 	if _, err := indexer.Build(context.Background(), crawl, out, opts); err != nil {
 		return "", fmt.Errorf("indexer.Build(%s): %w", crawl, err)
 	}

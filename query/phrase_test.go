@@ -8,10 +8,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/indexer"
 	"github.com/gpusearch/gpusearch/internal/testindex"
 )
 
@@ -19,6 +21,7 @@ import (
 // that phrases can be checked by brute force.
 type tokenCorpus struct {
 	docs [][]string
+	tfs  []map[string]uint32 // each document's term frequencies, made on first use
 	ix   *index.Index
 }
 
@@ -100,10 +103,7 @@ func (tc *tokenCorpus) bruteForce(q Query) []Hit {
 		top := NewTopK(q.K)
 		params, norms := tc.ix.BM25(), tc.ix.Norms()
 		for d, doc := range tc.docs {
-			tf := map[string]uint32{}
-			for _, t := range doc {
-				tf[t]++
-			}
+			tf := tc.tfs[d]
 			var match bool
 			if mode == And {
 				match = true
@@ -136,6 +136,15 @@ func (tc *tokenCorpus) bruteForce(q Query) []Hit {
 	}
 	if q.K <= 0 || len(q.Terms) == 0 {
 		return nil
+	}
+	if tc.tfs == nil {
+		for _, doc := range tc.docs {
+			tf := map[string]uint32{}
+			for _, t := range doc {
+				tf[t]++
+			}
+			tc.tfs = append(tc.tfs, tf)
+		}
 	}
 	if q.Mode != AndOr {
 		return run(q.Mode)
@@ -263,5 +272,64 @@ func TestPhraseWithoutPositions(t *testing.T) {
 				t.Errorf("%s, %s: error %v, want ErrNoPositions", name, mode, err)
 			}
 		}
+	}
+}
+
+// TestPhrasesOnSampleCrawl runs phrases cut from the sample crawl's
+// stored texts (and the same words unquoted) through every engine, and
+// checks the exhaustive reference against a brute-force phrase matcher
+// over each document's analyzed text.
+func TestPhrasesOnSampleCrawl(t *testing.T) {
+	ix := testindex.Crawl(t, indexer.Options{Workers: 2, Positions: true})
+	engines := testEngines(t, ix)
+	a := analysis.New()
+	docs := make([][]string, ix.NumDocs())
+	texts := make([]string, ix.NumDocs())
+	for d := range docs {
+		doc, err := ix.Document(uint32(d), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[d] = doc.Text
+		docs[d] = a.Terms(doc.Text)
+	}
+	tc := &tokenCorpus{docs: docs, ix: ix}
+	rng := rand.New(rand.NewPCG(7, 8))
+	matched := 0
+	for range 60 {
+		d := rng.IntN(len(texts))
+		type span struct{ start, end int }
+		var spans []span
+		a.AnalyzeOffsets([]byte(texts[d]), func(_ string, start, end int) { spans = append(spans, span{start, end}) })
+		n := 2 + rng.IntN(2)
+		if len(spans) < n {
+			continue
+		}
+		at := rng.IntN(len(spans) - n + 1)
+		words := texts[d][spans[at].start:spans[at+n-1].end]
+		if strings.Contains(words, `"`) {
+			continue
+		}
+		extra := termName(1 + rng.IntN(3)) // mostly not in the crawl
+		for _, text := range []string{`"` + words + `"`, words, `"` + words + `" ` + extra, "http " + `"` + words + `"`} {
+			for _, mode := range []Mode{And, Or, AndOr} {
+				q := mustParse(t, a, text, mode, 10)
+				want := tc.bruteForce(q)
+				got, err := engines["exhaustive"].Search(context.Background(), q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got.Hits, want) {
+					t.Fatalf("exhaustive.Search(%s, %s) = %v, brute force %v", text, mode, got.Hits, want)
+				}
+				compareEngines(t, engines, q)
+				if len(want) > 0 && len(q.Phrases) > 0 {
+					matched++
+				}
+			}
+		}
+	}
+	if matched < 100 {
+		t.Errorf("only %d phrase queries matched", matched)
 	}
 }

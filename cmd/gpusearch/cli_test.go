@@ -223,6 +223,8 @@ func TestCLIIndexInspectSearch(t *testing.T) {
 func TestCLIErrors(t *testing.T) {
 	idx := filepath.Join(t.TempDir(), "idx")
 	mustRun(t, "index", "--quiet", "--codec", "varint-SU", "--out", idx, sampleCrawl)
+	noPositions := filepath.Join(t.TempDir(), "idx")
+	mustRun(t, "index", "--quiet", "--codec", "varint-SU", "--store", "none", "--positions=false", "--out", noPositions, sampleCrawl)
 	notIndex := t.TempDir()
 	os.WriteFile(filepath.Join(notIndex, "readme.txt"), []byte("not an index"), 0o644)
 	// A copy of the index with one bit of lexicon.bin flipped.
@@ -253,6 +255,8 @@ func TestCLIErrors(t *testing.T) {
 		{"search with a bad mode", []string{"search", "--index", idx, "--mode", "xor", "http"}, 2, []string{"xor"}},
 		{"search with k zero", []string{"search", "--index", idx, "--k", "0", "http"}, 2, []string{"--k"}},
 		{"search without a query", []string{"search", "--index", idx}, 2, nil},
+		{"search with an unbalanced quote", []string{"search", "--index", idx, `"http`, "server"}, 2, []string{"unbalanced"}},
+		{"search for a phrase without positions", []string{"search", "--index", noPositions, `"http server"`}, 1, []string{"index.positions: true"}},
 		{"search with an unknown engine", []string{"search", "--index", idx, "--engine", "quantum", "http"}, 2, []string{"quantum"}},
 		{"index without a crawl", []string{"index", "--out", filepath.Join(t.TempDir(), "x")}, 2, nil},
 		{"unknown command", []string{"frobnicate"}, 2, []string{"frobnicate"}},

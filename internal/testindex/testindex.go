@@ -46,10 +46,12 @@ func crawlDir(t testing.TB) string {
 }
 
 // Postings is one term's posting list: its documents in increasing order
-// and the term's frequency in each.
+// and the term's frequency in each, and for an index with positions
+// (o.Positions) its positions, each posting's after the other's.
 type Postings struct {
 	Term          string
 	DocIDs, Freqs []uint32
+	Positions     []uint32
 }
 
 // Write writes an index of the documents of lengths lens at urls, with o
@@ -64,7 +66,13 @@ func Write(t testing.TB, o index.WriterOptions, lens []uint32, urls []string, te
 		t.Fatalf("index.NewWriter: %v", err)
 	}
 	for _, p := range terms {
-		if err := w.AddTerm(p.Term, p.DocIDs, p.Freqs); err != nil {
+		add := w.AddTerm
+		if o.Positions {
+			add = func(term string, docids, freqs []uint32) error {
+				return w.AddTermPositions(term, docids, freqs, p.Positions)
+			}
+		}
+		if err := add(p.Term, p.DocIDs, p.Freqs); err != nil {
 			t.Fatalf("AddTerm(%s): %v", p.Term, err)
 		}
 	}
