@@ -7,9 +7,10 @@ import (
 
 // Convert rewrites ix into dir with other codecs: same documents, terms,
 // postings, order and BM25 parameters, so every query answers the same;
-// the document store is copied as it lies.
-// opts gives the codecs and Force; the order and the BM25 parameters are
-// ix's.
+// the document store is copied as it lies, and positions are kept
+// (re-encoded with opts.PositionsCodec, by default the new docid codec).
+// opts gives the codecs and Force; the order, the BM25 parameters and
+// whether the index has positions are ix's.
 func Convert(ctx context.Context, ix *Index, dir string, opts WriterOptions) error {
 	if dir == ix.dir {
 		return fmt.Errorf("index: convert: output directory is the input index")
@@ -19,7 +20,7 @@ func Convert(ctx context.Context, ix *Index, dir string, opts WriterOptions) err
 		urls[d] = ix.URL(uint32(d))
 	}
 	lens := append([]uint32(nil), ix.docLens...)
-	opts.Order, opts.BM25 = ix.meta.Order, ix.params
+	opts.Order, opts.BM25, opts.Positions = ix.meta.Order, ix.params, ix.HasPositions()
 	w, err := NewWriter(dir, opts, lens, urls)
 	if err != nil {
 		return err
@@ -28,7 +29,7 @@ func Convert(ctx context.Context, ix *Index, dir string, opts WriterOptions) err
 		w.Abort()
 		return err
 	}
-	var docids, freqs []uint32
+	var docids, freqs, positions, buf []uint32
 	for i := range ix.NumTerms() {
 		if err := ctx.Err(); err != nil {
 			w.Abort()
@@ -36,16 +37,26 @@ func Convert(ctx context.Context, ix *Index, dir string, opts WriterOptions) err
 		}
 		t := ix.Term(i)
 		c := ix.Cursor(t)
-		docids, freqs = docids[:0], freqs[:0]
+		docids, freqs, positions = docids[:0], freqs[:0], positions[:0]
 		for d := c.DocID(); d != NoMoreDocs; d = c.Next() {
 			docids = append(docids, d)
 			freqs = append(freqs, c.Freq())
+			if opts.Positions {
+				if buf, err = c.Positions(buf); err != nil {
+					break
+				}
+				positions = append(positions, buf...)
+			}
 		}
-		if err := c.Err(); err != nil {
-			w.Abort()
-			return err
+		if err == nil {
+			err = c.Err()
 		}
-		if err := w.AddTerm(t.Term, docids, freqs); err != nil {
+		if err == nil && opts.Positions {
+			err = w.AddTermPositions(t.Term, docids, freqs, positions)
+		} else if err == nil {
+			err = w.AddTerm(t.Term, docids, freqs)
+		}
+		if err != nil {
 			w.Abort()
 			return err
 		}

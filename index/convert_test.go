@@ -13,14 +13,15 @@ import (
 	"github.com/gpusearch/gpusearch/query"
 )
 
-// TestConvertKeepsAnswers re-encodes the sample crawl's index with every
-// registered codec and checks that every sample query answers the same.
+// TestConvertKeepsAnswers re-encodes the sample crawl's index, with its
+// positions, with every registered codec and checks that every sample
+// query, phrases included, answers the same.
 func TestConvertKeepsAnswers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes the sample crawl")
 	}
 	src := t.TempDir()
-	if _, err := indexer.Build(context.Background(), "../examples/crawl", src, indexer.Options{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}); err != nil {
+	if _, err := indexer.Build(context.Background(), "../examples/crawl", src, indexer.Options{DocIDCodec: "varint-SU", FreqCodec: "varint-SU", Positions: true}); err != nil {
 		t.Fatal(err)
 	}
 	ix, err := index.Open(src)
@@ -28,7 +29,8 @@ func TestConvertKeepsAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	queries := []string{"parse json", "http server timeout", "read file line by line", "sort slice", "mutex lock", "base64 encode string", "the"}
+	queries := []string{"parse json", "http server timeout", "read file line by line", "sort slice", "mutex lock", "base64 encode string", "the",
+		`"http server"`, `"read the file" line`, `"the value of"`}
 	answers := func(ix *index.Index) [][]query.Hit {
 		e, err := query.New(ix, "exhaustive")
 		if err != nil {
@@ -62,7 +64,7 @@ func TestConvertKeepsAnswers(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cx.Close()
-			if m := cx.Meta(); m.DocIDCodec != codec || m.Postings != ix.Meta().Postings || m.Terms != ix.Meta().Terms {
+			if m := cx.Meta(); m.DocIDCodec != codec || m.Postings != ix.Meta().Postings || m.Terms != ix.Meta().Terms || cx.PositionsCodec().Name() != codec {
 				t.Fatalf("converted meta %+v", m)
 			}
 			if got := answers(cx); !reflect.DeepEqual(got, want) {
