@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpusearch/gpusearch/indexer"
 )
 
 // submitPage is a test-only page, served beside the search page (same
@@ -148,6 +151,13 @@ func TestSearchPageBrowser(t *testing.T) {
 		}
 	}
 
+	screenshot(t, bin, "search-page-paging.png", results)
+}
+
+// screenshot saves a PNG of the page at url as name under
+// $GPUSEARCH_ARTIFACTS (a temporary directory when unset) and logs where.
+func screenshot(t *testing.T, bin, name, url string) {
+	t.Helper()
 	dir := os.Getenv("GPUSEARCH_ARTIFACTS")
 	if dir == "" {
 		dir = t.TempDir()
@@ -155,11 +165,84 @@ func TestSearchPageBrowser(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	shot := filepath.Join(dir, "search-page.png")
-	chromium(t, bin, "--window-size=1000,900", "--screenshot="+shot, results)
+	shot := filepath.Join(dir, name)
+	chromium(t, bin, "--window-size=900,560", "--hide-scrollbars", "--screenshot="+shot, url)
 	png, err := os.ReadFile(shot)
 	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
 		t.Fatalf("screenshot %s: %v, %d bytes; want a PNG", shot, err, len(png))
 	}
-	t.Logf("screenshot of %s saved to %s", results, shot)
+	t.Logf("screenshot of %s saved to %s", url, shot)
+}
+
+// evilPage is a page whose title and text hold markup, as text.
+const evilPage = `<html><head><title>&lt;script&gt;alert(1)&lt;/script&gt; server timeout</title></head>
+<body><p>A text with &lt;script&gt;alert(2)&lt;/script&gt; in it, and a server timeout.</p></body></html>`
+
+// TestSearchPageResultsBrowser shows results of the sample crawl's
+// net/http pages, and a page whose title and text hold <script>, in
+// headless Chromium: titles linked to their URLs, snippets with the
+// matched words marked (a phrase's words only where they stand
+// together), markup in titles and texts shown as text, and a screenshot
+// of a phrase query's results (docs/search-page.png is one).
+func TestSearchPageResultsBrowser(t *testing.T) {
+	bin := chromiumBinary(t)
+	crawl := filepath.Join(t.TempDir(), "crawl")
+	pages, err := filepath.Glob("../examples/crawl/pkg.go.dev/net/http/*.html")
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("the sample crawl's net/http pages: %v", err)
+	}
+	files := map[string][]byte{"pkg.go.dev/evil.html": []byte(evilPage)}
+	for _, p := range pages {
+		if files["pkg.go.dev/net/http/"+filepath.Base(p)], err = os.ReadFile(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, data := range files {
+		path := filepath.Join(crawl, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix := filepath.Join(t.TempDir(), "index")
+	opts := indexer.Options{DocIDCodec: "varint-SU", FreqCodec: "varint-SU", Workers: 1, Positions: true}
+	if _, err := indexer.Build(context.Background(), crawl, ix, opts); err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newTestServer(t, testConfig(ix))
+
+	evil := chromium(t, bin, "--dump-dom", ts.URL+"/?q=alert+timeout&mode=and")
+	for _, want := range []string{
+		`<a href="http://pkg.go.dev/evil.html">&lt;script&gt;alert(1)&lt;/script&gt; server timeout</a>`,
+		`&lt;script&gt;<mark>alert</mark>(2)&lt;/script&gt;`,
+		"Results 1 to 1",
+	} {
+		if !strings.Contains(evil, want) {
+			t.Errorf("results of alert timeout lack %q:\n%s", want, evil)
+		}
+	}
+	if strings.Contains(evil, "<script") {
+		t.Errorf("markup of a title or text became a script element:\n%s", evil)
+	}
+
+	phrase := ts.URL + "/?" + url.Values{"q": {`"request body"`}, "mode": {"and"}}.Encode()
+	dom := chromium(t, bin, "--dump-dom", phrase)
+	hits := regexp.MustCompile(`(?s)<li class="hit"><a href="(http://pkg\.go\.dev/net/http/[^"]+)">[^<]+</a>.*?</li>`).FindAllStringSubmatch(dom, -1)
+	if len(hits) < 2 {
+		t.Fatalf("%d results for %s, want several:\n%s", len(hits), phrase, dom)
+	}
+	pair := regexp.MustCompile(`(?i)<mark>request[^<]*</mark> <mark>bod[^<]*</mark>`) // stems: "request's bodies"
+	request := regexp.MustCompile(`(?i)<mark>request`)
+	for _, h := range hits {
+		if n := len(pair.FindAllString(h[0], -1)); n == 0 || n != len(request.FindAllString(h[0], -1)) {
+			t.Errorf("hit %s marks the phrase \"request body\" %d times, or request alone:\n%s", h[1], n, h[0])
+		}
+	}
+	if !strings.Contains(dom, "Results 1 to ") {
+		t.Errorf("results of %s lack their count:\n%s", phrase, dom)
+	}
+	phrase = ts.URL + "/?" + url.Values{"q": {`"request body" timeout`}, "mode": {"and"}}.Encode()
+	screenshot(t, bin, "search-page.png", phrase)
 }
