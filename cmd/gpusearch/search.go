@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -72,7 +73,8 @@ func newSearchCmd() *cobra.Command {
 				return searchTREC(cmd.Context(), ix, eng, m, k, tag, queriesFile, eval.Query{ID: qid, Text: strings.Join(args, " ")})
 			}
 			text := strings.Join(args, " ")
-			q, err := query.Parse(analysis.New(), text, m, k)
+			a := analysis.New()
+			q, err := query.Parse(a, text, m, k)
 			if err != nil {
 				return usageError{err}
 			}
@@ -84,11 +86,22 @@ func newSearchCmd() *cobra.Command {
 			for _, h := range res.Hits {
 				resp.Hits = append(resp.Hits, api.Hit{DocID: h.DocID, URL: ix.URL(h.DocID), Score: h.Score})
 			}
+			if err := api.Describe(ix, a, q, resp.Hits, cfg.Search.SnippetBytes, false); err != nil {
+				return err
+			}
 			if asJSON {
 				return writeJSON(os.Stdout, resp)
 			}
 			for i, h := range resp.Hits {
-				fmt.Printf("%3d  %8.4f  %s\n", i+1, h.Score, printableURL(h.URL))
+				// The rank, score and title (the URL when none is stored),
+				// then the URL and the snippet, indented under the title.
+				fmt.Printf("%3d  %8.4f  %s\n", i+1, h.Score, printable(cmp.Or(h.Title, h.URL)))
+				if h.Title != "" {
+					fmt.Printf("%15s%s\n", "", printable(h.URL))
+				}
+				if h.Snippet != "" {
+					fmt.Printf("%15s%s\n", "", printable(h.Snippet))
+				}
 			}
 			fmt.Fprintf(os.Stderr, "%d hits in %dus (%s)\n", len(resp.Hits), resp.TookUS, res.Stats.Algorithm)
 			return nil
@@ -142,11 +155,11 @@ func searchTREC(ctx context.Context, ix *index.Index, eng query.Engine, m query.
 	return nil
 }
 
-// printableURL percent-encodes, byte by byte, the characters of a URL
-// that do not print (newlines, tabs, terminal escapes, invalid UTF-8), so
-// that a file name can neither forge a result line nor drive the
-// terminal.
-func printableURL(u string) string {
+// printable percent-encodes, byte by byte, the characters of a URL, title
+// or snippet that do not print (newlines, tabs, terminal escapes, invalid
+// UTF-8), so that a file name or a document's text can neither forge a
+// result line nor drive the terminal.
+func printable(u string) string {
 	var b strings.Builder
 	for i := 0; i < len(u); {
 		r, n := utf8.DecodeRuneInString(u[i:])
