@@ -10,28 +10,34 @@ import (
 	"github.com/gpusearch/gpusearch/snippet"
 )
 
-// describe gives each hit its title and, unless noSnippets or the index
-// stores no text, a snippet of its text for q (the words q matched marked
-// in Highlights, and in SnippetHTML too when asHTML). An index that stores
-// nothing leaves the hits as they are. It runs after the result cache, on
-// the hits of the page asked for only: one cached answer serves every
-// page and every form of highlighting, and a snippet costs little beside
-// decoding its text's block, which a cached snippet would not save much
-// of either.
+// describe describes a page of hits for a request (Describe), without
+// snippets for snippets=0. It runs after the result cache, on the hits of
+// the page asked for only: one cached answer serves every page and every
+// form of highlighting, and a snippet costs little beside decoding its
+// text's block, which a cached snippet would not save much of either.
 func (s *Server) describe(ix *index.Index, q query.Query, hits []Hit, noSnippets, asHTML bool) error {
-	store := ix.Store()
-	if store == index.StoreNone {
+	size := s.cfg.Search.SnippetBytes
+	if noSnippets {
+		size = 0
+	}
+	a := s.analyzer.Get().(*analysis.Analyzer)
+	defer s.analyzer.Put(a)
+	return Describe(ix, a, q, hits, size, asHTML)
+}
+
+// Describe gives each hit its title and, when snippetBytes > 0 and the
+// index stores text, a snippet of about snippetBytes of its text for q:
+// the words q matched marked in Highlights, and in SnippetHTML too when
+// asHTML. a is an analyzer for snippets to match words as the index
+// does. An index that stores nothing leaves the hits as they are.
+func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, snippetBytes int, asHTML bool) error {
+	if ix.Store() == index.StoreNone {
 		return nil
 	}
-	var (
-		m *snippet.Maker
-		a *analysis.Analyzer
-	)
-	withText := store == index.StoreText && !noSnippets && s.cfg.Search.SnippetBytes > 0
+	var m *snippet.Maker
+	withText := ix.Store() == index.StoreText && snippetBytes > 0
 	if withText {
-		m = snippet.New(snippet.Query{Terms: q.Terms, Phrases: q.Phrases}, s.cfg.Search.SnippetBytes)
-		a = s.analyzer.Get().(*analysis.Analyzer)
-		defer s.analyzer.Put(a)
+		m = snippet.New(snippet.Query{Terms: q.Terms, Phrases: q.Phrases}, snippetBytes)
 	}
 	for i := range hits {
 		doc, err := ix.Document(hits[i].DocID, withText)
