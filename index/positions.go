@@ -306,3 +306,6 @@ func (c *Cursor) Positions(dst []uint32) ([]uint32, error) {
 	}
 	return append(dst[:0], ps...), nil
 }
+
+// PositionsBytes is the size of the positions' file, 0 without positions.
+func (m Meta) PositionsBytes() int64 { return m.Files[filePositions].Size }

@@ -89,24 +89,28 @@ type cliSearch struct {
 	Mode   string `json:"mode"`
 	Engine string `json:"engine"`
 	Hits   []struct {
-		DocID uint32  `json:"docid"`
-		URL   string  `json:"url"`
-		Score float32 `json:"score"`
+		DocID      uint32   `json:"docid"`
+		URL        string   `json:"url"`
+		Score      float32  `json:"score"`
+		Title      string   `json:"title"`
+		Snippet    string   `json:"snippet"`
+		Highlights [][2]int `json:"highlights"`
 	} `json:"hits"`
 }
 
 // cliInspection is the part of `inspect --json` the test checks.
 type cliInspection struct {
-	Version    int              `json:"version"`
-	Documents  uint64           `json:"documents"`
-	Terms      uint64           `json:"terms"`
-	Postings   uint64           `json:"postings"`
-	Bytes      int64            `json:"bytes"`
-	FileBytes  map[string]int64 `json:"file_bytes"`
-	DocIDCodec string           `json:"docid_codec"`
-	FreqCodec  string           `json:"freq_codec"`
-	Order      string           `json:"order"`
-	TopTerms   []struct {
+	Version        int              `json:"version"`
+	Documents      uint64           `json:"documents"`
+	Terms          uint64           `json:"terms"`
+	Postings       uint64           `json:"postings"`
+	Bytes          int64            `json:"bytes"`
+	FileBytes      map[string]int64 `json:"file_bytes"`
+	PositionsCodec string           `json:"positions_codec"`
+	DocIDCodec     string           `json:"docid_codec"`
+	FreqCodec      string           `json:"freq_codec"`
+	Order          string           `json:"order"`
+	TopTerms       []struct {
 		Term string `json:"term"`
 		DF   uint32 `json:"df"`
 	} `json:"top_terms"`
@@ -155,10 +159,11 @@ func TestCLIIndexInspectSearch(t *testing.T) {
 				in.Bytes != built.IndexBytes || in.DocIDCodec != codec || in.FreqCodec != codec || in.Order != "url" || in.Version != index.FormatVersion {
 				t.Errorf("inspect --json = %+v, disagrees with index --json %+v", in, built)
 			}
-			// The five data files and the document store's two (index.store: text).
-			if len(in.FileBytes) != 7 || len(in.TopTerms) != 20 ||
+			// The five data files, the document store's two (index.store:
+			// text) and the positions (index.positions: true).
+			if len(in.FileBytes) != 8 || len(in.TopTerms) != 20 || in.PositionsCodec != codec ||
 				!sort.SliceIsSorted(in.TopTerms, func(i, j int) bool { return in.TopTerms[i].DF > in.TopTerms[j].DF }) {
-				t.Errorf("inspect --json: %d files, top terms %v; want 7 files and 20 terms by df", len(in.FileBytes), in.TopTerms)
+				t.Errorf("inspect --json: %d files, top terms %v, positions codec %q; want 8 files, 20 terms by df and %s", len(in.FileBytes), in.TopTerms, in.PositionsCodec, codec)
 			}
 			res = mustRun(t, "inspect", "--index", idx)
 			if !strings.Contains(res.stdout, fmt.Sprintf("documents     %d", built.Documents)) {
@@ -205,6 +210,9 @@ func TestCLIIndexInspectSearch(t *testing.T) {
 					w := want.Hits[i]
 					if h.DocID != w.DocID || h.Score != w.Score || h.URL != ix.URL(w.DocID) {
 						t.Errorf("search %v: hit %d = %+v, want docid %d, score %v, url %s", args, i, h, w.DocID, w.Score, ix.URL(w.DocID))
+					}
+					if h.Title == "" || h.Snippet == "" || len(h.Highlights) == 0 && tt.mode == "and" {
+						t.Errorf("search %v: hit %d has no title, snippet or highlights: %+v", args, i, h)
 					}
 				}
 				if slices.Contains(tt.words, "qqnosuchword") && (len(got.Hits) != 0 || !strings.Contains(res.stdout, `"hits": []`)) {

@@ -34,10 +34,14 @@ type inspection struct {
 	B            float32          `json:"b"`
 	// Store is what the document store keeps (none, titles or text),
 	// StoreBytes its size, included in Bytes.
-	Store            string    `json:"store"`
-	StoreBytes       int64     `json:"store_bytes"`
-	StoreBytesPerDoc float64   `json:"store_bytes_per_doc"`
-	TopTerms         []topTerm `json:"top_terms"`
+	Store            string  `json:"store"`
+	StoreBytes       int64   `json:"store_bytes"`
+	StoreBytesPerDoc float64 `json:"store_bytes_per_doc"`
+	// PositionsCodec is the positions' codec ("" without positions),
+	// PositionsBytes their size, included in Bytes.
+	PositionsCodec string    `json:"positions_codec"`
+	PositionsBytes int64     `json:"positions_bytes"`
+	TopTerms       []topTerm `json:"top_terms"`
 }
 
 type topTerm struct {
@@ -82,7 +86,10 @@ func inspect(ix *index.Index, top int) inspection {
 		BitsPerDocID: m.BitsPerDocID(), BitsPerFreq: m.BitsPerFreq(),
 		DocIDCodec: m.DocIDCodec, FreqCodec: m.FreqCodec, Order: m.Order,
 		AvgDocLength: m.AvgDocLength, K1: m.K1, B: m.B,
-		Store: ix.Store(), StoreBytes: m.StoreBytes(),
+		Store: ix.Store(), StoreBytes: m.StoreBytes(), PositionsBytes: m.PositionsBytes(),
+	}
+	if c := ix.PositionsCodec(); c != nil {
+		in.PositionsCodec = c.Name()
 	}
 	if m.Docs > 0 {
 		in.StoreBytesPerDoc = float64(in.StoreBytes) / float64(m.Docs)
@@ -110,6 +117,11 @@ func printInspection(w io.Writer, in inspection) {
 	fmt.Fprintf(w, "  bm25          k1=%g b=%g\n", in.K1, in.B)
 	fmt.Fprintf(w, "  size          %.2f MB\n", float64(in.Bytes)/1e6)
 	fmt.Fprintf(w, "  store         %s: %.2f MB, %.0f bytes/document\n", in.Store, float64(in.StoreBytes)/1e6, in.StoreBytesPerDoc)
+	if in.PositionsCodec != "" {
+		fmt.Fprintf(w, "  positions     %s: %.2f MB\n", in.PositionsCodec, float64(in.PositionsBytes)/1e6)
+	} else {
+		fmt.Fprintf(w, "  positions     none (phrase queries are refused)\n")
+	}
 	fmt.Fprintf(w, "  top terms    ")
 	for _, t := range in.TopTerms {
 		fmt.Fprintf(w, " %s(%d)", t.Term, t.DF)
