@@ -31,6 +31,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.ModeName, "mode", "andor", "query mode: and, or or andor")
 	fs.IntVar(&f.K, "k", 10, "results per query")
 	fs.StringVar(&f.Engine, "engine", "cpu", "engine the server is asked for (and the in-process one)")
+	fs.BoolVar(&f.NoSnippets, "no-snippets", false, "ask for hits without snippets (snippets=0), to measure what snippets cost")
 	fs.StringVar(&f.Index, "index", "", "also run the queries in process over this index, to measure the HTTP overhead")
 }
 

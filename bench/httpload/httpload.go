@@ -33,6 +33,7 @@ type Options struct {
 	Mode        query.Mode
 	Engine      string // the engine the server is asked for
 	K           int
+	NoSnippets  bool          // ask for snippets=0: titles without snippets
 	Concurrency []int         // a run per value
 	Duration    time.Duration // of each run (0: until MaxRequests)
 	Warmup      time.Duration // unmeasured load before each run
@@ -47,6 +48,7 @@ type Report struct {
 	Mode        string   `json:"mode"`
 	Engine      string   `json:"engine"`
 	K           int      `json:"k"`
+	Snippets    bool     `json:"snippets"` // false: sent snippets=0
 	Runs        []Run    `json:"runs"`
 	InProcess   *Summary `json:"in_process,omitempty"`                    // same queries, same engine, no HTTP, one at a time
 	OverheadP50 float64  `json:"overhead_vs_in_process_p50_us,omitempty"` // concurrency-1 p50 - in-process p50
@@ -111,11 +113,15 @@ func ReadQueries(path string) ([]string, error) {
 // Load sends the queries to the server at each concurrency in turn, each
 // run after its warm-up, until ctx ends.
 func Load(ctx context.Context, o Options) (*Report, error) {
-	rep := &Report{Addr: o.Addr, Queries: len(o.Queries), Mode: string(o.Mode), Engine: o.Engine, K: o.K}
+	rep := &Report{Addr: o.Addr, Queries: len(o.Queries), Mode: string(o.Mode), Engine: o.Engine, K: o.K, Snippets: !o.NoSnippets}
 	base := "http://" + o.Addr + "/search?"
 	urls := make([]string, len(o.Queries))
 	for i, q := range o.Queries {
-		urls[i] = base + url.Values{"q": {q}, "mode": {string(o.Mode)}, "k": {strconv.Itoa(o.K)}, "engine": {o.Engine}}.Encode()
+		v := url.Values{"q": {q}, "mode": {string(o.Mode)}, "k": {strconv.Itoa(o.K)}, "engine": {o.Engine}}
+		if o.NoSnippets {
+			v.Set("snippets", "0")
+		}
+		urls[i] = base + v.Encode()
 	}
 	for _, c := range o.Concurrency {
 		if o.Warmup > 0 {

@@ -104,3 +104,26 @@ func TestClosedLoop(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadSnippets checks that NoSnippets asks for snippets=0, and that
+// the report says which was asked.
+func TestLoadSnippets(t *testing.T) {
+	for _, no := range []bool{false, true} {
+		var got atomic.Value
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			got.Store(r.URL.Query().Get("snippets"))
+			w.Write([]byte(`{"took_us":1,"hits":[]}`))
+		}))
+		o := Options{Addr: strings.TrimPrefix(ts.URL, "http://"), Queries: []string{"a"}, Mode: "and", Engine: "cpu",
+			K: 10, NoSnippets: no, Concurrency: []int{1}, MaxRequests: 3}
+		rep, err := Load(context.Background(), o)
+		ts.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[bool]string{false: "", true: "0"}[no]
+		if s, _ := got.Load().(string); s != want || rep.Snippets == no {
+			t.Errorf("NoSnippets %v: sent snippets=%q, report snippets %v; want %q, %v", no, s, rep.Snippets, want, !no)
+		}
+	}
+}
