@@ -79,7 +79,7 @@ func (a *Analyzer) segment(b []byte, off int, emit func(string, int, int)) {
 		for i, v := range vals {
 			switch types[i] {
 			case segment.Letter, segment.Number, segment.Ideo, segment.Kana:
-				if t, ok := a.term(v); ok {
+				if t, ok := a.Term(v); ok {
 					emit(t, at, at+len(v))
 				}
 			}
@@ -96,9 +96,12 @@ func (a *Analyzer) segment(b []byte, off int, emit func(string, int, int)) {
 	}
 }
 
-// term returns the term for the word segment v, using the cache; false
-// for a segment too long to be one.
-func (a *Analyzer) term(v []byte) (string, bool) {
+// Term returns the term of one word segment v, a segment of type Letter,
+// Number, Ideo or Kana as Analyze finds them (an ASCII word of letters,
+// digits and '_' between separators is one), using the cache; false for
+// a segment too long to be one. Snippets use it to match words without
+// segmenting their text again.
+func (a *Analyzer) Term(v []byte) (string, bool) {
 	if len(v) > MaxTokenLen {
 		return "", false
 	}
