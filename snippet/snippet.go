@@ -64,9 +64,9 @@ type Maker struct {
 	unit    []int32          // term id -> its unit as a bare term, or -1
 	phrases [][]int32        // phrase unit ids are nbare + the phrase's index
 	units   int
-	hot     [256]bool        // ASCII bytes that, lowercased, begin a term; non-ASCII lead bytes
-	firsts  []rune           // the terms' first characters
-	words   map[string]int32 // ASCII word -> term id, or -1
+	hot     [256]bool  // ASCII bytes that, lowercased, begin a term; non-ASCII lead bytes
+	minLen  [256]uint8 // ASCII byte -> the shortest term it begins, lowercased
+	firsts  []rune     // the terms' first characters
 
 	buf     []byte
 	matches []match
@@ -99,7 +99,7 @@ func New(q Query, size int) *Maker {
 	if size <= 0 {
 		size = DefaultSize
 	}
-	m := &Maker{size: size, ids: map[string]int32{}, words: map[string]int32{}}
+	m := &Maker{size: size, ids: map[string]int32{}}
 	id := func(t string) int32 {
 		if i, ok := m.ids[t]; ok {
 			return i
@@ -108,8 +108,13 @@ func New(q Query, size int) *Maker {
 		m.ids[t] = i
 		m.unit = append(m.unit, -1)
 		if c := t[0]; c < utf8.RuneSelf {
-			m.hot[c] = true
-			m.hot[toUpper(c)] = true
+			n := uint8(min(len(t), analysis.MaxTokenLen))
+			for _, c := range []byte{c, toUpper(c)} {
+				m.hot[c] = true
+				if m.minLen[c] == 0 || n < m.minLen[c] {
+					m.minLen[c] = n
+				}
+			}
 		}
 		if r, _ := utf8.DecodeRuneInString(t); !slices.Contains(m.firsts, r) {
 			m.firsts = append(m.firsts, r)
@@ -352,20 +357,21 @@ func (m *Maker) region(a *analysis.Analyzer, t string, s, k, pos, stop int) int 
 	return stop
 }
 
-// word returns the term id of the ASCII word w, or -1.
+// word returns the term id of w, a whole segment of ASCII letters, digits
+// and '_', or -1. A word shorter than every term it could begin is none
+// of them: Porter2 only removes and replaces suffixes, never lengthening
+// an ASCII word.
 func (m *Maker) word(a *analysis.Analyzer, w string) int32 {
-	if id, ok := m.words[w]; ok {
-		return id
+	if len(w) < int(m.minLen[w[0]]) {
+		return -1
 	}
-	id := int32(-1)
 	m.buf = append(m.buf[:0], w...)
-	a.AnalyzeOffsets(m.buf, func(term string, _, _ int) {
-		if i, ok := m.ids[term]; ok {
-			id = i
+	if t, ok := a.Term(m.buf); ok {
+		if id, ok := m.ids[t]; ok {
+			return id
 		}
-	})
-	m.words[strings.Clone(w)] = id // the text may be large: keep no part of it
-	return id
+	}
+	return -1
 }
 
 // add records a match and the unit occurrences ending at it, and returns
