@@ -9,17 +9,20 @@
 //
 // Cost. Running the segmenter over a whole document for each hit would
 // cost tens of microseconds per kilobyte, so the text is first scanned a
-// byte at a time (a table lookup per byte). A word of ASCII letters and
-// digits between separators (space, most punctuation) is one segment
-// whatever surrounds it; it is looked up only when its first letter
-// begins a query term (a stem keeps its word's first letter), through a
-// per-Maker cache of word forms, so the analyzer runs once per distinct
-// form. Any other stretch of text (non-ASCII letters, "don't", "3.14",
-// "http.Server") is handed to the analyzer exactly as it would cut it,
-// from one safe boundary (after a separator, before an ASCII byte) to the
-// next, so offsets and terms are the analyzer's own. Scanning stops once
-// a window holds every unit and the windows that could beat it in the
-// order (earlier ones) are complete, and never goes past MaxScan bytes.
+// byte at a time (a table lookup per byte) for the characters that may
+// begin a query term: a stem keeps its word's first letter. A word of
+// ASCII letters, digits and '_' between separators (space, most
+// punctuation) is one segment whatever surrounds it; such a word is
+// stemmed (analysis.Term, through the analyzer's cache) only when its
+// first letter begins a term and it is no shorter than that term (Porter2
+// never lengthens a word). Any other stretch of text holding a candidate
+// (non-ASCII letters, "don't", "3.14", "http.Server") is handed to the
+// analyzer exactly as it would cut it, from one safe boundary (after a
+// separator, before an ASCII byte) to the next, so offsets and terms are
+// the analyzer's own. A query with phrases needs every term's position,
+// so its scan stems every word. Scanning stops once a window holds every
+// unit and the windows that could beat it (earlier ones) are complete,
+// and never goes past MaxScan bytes.
 package snippet
 
 import (
