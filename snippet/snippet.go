@@ -20,7 +20,8 @@
 // analyzer exactly as it would cut it, from one safe boundary (after a
 // separator, before an ASCII byte) to the next, so offsets and terms are
 // the analyzer's own. A query with phrases needs every term's position,
-// so its scan stems every word. Scanning stops once a window holds every
+// so its scan counts every word and analyzes every such stretch, candidate
+// or not. Scanning stops once a window holds every
 // unit and the windows that could beat it (earlier ones) are complete,
 // and never goes past MaxScan bytes.
 package snippet
