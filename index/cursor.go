@@ -26,9 +26,8 @@ type Cursor struct {
 	decoded    int
 	skipped    int
 	err        error
-	posBlk     int      // block whose positions posBuf holds, or -1
-	posBuf     []uint32 // that block's positions (positions.go)
-	posStart   []uint32 // each posting's first in posBuf
+	posBlk     int            // block whose positions pb decodes, or -1
+	pb         positionsBlock // (positions.go)
 }
 
 // Cursor opens a cursor on a term's posting list, on its first posting.

@@ -60,49 +60,82 @@ func appendPositionsBlock(dst []byte, c codecplugins.Codec, vals []uint32) []byt
 	return dst
 }
 
-// decodePositionsBlock decodes a block's positions for postings of the
-// given frequencies, stored as freq-1 (fm1), into dst[:sum of freqs], as
-// absolute positions, posting after posting. It returns an error wrapping
-// ErrCorrupt for malformed input, never panics, and reads nothing past
-// src.
-func decodePositionsBlock(dst []uint32, c codecplugins.Codec, src []byte, fm1 []uint32) ([]uint32, error) {
+// positionsBlock decodes one block's positions a chunk at a time, as
+// postings ask for them: a posting's positions usually lie in one chunk,
+// so a phrase check decodes one chunk a term, not the whole block.
+type positionsBlock struct {
+	codec  codecplugins.Codec
+	src    []byte
+	starts []uint32 // each posting's first value, then the block's value count
+	chunks []chunk
+	vals   []uint32 // the values of the chunks decoded so far
+}
+
+// chunk is one chunk's encoded bytes in src, and whether vals holds them.
+type chunk struct {
+	off, size int
+	decoded   bool
+}
+
+// reset starts on a block encoded in src, for postings of the given
+// frequencies stored as freq-1 (fm1). It reads the chunks' lengths and
+// returns an error wrapping ErrCorrupt if they do not fit src; it never
+// panics and reads nothing past src.
+func (b *positionsBlock) reset(c codecplugins.Codec, src []byte, fm1 []uint32) error {
+	b.codec, b.src = c, src
+	b.starts, b.chunks = b.starts[:0], b.chunks[:0]
 	var n uint64
 	for _, f := range fm1 {
+		b.starts = append(b.starts, uint32(n))
 		n += uint64(f) + 1
 	}
-	bs := c.BlockSize()
+	bs := uint64(c.BlockSize())
 	// Every chunk takes at least its length's byte: bound n before
 	// allocating for it.
-	if n > uint64(len(src))*uint64(bs) {
-		return dst, fmt.Errorf("%w: %d positions in %d bytes", ErrCorrupt, n, len(src))
+	if n > math.MaxUint32 || n > uint64(len(src))*bs {
+		return fmt.Errorf("%w: %d positions in %d bytes", ErrCorrupt, n, len(src))
 	}
-	if uint64(cap(dst)) < n {
-		dst = make([]uint32, n)
-	}
-	dst = dst[:n]
-	for off := 0; off < len(dst); off += bs {
-		size, k := binary.Uvarint(src)
-		if k <= 0 || size > uint64(len(src)-k) {
-			return dst[:0], fmt.Errorf("%w: positions chunk length at value %d", ErrCorrupt, off)
+	b.starts = append(b.starts, uint32(n))
+	at := 0
+	for range (n + bs - 1) / bs {
+		size, k := binary.Uvarint(src[at:])
+		if k <= 0 || size > uint64(len(src)-at-k) {
+			return fmt.Errorf("%w: positions chunk %d's length", ErrCorrupt, len(b.chunks))
 		}
-		m := min(bs, len(dst)-off)
-		if err := c.DecodeBlock(dst[off:off+m], src[k:k+int(size)], m); err != nil {
+		b.chunks = append(b.chunks, chunk{off: at + k, size: int(size)})
+		at += k + int(size)
+	}
+	if uint64(cap(b.vals)) < n {
+		b.vals = make([]uint32, n)
+	}
+	b.vals = b.vals[:n]
+	return nil
+}
+
+// posting appends posting i's positions, absolute and increasing, to
+// dst[:0], decoding the chunks they lie in.
+func (b *positionsBlock) posting(dst []uint32, i int) ([]uint32, error) {
+	s, e := int(b.starts[i]), int(b.starts[i+1])
+	bs := b.codec.BlockSize()
+	for k := s / bs; k <= (e-1)/bs; k++ {
+		ch := &b.chunks[k]
+		if ch.decoded {
+			continue
+		}
+		lo, hi := k*bs, min((k+1)*bs, len(b.vals))
+		if err := b.codec.DecodeBlock(b.vals[lo:hi], b.src[ch.off:ch.off+ch.size], hi-lo); err != nil {
 			return dst[:0], positionsCorrupt(err)
 		}
-		src = src[k+int(size):]
+		ch.decoded = true
 	}
-	i := 0
-	for _, f := range fm1 {
-		prev := uint64(dst[i])
-		for j := 1; j <= int(f); j++ {
-			p := prev + uint64(dst[i+j]) + 1
-			if p > math.MaxUint32 {
-				return dst[:0], fmt.Errorf("%w: position past 2^32", ErrCorrupt)
-			}
-			dst[i+j] = uint32(p)
-			prev = p
+	dst = append(dst[:0], b.vals[s])
+	prev := uint64(b.vals[s])
+	for _, g := range b.vals[s+1 : e] {
+		prev += uint64(g) + 1
+		if prev > math.MaxUint32 {
+			return dst[:0], fmt.Errorf("%w: position past 2^32", ErrCorrupt)
 		}
-		i += int(f) + 1
+		dst = append(dst, uint32(prev))
 	}
 	return dst, nil
 }
@@ -262,8 +295,8 @@ func (ix *Index) PositionsCodec() codecplugins.Codec {
 }
 
 // Positions appends the current posting's token positions (0-based places
-// in the document's analyzed term sequence, increasing) to dst[:0]. The
-// first call in a block decodes the block's positions; an index without
+// in the document's analyzed term sequence, increasing) to dst[:0],
+// decoding only the chunks of its block that hold them; an index without
 // positions gives an error wrapping ErrNoPositions, and a damaged block
 // one wrapping ErrCorrupt (which Err then reports too).
 func (c *Cursor) Positions(dst []uint32) ([]uint32, error) {
@@ -280,31 +313,26 @@ func (c *Cursor) Positions(dst []uint32) ([]uint32, error) {
 		if !c.freqsReady {
 			c.decodeFreqs()
 		}
-		src := pf.data[pf.offs[c.blk]:pf.offs[c.blk+1]]
-		var err error
-		c.posBuf, err = decodePositionsBlock(c.posBuf, pf.codec, src, c.freqs[:c.n])
-		if err == nil && c.err != nil {
-			err = c.err // damaged frequencies
+		if c.err != nil { // damaged frequencies
+			return dst[:0], c.err
 		}
-		if err != nil {
+		if err := c.pb.reset(pf.codec, pf.data[pf.offs[c.blk]:pf.offs[c.blk+1]], c.freqs[:c.n]); err != nil {
 			c.err = c.blockError("positions", c.blk, err)
 			return dst[:0], c.err
 		}
-		c.posStart = c.posStart[:0]
-		at := uint32(0)
-		for _, f := range c.freqs[:c.n] {
-			c.posStart = append(c.posStart, at)
-			at += f + 1
-		}
 		c.posBlk = c.blk
 	}
-	ps := c.posBuf[c.posStart[c.pos] : c.posStart[c.pos]+c.freqs[c.pos]+1]
+	dst, err := c.pb.posting(dst, c.pos)
+	if err != nil {
+		c.err = c.blockError("positions", c.blk, err)
+		return dst, c.err
+	}
 	// Positions run from 0 below the length: one past it is damage.
-	if last := ps[len(ps)-1]; last >= c.ix.docLens[c.cur] {
+	if last := dst[len(dst)-1]; last >= c.ix.docLens[c.cur] {
 		c.err = c.blockError("positions", c.blk, fmt.Errorf("position %d past the document's length %d", last, c.ix.docLens[c.cur]))
 		return dst[:0], c.err
 	}
-	return append(dst[:0], ps...), nil
+	return dst, nil
 }
 
 // PositionsBytes is the size of the positions' file, 0 without positions.

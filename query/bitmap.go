@@ -78,6 +78,9 @@ func (e *Bitmap) run(ctx context.Context, q Query, mode Mode) (Result, error) {
 	if s.phrases, err = newPhraseFilter(e.ix, q, mode); err != nil {
 		return res, err
 	}
+	if s.phrases != nil {
+		s.phrases.share(s.lists)
+	}
 	survivors.Iterate(func(d uint32) bool {
 		if err = s.tick(); err != nil {
 			return false

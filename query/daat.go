@@ -55,6 +55,9 @@ func (e *DAAT) run(ctx context.Context, q Query, mode Mode) (Result, error) {
 	if s.phrases, err = newPhraseFilter(e.ix, q, mode); err != nil {
 		return res, err
 	}
+	if s.phrases != nil {
+		s.phrases.share(s.lists)
+	}
 	err = algo.run(s)
 	if err == nil {
 		err = s.cursorErr()

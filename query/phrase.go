@@ -19,6 +19,8 @@ import (
 // cursor asked for a document before its last one starts over.
 type phraseFilter struct {
 	phrases [][]*index.Cursor // per phrase, a cursor per term, in order
+	shared  [][]*index.Cursor // the same terms' cursors of the engine, or nil (share)
+	at      []*index.Cursor   // the cursors standing on the document, per term
 	loose   []*index.Cursor   // OR mode: the terms in no phrase
 	or      bool
 	last    uint32 // the document asked last
@@ -64,6 +66,23 @@ func newPhraseFilter(ix *index.Index, q Query, mode Mode) (*phraseFilter, error)
 	return f, nil
 }
 
+// share gives the filter the engine's cursors on the query's terms: when
+// one stands on the document asked, its positions are read there, and
+// its blocks are not decoded a second time.
+func (f *phraseFilter) share(lists []*termList) {
+	f.shared = make([][]*index.Cursor, len(f.phrases))
+	for i, p := range f.phrases {
+		f.shared[i] = make([]*index.Cursor, len(p))
+		for j, c := range p {
+			for _, l := range lists {
+				if l.Term().ID == c.Term().ID {
+					f.shared[i][j] = l.Cursor
+				}
+			}
+		}
+	}
+}
+
 // seek moves c to doc, starting it over if doc comes before the document
 // asked last, and reports whether c's list holds doc.
 func (f *phraseFilter) seek(c **index.Cursor, doc uint32) bool {
@@ -79,8 +98,8 @@ func (f *phraseFilter) seek(c **index.Cursor, doc uint32) bool {
 func (f *phraseFilter) match(doc uint32) bool {
 	defer func() { f.last = doc }()
 	if !f.or {
-		for _, p := range f.phrases {
-			if !f.matchPhrase(p, doc) {
+		for i := range f.phrases {
+			if !f.matchPhrase(i, doc) {
 				return false
 			}
 		}
@@ -91,42 +110,67 @@ func (f *phraseFilter) match(doc uint32) bool {
 			return true
 		}
 	}
-	for _, p := range f.phrases {
-		if f.matchPhrase(p, doc) {
+	for i := range f.phrases {
+		if f.matchPhrase(i, doc) {
 			return true
 		}
 	}
 	return false
 }
 
-// matchPhrase reports whether doc holds the phrase whose terms' cursors
-// are cs: a position p of the first term with p+i a position of term i.
-func (f *phraseFilter) matchPhrase(cs []*index.Cursor, doc uint32) bool {
+// matchPhrase reports whether doc holds phrase k: a position p of its
+// first term with p+i a position of its term i.
+func (f *phraseFilter) matchPhrase(k int, doc uint32) bool {
+	cs := f.phrases[k]
+	f.at = f.at[:0]
 	for i := range cs {
+		if f.shared != nil {
+			// A lazy cursor that has not moved reads docid 0 too: one
+			// that decoded a block and reads doc stands on it.
+			if c := f.shared[k][i]; c != nil && c.DocID() == doc && c.BlocksDecoded() > 0 {
+				f.at = append(f.at, c)
+				continue
+			}
+		}
 		if !f.seek(&cs[i], doc) {
 			return false
 		}
+		f.at = append(f.at, cs[i])
 	}
 	var err error
-	if f.cands, err = cs[0].Positions(f.cands); err != nil {
+	if f.cands, err = f.at[0].Positions(f.cands); err != nil {
 		f.fail(err)
 		return false
 	}
-	for i, c := range cs[1:] {
+	for i, c := range f.at[1:] {
 		if f.buf, err = c.Positions(f.buf); err != nil {
 			f.fail(err)
 			return false
 		}
-		off := uint32(i + 1)
-		f.cands = slices.DeleteFunc(f.cands, func(p uint32) bool {
-			_, found := slices.BinarySearch(f.buf, p+off)
-			return !found
-		})
-		if len(f.cands) == 0 {
+		if f.cands = keepFollowed(f.cands, f.buf, uint64(i+1)); len(f.cands) == 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// keepFollowed keeps the positions p of cands with p+off in next, both
+// increasing, in one merge.
+func keepFollowed(cands, next []uint32, off uint64) []uint32 {
+	out, j := cands[:0], 0
+	for _, p := range cands {
+		want := uint64(p) + off
+		for j < len(next) && uint64(next[j]) < want {
+			j++
+		}
+		if j == len(next) {
+			break
+		}
+		if uint64(next[j]) == want {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func (f *phraseFilter) fail(err error) {
