@@ -34,6 +34,12 @@
 //	               table of each frame's offset, first docid and decoded
 //	               size
 //	texts.bin      the document store's extracted texts, a block file
+//	positions.bin  every posting's token positions, one block per block of
+//	               postings (positions.go): per posting the first position
+//	               and each gap less one, in chunks of the positions
+//	               codec's block size (uvarint length, codec bytes); then
+//	               each block's size (uvarints), the codec's name, the
+//	               block count, the table's offset and "gsposits"
 //
 // meta.json is {"version", "crc32c", "index"}: the format version, the
 // CRC-32C of the index value's bytes as they lie, and the index value
