@@ -41,8 +41,11 @@ const DefaultSize = 160
 
 // MaxScan is how far into a text matches are looked for, in bytes; a
 // larger text's snippet comes from its first MaxScan bytes. It bounds a
-// hit's cost (about 0.1 ms) on documents of megabytes.
-const MaxScan = 256 << 10
+// hit's cost: a query of common words ("the", "of") matches every few
+// words, and an RFC of 100 KB then took 0.2 ms to scan whole on the
+// development machine. Lucene's highlighter looks at 50 K characters by
+// default.
+const MaxScan = 64 << 10
 
 // Ellipsis marks where a snippet cuts the text.
 const Ellipsis = "…"
@@ -250,12 +253,15 @@ func (m *Maker) scan(a *analysis.Analyzer, t string) {
 // non-ASCII character whose lower case begins a term.
 func (m *Maker) scanTerms(a *analysis.Analyzer, t string) {
 	stop, done := len(t), 0 // t[:done] is scanned
-	for i := 0; i < len(t) && i < stop; {
-		c := t[i]
-		if !m.hot[c] {
-			i++
-			continue
+	hot := &m.hot
+	for i := 0; i < stop; {
+		for u := t[:stop]; i < len(u) && !hot[u[i]]; {
+			i++ // most bytes: one load and one test each
 		}
+		if i >= stop {
+			break
+		}
+		c := t[i]
 		if c < utf8.RuneSelf {
 			if i > 0 && class[t[i-1]] == word {
 				i++
