@@ -104,11 +104,22 @@ func (c *Collection) Write(dir string) error {
 		}
 	}
 	if err := writeFile(filepath.Join(dir, "queries.txt"), func(w io.Writer) error {
-		return eval.WriteQueries(w, c.Queries)
+		return eval.WriteQueries(w, prose(c.Queries))
 	}); err != nil {
 		return err
 	}
 	return writeFile(filepath.Join(dir, "qrels.txt"), c.Qrels.Write)
+}
+
+// prose drops the double quotes of the queries' texts: a queries file is
+// query syntax, where quotes make phrases (and an odd number of them is
+// an error), but a collection's topics are prose, evaluated as words.
+func prose(qs []eval.Query) []eval.Query {
+	out := make([]eval.Query, len(qs))
+	for i, q := range qs {
+		out[i] = eval.Query{ID: q.ID, Text: strings.ReplaceAll(q.Text, `"`, " ")}
+	}
+	return out
 }
 
 // writeDoc writes one document file.

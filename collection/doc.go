@@ -7,7 +7,9 @@
 //	DIR/crawl/<docno>.txt  one file a document, so eval.DocNo of its path
 //	                       is the docno the qrels use
 //	DIR/queries.txt        "qid<TAB>text", white space inside a query
-//	                       (newlines included) joined into single spaces
+//	                       (newlines included) joined into single spaces,
+//	                       double quotes dropped (topics are prose, not
+//	                       phrase syntax)
 //	DIR/qrels.txt          TREC qrels "qid 0 docno rel"
 //
 // Write refuses a DIR whose crawl folder already holds files, so two
