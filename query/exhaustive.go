@@ -191,10 +191,15 @@ func phraseDocs(ix *index.Index, phrase []string) (map[uint32]bool, error) {
 
 // runMode answers q by calling run for AND or OR, and for AND+OR runs AND
 // then OR when AND found fewer than k hits; statistics add up, and a
-// fallback's Algorithm names both runs ("and+maxscore").
+// fallback's Algorithm names both runs ("and+maxscore"). A query of one
+// phrase and no other term runs as AND in every mode.
 func runMode(ctx context.Context, q Query, run func(context.Context, Query, Mode) (Result, error)) (Result, error) {
 	if q.K <= 0 || len(q.Terms) == 0 {
 		return Result{}, nil
+	}
+	if onePhrase(q) {
+		// OR needs the phrase, so every term: AND answers the same.
+		q.Mode = And
 	}
 	if q.Mode != AndOr {
 		return run(ctx, q, q.Mode)

@@ -30,6 +30,19 @@ type phraseFilter struct {
 	err     error
 }
 
+// onePhrase reports whether q is one phrase and no other term.
+func onePhrase(q Query) bool {
+	if len(q.Phrases) != 1 {
+		return false
+	}
+	for _, t := range q.Terms {
+		if !slices.Contains(q.Phrases[0], t) {
+			return false
+		}
+	}
+	return true
+}
+
 // newPhraseFilter makes q's filter for mode (And or Or), or nil when q has
 // no phrases. An index without positions cannot answer phrases: an error
 // wrapping index.ErrNoPositions.
