@@ -11,11 +11,13 @@ import (
 // score. In AND mode a document must hold every term and match every
 // phrase. In OR mode it must hold a term that is in no phrase or match at
 // least one phrase. AND+OR runs the first, then the second if the first
-// found fewer than k.
+// found fewer than k. A query of one phrase and no other term is AND in
+// every mode (runMode).
 
 // phraseFilter decides whether documents that hold a query's terms match
-// its phrases, with cursors of its own on the phrases' terms (and, in OR
-// mode, on the terms outside phrases). Documents may come in any order: a
+// its phrases, with the engine's cursors where they stand on the document
+// (share), else cursors of its own on the phrases' terms (and, in OR mode,
+// on the terms outside phrases). Documents may come in any order: a
 // cursor asked for a document before its last one starts over.
 type phraseFilter struct {
 	phrases [][]*index.Cursor // per phrase, a cursor per term, in order
