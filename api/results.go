@@ -1,7 +1,9 @@
 package api
 
 import (
+	"cmp"
 	"html"
+	"slices"
 	"strings"
 
 	"github.com/gpusearch/gpusearch/analysis"
@@ -34,10 +36,17 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 	if ix.Store() == index.StoreNone {
 		return nil
 	}
-	var m *snippet.Maker
+	var (
+		m    *snippet.Maker
+		held []uint64
+	)
 	withText := ix.Store() == index.StoreText && snippetBytes > 0
 	if withText {
 		m = snippet.New(snippet.Query{Terms: q.Terms, Phrases: q.Phrases}, snippetBytes)
+		var err error
+		if held, err = holdings(ix, q.Terms, hits); err != nil {
+			return err
+		}
 	}
 	for i := range hits {
 		doc, err := ix.Document(hits[i].DocID, withText)
@@ -47,7 +56,14 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 		h := &hits[i]
 		h.Title = doc.Title
 		if withText {
-			sn := m.Make(a, doc.Text)
+			var has func(string) bool
+			if held != nil {
+				has = func(t string) bool {
+					b := slices.Index(q.Terms, t)
+					return b < 0 || held[i]>>b&1 == 1
+				}
+			}
+			sn := m.Make(a, doc.Text, has)
 			h.Snippet, h.Highlights = sn.Text, sn.Highlights
 			if asHTML {
 				h.SnippetHTML = markHTML(sn)
@@ -55,6 +71,41 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 		}
 	}
 	return nil
+}
+
+// holdings returns, for each hit, which of terms its document holds (bit
+// i: terms[i]), read from the postings so that a snippet need not scan a
+// text for a term it lacks: one cursor per term visits the hits in docid
+// order, decoding only the blocks it lands in. Nil for over 64 terms.
+func holdings(ix *index.Index, terms []string, hits []Hit) ([]uint64, error) {
+	if len(terms) > 64 {
+		return nil, nil
+	}
+	order := make([]int, len(hits))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(x, y int) int { return cmp.Compare(hits[x].DocID, hits[y].DocID) })
+	held := make([]uint64, len(hits))
+	err := ix.Guard(func() error {
+		for b, t := range terms {
+			info, ok := ix.Lookup(t)
+			if !ok {
+				continue
+			}
+			c := ix.LazyCursor(info)
+			for _, i := range order {
+				if c.NextGEQ(hits[i].DocID) == hits[i].DocID {
+					held[i] |= 1 << b
+				}
+			}
+			if err := c.Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return held, err
 }
 
 // markHTML writes a snippet as HTML text: escaped, its highlights inside

@@ -21,9 +21,10 @@
 // separator, before an ASCII byte) to the next, so offsets and terms are
 // the analyzer's own. A query with phrases needs every term's position,
 // so its scan counts every word and analyzes every such stretch, candidate
-// or not. Scanning stops once a window holds every
-// unit and the windows that could beat it (earlier ones) are complete,
-// and never goes past MaxScan bytes.
+// or not. Scanning stops once a window holds every unit the text can
+// hold (all of them, or those whose terms the index says it holds) and
+// the windows that could beat it (earlier ones) are complete, and never
+// goes past MaxScan bytes.
 package snippet
 
 import (
@@ -75,15 +76,16 @@ type Maker struct {
 	minLen  [256]uint8 // ASCII byte -> the shortest term it begins, lowercased
 	firsts  []rune     // the terms' first characters
 
-	buf     []byte
-	matches []match
-	occs    []occ
-	counted int   // terms of the last region analyzed
-	seen    []int // unit -> stamp of the last window that counted it
-	stamp   int
-	found   int    // distinct units met so far
-	met     []bool // unit -> met so far
-	settled bool   // a window holds every unit
+	buf       []byte
+	matches   []match
+	occs      []occ
+	counted   int   // terms of the last region analyzed
+	seen      []int // unit -> stamp of the last window that counted it
+	stamp     int
+	found     int    // distinct units met so far
+	met       []bool // unit -> met so far
+	reachable int    // units the text can hold, by its terms
+	settled   bool   // a window holds every reachable unit
 }
 
 // match is a word of the text that analyzes to a query term.
@@ -172,11 +174,18 @@ func New(q Query, size int) *Maker {
 
 // Make returns the snippet of text: the window holding the most distinct
 // units (ties: the earliest), or the text's start when none occurs. a is
-// the analyzer of the index's terms.
-func (m *Maker) Make(a *analysis.Analyzer, text string) Snippet {
+// the analyzer of the index's terms. held, when not nil, says whether the
+// text holds a query term (the index's postings know): the scan then
+// stops as soon as a window holds every unit whose terms the text holds,
+// where otherwise a text lacking a term is scanned to its end.
+func (m *Maker) Make(a *analysis.Analyzer, text string, held func(term string) bool) Snippet {
 	m.matches, m.occs, m.found, m.settled = m.matches[:0], m.occs[:0], 0, false
 	clear(m.met)
-	if m.units > 0 {
+	m.reachable = m.units
+	if held != nil {
+		m.reachable = m.reach(held)
+	}
+	if m.reachable > 0 {
 		m.scan(a, scanned(text))
 	}
 	l, r := m.best()
@@ -411,11 +420,35 @@ func (m *Maker) add(term int32, start, end, pos, stop int) int {
 			m.occur(occ{nbare + int32(p), m.matches[f].start, end, f, last})
 		}
 	}
-	if !m.settled && m.found == m.units && m.distinct(end-m.size, end) == m.units {
+	if !m.settled && m.found >= m.reachable && m.distinct(end-m.size, end) >= m.reachable {
 		m.settled = true
 		return min(stop, end+m.size)
 	}
 	return stop
+}
+
+// reach counts the units whose terms held says the text holds.
+func (m *Maker) reach(held func(string) bool) int {
+	has := make([]bool, len(m.unit))
+	for t, id := range m.ids {
+		has[id] = held(t)
+	}
+	n := 0
+	for id, u := range m.unit {
+		if u >= 0 && has[id] {
+			n++
+		}
+	}
+	for _, ph := range m.phrases {
+		all := true
+		for _, id := range ph {
+			all = all && has[id]
+		}
+		if all {
+			n++
+		}
+	}
+	return n
 }
 
 // occur appends o, keeping occs in order of their starts (a phrase

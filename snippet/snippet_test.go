@@ -85,7 +85,7 @@ func TestMake(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := New(parse(tt.query), tt.size).Make(analysis.New(), tt.text)
+			s := New(parse(tt.query), tt.size).Make(analysis.New(), tt.text, nil)
 			if got := marked(s); got != tt.want {
 				t.Errorf("Make(%q, %q) = %q, want %q", tt.query, tt.text, got, tt.want)
 			}
@@ -204,12 +204,26 @@ func TestMakeMatchesReference(t *testing.T) {
 		text := randomText(r, r.IntN(400))
 		q := queries[r.IntN(len(queries))]
 		size := 10 + r.IntN(100)
-		got := New(parse(q), size).Make(a, text)
+		got := New(parse(q), size).Make(a, text, nil)
 		check(t, text, got)
-		if want := reference(parse(q), size, text); !equal(got, want) {
+		want := reference(parse(q), size, text)
+		if !equal(got, want) {
 			t.Fatalf("Make(%q, size %d, %q)\n = %q\nwant %q", q, size, text, marked(got), marked(want))
 		}
+		if got := New(parse(q), size).Make(a, text, holds(text)); !equal(got, want) {
+			t.Fatalf("Make(%q, size %d, %q) knowing its terms\n = %q\nwant %q", q, size, text, marked(got), marked(want))
+		}
 	}
+}
+
+// holds says which terms the scanned part of text holds, as the index
+// would for the text.
+func holds(text string) func(string) bool {
+	terms := map[string]bool{}
+	for _, t := range analysis.New().Terms(scanned(text)) {
+		terms[t] = true
+	}
+	return func(t string) bool { return terms[t] }
 }
 
 func equal(a, b Snippet) bool {
@@ -223,7 +237,7 @@ func TestMakerReuse(t *testing.T) {
 	a := analysis.New()
 	texts := []string{"the server runs", "nothing here", "Running servers run", ""}
 	for _, text := range append(texts, texts...) {
-		if got, want := m.Make(a, text), New(parse("run server"), 40).Make(a, text); !equal(got, want) {
+		if got, want := m.Make(a, text, nil), New(parse("run server"), 40).Make(a, text, nil); !equal(got, want) {
 			t.Errorf("reused Maker on %q: %q, want %q", text, marked(got), marked(want))
 		}
 	}
@@ -235,7 +249,7 @@ func TestHugeText(t *testing.T) {
 	m := New(parse("needle lorem"), 0)
 	a := analysis.New()
 	began := time.Now()
-	s := m.Make(a, text)
+	s := m.Make(a, text, nil)
 	if !strings.HasPrefix(marked(s), "[lorem] ipsum") || strings.Contains(s.Text, "needle") {
 		t.Errorf("snippet %q: want the start (the needle lies past MaxScan)", marked(s))
 	}
@@ -250,10 +264,14 @@ func FuzzMake(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text, query string, size int) {
 		size = 1 + size&0xff
 		q := parse(query)
-		got := New(q, size).Make(analysis.New(), text)
+		got := New(q, size).Make(analysis.New(), text, nil)
 		check(t, text, got)
-		if want := reference(q, size, text); !equal(got, want) {
+		want := reference(q, size, text)
+		if !equal(got, want) {
 			t.Fatalf("Make(%q, size %d, %q)\n = %q\nwant %q", query, size, text, marked(got), marked(want))
+		}
+		if got := New(q, size).Make(analysis.New(), text, holds(text)); !equal(got, want) {
+			t.Fatalf("Make(%q, size %d, %q) knowing its terms\n = %q\nwant %q", query, size, text, marked(got), marked(want))
 		}
 	})
 }
@@ -314,7 +332,7 @@ func TestCrawlMatchesReference(t *testing.T) {
 	a := analysis.New()
 	for i, text := range texts {
 		q := parse(qs[i%len(qs)])
-		if got, want := New(q, 0).Make(a, text), reference(q, DefaultSize, text); !equal(got, want) {
+		if got, want := New(q, 0).Make(a, text, holds(text)), reference(q, DefaultSize, text); !equal(got, want) {
 			t.Fatalf("query %q, page %d:\n got %q\nwant %q", qs[i%len(qs)], i, marked(got), marked(want))
 		}
 	}
@@ -323,7 +341,8 @@ func TestCrawlMatchesReference(t *testing.T) {
 // BenchmarkMake makes the snippets of each query's hits, as a request's
 // ten would be made: one Maker per query, for the first ten pages that
 // hold every term of the query (AND's hits), and reports the p50 and p99
-// cost of one snippet. $SNIPPET_CRAWL and $SNIPPET_QUERIES run it on
+// cost of one snippet, knowing the terms each page holds as the server
+// does. $SNIPPET_CRAWL and $SNIPPET_QUERIES run it on
 // another crawl (its first 3000 pages).
 func BenchmarkMake(b *testing.B) {
 	texts, qs := crawlTexts(b, 3000), crawlQueries(b)
@@ -337,7 +356,7 @@ func BenchmarkMake(b *testing.B) {
 	}
 	type request struct {
 		q    Query
-		hits []string
+		hits []int
 	}
 	var reqs []request
 	for _, text := range qs {
@@ -348,7 +367,7 @@ func BenchmarkMake(b *testing.B) {
 				all = all && terms[i][t]
 			}
 			if all {
-				r.hits = append(r.hits, texts[i])
+				r.hits = append(r.hits, i)
 			}
 		}
 		if len(r.hits) > 0 {
@@ -360,9 +379,10 @@ func BenchmarkMake(b *testing.B) {
 	for b.Loop() {
 		r := reqs[n%len(reqs)]
 		m := New(r.q, 0)
-		for _, text := range r.hits {
+		for _, i := range r.hits {
+			held := func(t string) bool { return terms[i][t] } // as the index tells
 			began := time.Now()
-			m.Make(a, text)
+			m.Make(a, texts[i], held)
 			costs = append(costs, time.Since(began))
 		}
 		n++
