@@ -50,7 +50,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	context.AfterFunc(ctx, func() {
 		stop()
-		fmt.Fprintln(os.Stderr, "gpusearch: stopping; a second signal stops at once")
+		// stop itself cancels ctx, with no cause beyond Canceled.
+		if context.Cause(ctx) != context.Canceled {
+			fmt.Fprintln(os.Stderr, "gpusearch: stopping; a second signal stops at once")
+		}
 	})
 	err := newRootCmd().ExecuteContext(ctx)
 	stop()
