@@ -222,6 +222,14 @@ func TestCLIIndexInspectSearch(t *testing.T) {
 					t.Errorf("search %v: want pkg.go.dev hits, got %+v", args, got.Hits)
 				}
 			}
+			// Plain output: rank, score and title, then the URL and the
+			// snippet, indented under the title.
+			plain := mustRun(t, "search", "--index", idx, "--mode", "and", "--k", "1", "http", "server", "timeout")
+			lines := strings.Split(strings.TrimRight(plain.stdout, "\n"), "\n")
+			if len(lines) != 3 || !strings.HasSuffix(lines[0], " - Go Packages") ||
+				!strings.HasPrefix(lines[1], strings.Repeat(" ", 15)+"http://pkg.go.dev/") || !strings.Contains(strings.ToLower(lines[2]), "server") {
+				t.Errorf("search prints %q, want a title line, a URL line and a snippet line", plain.stdout)
+			}
 		})
 	}
 }
