@@ -30,27 +30,32 @@ func indexCrawl(t *testing.T, files map[string]string) string {
 	return idx
 }
 
-// TestSearchPrintsOneLinePerHit searches an index whose file names hold
-// a newline, a tab and a terminal escape: each hit must stay on one line,
-// its URL's unprintable characters percent-encoded, so that a file name
-// cannot forge result lines or drive the terminal.
-func TestSearchPrintsOneLinePerHit(t *testing.T) {
+// TestSearchPrintsPrintableLines searches an index whose file names and
+// texts hold a newline, a tab and a terminal escape: each hit prints as a
+// line of rank, score and title, then its URL and its snippet indented,
+// every unprintable character percent-encoded, so that a file name or a
+// text can neither forge result lines nor drive the terminal.
+func TestSearchPrintsPrintableLines(t *testing.T) {
 	idx := indexCrawl(t, map[string]string{
 		"example.com/evil\n  1    99.0000  http:forged.txt": "needle",
 		"example.com/tab\there.txt":                         "needle",
 		"example.com/esc\x1b[2Jx.txt":                       "needle",
 		"example.com/plain page.txt":                        "needle",
+		"example.com/text.txt":                              "needle \x1b[2J\x07 text",
 	})
 	res := mustRun(t, "search", "--index", idx, "--k", "10", "needle")
-	line := regexp.MustCompile(`^ *\d+  +\d+\.\d{4}  (\S.*)$`)
+	head := regexp.MustCompile(`^ *\d+  +\d+\.\d{4}  \S`)
+	indent := strings.Repeat(" ", 15)
+	lines := strings.Split(strings.TrimSuffix(res.stdout, "\n"), "\n")
 	var urls []string
-	for _, l := range strings.Split(strings.TrimSuffix(res.stdout, "\n"), "\n") {
-		m := line.FindStringSubmatch(l)
-		if m == nil || strings.ContainsFunc(l, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-			t.Errorf("search printed the line %q, want rank, score and a printable URL", l)
+	for i := 0; i < len(lines); i += 3 {
+		hit := lines[i:min(i+3, len(lines))]
+		if len(hit) != 3 || !head.MatchString(hit[0]) || !strings.HasPrefix(hit[1], indent) || !strings.HasPrefix(hit[2], indent) ||
+			slices.ContainsFunc(hit, func(l string) bool { return strings.ContainsFunc(l, func(r rune) bool { return r < ' ' || r == 0x7f }) }) {
+			t.Errorf("search printed %q, want a line of rank, score and title, then URL and snippet lines, all printable", hit)
 			continue
 		}
-		urls = append(urls, m[1])
+		urls = append(urls, strings.TrimPrefix(hit[1], indent))
 	}
 	slices.Sort(urls)
 	want := []string{
@@ -58,9 +63,13 @@ func TestSearchPrintsOneLinePerHit(t *testing.T) {
 		"http://example.com/evil%0A  1    99.0000  http:forged.txt",
 		"http://example.com/plain page.txt",
 		"http://example.com/tab%09here.txt",
+		"http://example.com/text.txt",
 	}
 	if !slices.Equal(urls, want) {
 		t.Errorf("search printed the URLs %q, want %q", urls, want)
+	}
+	if !strings.Contains(res.stdout, "needle %1B[2J%07 text") {
+		t.Errorf("search printed %q, want the title and snippet needle %%1B[2J%%07 text", res.stdout)
 	}
 }
 
