@@ -1,5 +1,5 @@
 // Package snippet cuts query-biased snippets from a document's stored
-// text: the window of about Size bytes holding the most distinct query
+// text: the window of about the Maker's size in bytes holding the most distinct query
 // units (a term outside any phrase, or a whole phrase whose terms appear
 // in order), cut at word boundaries, with the matched words marked.
 //
