@@ -1,7 +1,8 @@
 // Package snippet cuts query-biased snippets from a document's stored
-// text: the window of about the Maker's size in bytes holding the most distinct query
-// units (a term outside any phrase, or a whole phrase whose terms appear
-// in order), cut at word boundaries, with the matched words marked.
+// text: the window of about the Maker's size in bytes holding the most
+// distinct query units (a term outside any phrase, or a whole phrase
+// whose terms appear in order), cut at word boundaries, with the matched
+// words marked.
 //
 // Matching uses the indexing analysis (analysis.Analyzer: segmenter, lower
 // case, Porter2), so "running" in the text is marked for the query "run",
