@@ -4,8 +4,8 @@
 //
 // Routes (gorilla/mux):
 //
-//	GET  /                   search page (html/template): form, hits, paging
-//	GET  /search             ranked query: q, mode, k, engine, start
+//	GET  /                   search page (html/template): form, hits with titles and snippets, paging
+//	GET  /search             ranked query: q, mode, k, engine, start, snippets, highlight
 //	GET  /documents/{docid}  one document's URL, title and length (?text=1: its stored text), or 404
 //	GET  /stats              index and server statistics, cache hit rate
 //	GET  /healthz            "ok" while an index is loaded (always, once serving)
@@ -79,7 +79,9 @@
 // answers and the depth start+k. server.cache_entries = 0 turns it off.
 // Hits and misses are counted on /stats and /metrics (with the hit ratio).
 // A cached answer keeps the stats of the search that produced it; its
-// took_us is the time of the request that read it.
+// took_us is the time of the request that read it. Titles and snippets
+// (Describe, package snippet) are made after the cache, for the page of
+// hits asked for only, so one entry serves every page and highlighting.
 //
 // Limits (configs/default.yaml): max_query_bytes on q, max_terms on the
 // distinct analyzed terms, max_k on k and on start+k, max_body_bytes on
