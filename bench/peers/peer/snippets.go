@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpusearch/gpusearch/analysis"
+	"github.com/gpusearch/gpusearch/api"
 	"github.com/gpusearch/gpusearch/bench/latency"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/query"
@@ -17,23 +18,24 @@ import (
 // SnippetReport is what snippets cost beside the search they follow, in
 // microseconds of wall-clock time on one locked thread (the thread CPU
 // clock costs about a microsecond a read, too much to time each hit; the
-// wall clock costs about 60 ns). A hit's snippet is
-// fetching the document's stored text (Index.Document) and cutting it
-// (snippet.Maker.Make), with one Maker a query as the server makes them; a
-// request is the search to top k followed by its hits' snippets. Share is
-// the snippets' part of the requests' total time (the sum over requests of
-// the snippets' time over the sum of the requests' time).
+// wall clock costs about 60 ns). Snippets are made as the server makes
+// them, by api.Describe (titles, the postings' note of which terms each hit
+// holds, each hit's stored text and its snippet). A request is the search
+// to top k followed by Describe of its hits; Share is the snippets' part of
+// the requests' total time (summed over requests). A hit's cost is
+// Describe of that hit alone, and its fetch the Index.Document of its text
+// alone.
 type SnippetReport struct {
 	Index       string  `json:"index"`
 	Queries     int     `json:"queries"`
 	Mode        string  `json:"mode"`
 	K           int     `json:"k"`
+	Bytes       int     `json:"snippet_bytes"`
 	Passes      int     `json:"timed_passes"`
-	Hits        int     `json:"hits"` // snippets cut, over the timed passes
+	Hits        int     `json:"hits"` // hits described, over the timed passes
 	HitP50US    float64 `json:"hit_p50_us"`
 	HitP99US    float64 `json:"hit_p99_us"`
 	FetchP50US  float64 `json:"fetch_p50_us"`
-	CutP50US    float64 `json:"cut_p50_us"`
 	SearchP50US float64 `json:"search_p50_us"`
 	// RequestP50US is the p50 of search plus snippets; SnippetsP50US the
 	// p50 of a request's snippets alone.
@@ -44,16 +46,17 @@ type SnippetReport struct {
 }
 
 // Snippets measures snippet cost over the index in dir, which must store
-// text: every query in mode to depth k through the CPU engine, warmup
-// untimed passes and then repeat timed ones, on one thread. Double quotes in
-// the queries are dropped, as in the and and or runs of Bench.
+// text: every query in mode to depth k through the CPU engine, with
+// snippets of the server's default length, warmup untimed passes and then
+// repeat timed ones, on one thread. Double quotes in the queries are
+// dropped, as in the and and or runs of Bench.
 func Snippets(ctx context.Context, dir string, queries []string, mode query.Mode, k, warmup, repeat int) (*SnippetReport, error) {
 	ix, err := index.Open(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer ix.Close()
-	if ix.Store() != "text" {
+	if ix.Store() != index.StoreText {
 		return nil, fmt.Errorf("peer: %s stores %s, not text: no snippets to measure", dir, ix.Store())
 	}
 	eng, err := query.New(ix, "cpu")
@@ -63,12 +66,12 @@ func Snippets(ctx context.Context, dir string, queries []string, mode query.Mode
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	a := analysis.New()
-	var search, request, snips, hit, fetch, cut []time.Duration
+	var search, request, snips, hit, fetch []time.Duration
 	repeat = max(repeat, 1)
 	for pass := range warmup + repeat {
 		timed := pass >= warmup
 		for _, text := range queries {
-			c0 := time.Now()
+			t0 := time.Now()
 			q, err := query.Parse(a, unquote(text), mode, k)
 			if err != nil {
 				return nil, err
@@ -77,33 +80,38 @@ func Snippets(ctx context.Context, dir string, queries []string, mode query.Mode
 			if err != nil {
 				return nil, err
 			}
-			c1 := time.Now()
-			m := snippet.New(snippet.Query{Terms: q.Terms, Phrases: q.Phrases}, 0)
-			for _, h := range res.Hits {
-				t0 := time.Now()
-				d, err := ix.Document(h.DocID, true)
-				if err != nil {
+			hits := make([]api.Hit, len(res.Hits))
+			for i, h := range res.Hits {
+				hits[i] = api.Hit{DocID: h.DocID, Score: h.Score}
+			}
+			t1 := time.Now()
+			if err := api.Describe(ix, a, q, hits, snippet.DefaultSize, false); err != nil {
+				return nil, err
+			}
+			t2 := time.Now()
+			if !timed {
+				continue
+			}
+			search, snips, request = append(search, t1.Sub(t0)), append(snips, t2.Sub(t1)), append(request, t2.Sub(t0))
+			for i := range hits {
+				h0 := time.Now()
+				if err := api.Describe(ix, a, q, hits[i:i+1], snippet.DefaultSize, false); err != nil {
 					return nil, err
 				}
-				t1 := time.Now()
-				m.Make(a, d.Text)
-				t2 := time.Now()
-				if timed {
-					hit, fetch, cut = append(hit, t2.Sub(t0)), append(fetch, t1.Sub(t0)), append(cut, t2.Sub(t1))
+				h1 := time.Now()
+				if _, err := ix.Document(hits[i].DocID, true); err != nil {
+					return nil, err
 				}
-			}
-			c2 := time.Now()
-			if timed {
-				search, snips, request = append(search, c1.Sub(c0)), append(snips, c2.Sub(c1)), append(request, c2.Sub(c0))
+				hit, fetch = append(hit, h1.Sub(h0)), append(fetch, time.Since(h1))
 			}
 		}
 	}
-	rep := &SnippetReport{Index: dir, Queries: len(queries), Mode: string(mode), K: k, Passes: repeat, Hits: len(hit), Machine: ThisMachine()}
+	rep := &SnippetReport{Index: dir, Queries: len(queries), Mode: string(mode), K: k, Bytes: snippet.DefaultSize,
+		Passes: repeat, Hits: len(hit), Machine: ThisMachine()}
 	if len(hit) > 0 {
 		h := latency.Summarize(slices.Clone(hit))
 		rep.HitP50US, rep.HitP99US = h.P50US, h.P99US
 		rep.FetchP50US = latency.US(latency.Median(fetch))
-		rep.CutP50US = latency.US(latency.Median(cut))
 	}
 	rep.SearchP50US = latency.US(latency.Median(search))
 	rep.RequestP50US = latency.US(latency.Median(request))
