@@ -1,14 +1,11 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -92,16 +89,8 @@ func newSearchCmd() *cobra.Command {
 			if asJSON {
 				return writeJSON(os.Stdout, resp)
 			}
-			for i, h := range resp.Hits {
-				// The rank, score and title (the URL when none is stored),
-				// then the URL and the snippet, indented under the title.
-				fmt.Printf("%3d  %8.4f  %s\n", i+1, h.Score, printable(cmp.Or(h.Title, h.URL)))
-				if h.Title != "" {
-					fmt.Printf("%15s%s\n", "", printable(h.URL))
-				}
-				if h.Snippet != "" {
-					fmt.Printf("%15s%s\n", "", printable(h.Snippet))
-				}
+			if err := resp.WriteText(os.Stdout); err != nil {
+				return err
 			}
 			fmt.Fprintf(os.Stderr, "%d hits in %dus (%s)\n", len(resp.Hits), resp.TookUS, res.Stats.Algorithm)
 			return nil
@@ -153,24 +142,4 @@ func searchTREC(ctx context.Context, ix *index.Index, eng query.Engine, m query.
 	}
 	fmt.Fprintf(os.Stderr, "%d queries, mode %s, k %d, in %v\n", len(qs), m, k, time.Since(start).Round(time.Millisecond))
 	return nil
-}
-
-// printable percent-encodes, byte by byte, the characters of a URL, title
-// or snippet that do not print (newlines, tabs, terminal escapes, invalid
-// UTF-8), so that a file name or a document's text can neither forge a
-// result line nor drive the terminal.
-func printable(u string) string {
-	var b strings.Builder
-	for i := 0; i < len(u); {
-		r, n := utf8.DecodeRuneInString(u[i:])
-		if !unicode.IsPrint(r) || r == utf8.RuneError && n == 1 {
-			for _, c := range []byte(u[i : i+n]) {
-				fmt.Fprintf(&b, "%%%02X", c)
-			}
-		} else {
-			b.WriteString(u[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
 }
