@@ -1,4 +1,4 @@
-// Package api is gpusearch's HTTP server: the REST routes of docs/design.md's
+// Package api is gpusearch's HTTP server: the REST routes of docs/rest.md's
 // contract, a server-rendered search page, Prometheus metrics, request
 // logs, a result cache and index reloads without downtime.
 //

@@ -31,7 +31,7 @@ import (
 // 32 KiB of text, compresses the sample crawl's text 3.70 times at about
 // 60 us a block to decode; deflate reaches 3.94 times but decodes 3 times
 // slower, s2 and snappy decode faster but compress only 2.5 to 2.9 times
-// (docs/design.md, "Document store").
+// (docs/index-format.md, "Document store").
 
 // File names of the document store.
 const (
