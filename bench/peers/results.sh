@@ -41,11 +41,15 @@ for c in examples rust rfc; do
 done
 
 # Lucene beside gpusearch on the same extracted text: docs and freqs only,
-# then positions and stored title and text, with the phrase runs.
+# with positions, then positions and stored title and text with the phrase
+# runs.
 for c in examples rust rfc; do
 	w=20000 && [ $c = rfc ] && w=2000
-	(cd bench/peers && "$P" --crawl "$(crawl $c)" --queries "$(queries $c)" --engines gpusearch,lucene --modes and --k 10 \
-		--limit 20 --warmup-queries 20 --work "$OUT/work-$c" --json >"$OUT/plain-$c.json")
+	for f in plain positions; do
+		flag= && [ $f = positions ] && flag=--positions
+		(cd bench/peers && "$P" --crawl "$(crawl $c)" --queries "$(queries $c)" --engines gpusearch,lucene $flag --modes and \
+			--k 10 --limit 20 --warmup-queries 20 --work "$OUT/work-$c" --json >"$OUT/$f-$c.json")
+	done
 	(cd bench/peers && "$P" --crawl "$(crawl $c)" --queries "$D/phrases-$c.txt" --engines gpusearch,lucene --positions --store text \
 		--modes phrase --k 10 --repeat 3 --warmup-queries $w --work "$OUT/work-$c" --json >"$OUT/phrase-$c.json")
 done
@@ -57,6 +61,10 @@ for i in 1 2; do
 	(cd bench/peers && "$P" --crawl "$ROOT/examples/crawl" --queries "$ROOT/examples/queries.txt" \
 		--engines gpusearch --positions --store text --repeat 5 --json >"$OUT/after-examples-$i.json")
 done
+(cd "$OUT/base/bench/peers" && "$OUT/bin/peers-base" --crawl "$D/rfc/crawl" --queries "$D/rfc/queries.txt" --limit 2000 --k 10 \
+	--engines gpusearch --warmup-queries 2000 --work "$OUT/work-rfc" --json >"$OUT/before-rfc.json")
+(cd bench/peers && "$P" --crawl "$D/rfc/crawl" --queries "$D/rfc/queries.txt" --limit 2000 --k 10 \
+	--engines gpusearch --positions --store text --warmup-queries 2000 --work "$OUT/work-rfc" --json >"$OUT/after-rfc.json")
 
 # Snippets in process, then over REST (cache off) with and without.
 for i in 1 2 3; do
