@@ -54,6 +54,21 @@ for c in examples rust rfc; do
 		--modes phrase --k 10 --repeat 3 --warmup-queries $w --work "$OUT/work-$c" --json >"$OUT/phrase-$c.json")
 done
 
+# Do both engines match the same documents for every phrase? All hits of
+# each, as TREC runs; the (query, document) pairs must be equal.
+for c in examples rust rfc; do
+	(cd bench/peers && "$P" --crawl "$(crawl $c)" --queries "$D/phrases-$c.txt" --engines gpusearch,lucene --positions \
+		--modes phrase --k 100000 --warmup-queries 0 --work "$OUT/work-$c" --trec "$OUT/trec-$c" --json >/dev/null)
+	for e in gpusearch lucene; do
+		awk '{print $1, $3}' "$OUT/trec-$c/$e.phrase.100000.run" | sort >"$OUT/trec-$c/$e.pairs"
+	done
+	if cmp -s "$OUT/trec-$c/gpusearch.pairs" "$OUT/trec-$c/lucene.pairs"; then
+		echo same >"$OUT/phrase-sets-$c.txt"
+	else
+		echo differ >"$OUT/phrase-sets-$c.txt"
+	fi
+done
+
 # Queries without phrases, before and now, in turn.
 for i in 1 2; do
 	(cd "$OUT/base/bench/peers" && "$OUT/bin/peers-base" --crawl "$ROOT/examples/crawl" --queries "$ROOT/examples/queries.txt" \
