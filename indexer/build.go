@@ -2,7 +2,6 @@ package indexer
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gpusearch/gpusearch/analysis"
-	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/internal/progress"
 )
@@ -38,27 +36,8 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 	opts = opts.withDefaults()
 	start := time.Now()
 	var rep Report
-	switch opts.Order {
-	case "url", "crawl", "random":
-	default:
-		return rep, fmt.Errorf("indexer: unknown docid order %q (want url, crawl or random)", opts.Order)
-	}
-	switch opts.Oversize {
-	case "truncate", "skip":
-	default:
-		return rep, fmt.Errorf("indexer: unknown oversize policy %q (want truncate or skip)", opts.Oversize)
-	}
-	if opts.Passages < 0 {
-		return rep, fmt.Errorf("indexer: passage size %d is negative", opts.Passages)
-	}
-	if err := index.CheckStore(opts.Store); err != nil {
-		return rep, fmt.Errorf("indexer: %w", err)
-	}
-	// Fail on a bad codec name before spending the parse on it.
-	for _, name := range []string{opts.DocIDCodec, opts.FreqCodec, opts.PositionsCodec} {
-		if _, err := codecplugins.Lookup(name); name != "" && err != nil {
-			return rep, fmt.Errorf("indexer: %w", err)
-		}
+	if err := opts.validate(); err != nil {
+		return rep, err
 	}
 	files, err := walk(ctx, crawlDir, opts, &rep)
 	if err != nil {
@@ -146,35 +125,48 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 	}
 	rep.Runs = len(inv.runs)
 
-	// Close the gaps left by failed files: slot (or, in passage mode,
-	// temporary passage id) -> docid.
-	var remap, docLens []uint32
-	var urls []string
-	if pt != nil {
-		remap, docLens, urls = pt.docs(files, failed)
-	} else {
-		remap = make([]uint32, len(files))
-		for slot, f := range files {
-			remap[slot] = uint32(len(urls))
-			if !failed[slot] {
-				docLens = append(docLens, lengths[slot])
-				urls = append(urls, f.url)
-			}
-		}
-	}
+	remap, docLens, urls := docTable(files, failed, lengths, pt)
 	rep.Documents = len(urls)
 
+	if err := write(ctx, out, opts, inv, feed, remap, docLens, urls, &rep); err != nil {
+		return rep, err
+	}
+	rep.Elapsed = time.Since(start)
+	return rep, nil
+}
+
+// docTable closes the gaps that failed files left: it maps each slot (or,
+// in passage mode, temporary passage id) to its docid, and lists the
+// documents' lengths and URLs in docid order.
+func docTable(files []docFile, failed []bool, lengths []uint32, pt *passageTable) (remap, docLens []uint32, urls []string) {
+	if pt != nil {
+		return pt.docs(files, failed)
+	}
+	remap = make([]uint32, len(files))
+	for slot, f := range files {
+		remap[slot] = uint32(len(urls))
+		if !failed[slot] {
+			docLens = append(docLens, lengths[slot])
+			urls = append(urls, f.url)
+		}
+	}
+	return remap, docLens, urls
+}
+
+// write merges the inverter's runs into a new generation of out's index,
+// with the document store when feed has one, and commits it.
+func write(ctx context.Context, out *index.Dir, opts Options, inv *inverter, feed *storeFeed, remap, docLens []uint32, urls []string, rep *Report) error {
 	w, err := out.NewWriter(index.WriterOptions{
 		DocIDCodec: opts.DocIDCodec, FreqCodec: opts.FreqCodec, Order: opts.Order, BM25: opts.BM25, Force: opts.Force,
 		Positions: opts.Positions, PositionsCodec: opts.PositionsCodec,
 	}, docLens, urls)
 	if err != nil {
-		return rep, err
+		return err
 	}
 	if feed != nil {
 		if err := w.AddStore(feed.b); err != nil {
 			w.Abort()
-			return rep, err
+			return err
 		}
 	}
 	var docids, freqs []uint32
@@ -202,13 +194,12 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 	})
 	if err != nil {
 		w.Abort()
-		return rep, err
+		return err
 	}
 	if err := w.Close(); err != nil {
-		return rep, err
+		return err
 	}
-	rep.Elapsed = time.Since(start)
-	return rep, nil
+	return nil
 }
 
 // orderFiles puts the files in docid order.

@@ -1,9 +1,11 @@
 package indexer
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 
+	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/index/bm25"
 )
@@ -60,4 +62,31 @@ func (o Options) withDefaults() Options {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return o
+}
+
+// validate checks the options that name things before any work is done,
+// a bad codec name included, so that no parse is spent on them.
+func (o Options) validate() error {
+	switch o.Order {
+	case "url", "crawl", "random":
+	default:
+		return fmt.Errorf("indexer: unknown docid order %q (want url, crawl or random)", o.Order)
+	}
+	switch o.Oversize {
+	case "truncate", "skip":
+	default:
+		return fmt.Errorf("indexer: unknown oversize policy %q (want truncate or skip)", o.Oversize)
+	}
+	if o.Passages < 0 {
+		return fmt.Errorf("indexer: passage size %d is negative", o.Passages)
+	}
+	if err := index.CheckStore(o.Store); err != nil {
+		return fmt.Errorf("indexer: %w", err)
+	}
+	for _, name := range []string{o.DocIDCodec, o.FreqCodec, o.PositionsCodec} {
+		if _, err := codecplugins.Lookup(name); name != "" && err != nil {
+			return fmt.Errorf("indexer: %w", err)
+		}
+	}
+	return nil
 }
