@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -142,7 +143,18 @@ func (e *qengine) alloc(size int64) (devPtr, error) {
 
 func (e *qengine) upload(ix *index.Index) error {
 	dh, fh := IndexColumns(ix)
-	var err error
+	// The columns' data are the index's mapped files. They are read into
+	// memory under Guard first, so that a file shrinking on disk (a copy
+	// over a served index still running at a reload) fails the upload
+	// instead of faulting inside the CUDA driver, where no Go code can
+	// recover. The copies live until the upload ends.
+	err := ix.Guard(func() error {
+		dh.Data, fh.Data = slices.Clone(dh.Data), slices.Clone(fh.Data)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
 	var re [2]bool
 	if dh, re[0], err = gpuColumn(dh); err != nil {
 		return fmt.Errorf("gpu: docid column: %w", err)
