@@ -20,6 +20,7 @@ import (
 
 	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/config"
+	"github.com/gpusearch/gpusearch/query"
 )
 
 // Options configure a Server.
@@ -70,6 +71,11 @@ const headerSlack = 1 << 20
 func New(opts Options) (*Server, error) {
 	if err := opts.Config.Validate(); err != nil {
 		return nil, fmt.Errorf("api: %w", err)
+	}
+	if e := opts.Config.Search.Engine; e != "auto" {
+		if _, err := query.Lookup(e); err != nil {
+			return nil, fmt.Errorf("api: search.engine: %w", err)
+		}
 	}
 	s := &Server{cfg: opts.Config, log: opts.Logger, reg: opts.Registry, auto: opts.Auto, started: time.Now()}
 	if s.log == nil {
