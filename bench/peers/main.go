@@ -156,9 +156,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if o.asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(stdout, rep)
 	}
 	return printReport(stdout, rep)
 }
@@ -325,43 +323,70 @@ func storedTitles(dir string) ([]string, error) {
 	return titles, nil
 }
 
+// passes are the flags runSnippets and runREST share: the queries and
+// how they are timed.
+type passes struct {
+	file, mode             string
+	k, warmup, repeat, lim int
+}
+
+// addFlags declares the passes' flags on fs.
+func (p *passes) addFlags(fs *flag.FlagSet, kHelp string) {
+	fs.StringVar(&p.file, "queries", "", "queries file, qid<TAB>text lines (required)")
+	fs.StringVar(&p.mode, "mode", "and", "query mode: and, or or andor")
+	fs.IntVar(&p.k, "k", 10, kHelp)
+	fs.IntVar(&p.warmup, "warmup", 1, "untimed passes over the queries")
+	fs.IntVar(&p.repeat, "repeat", 3, "timed passes over the queries")
+	fs.IntVar(&p.lim, "limit", 0, "use only the first N queries (0: all)")
+}
+
+// texts reads the queries file's query texts.
+func (p *passes) texts() ([]string, error) {
+	qs, err := peer.ReadQueries(p.file, p.lim)
+	if err != nil {
+		return nil, err
+	}
+	texts := make([]string, len(qs))
+	for i, q := range qs {
+		texts[i] = q.Text
+	}
+	return texts, nil
+}
+
+// printJSON prints v as one indented JSON document.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
 // runSnippets measures what snippets add to a request (peer.Snippets) and
 // prints the report as JSON.
 func runSnippets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("peers snippets", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("index", "", "gpusearch index built with index.store: text (required)")
-	file := fs.String("queries", "", "queries file, qid<TAB>text lines (required)")
-	mode := fs.String("mode", "and", "query mode: and, or or andor")
-	k := fs.Int("k", 10, "hits per query, each with its snippet")
-	warmup := fs.Int("warmup", 1, "untimed passes over the queries")
-	repeat := fs.Int("repeat", 3, "timed passes over the queries")
-	limit := fs.Int("limit", 0, "use only the first N queries (0: all)")
+	var p passes
+	p.addFlags(fs, "hits per query, each with its snippet")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
-	if *dir == "" || *file == "" || fs.NArg() > 0 || *k <= 0 {
+	if *dir == "" || p.file == "" || fs.NArg() > 0 || p.k <= 0 {
 		return usagef("usage: peers snippets --index DIR --queries FILE [--mode and] [--k 10] [--warmup 1] [--repeat 3]")
 	}
-	m, err := query.ParseMode(*mode)
+	m, err := query.ParseMode(p.mode)
 	if err != nil {
 		return usageError{err}
 	}
-	qs, err := peer.ReadQueries(*file, *limit)
+	texts, err := p.texts()
 	if err != nil {
 		return err
 	}
-	texts := make([]string, len(qs))
-	for i, q := range qs {
-		texts[i] = q.Text
-	}
-	rep, err := peer.Snippets(ctx, *dir, texts, m, *k, *warmup, *repeat)
+	rep, err := peer.Snippets(ctx, *dir, texts, m, p.k, p.warmup, p.repeat)
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return printJSON(stdout, rep)
 }
 
 // runREST measures a running server's /search with and without snippets
@@ -370,36 +395,26 @@ func runREST(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("peers rest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "", "the server, HOST:PORT (serve with server.cache_entries: 0) (required)")
-	file := fs.String("queries", "", "queries file, qid<TAB>text lines (required)")
-	mode := fs.String("mode", "and", "query mode: and, or or andor")
-	k := fs.Int("k", 10, "hits per query")
-	warmup := fs.Int("warmup", 1, "untimed passes over the queries")
-	repeat := fs.Int("repeat", 3, "timed passes over the queries")
-	limit := fs.Int("limit", 0, "use only the first N queries (0: all)")
+	var p passes
+	p.addFlags(fs, "hits per query")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
-	if *addr == "" || *file == "" || fs.NArg() > 0 || *k <= 0 {
+	if *addr == "" || p.file == "" || fs.NArg() > 0 || p.k <= 0 {
 		return usagef("usage: peers rest --addr HOST:PORT --queries FILE [--mode and] [--k 10] [--warmup 1] [--repeat 3]")
 	}
-	if _, err := query.ParseMode(*mode); err != nil {
+	if _, err := query.ParseMode(p.mode); err != nil {
 		return usageError{err}
 	}
-	qs, err := peer.ReadQueries(*file, *limit)
+	texts, err := p.texts()
 	if err != nil {
 		return err
 	}
-	texts := make([]string, len(qs))
-	for i, q := range qs {
-		texts[i] = q.Text
-	}
-	rep, err := peer.REST(ctx, *addr, texts, *mode, *k, *warmup, *repeat)
+	rep, err := peer.REST(ctx, *addr, texts, p.mode, p.k, p.warmup, p.repeat)
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return printJSON(stdout, rep)
 }
 
 // runPlot draws saved reports.
