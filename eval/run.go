@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
+	"github.com/gpusearch/gpusearch/internal/escape"
 	"github.com/gpusearch/gpusearch/query"
 )
 
@@ -160,24 +160,7 @@ func DocNo(url string) string {
 	if ext := path.Ext(base); ext != base {
 		base = strings.TrimSuffix(base, ext)
 	}
-	return escapeDocNo(base)
-}
-
-// escapeDocNo percent-encodes the bytes of s that cannot stand in a docno.
-func escapeDocNo(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == '%' || unicode.IsSpace(r) || !unicode.IsPrint(r) || r == utf8.RuneError && n == 1 {
-			for _, c := range []byte(s[i : i+n]) {
-				fmt.Fprintf(&b, "%%%02X", c)
-			}
-		} else {
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
+	return escape.Percent(base, func(r rune) bool { return r == '%' || unicode.IsSpace(r) })
 }
 
 // RunQueries answers every query with search and writes the hits as one
