@@ -99,6 +99,11 @@ type Server struct {
 	// load (0: the runtime's own, from the GOGC environment variable or
 	// 100); a GOGC environment variable always wins.
 	GCPercent int `yaml:"gc_percent"`
+	// MsearchMaxLines is the most queries one POST /msearch may carry.
+	MsearchMaxLines int `yaml:"msearch_max_lines"`
+	// MsearchMaxBytes is the largest POST /msearch body (max_body_bytes
+	// caps every body first).
+	MsearchMaxBytes int64 `yaml:"msearch_max_bytes"`
 }
 
 // GPU configures the CUDA back end.
@@ -112,6 +117,10 @@ type GPU struct {
 	// Wait is how the host thread waits for the GPU: auto, spin, yield or
 	// block (gpu.DeviceOptions.Wait).
 	Wait string `yaml:"wait"`
+	// Window is how long a GPU worker waits for more queries when it
+	// holds fewer than Batch, counted from its oldest one's arrival, so
+	// that requests arriving close together run as one batch (0: none).
+	Window time.Duration `yaml:"window"`
 }
 
 // Default is the configuration used when no file is given; it matches
@@ -153,8 +162,10 @@ func Default() Config {
 			Policy:            "hybrid",
 			Deadline:          500 * time.Millisecond,
 			GCPercent:         400,
+			MsearchMaxLines:   1000,
+			MsearchMaxBytes:   1 << 20,
 		},
-		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 128, Workers: 3, Wait: "auto"},
+		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 128, Workers: 3, Wait: "auto", Window: 200 * time.Microsecond},
 	}
 }
 
@@ -219,6 +230,7 @@ func (c Config) Validate() error {
 	check(oneOf(c.Server.Policy, "cpu", "gpu", "best", "hybrid"), "server.policy %q: want cpu, gpu, best or hybrid", c.Server.Policy)
 	check(c.Server.Deadline > 0, "server.deadline must be positive")
 	check(c.Server.GCPercent >= 0, "server.gc_percent must be >= 0 (0 = the Go runtime's)")
+	check(c.Server.MsearchMaxLines > 0 && c.Server.MsearchMaxBytes > 0, "server.msearch_max_lines and msearch_max_bytes must be positive")
 	errs = append(errs, c.GPU.Validate())
 	return errors.Join(errs...)
 }
@@ -249,6 +261,9 @@ func (g GPU) Validate() error {
 	}
 	if g.Workers <= 0 {
 		errs = append(errs, errors.New("gpu.workers must be positive"))
+	}
+	if g.Window < 0 || g.Window > time.Second {
+		errs = append(errs, fmt.Errorf("gpu.window %s: want 0 (no waiting) to 1s", g.Window))
 	}
 	if !oneOf(g.Wait, "auto", "spin", "yield", "block") {
 		errs = append(errs, fmt.Errorf("gpu.wait %q: want auto, spin, yield or block", g.Wait))

@@ -32,6 +32,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.K, "k", 10, "results per query")
 	fs.StringVar(&f.Engine, "engine", "cpu", "engine the server is asked for (and the in-process one)")
 	fs.BoolVar(&f.NoSnippets, "no-snippets", false, "ask for hits without snippets (snippets=0), to measure what snippets cost")
+	fs.IntVar(&f.Msearch, "msearch", 0, "send POST /msearch requests of this many queries each instead of GET /search (0: /search)")
 	fs.StringVar(&f.Index, "index", "", "also run the queries in process over this index, to measure the HTTP overhead")
 }
 
@@ -42,6 +43,9 @@ func (f *Flags) Complete() error {
 	}
 	if f.Duration <= 0 && f.MaxRequests <= 0 {
 		return errors.New("need a positive --duration or --max-requests")
+	}
+	if f.Msearch < 0 {
+		return errors.New("--msearch must be >= 0")
 	}
 	if f.K <= 0 {
 		return errors.New("--k must be positive")

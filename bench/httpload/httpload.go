@@ -1,12 +1,14 @@
 // Package httpload is the closed-loop HTTP benchmark behind gpusearch
-// bench http: workers send GET /search to a running server and wait for
-// each answer before sending the next (Load), and the same queries run in
-// process, without HTTP, for the overhead HTTP adds (InProcess).
+// bench http: workers send GET /search (or POST /msearch with a batch of
+// queries) to a running server and wait for each answer before sending
+// the next (Load), and the same queries run in process, without HTTP, for
+// the overhead HTTP adds (InProcess).
 package httpload
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -38,7 +40,10 @@ type Options struct {
 	Duration    time.Duration // of each run (0: until MaxRequests)
 	Warmup      time.Duration // unmeasured load before each run
 	MaxRequests int64         // stop each run after this many (0: no bound)
-	Progress    io.Writer
+	// Msearch, when positive, sends POST /msearch requests of this many
+	// queries each (the queries round-robin) instead of GET /search.
+	Msearch  int
+	Progress io.Writer
 }
 
 // Report is what bench http --json prints.
@@ -48,7 +53,8 @@ type Report struct {
 	Mode        string   `json:"mode"`
 	Engine      string   `json:"engine"`
 	K           int      `json:"k"`
-	Snippets    bool     `json:"snippets"` // false: sent snippets=0
+	Snippets    bool     `json:"snippets"`          // false: sent snippets=0
+	Msearch     int      `json:"msearch,omitempty"` // queries per POST /msearch; 0: GET /search
 	Runs        []Run    `json:"runs"`
 	InProcess   *Summary `json:"in_process,omitempty"`                    // same queries, same engine, no HTTP, one at a time
 	OverheadP50 float64  `json:"overhead_vs_in_process_p50_us,omitempty"` // concurrency-1 p50 - in-process p50
@@ -61,6 +67,8 @@ type Run struct {
 	Errors      int64   `json:"errors"`
 	FirstError  string  `json:"first_error,omitempty"`
 	QPS         float64 `json:"qps"` // successful requests per second
+	// QueriesPerS is QPS times the queries a request carries (Msearch).
+	QueriesPerS float64 `json:"queries_per_s"`
 	Summary
 	// ServerP50US is the p50 of the answers' took_us, the time the server
 	// spent inside the search (analysis, cache, engine, URLs), and
@@ -113,29 +121,71 @@ func ReadQueries(path string) ([]string, error) {
 // Load sends the queries to the server at each concurrency in turn, each
 // run after its warm-up, until ctx ends.
 func Load(ctx context.Context, o Options) (*Report, error) {
-	rep := &Report{Addr: o.Addr, Queries: len(o.Queries), Mode: string(o.Mode), Engine: o.Engine, K: o.K, Snippets: !o.NoSnippets}
-	base := "http://" + o.Addr + "/search?"
-	urls := make([]string, len(o.Queries))
-	for i, q := range o.Queries {
+	rep := &Report{Addr: o.Addr, Queries: len(o.Queries), Mode: string(o.Mode), Engine: o.Engine, K: o.K, Snippets: !o.NoSnippets,
+		Msearch: max(o.Msearch, 0)}
+	reqs, err := requests(o)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range o.Concurrency {
+		if o.Warmup > 0 {
+			closedLoop(ctx, reqs, c, o.Warmup, 0)
+		}
+		run := closedLoop(ctx, reqs, c, o.Duration, o.MaxRequests)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		run.QueriesPerS = run.QPS * float64(max(rep.Msearch, 1))
+		progress(o.Progress, "concurrency %3d: %8.0f req/s %8.0f q/s  p50 %7.0fus  p99 %7.0fus  server p50 %6.0fus  overhead p50 %5.0fus  (%d requests, %d errors)\n",
+			c, run.QPS, run.QueriesPerS, run.P50US, run.P99US, run.ServerP50US, run.OverheadP50US, run.Requests, run.Errors)
+		rep.Runs = append(rep.Runs, run)
+	}
+	return rep, nil
+}
+
+// request is one request a worker sends: a GET of url, or a POST of body
+// when it is not nil.
+type request struct {
+	url  string
+	body []byte
+}
+
+// requests are the requests of o, sent round-robin: a GET /search per
+// query, or POST /msearch bodies of o.Msearch queries each, as many as
+// it takes for every query to be in one.
+func requests(o Options) ([]request, error) {
+	params := func(q string) url.Values {
 		v := url.Values{"q": {q}, "mode": {string(o.Mode)}, "k": {strconv.Itoa(o.K)}, "engine": {o.Engine}}
 		if o.NoSnippets {
 			v.Set("snippets", "0")
 		}
-		urls[i] = base + v.Encode()
+		return v
 	}
-	for _, c := range o.Concurrency {
-		if o.Warmup > 0 {
-			closedLoop(ctx, urls, c, o.Warmup, 0)
+	if o.Msearch <= 0 {
+		reqs := make([]request, len(o.Queries))
+		for i, q := range o.Queries {
+			reqs[i] = request{url: "http://" + o.Addr + "/search?" + params(q).Encode()}
 		}
-		run := closedLoop(ctx, urls, c, o.Duration, o.MaxRequests)
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		progress(o.Progress, "concurrency %3d: %8.0f q/s  p50 %7.0fus  p99 %7.0fus  server p50 %6.0fus  overhead p50 %5.0fus  (%d requests, %d errors)\n",
-			c, run.QPS, run.P50US, run.P99US, run.ServerP50US, run.OverheadP50US, run.Requests, run.Errors)
-		rep.Runs = append(rep.Runs, run)
+		return reqs, nil
 	}
-	return rep, nil
+	n := (len(o.Queries) + o.Msearch - 1) / o.Msearch
+	reqs := make([]request, n)
+	for i := range reqs {
+		var body []byte
+		for j := range o.Msearch {
+			line := map[string]string{}
+			for k, v := range params(o.Queries[(i*o.Msearch+j)%len(o.Queries)]) {
+				line[k] = v[0]
+			}
+			b, err := json.Marshal(line)
+			if err != nil {
+				return nil, err
+			}
+			body = append(append(body, b...), '\n')
+		}
+		reqs[i] = request{url: "http://" + o.Addr + "/msearch", body: body}
+	}
+	return reqs, nil
 }
 
 // SetInProcess records the in-process latencies and, where a run had a
@@ -158,9 +208,10 @@ func progress(w io.Writer, format string, args ...any) {
 	}
 }
 
-// closedLoop runs a closed loop of conc workers over urls (round-robin) until
-// d has passed (d > 0) or max requests were sent (max > 0), or ctx ends.
-func closedLoop(ctx context.Context, urls []string, conc int, d time.Duration, max int64) Run {
+// closedLoop runs a closed loop of conc workers over reqs (round-robin)
+// until d has passed (d > 0) or max requests were sent (max > 0), or ctx
+// ends.
+func closedLoop(ctx context.Context, reqs []request, conc int, d time.Duration, max int64) Run {
 	tr := &http.Transport{MaxIdleConns: conc, MaxIdleConnsPerHost: conc, DisableCompression: true, IdleConnTimeout: time.Minute}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}
@@ -187,7 +238,7 @@ func closedLoop(ctx context.Context, urls []string, conc int, d time.Duration, m
 					return
 				}
 				t0 := time.Now()
-				t, err := httpGet(ctx, client, urls[(n-1)%int64(len(urls))])
+				t, err := send(ctx, client, reqs[(n-1)%int64(len(reqs))])
 				if err != nil {
 					if ctx.Err() != nil { // cut off by the end of the run
 						return
@@ -218,28 +269,44 @@ func closedLoop(ctx context.Context, urls []string, conc int, d time.Duration, m
 // tookField precedes the server's time in a /search answer.
 var tookField = []byte(`"took_us":`)
 
-// httpGet fetches u, reads the whole answer, and returns the took_us it
-// reports (0 when absent); anything but 200 is an error.
-func httpGet(ctx context.Context, c *http.Client, u string) (time.Duration, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+// lineError marks a failed line of a /msearch answer.
+var lineError = []byte(`"error":`)
+
+// send sends r, reads the whole answer, and returns the took_us it
+// reports first (0 when absent); anything but 200 is an error, and so is
+// a /msearch answer with a failed line.
+func send(ctx context.Context, c *http.Client, r request) (time.Duration, error) {
+	method, body := http.MethodGet, io.Reader(nil)
+	if r.body != nil {
+		method, body = http.MethodPost, bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, r.url, body)
 	if err != nil {
 		return 0, err
+	}
+	if r.body != nil {
+		req.Header.Set("Content-Type", "application/x-ndjson")
 	}
 	resp, err := c.Do(req)
 	if err != nil {
 		return 0, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	answer, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return 0, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("GET %s: %s: %s", u, resp.Status, strings.TrimSpace(string(body)))
+		return 0, fmt.Errorf("%s %s: %s: %s", method, r.url, resp.Status, strings.TrimSpace(string(answer)))
+	}
+	if r.body != nil {
+		if i := bytes.Index(answer, lineError); i >= 0 {
+			return 0, fmt.Errorf("%s %s: a line failed: %.200s", method, r.url, answer[i:])
+		}
 	}
 	var took int64
-	if i := bytes.Index(body, tookField); i >= 0 {
-		rest := body[i+len(tookField):]
+	if i := bytes.Index(answer, tookField); i >= 0 {
+		rest := answer[i+len(tookField):]
 		for _, c := range rest {
 			if c < '0' || c > '9' {
 				break

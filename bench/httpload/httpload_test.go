@@ -2,6 +2,7 @@ package httpload
 
 import (
 	"context"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -62,7 +64,7 @@ func TestClosedLoop(t *testing.T) {
 		w.Write([]byte(`{"query":"a","took_us":5,"hits":[]}`))
 	}))
 	defer ts.Close()
-	urls := []string{ts.URL + "/search?q=a", ts.URL + "/search?q=b"}
+	reqs := []request{{url: ts.URL + "/search?q=a"}, {url: ts.URL + "/search?q=b"}}
 	tests := []struct {
 		name       string
 		conc       int
@@ -78,7 +80,7 @@ func TestClosedLoop(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			served.Store(0)
 			start := time.Now()
-			run := closedLoop(context.Background(), urls, tt.conc, tt.d, tt.max)
+			run := closedLoop(context.Background(), reqs, tt.conc, tt.d, tt.max)
 			n := served.Load()
 			if tt.wantServed > 0 && n != tt.wantServed {
 				t.Errorf("closedLoop sent %d requests, want %d", n, tt.wantServed)
@@ -125,5 +127,55 @@ func TestLoadSnippets(t *testing.T) {
 		if s, _ := got.Load().(string); s != want || rep.Snippets == no {
 			t.Errorf("NoSnippets %v: sent snippets=%q, report snippets %v; want %q, %v", no, s, rep.Snippets, want, !no)
 		}
+	}
+}
+
+// TestLoadMsearch checks that Msearch sends POST /msearch bodies of that
+// many lines, each query in turn, that a failed line counts as an error,
+// and that queries a second are requests a second times the batch.
+func TestLoadMsearch(t *testing.T) {
+	var mu sync.Mutex
+	var bodies []string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		if r.Method != http.MethodPost || r.URL.Path != "/msearch" {
+			http.Error(w, "want POST /msearch", http.StatusBadRequest)
+			return
+		}
+		if strings.Contains(string(b), `"q":"bad"`) {
+			w.Write([]byte(`{"took_us":3,"responses":[{"status":400,"error":"line 1: no"}]}`))
+			return
+		}
+		w.Write([]byte(`{"took_us":7,"responses":[]}`))
+	}))
+	defer ts.Close()
+	o := Options{Addr: strings.TrimPrefix(ts.URL, "http://"), Queries: []string{"a", "b", "c"}, Mode: "or", Engine: "gpu",
+		K: 5, Concurrency: []int{1}, MaxRequests: 3, Msearch: 2}
+	rep, err := Load(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`{"engine":"gpu","k":"5","mode":"or","q":"a"}` + "\n" + `{"engine":"gpu","k":"5","mode":"or","q":"b"}` + "\n",
+		`{"engine":"gpu","k":"5","mode":"or","q":"c"}` + "\n" + `{"engine":"gpu","k":"5","mode":"or","q":"a"}` + "\n",
+	}
+	want = append(want, want[0])
+	if !reflect.DeepEqual(bodies, want) {
+		t.Errorf("bodies = %q, want %q", bodies, want)
+	}
+	run := rep.Runs[0]
+	if rep.Msearch != 2 || run.Errors != 0 || run.Requests != 3 || run.ServerP50US != 7 || run.QueriesPerS != 2*run.QPS {
+		t.Errorf("report %+v, run %+v: want msearch 2, 3 requests, server p50 7, queries/s twice requests/s", rep, run)
+	}
+	o.Queries = []string{"bad"}
+	rep, err = Load(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run := rep.Runs[0]; run.Errors != 3 || !strings.Contains(run.FirstError, "a line failed") {
+		t.Errorf("run %+v: want 3 errors, a failed line", run)
 	}
 }

@@ -1,0 +1,282 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpusearch/gpusearch/analysis"
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/query"
+)
+
+// MsearchResponse is the answer of POST /msearch: one item per query line,
+// in the order of the lines.
+type MsearchResponse struct {
+	TookUS    int64         `json:"took_us"` // the whole request
+	Responses []MsearchItem `json:"responses"`
+}
+
+// MsearchItem is one line's answer: the fields of a SearchResponse and
+// status 200, or an error and the status /search would have answered.
+type MsearchItem struct {
+	*SearchResponse
+	Status int    `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+// msearchFields are the keys a query line may carry: /search's parameters.
+var msearchFields = []string{"q", "mode", "k", "start", "engine", "snippets", "highlight"}
+
+// msearchQuery is one line of a multi-search on its way through.
+type msearchQuery struct {
+	p    searchParams
+	q    query.Query
+	eng  query.Engine
+	name string // the engine's name, as in the cache key
+	key  string
+	c    cached // the answer, from the cache or the engine
+	hit  bool
+	err  error
+}
+
+// handleMsearch answers POST /msearch: a body of newline-delimited JSON
+// objects, each with the fields /search takes as query parameters. Every
+// line is answered, in order; a line's error is its item's, and fails no
+// other. Queries to one engine that answers batches (the GPU's) go to it
+// as one SearchBatch; the others run one by one.
+func (s *Server) handleMsearch(w http.ResponseWriter, r *http.Request) {
+	began := time.Now()
+	lines, err := s.readMsearch(r.Body)
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	g, err := s.acquire()
+	if err != nil {
+		writeError(w, s.log, err)
+		return
+	}
+	defer s.done(g)
+	qs := make([]msearchQuery, len(lines))
+	for i, line := range lines {
+		qs[i].err = s.prepareMsearch(g, line, &qs[i])
+	}
+	s.runMsearch(r.Context(), g, qs)
+	resp := MsearchResponse{Responses: make([]MsearchItem, len(qs))}
+	for i := range qs {
+		m := &qs[i]
+		if m.err == nil {
+			var sr SearchResponse
+			if sr, m.err = s.answerMsearch(g, m, began); m.err == nil {
+				resp.Responses[i] = MsearchItem{SearchResponse: &sr, Status: http.StatusOK}
+				continue
+			}
+		}
+		status, msg := statusOf(m.err)
+		if status >= 500 && status != http.StatusServiceUnavailable {
+			s.log.Error("internal error", "err", m.err)
+		}
+		resp.Responses[i] = MsearchItem{Status: status, Error: fmt.Sprintf("line %d: %s", i+1, msg)}
+	}
+	resp.TookUS = time.Since(began).Microseconds()
+	w.Header().Set("Cache-Control", cacheRevalidate)
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// readMsearch reads a multi-search body and splits it into its non-blank
+// lines, refusing (413) a body over server.msearch_max_bytes or more lines
+// than server.msearch_max_lines, and (400) a body without any.
+func (s *Server) readMsearch(body io.Reader) ([][]byte, error) {
+	lim := s.cfg.Server
+	data, err := io.ReadAll(io.LimitReader(body, lim.MsearchMaxBytes+1))
+	if err != nil {
+		return nil, err // over max_body_bytes (413) or a read timeout (408)
+	}
+	if int64(len(data)) > lim.MsearchMaxBytes {
+		return nil, errorf(http.StatusRequestEntityTooLarge, "request body is over the limit msearch_max_bytes=%d", lim.MsearchMaxBytes)
+	}
+	var lines [][]byte
+	for len(data) > 0 {
+		line, rest, _ := bytes.Cut(data, []byte{'\n'})
+		data = rest
+		if line = bytes.TrimSpace(line); len(line) == 0 {
+			continue
+		}
+		if len(lines) == lim.MsearchMaxLines {
+			return nil, errorf(http.StatusRequestEntityTooLarge, "request has more than msearch_max_lines=%d queries", lim.MsearchMaxLines)
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		return nil, badParam("empty request: want one JSON object per line, such as {\"q\": \"http server\"}")
+	}
+	return lines, nil
+}
+
+// msearchParams turns a query line into /search's parameters: strings as
+// they are, numbers as written, true and false as 1 and 0, null as absent.
+func msearchParams(line []byte) (string, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(line, &obj); err != nil {
+		return "", badParam("want a JSON object with /search's parameters: %v", err)
+	}
+	v := url.Values{}
+	for name, raw := range obj {
+		if !slices.Contains(msearchFields, name) {
+			return "", badParam("unknown field %q: want %s", name, strings.Join(msearchFields, ", "))
+		}
+		var val any
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&val); err != nil {
+			return "", badParam("field %q: %v", name, err)
+		}
+		switch x := val.(type) {
+		case nil:
+		case string:
+			v.Set(name, x)
+		case json.Number:
+			v.Set(name, x.String())
+		case bool:
+			v.Set(name, map[bool]string{true: "1", false: "0"}[x])
+		default:
+			return "", badParam("field %q: want a string, number or boolean", name)
+		}
+	}
+	return v.Encode(), nil
+}
+
+// prepareMsearch parses a line into m and looks its answer up in the
+// cache, as /search does.
+func (s *Server) prepareMsearch(g *generation, line []byte, m *msearchQuery) error {
+	raw, err := msearchParams(line)
+	if err != nil {
+		return err
+	}
+	if m.p, err = s.parseSearch(raw); err != nil {
+		return err
+	}
+	if m.eng, m.name, err = g.engine(m.p.engine); err != nil {
+		return err
+	}
+	a := s.analyzer.Get().(*analysis.Analyzer)
+	m.q, err = query.Parse(a, m.p.q, m.p.mode, m.p.start+m.p.k)
+	s.analyzer.Put(a)
+	if err != nil {
+		return badParam("q: %v", err)
+	}
+	if len(m.q.Terms) > s.cfg.Server.MaxTerms {
+		return badParam("q has %d distinct terms, over the limit max_terms=%d", len(m.q.Terms), s.cfg.Server.MaxTerms)
+	}
+	m.key = cacheKey(m.q, m.name)
+	m.c, m.hit = g.cache.Get(m.key)
+	if g.cache != nil {
+		if m.hit {
+			s.hits.Add(1)
+			s.m.cache.WithLabelValues("hit").Inc()
+		} else {
+			s.misses.Add(1)
+			s.m.cache.WithLabelValues("miss").Inc()
+		}
+	}
+	return nil
+}
+
+// runMsearch answers the lines the cache did not: those of each engine
+// that answers batches in one SearchBatch (one by one if the batch
+// fails, so that each line gets its own error), the others one by one,
+// each call under server.timeout.
+func (s *Server) runMsearch(ctx context.Context, g *generation, qs []msearchQuery) {
+	var engines []query.Engine // in the order of their first line
+	for i := range qs {
+		if m := &qs[i]; m.err == nil && !m.hit && !slices.Contains(engines, m.eng) {
+			engines = append(engines, m.eng)
+		}
+	}
+	for _, eng := range engines {
+		var todo []*msearchQuery
+		var batch []query.Query
+		for i := range qs {
+			if m := &qs[i]; m.err == nil && !m.hit && m.eng == eng {
+				todo, batch = append(todo, m), append(batch, m.q)
+			}
+		}
+		if be, ok := eng.(query.BatchEngine); ok && len(todo) > 1 {
+			sctx, cancel := context.WithTimeout(ctx, s.cfg.Server.Timeout)
+			rs, err := g.searchBatch(sctx, be, batch)
+			cancel()
+			if err == nil {
+				for n, m := range todo {
+					m.c = s.cacheMsearch(g, m, rs[n])
+				}
+				continue
+			}
+		}
+		for _, m := range todo {
+			sctx, cancel := context.WithTimeout(ctx, s.cfg.Server.Timeout)
+			res, err := g.search(sctx, eng, m.q)
+			cancel()
+			if err != nil {
+				m.err = s.searchError(err)
+				continue
+			}
+			m.c = s.cacheMsearch(g, m, res)
+		}
+	}
+}
+
+// cacheMsearch turns an engine's answer into the cached form, with the
+// hits' URLs, and caches it.
+func (s *Server) cacheMsearch(g *generation, m *msearchQuery, res query.Result) cached {
+	c := cached{hits: make([]Hit, len(res.Hits)), stats: res.Stats}
+	for i, h := range res.Hits {
+		c.hits[i] = Hit{DocID: h.DocID, URL: g.ix.URL(h.DocID), Score: h.Score}
+	}
+	g.cache.Add(m.key, c)
+	return c
+}
+
+// answerMsearch is a line's SearchResponse: the ranks asked for, with
+// their titles and snippets. Its time is from the request's start.
+func (s *Server) answerMsearch(g *generation, m *msearchQuery, began time.Time) (SearchResponse, error) {
+	p := &m.p
+	hits := slices.Clone(m.c.hits[min(p.start, len(m.c.hits)):]) // the cache's are shared
+	if err := s.describe(g.ix, m.q, hits, p.noSnippets, p.asHTML); err != nil {
+		return SearchResponse{}, s.searchError(err)
+	}
+	took := time.Since(began)
+	s.m.searchTime.WithLabelValues(string(p.mode), m.name).Observe(took.Seconds())
+	return SearchResponse{
+		Query: p.q, Mode: string(p.mode), Engine: m.name, TookUS: took.Microseconds(),
+		Start: p.start, Cached: m.hit, Hits: hits, Stats: m.c.stats,
+	}, nil
+}
+
+// searchBatch runs be on qs under the index's Guard, as search runs one
+// query: an error about the index's files marks the generation damaged.
+func (g *generation) searchBatch(ctx context.Context, be query.BatchEngine, qs []query.Query) ([]query.Result, error) {
+	if err := g.damage.Load(); err != nil {
+		return nil, *err
+	}
+	var rs []query.Result
+	err := g.ix.Guard(func() (err error) {
+		rs, err = be.SearchBatch(ctx, qs)
+		return err
+	})
+	if errors.Is(err, index.ErrCorrupt) {
+		g.damage.CompareAndSwap(nil, &err)
+	}
+	if err == nil && len(rs) != len(qs) {
+		err = fmt.Errorf("api: engine answered %d of a batch of %d queries", len(rs), len(qs))
+	}
+	return rs, err
+}
