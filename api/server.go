@@ -126,6 +126,7 @@ func (s *Server) routes() {
 	r := mux.NewRouter()
 	r.Handle("/", s.instrument("page", s.handlePage)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle("/search", s.instrument("search", s.handleSearch)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/msearch", s.instrument("msearch", s.handleMsearch)).Methods(http.MethodPost)
 	r.Handle("/documents/{docid}", s.instrument("documents", s.handleDocument)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle("/stats", s.instrument("stats", s.handleStats)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle("/healthz", s.instrument("healthz", s.handleHealthz)).Methods(http.MethodGet, http.MethodHead)
