@@ -98,6 +98,7 @@ func openGeneration(dir string, cfg config.Config, auto AutoFunc) (*generation, 
 	if auto != nil {
 		g.auto = auto(ix, cpu, g.gpu)
 	}
+	g.gpu = batchGPU(ix, g.gpu, cfg.GPU) // after auto, whose scheduler batches for itself
 	g.refs.Store(1)
 	return g, nil
 }

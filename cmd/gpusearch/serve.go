@@ -94,7 +94,7 @@ func scheduler(cfg config.Config, log *slog.Logger) api.AutoFunc {
 			workers = servedCPUWorkers()
 		}
 		s, err := schedule.New(ix, schedule.Config{Policy: policy, Deadline: cfg.Server.Deadline, Model: model, CPU: cpu, GPUs: gpus,
-			CPUWorkers: workers, GPUBatch: cfg.GPU.Batch, GPUWorkers: cfg.GPU.Workers})
+			CPUWorkers: workers, GPUBatch: cfg.GPU.Batch, GPUWorkers: cfg.GPU.Workers, Window: cfg.GPU.Window})
 		if err != nil {
 			log.Warn("scheduler not started; engine=auto is the CPU", "err", err)
 			return cpu

@@ -82,6 +82,15 @@
 // one call (the GPU engine runs their OR passes as one launch sequence;
 // it prepares and finishes a batch on the host outside its device run, so
 // a second worker per GPU works while the first one's batch runs).
+// With Config.Window (gpu.window, served), a GPU worker that holds
+// fewer than GPUBatch jobs waits for more until its oldest has waited the
+// window or the batch is full (the Search that fills it wakes the
+// worker), while the other workers of that GPU take nothing, so that
+// requests arriving close together run as one batch even when the GPU
+// is idle; under load the oldest job has already waited and nothing
+// waits longer. NewBatcher is such a scheduler over one GPU engine
+// alone: what serves engine=gpu to many callers, and SearchBatch queues
+// a caller's queries together (POST /msearch).
 // The simulator (SimConfig) models such batches as a fixed cost per call
 // plus each job's share. A CPU worker runs one job at a time; while more
 // jobs wait than there are CPU workers it holds up to Config.CPUAhead

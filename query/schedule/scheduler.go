@@ -43,6 +43,11 @@ type Config struct {
 	// divided among them (a batch's time shared equally): the costs the
 	// queues met, to compare with the model's.
 	Observe func(q query.Query, p Proc, cost time.Duration)
+	// Window micro-batches a GPU whose engine answers batches: a worker
+	// that holds fewer than GPUBatch jobs waits for more until its oldest
+	// has waited Window, or the batch is full, while the other workers of
+	// its GPU take none (0: no waiting; it runs what it holds at once).
+	Window time.Duration
 }
 
 // Scheduler is a query.Engine that runs each query on a pool of CPU
@@ -65,6 +70,15 @@ type Scheduler struct {
 	admit   []*Job
 	waiting atomic.Int32
 	usage   usageCounters
+	// Micro-batching (Config.Window). collecting[g] is set (s.mu held)
+	// while a worker of GPU g waits for its batch to fill. arrived counts
+	// the jobs put; fillAt[g], when positive, is the count at which that
+	// worker's batch would be full, and the Search that reaches it wakes
+	// the worker through fill[g].
+	collecting []bool
+	arrived    atomic.Int64
+	fillAt     []atomic.Int64
+	fill       []chan struct{}
 }
 
 // usageCounters is Usage as counters the workers add to without the lock.
@@ -145,21 +159,37 @@ func New(ix *index.Index, cfg Config) (*Scheduler, error) {
 	case cfg.CPUAhead < 0:
 		cfg.CPUAhead = 0
 	}
-	s := &Scheduler{ix: ix, cfg: cfg, q: NewQueues(cfg.Policy, len(cfg.GPUs) > 0, cfg.Queues), start: time.Now()}
+	if cfg.Window < 0 {
+		cfg.Window = 0
+	}
+	s := &Scheduler{ix: ix, cfg: cfg, q: NewQueues(cfg.Policy, len(cfg.GPUs) > 0, cfg.Queues), start: time.Now(),
+		collecting: make([]bool, len(cfg.GPUs)), fillAt: make([]atomic.Int64, len(cfg.GPUs)), fill: make([]chan struct{}, len(cfg.GPUs))}
+	for g := range s.fill {
+		s.fill[g] = make(chan struct{}, 1)
+	}
 	s.cond = sync.NewCond(&s.mu)
 	for range cfg.CPUWorkers {
 		s.wg.Add(1)
-		go s.work(CPU, cfg.CPU)
+		go s.work(CPU, -1, cfg.CPU)
 	}
 	if cfg.Policy != PolicyCPU {
-		for _, g := range cfg.GPUs {
+		for g, e := range cfg.GPUs {
 			for range cfg.GPUWorkers {
 				s.wg.Add(1)
-				go s.work(GPU, g)
+				go s.work(GPU, g, e)
 			}
 		}
 	}
 	return s, nil
+}
+
+// NewBatcher is a scheduler that runs every query on one GPU engine, as
+// batches of up to batch queries gathered for up to window (Config.Window)
+// by workers workers: engine=gpu served to many callers at once. A query
+// with phrases goes to the engine alone, which declines it.
+func NewBatcher(ix *index.Index, gpu query.Engine, batch, workers int, window time.Duration) (*Scheduler, error) {
+	return New(ix, Config{Policy: PolicyGPU, CPU: gpu, GPUs: []query.Engine{gpu}, GPUBatch: batch, GPUWorkers: workers,
+		Window: window})
 }
 
 // DefaultCPUWorkers is the number of CPU workers a scheduler starts when
@@ -251,6 +281,9 @@ func (s *Scheduler) enqueue(ctx context.Context, q query.Query) (*pending, error
 		doneChans.Put(p.done)
 		return nil, errors.New("schedule: scheduler closed")
 	}
+	if s.cfg.Window > 0 {
+		s.filled(s.arrived.Add(1))
+	}
 	// A worker about to wait has counted itself in waiting before it last
 	// looked at the inbox: it either saw j or is counted here.
 	if s.waiting.Load() > 0 {
@@ -259,6 +292,55 @@ func (s *Scheduler) enqueue(ctx context.Context, q query.Query) (*pending, error
 		s.mu.Unlock()
 	}
 	return p, nil
+}
+
+// filled wakes a worker whose batch the n-th job put fills.
+func (s *Scheduler) filled(n int64) {
+	for g := range s.fillAt {
+		if t := s.fillAt[g].Load(); t > 0 && n >= t && s.fillAt[g].CompareAndSwap(t, 0) {
+			select {
+			case s.fill[g] <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// SearchBatch implements query.BatchEngine: it queues every query at
+// once, so that a GPU worker can take them as one batch, and waits for
+// them all. The first error fails the batch.
+func (s *Scheduler) SearchBatch(ctx context.Context, qs []query.Query) ([]query.Result, error) {
+	rs := make([]query.Result, len(qs))
+	ps := make([]*pending, len(qs))
+	var first error
+	for i, q := range qs {
+		if len(q.Phrases) > 0 {
+			var err error
+			if rs[i], err = s.searchCPU(ctx, q); err != nil && first == nil {
+				first = err
+			}
+			continue
+		}
+		p, err := s.enqueue(ctx, q)
+		if err != nil {
+			first = err
+			break
+		}
+		ps[i] = p
+	}
+	for i, p := range ps {
+		if p == nil {
+			continue
+		}
+		var err error
+		if rs[i], err = s.await(ctx, p); err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return nil, first
+	}
+	return rs, nil
 }
 
 // await waits for p's answer, or for its caller to give up.
@@ -289,18 +371,20 @@ func (s *Scheduler) wake() {
 	}
 }
 
-// work runs the jobs Queues gives processor p, on engine e, until Close:
-// on a GPU whose engine answers batches, every job Queues gives it at
-// that moment up to Config.GPUBatch, as one batch; on a CPU one job at a
-// time, holding up to Config.CPUAhead more while a backlog waits. A
-// worker records the jobs it finished in the same hold of the lock that
-// takes its next ones.
-func (s *Scheduler) work(p Proc, e query.Engine) {
+// work runs the jobs Queues gives processor p (GPU number g), on engine
+// e, until Close: on a GPU whose engine answers batches, every job Queues
+// gives it at that moment up to Config.GPUBatch, as one batch, after
+// waiting up to Config.Window for more; on a CPU one job at a time,
+// holding up to Config.CPUAhead more while a backlog waits. A worker
+// records the jobs it finished in the same hold of the lock that takes
+// its next ones.
+func (s *Scheduler) work(p Proc, g int, e query.Engine) {
 	defer s.wg.Done()
 	be, batches := e.(query.BatchEngine)
 	var held, jobs []*Job // taken and not yet run; running now
 	var bufs runBufs
-	finished := 0 // jobs run since the worker last held the lock
+	var window *time.Timer // micro-batching's, made on first use
+	finished := 0          // jobs run since the worker last held the lock
 	for {
 		if len(held) == 0 || s.mu.TryLock() {
 			if len(held) == 0 {
@@ -314,7 +398,13 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 			if s.cfg.Policy == PolicyBest {
 				s.cond.Broadcast() // one query at a time: the next may start
 			}
-			held = s.take(p, batches, held)
+			held = s.take(p, g, batches, held)
+			if p == GPU && batches && s.cfg.Window > 0 && len(held) < s.cfg.GPUBatch && !s.closed {
+				if window == nil {
+					window = time.NewTimer(time.Hour)
+				}
+				held = s.collect(g, held, window)
+			}
 			s.mu.Unlock()
 			if len(held) == 0 { // closed, and nothing left to run
 				return
@@ -347,14 +437,17 @@ func (s *Scheduler) work(p Proc, e query.Engine) {
 	}
 }
 
-// take adds to held the jobs processor p runs next, waiting while there
-// are none and none are held (s.mu held). It returns held empty only once
-// the scheduler is closed and no job is left for p.
-func (s *Scheduler) take(p Proc, batches bool, held []*Job) []*Job {
+// take adds to held the jobs processor p (GPU number g) runs next,
+// waiting while there are none and none are held (s.mu held). It returns
+// held empty only once the scheduler is closed and no job is left for p.
+// While another worker of the same GPU collects a batch, a GPU worker
+// takes nothing, and waits for the end of that collection.
+func (s *Scheduler) take(p Proc, g int, batches bool, held []*Job) []*Job {
 	for {
 		s.admitInbox()
 		now := time.Since(s.start)
-		for len(held) < s.most(p, batches, len(held)) {
+		blocked := p == GPU && s.collecting[g]
+		for !blocked && len(held) < s.most(p, batches, len(held)) {
 			j := s.q.Next(p, now)
 			if j == nil {
 				break
@@ -363,6 +456,12 @@ func (s *Scheduler) take(p Proc, batches bool, held []*Job) []*Job {
 		}
 		if len(held) > 0 || s.closed {
 			return held
+		}
+		if blocked { // collect broadcasts when it ends
+			t := time.Now()
+			s.cond.Wait()
+			s.usage.idle[p].Add(int64(time.Since(t)))
+			continue
 		}
 		s.waiting.Add(1)
 		if s.in.pending() {
@@ -374,6 +473,47 @@ func (s *Scheduler) take(p Proc, batches bool, held []*Job) []*Job {
 		s.usage.idle[p].Add(int64(time.Since(t)))
 		s.waiting.Add(-1)
 	}
+}
+
+// collect adds jobs to held, the short batch of a worker of GPU g (s.mu
+// held, released while it waits), until held has Config.GPUBatch jobs,
+// its oldest has waited Config.Window, or the scheduler closes. The
+// other workers of GPU g take nothing meanwhile, so that the jobs
+// arriving in the window form one batch. t is the worker's timer.
+func (s *Scheduler) collect(g int, held []*Job, t *time.Timer) []*Job {
+	s.collecting[g] = true
+	oldest := held[0].Arrival
+	for _, j := range held {
+		oldest = min(oldest, j.Arrival)
+	}
+	for len(held) < s.cfg.GPUBatch && !s.closed {
+		wait := oldest + s.cfg.Window - time.Since(s.start)
+		if wait <= 0 {
+			break
+		}
+		s.fillAt[g].Store(s.arrived.Load() + int64(s.cfg.GPUBatch-len(held)))
+		s.mu.Unlock()
+		t.Reset(wait)
+		select {
+		case <-t.C:
+		case <-s.fill[g]:
+		}
+		t.Stop()
+		s.fillAt[g].Store(0)
+		s.mu.Lock()
+		s.admitInbox()
+		now := time.Since(s.start)
+		for len(held) < s.cfg.GPUBatch {
+			j := s.q.Next(GPU, now)
+			if j == nil {
+				break
+			}
+			held = append(held, j)
+		}
+	}
+	s.collecting[g] = false
+	s.cond.Broadcast() // the workers of GPU g that waited for the collection
+	return held
 }
 
 // most is how many jobs a worker of processor p may hold when it holds
@@ -556,6 +696,12 @@ func (s *Scheduler) Close() error {
 	s.closed = true
 	s.cond.Broadcast()
 	s.mu.Unlock()
+	for _, f := range s.fill { // a worker collecting a batch runs it now
+		select {
+		case f <- struct{}{}:
+		default:
+		}
+	}
 	s.wg.Wait()
 	// Jobs no worker could take (a queue without its processor) fail.
 	s.mu.Lock()

@@ -90,16 +90,18 @@ func TestSchedulerMatchesCPU(t *testing.T) {
 		p          Policy
 		gpuWorkers int
 		ahead      int
+		window     time.Duration
 	}{
-		{PolicyCPU, 1, 0}, {PolicyGPU, 1, 0}, {PolicyBest, 1, 0}, {PolicyHybrid, 1, 0}, {PolicyGPU, 2, 0}, {PolicyHybrid, 2, 0},
-		{PolicyCPU, 1, -1}, {PolicyHybrid, 2, -1}, {PolicyCPU, 1, 8}, {PolicyHybrid, 2, 8},
+		{PolicyCPU, 1, 0, 0}, {PolicyGPU, 1, 0, 0}, {PolicyBest, 1, 0, 0}, {PolicyHybrid, 1, 0, 0}, {PolicyGPU, 2, 0, 0}, {PolicyHybrid, 2, 0, 0},
+		{PolicyCPU, 1, -1, 0}, {PolicyHybrid, 2, -1, 0}, {PolicyCPU, 1, 8, 0}, {PolicyHybrid, 2, 8, 0},
+		{PolicyGPU, 3, 0, 200 * time.Microsecond}, {PolicyHybrid, 2, 0, 200 * time.Microsecond}, {PolicyBest, 1, 0, 200 * time.Microsecond},
 	} {
 		p := tt.p
-		t.Run(fmt.Sprintf("%s/gpu-workers=%d/ahead=%d", p, tt.gpuWorkers, tt.ahead), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/gpu-workers=%d/ahead=%d/window=%s", p, tt.gpuWorkers, tt.ahead, tt.window), func(t *testing.T) {
 			// A second engine stands in for the GPU so both worker kinds run.
 			fakeGPU := &batchEngine{Engine: query.NewExhaustive(ix)}
 			s, err := New(ix, Config{Policy: p, CPU: cpu, GPUs: []query.Engine{fakeGPU}, CPUWorkers: 3, GPUBatch: 16, GPUWorkers: tt.gpuWorkers,
-				CPUAhead: tt.ahead})
+				CPUAhead: tt.ahead, Window: tt.window})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -252,7 +254,8 @@ func TestCPUAhead(t *testing.T) {
 			case cfg.CPUAhead < 0:
 				cfg.CPUAhead = 0
 			}
-			s := &Scheduler{cfg: cfg, q: NewQueues(tt.policy, true, Options{}), start: time.Now(), closed: tt.waiting == 0}
+			s := &Scheduler{cfg: cfg, q: NewQueues(tt.policy, true, Options{}), start: time.Now(), closed: tt.waiting == 0,
+				collecting: make([]bool, 1)}
 			s.cond = sync.NewCond(&s.mu)
 			cost := [2]time.Duration{time.Millisecond, 2 * time.Millisecond} // CPU-preferred
 			if tt.p == GPU {
@@ -262,7 +265,7 @@ func TestCPUAhead(t *testing.T) {
 				s.q.Add(&Job{ID: uint64(i), Deadline: time.Hour, Cost: cost})
 			}
 			s.mu.Lock()
-			held := s.take(tt.p, tt.p == GPU, nil)
+			held := s.take(tt.p, 0, tt.p == GPU, nil)
 			s.mu.Unlock()
 			if len(held) != tt.want || s.q.Len() != tt.waiting-tt.want {
 				t.Errorf("took %d, left %d; want %d, %d", len(held), s.q.Len(), tt.want, tt.waiting-tt.want)
