@@ -15,6 +15,10 @@ import (
 type deviceBackend struct {
 	d    *Device
 	mods []*cuda.Module // the query and decode kernels
+	// graphs queues each run's launches and memsets as CUDA graphs
+	// (cuda.Graph): one graph launch per stretch between copies instead
+	// of a launch each. Set before the first run.
+	graphs bool
 
 	mu    sync.Mutex
 	bufs  map[devPtr]*Buffer
@@ -31,8 +35,9 @@ type lane struct {
 	s           cuda.Stream
 	events      []cuda.Event
 	marks       int
-	first, read cuda.Event // a run's first operation and its last download's start
-	reads       int        // downloads in the current run
+	first, read cuda.Event  // a run's first operation and its last download's start
+	reads       int         // downloads in the current run
+	graph       *cuda.Graph // the run's launches since its last copy; nil: graphs off
 }
 
 // openBackend opens a device and loads the query kernels
@@ -47,7 +52,7 @@ func openBackend(opts DeviceOptions) (*Device, *deviceBackend, error) {
 		d.Close()
 		return nil, nil, err
 	}
-	b := &deviceBackend{d: d, mods: []*cuda.Module{q, d.decode}, bufs: map[devPtr]*Buffer{}, lanes: map[int]*lane{}}
+	b := &deviceBackend{d: d, mods: []*cuda.Module{q, d.decode}, bufs: map[devPtr]*Buffer{}, lanes: map[int]*lane{}, graphs: true}
 	return d, b, nil
 }
 
@@ -102,6 +107,9 @@ func (b *deviceBackend) lane(i int) (*lane, error) {
 		return l, nil
 	}
 	l := &lane{}
+	if b.graphs {
+		l.graph = cuda.NewGraph()
+	}
 	err := b.d.c.Do(func() error {
 		var err error
 		if l.s, err = cuda.NewStream(); err != nil {
@@ -132,13 +140,19 @@ func (b *deviceBackend) run(lane int, f func(s stream) error) error {
 		if err := l.first.Record(l.s); err != nil {
 			return err
 		}
-		err := f(deviceStream{b, l})
+		ds := deviceStream{b, l}
+		err := f(ds)
 		if err == nil {
 			// A run's last download waited for its work, but a run that
 			// ends otherwise must not leave work behind on its buffers.
-			err = l.s.Synchronize()
+			if err = ds.flush(); err == nil {
+				err = l.s.Synchronize()
+			}
 		}
 		if err != nil {
+			if l.graph != nil {
+				l.graph.Reset()
+			}
 			// A failed launch or copy may be a kernel fault: find out, so
 			// that a lost context is reported as such from now on.
 			if serr := b.d.c.Sync(); serr != nil {
@@ -169,6 +183,37 @@ func (b *deviceBackend) account(l *lane, held time.Duration) error {
 	return nil
 }
 
+// close frees the lanes' graphs.
+func (b *deviceBackend) close() error {
+	b.lanesMu.Lock()
+	defer b.lanesMu.Unlock()
+	return b.d.c.Do(func() error {
+		var first error
+		for _, l := range b.lanes {
+			if l.graph == nil {
+				continue
+			}
+			if err := l.graph.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	})
+}
+
+// graphsBroken is why a lane's graphs were refused by the driver (the
+// lane then launches one by one), or nil.
+func (b *deviceBackend) graphsBroken() error {
+	b.lanesMu.Lock()
+	defer b.lanesMu.Unlock()
+	for _, l := range b.lanes {
+		if l.graph != nil && l.graph.Broken() != nil {
+			return l.graph.Broken()
+		}
+	}
+	return nil
+}
+
 // deviceUsage returns the runs' totals so far.
 func (b *deviceBackend) deviceUsage() DeviceUsage {
 	b.mu.Lock()
@@ -183,17 +228,39 @@ type deviceStream struct {
 	l *lane
 }
 
-func (s deviceStream) upload(p devPtr, src []byte) error { return s.l.s.Upload(uint64(p), src) }
+// flush queues the launches and memsets the lane's graph recorded, as
+// one graph, before an operation that is no graph node (a copy, an
+// event) or the end of the run.
+func (s deviceStream) flush() error {
+	if g := s.l.graph; g != nil && g.Len() > 0 {
+		return g.Flush(s.l.s)
+	}
+	return nil
+}
+
+func (s deviceStream) upload(p devPtr, src []byte) error {
+	if err := s.flush(); err != nil {
+		return err
+	}
+	return s.l.s.Upload(uint64(p), src)
+}
 
 func (s deviceStream) memset32(p devPtr, v uint32, n int64) error {
+	if s.l.graph != nil {
+		return s.l.graph.Memset32(uint64(p), v, n)
+	}
 	return s.l.s.Memset32(uint64(p), v, n)
 }
 
 func (s deviceStream) launch(kernel string, grid, block int, args ...uint64) error {
 	for _, m := range s.b.mods {
-		if m.Has(kernel) {
-			return m.Launch(s.l.s, kernel, grid, block, args...)
+		if !m.Has(kernel) {
+			continue
 		}
+		if s.l.graph != nil {
+			return s.l.graph.Launch(m, kernel, grid, block, args...)
+		}
+		return m.Launch(s.l.s, kernel, grid, block, args...)
 	}
 	return fmt.Errorf("%w: no kernel %s", ErrBadPTX, kernel)
 }
@@ -201,6 +268,9 @@ func (s deviceStream) launch(kernel string, grid, block int, args ...uint64) err
 func (s deviceStream) download(dst []byte, p devPtr) error {
 	if len(dst) == 0 {
 		return nil
+	}
+	if err := s.flush(); err != nil {
+		return err
 	}
 	l := s.l
 	if err := l.read.Record(l.s); err != nil {
@@ -221,6 +291,9 @@ func (s deviceStream) download(dst []byte, p devPtr) error {
 }
 
 func (s deviceStream) mark() error {
+	if err := s.flush(); err != nil {
+		return err
+	}
 	l := s.l
 	if l.marks == len(l.events) {
 		ev, err := cuda.NewEvent()

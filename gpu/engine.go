@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"context"
+	"errors"
 
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/query"
@@ -16,6 +17,9 @@ type Options struct {
 	TopK string
 	// Wait is how the host waits for the device (DeviceOptions.Wait).
 	Wait string
+	// NoGraphs queues every launch on its own instead of each run's
+	// launches between copies as one CUDA graph (for comparison).
+	NoGraphs bool
 }
 
 // Engine answers queries on a GPU: the index stays resident in device
@@ -43,6 +47,7 @@ func NewEngine(ix *index.Index, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	be.graphs = !opts.NoGraphs
 	q, err := newQEngine(ix, be)
 	if err != nil {
 		d.Close()
@@ -90,9 +95,13 @@ func (e *Engine) Usage() DeviceUsage { return e.be.deviceUsage() }
 // because their codec has no GPU decoder.
 func (e *Engine) Reencoded() bool { return e.q.reencoded }
 
+// GraphsBroken is why the driver refused the engine's CUDA graphs (it then
+// launches one kernel at a time), or nil.
+func (e *Engine) GraphsBroken() error { return e.be.graphsBroken() }
+
 // Close frees the device memory and the device.
 func (e *Engine) Close() error {
-	err := e.q.release()
+	err := errors.Join(e.q.release(), e.be.close())
 	if cerr := e.dev.Close(); err == nil {
 		err = cerr
 	}

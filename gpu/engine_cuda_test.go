@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -251,4 +252,67 @@ func TestEngineConcurrent(t *testing.T) {
 	ix := openCorpus(t, spec)
 	e := testEngine(t, ix)
 	checkConcurrent(t, e.q, ix, 6, 8, 40, spec)
+}
+
+// TestEngineGraphs: the engine with CUDA graphs (the default) and without
+// answer every query alike, one at a time and in batches, and the driver
+// accepted every graph, made and patched: the same shapes come back with
+// other lists, grids and sizes.
+func TestEngineGraphs(t *testing.T) {
+	spec := corpusSpec{Docs: 40000, Vocab: 500, Zipf: 1.0, Density: 0.7, Codec: "gpu-bp256", Seed: 21}
+	ix := openCorpus(t, spec)
+	on := testEngine(t, ix)
+	off, err := NewEngine(ix, Options{NoGraphs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer off.Close()
+	qs := randomQueries(rand.New(rand.NewPCG(21, 2)), 200, spec.Vocab)
+	ctx := context.Background()
+	for round := range 2 {
+		for i, q := range qs {
+			a, err := on.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := off.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameHits(a.Hits, b.Hits) {
+				t.Fatalf("round %d query %d %v: graphs %v, launches %v", round, i, q, a.Hits, b.Hits)
+			}
+		}
+		for n := 1; n <= 64; n *= 4 {
+			a, err := on.SearchBatch(ctx, qs[:n])
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := off.SearchBatch(ctx, qs[:n])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range a {
+				if !sameHits(a[i].Hits, b[i].Hits) {
+					t.Fatalf("batch of %d, query %d: graphs %v, launches %v", n, i, a[i].Hits, b[i].Hits)
+				}
+			}
+		}
+	}
+	if err := on.GraphsBroken(); err != nil {
+		t.Errorf("the driver refused a graph: %v", err)
+	}
+}
+
+// sameHits reports whether two rankings are equal, scores bit for bit.
+func sameHits(a, b []query.Hit) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].DocID != b[i].DocID || math.Float32bits(a[i].Score) != math.Float32bits(b[i].Score) {
+			return false
+		}
+	}
+	return true
 }

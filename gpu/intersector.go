@@ -49,4 +49,10 @@ func (l *IntersectLists) Free() error { return l.l.free() }
 func (x *Intersector) Device() DeviceInfo { return x.dev.Info() }
 
 // Close releases the GPU.
-func (x *Intersector) Close() error { return x.dev.Close() }
+func (x *Intersector) Close() error {
+	err := x.be.close()
+	if cerr := x.dev.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

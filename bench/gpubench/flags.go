@@ -68,6 +68,7 @@ func (f *QueriesFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.TopK, "topk", "radix", "top-k method of single OR queries: radix (radix select) or tree (the paper's max tree)")
 	fs.Int64Var(&f.BigPostings, "big-postings", 1000000, "a query is big when its lists hold more postings than this")
 	fs.DurationVar(&f.MinTime, "min-time", time.Second, "least measured time per engine and mode")
+	fs.BoolVar(&f.NoGraphs, "no-graphs", false, "launch every GPU kernel on its own instead of each run's launches as one CUDA graph")
 }
 
 // Complete checks the sizes and parses the lists.
@@ -99,7 +100,7 @@ func (f *QueriesFlags) Run(ctx context.Context) (*QueriesReport, error) {
 		return nil, err
 	}
 	defer ix.Close()
-	e, err := gpu.NewEngine(ix, gpu.Options{Device: f.Device, TopK: f.TopK})
+	e, err := gpu.NewEngine(ix, gpu.Options{Device: f.Device, TopK: f.TopK, NoGraphs: f.NoGraphs})
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +120,9 @@ func (f *QueriesFlags) Run(ctx context.Context) (*QueriesReport, error) {
 		return nil, err
 	}
 	rep.Device, rep.Index.Reencoded = e.Device(), e.Reencoded()
+	if err := e.GraphsBroken(); err != nil {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the driver refused a CUDA graph, so the engine launched one kernel at a time: %v", err))
+	}
 	return rep, nil
 }
 

@@ -25,6 +25,7 @@ type QueriesOptions struct {
 	Modes       []query.Mode
 	K           int
 	TopK        string         // the GPU's top-k method, for the report
+	NoGraphs    bool           // the GPU engine launched without CUDA graphs
 	CPUNames    []string       // the CPU engines to compare with, by name
 	CPU         []query.Engine // and opened
 	Batches     []int          // batch sizes for throughput
@@ -48,6 +49,7 @@ type QueriesReport struct {
 	Queries     int            `json:"queries"`
 	K           int            `json:"k"`
 	TopK        string         `json:"topk"`
+	Graphs      bool           `json:"graphs"` // runs queued as CUDA graphs
 	BigPostings int64          `json:"big_postings"`
 	Modes       []ModeReport   `json:"modes"`
 	Notes       []string       `json:"notes"`
@@ -127,7 +129,7 @@ func Queries(ctx context.Context, ix *index.Index, g QueryEngine, o QueriesOptio
 	dc, fc := ix.Codecs()
 	rep := &QueriesReport{
 		Index:   QueriesIndex{Dir: ix.Dir(), Docs: ix.NumDocs(), Postings: ix.Meta().Postings, DocIDCodec: dc.Name(), FreqCodec: fc.Name()},
-		Queries: len(o.Texts), K: o.K, TopK: o.TopK, BigPostings: o.BigPostings,
+		Queries: len(o.Texts), K: o.K, TopK: o.TopK, Graphs: !o.NoGraphs, BigPostings: o.BigPostings,
 		Command: o.Command, Date: time.Now().UTC().Format(time.RFC3339),
 		Notes: []string{
 			"latency: wall time of Search on one goroutine, each query's mean over the measured passes; mean/p50/p99 over queries",

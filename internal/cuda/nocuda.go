@@ -121,3 +121,32 @@ func (e Event) Record(s Stream) error { return ErrNoCUDA }
 
 // Elapsed fails with ErrNoCUDA.
 func (e Event) Elapsed(end Event) (time.Duration, error) { return 0, ErrNoCUDA }
+
+// Graph records launches and memsets and queues them as one CUDA graph.
+type Graph struct{}
+
+// NewGraph returns an empty Graph.
+func NewGraph() *Graph { return &Graph{} }
+
+// Launch fails with ErrNoCUDA.
+func (g *Graph) Launch(m *Module, kernel string, grid, block int, args ...uint64) error {
+	return ErrNoCUDA
+}
+
+// Memset32 fails with ErrNoCUDA.
+func (g *Graph) Memset32(dst uint64, v uint32, n int64) error { return ErrNoCUDA }
+
+// Len is 0.
+func (g *Graph) Len() int { return 0 }
+
+// Flush fails with ErrNoCUDA.
+func (g *Graph) Flush(s Stream) error { return ErrNoCUDA }
+
+// Reset does nothing.
+func (g *Graph) Reset() {}
+
+// Broken is nil.
+func (g *Graph) Broken() error { return nil }
+
+// Close does nothing.
+func (g *Graph) Close() error { return nil }
