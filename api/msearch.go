@@ -9,8 +9,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
-	"strings"
+	"sync"
 	"time"
 
 	"github.com/gpusearch/gpusearch/analysis"
@@ -33,8 +34,74 @@ type MsearchItem struct {
 	Error  string `json:"error,omitempty"`
 }
 
-// msearchFields are the keys a query line may carry: /search's parameters.
-var msearchFields = []string{"q", "mode", "k", "start", "engine", "snippets", "highlight"}
+// msearchLine is a query line: /search's parameters, each a JSON
+// string, number, boolean or null.
+type msearchLine struct {
+	Q         msearchValue `json:"q"`
+	Mode      msearchValue `json:"mode"`
+	K         msearchValue `json:"k"`
+	Start     msearchValue `json:"start"`
+	Engine    msearchValue `json:"engine"`
+	Snippets  msearchValue `json:"snippets"`
+	Highlight msearchValue `json:"highlight"`
+}
+
+// msearchValue is a parameter's value as /search would get it: a string
+// as it is, a number as written, true and false as 1 and 0; set is false
+// for null or an absent key.
+type msearchValue struct {
+	s   string
+	set bool
+}
+
+// UnmarshalJSON implements json.Unmarshaler; raw is a valid JSON value.
+func (v *msearchValue) UnmarshalJSON(raw []byte) error {
+	switch c := raw[0]; {
+	case c == '"':
+		v.set = true
+		if bytes.IndexByte(raw, '\\') < 0 { // nothing to unescape
+			v.s = string(raw[1 : len(raw)-1])
+			return nil
+		}
+		return json.Unmarshal(raw, &v.s)
+	case c == '-' || c >= '0' && c <= '9':
+		v.s, v.set = string(raw), true
+	case c == 't' || c == 'f':
+		v.s, v.set = map[bool]string{true: "1", false: "0"}[c == 't'], true
+	case c == 'n':
+		*v = msearchValue{}
+	default: // an object or an array
+		return &json.UnmarshalTypeError{Value: "object or array", Type: reflect.TypeFor[string]()}
+	}
+	return nil
+}
+
+// msearchParams turns a query line into /search's query string.
+func msearchParams(line []byte) (string, error) {
+	var l msearchLine
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return "", badParam("field %q: want a string, number or boolean", te.Field)
+		}
+		return "", badParam("want a JSON object of /search's parameters (q, mode, k, start, engine, snippets, highlight): %v", err)
+	}
+	if dec.More() {
+		return "", badParam("want one JSON object a line")
+	}
+	v := make(url.Values, 7)
+	for _, f := range [...]struct {
+		name string
+		v    msearchValue
+	}{{"q", l.Q}, {"mode", l.Mode}, {"k", l.K}, {"start", l.Start}, {"engine", l.Engine}, {"snippets", l.Snippets}, {"highlight", l.Highlight}} {
+		if f.v.set {
+			v[f.name] = []string{f.v.s}
+		}
+	}
+	return v.Encode(), nil
+}
 
 // msearchQuery is one line of a multi-search on its way through.
 type msearchQuery struct {
@@ -89,7 +156,27 @@ func (s *Server) handleMsearch(w http.ResponseWriter, r *http.Request) {
 	}
 	resp.TookUS = time.Since(began).Microseconds()
 	w.Header().Set("Cache-Control", cacheRevalidate)
-	writeJSON(w, http.StatusOK, resp)
+	writeMsearch(w, &resp)
+}
+
+// msearchBufs recycles the buffers answers are encoded into: an answer
+// of 64 lines is tens of kilobytes, which json.Marshal would allocate,
+// and copy again to add the newline, for every request.
+var msearchBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// writeMsearch answers resp as writeJSON would, through a recycled buffer.
+func writeMsearch(w http.ResponseWriter, resp *MsearchResponse) {
+	buf := msearchBufs.Get().(*bytes.Buffer)
+	buf.Reset()
+	if err := json.NewEncoder(buf).Encode(resp); err != nil { // only this package's types: a bug
+		panic(errors.Join(errors.New("api: encoding a response"), err))
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	w.Write(buf.Bytes())
+	if buf.Cap() <= 4<<20 { // a rare huge answer is not kept
+		msearchBufs.Put(buf)
+	}
 }
 
 // readMsearch reads a multi-search body and splits it into its non-blank
@@ -120,39 +207,6 @@ func (s *Server) readMsearch(body io.Reader) ([][]byte, error) {
 		return nil, badParam("empty request: want one JSON object per line, such as {\"q\": \"http server\"}")
 	}
 	return lines, nil
-}
-
-// msearchParams turns a query line into /search's parameters: strings as
-// they are, numbers as written, true and false as 1 and 0, null as absent.
-func msearchParams(line []byte) (string, error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(line, &obj); err != nil {
-		return "", badParam("want a JSON object with /search's parameters: %v", err)
-	}
-	v := url.Values{}
-	for name, raw := range obj {
-		if !slices.Contains(msearchFields, name) {
-			return "", badParam("unknown field %q: want %s", name, strings.Join(msearchFields, ", "))
-		}
-		var val any
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		if err := dec.Decode(&val); err != nil {
-			return "", badParam("field %q: %v", name, err)
-		}
-		switch x := val.(type) {
-		case nil:
-		case string:
-			v.Set(name, x)
-		case json.Number:
-			v.Set(name, x.String())
-		case bool:
-			v.Set(name, map[bool]string{true: "1", false: "0"}[x])
-		default:
-			return "", badParam("field %q: want a string, number or boolean", name)
-		}
-	}
-	return v.Encode(), nil
 }
 
 // prepareMsearch parses a line into m and looks its answer up in the
