@@ -71,3 +71,17 @@ type ListEncoder interface {
 	Codec
 	ForList(values []uint32) Codec
 }
+
+// PrefixDecoder is an optional interface for codecs that can turn a block
+// of d-gaps into docids while decoding it. A decoder that adds the running
+// sum while the values are still in its vector registers spends far less
+// per block than DecodeBlock followed by a separate prefix-sum loop, whose
+// one-add-per-value dependency chain then dominates.
+type PrefixDecoder interface {
+	Codec
+	// DecodeBlockPrefix decodes n values v as DecodeBlock does and writes
+	// dst[i] = base + v[0] + ... + v[i]. It returns an error wrapping
+	// ErrCorrupt where DecodeBlock would, and where a sum exceeds
+	// 2^32-1; dst[:n] is then undefined.
+	DecodeBlockPrefix(dst []uint32, src []byte, n int, base uint32) error
+}

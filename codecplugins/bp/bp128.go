@@ -1,12 +1,15 @@
 package bp
 
 import (
+	"math"
+
 	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/codecplugins/bp/bitpack"
 )
 
 // BP128 is the bp128 codec: one bit width per block of 128 values, packed
-// in the 4-way vertical layout of SIMD-BP128.
+// in the 4-way vertical layout of SIMD-BP128. It is a
+// codecplugins.PrefixDecoder.
 type BP128 struct{}
 
 func init() { codecplugins.Register(BP128{}) }
@@ -65,5 +68,33 @@ func (BP128) DecodeBlock(dst []uint32, src []byte, n int) error {
 		return codecplugins.Corrupt(bp128Name, len(src), "truncated block")
 	}
 	bitpack.UnpackHorizontal(dst[:n], src[1:], b)
+	return nil
+}
+
+// DecodeBlockPrefix implements codecplugins.PrefixDecoder. A full block
+// whose sums cannot exceed 2^32-1, since 128 values below 2^b added to base
+// stay below it, is decoded and summed in one pass by
+// bitpack.UnpackVerticalPrefix; any other block is decoded and then summed
+// in 64 bits, which finds the overflow.
+func (c BP128) DecodeBlockPrefix(dst []uint32, src []byte, n int, base uint32) error {
+	if n == bitpack.BlockLen && len(src) > 0 {
+		b := int(src[0])
+		if b <= bitpack.MaxWidth && len(src)-1 >= bitpack.VerticalLen(b) &&
+			uint64(base)+bitpack.BlockLen*(uint64(1)<<b-1) <= math.MaxUint32 {
+			bitpack.UnpackVerticalPrefix((*[bitpack.BlockLen]uint32)(dst), src[1:], b, base)
+			return nil
+		}
+	}
+	if err := c.DecodeBlock(dst, src, n); err != nil {
+		return err
+	}
+	sum := uint64(base)
+	for i, v := range dst[:n] {
+		sum += uint64(v)
+		dst[i] = uint32(sum)
+	}
+	if sum > math.MaxUint32 {
+		return codecplugins.Corrupt(bp128Name, 0, "running sum exceeds 32 bits")
+	}
 	return nil
 }

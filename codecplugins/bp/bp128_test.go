@@ -63,5 +63,8 @@ func TestBP128Corrupt(t *testing.T) {
 func TestBP128GoldenSize(t *testing.T) { codectest.ClusteredSize(t, BP128{}, 1000, 1367) }
 
 func FuzzDecodeBP128(f *testing.F) {
-	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(BP128{}, data, n) })
+	f.Fuzz(func(t *testing.T, data []byte, n int) {
+		codectest.Fuzz(BP128{}, data, n)
+		codectest.FuzzLevels(BP128{}, data, n)
+	})
 }

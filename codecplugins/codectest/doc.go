@@ -1,8 +1,9 @@
 // Package codectest is the conformance suite every codec passes: round trips
 // at the sizes and bit widths that break codecs, trailing junk left unread,
 // truncated input rejected, garbage never panicking (Run, RoundTrip,
-// Garbage, and Fuzz for fuzz targets). The tests of codecplugins/all run it
-// on every registered codec.
+// Garbage, and Fuzz for fuzz targets), and RunPrefix for the optional
+// codecplugins.PrefixDecoder. The tests of codecplugins/all run them on
+// every registered codec.
 //
 // It also holds what the codec families' tests and benchmarks share, so
 // that each is written once and their numbers compare: the test lists

@@ -39,9 +39,31 @@ func AppendVertical(dst []byte, v *[BlockLen]uint32, b int) []byte {
 }
 
 // UnpackVertical decodes a vertical block of width b from src into dst. It
-// requires 0 <= b <= 32 and len(src) >= VerticalLen(b).
+// requires 0 <= b <= 32 and len(src) >= VerticalLen(b). On amd64 it runs
+// the SSE or AVX2 unpacker the CPU supports (see package simd), else the
+// pure-Go one; all give the same values.
 func UnpackVertical(dst *[BlockLen]uint32, src []byte, b int) {
+	if b > 0 && unpackVAsm(dst, src, b) {
+		return
+	}
 	unpackV[b](dst, src)
+}
+
+// UnpackVerticalPrefix decodes a vertical block of width b as
+// UnpackVertical does and turns the values into running sums from base:
+// dst[i] = base + v[0] + ... + v[i], modulo 2^32. It requires what
+// UnpackVertical requires. The assembly unpackers add while the values are
+// still in registers, which is where a decode followed by a separate
+// prefix-sum loop loses most of its time.
+func UnpackVerticalPrefix(dst *[BlockLen]uint32, src []byte, b int, base uint32) {
+	if b > 0 && unpackVPrefixAsm(dst, src, b, base) {
+		return
+	}
+	unpackV[b](dst, src)
+	for i, v := range dst {
+		base += v
+		dst[i] = base
+	}
 }
 
 // AppendGroup appends the low b bits of each value of v in the horizontal

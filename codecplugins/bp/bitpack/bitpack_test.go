@@ -124,22 +124,6 @@ func TestGeneratedUpToDate(t *testing.T) {
 	gentest.UpToDate(t, "../internal/gen", "bitpack_gen.go")
 }
 
-func BenchmarkUnpackVertical(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, w := range []int{1, 4, 8, 13, 32} {
-		v := randomValues(rng, BlockLen, w)
-		enc := AppendVertical(nil, (*[BlockLen]uint32)(v), w)
-		b.Run(fmt.Sprintf("b=%d", w), func(b *testing.B) {
-			var dst [BlockLen]uint32
-			b.SetBytes(4 * BlockLen)
-			for b.Loop() {
-				UnpackVertical(&dst, enc, w)
-			}
-			b.ReportMetric(float64(b.N)*BlockLen/b.Elapsed().Seconds()/1e6, "Mis")
-		})
-	}
-}
-
 func BenchmarkUnpackGroup(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, w := range []int{1, 4, 8, 13, 32} {

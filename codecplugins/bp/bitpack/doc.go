@@ -33,6 +33,18 @@
 // packed through a zero-padded group, which keeps one set of kernels and
 // costs a copy of at most 128 bytes.
 //
+// Assembly. On amd64 (unless built with the purego tag) UnpackVertical and
+// UnpackVerticalPrefix run SSE2 or AVX2 kernels generated with avo by
+// codecplugins/bp/internal/gensimd (unpack_amd64.s; go generate here
+// rewrites it, and a test fails when it is stale), chosen by
+// codecplugins/internal/simd from the CPU's features. The layout needs no
+// change for them: a 16-byte row holds one word of each lane, so one SSE
+// shift and mask yield four values, and AVX2 handles two rows of output
+// per register. The pure-Go kernels stay the reference and the fallback;
+// tests compare every level against them on random blocks of every width.
+// UnpackVerticalPrefix adds the running sum in the vector registers, for
+// the d-gap codecs' fused decode (codecplugins.PrefixDecoder).
+//
 // The exported functions check nothing for speed: callers validate widths and
 // lengths first, as documented on each (a violated precondition panics).
 package bitpack

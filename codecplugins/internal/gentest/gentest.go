@@ -17,23 +17,37 @@ import (
 // byte. It skips when the go tool is not installed.
 func UpToDate(t *testing.T, gen, file string) {
 	t.Helper()
+	UpToDateFiles(t, gen, map[string]string{"o": file})
+}
+
+// UpToDateFiles is UpToDate for a generator that writes several files:
+// files maps each output flag's name (without the dash) to the file,
+// relative to the test's directory, that the flag names.
+func UpToDateFiles(t *testing.T, gen string, files map[string]string) {
+	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("go tool not found: cannot regenerate")
 	}
-	out := filepath.Join(t.TempDir(), filepath.Base(file))
-	if msg, err := exec.Command(goTool, "run", gen, "-o", out).CombinedOutput(); err != nil {
+	dir := t.TempDir()
+	args := []string{"run", gen}
+	for flag, file := range files {
+		args = append(args, "-"+flag, filepath.Join(dir, flag+"-"+filepath.Base(file)))
+	}
+	if msg, err := exec.Command(goTool, args...).CombinedOutput(); err != nil {
 		t.Fatalf("go run %s: %v\n%s", gen, err, msg)
 	}
-	want, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale: run go generate in its package", file)
+	for flag, file := range files {
+		want, err := os.ReadFile(filepath.Join(dir, flag+"-"+filepath.Base(file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s is stale: run go generate in its package", file)
+		}
 	}
 }

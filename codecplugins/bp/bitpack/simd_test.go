@@ -1,0 +1,144 @@
+package bitpack
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"github.com/gpusearch/gpusearch/codecplugins/internal/gentest"
+	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+)
+
+// TestUnpackVerticalLevels decodes random bytes, read as a vertical block of
+// every width, at every SIMD level the CPU has, and requires the pure-Go
+// unpacker's values; any bytes are a valid block, so random input covers
+// the packed data and the garbage cases alike. The input is cut to exactly
+// VerticalLen(b) bytes, so a read past it would fault under -race or the
+// checked-pointer runtime.
+func TestUnpackVerticalLevels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, lv := range simd.Levels()[1:] {
+		for b := 0; b <= MaxWidth; b++ {
+			t.Run(fmt.Sprintf("%s/b=%d", lv, b), func(t *testing.T) {
+				for range 20 {
+					src := make([]byte, VerticalLen(b))
+					for i := range src {
+						src[i] = byte(rng.Uint32())
+					}
+					var want, got [BlockLen]uint32
+					for i := range got {
+						got[i] = 0xDEADBEEF
+					}
+					simd.Run(simd.Go, func() { UnpackVertical(&want, src, b) })
+					simd.Run(lv, func() { UnpackVertical(&got, src, b) })
+					if got != want {
+						for i := range got {
+							if got[i] != want[i] {
+								t.Fatalf("value %d = %#x, pure Go gives %#x", i, got[i], want[i])
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestUnpackVerticalPrefixLevels checks the running sums of every level
+// against the pure-Go unpacker followed by a plain loop, from bases near 0
+// and near 2^32 so that the sums wrap.
+func TestUnpackVerticalPrefixLevels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, lv := range simd.Levels() {
+		for b := 0; b <= MaxWidth; b++ {
+			t.Run(fmt.Sprintf("%s/b=%d", lv, b), func(t *testing.T) {
+				for _, base := range []uint32{0, 7, rng.Uint32(), 0xFFFFFFF0} {
+					src := make([]byte, VerticalLen(b))
+					for i := range src {
+						src[i] = byte(rng.Uint32())
+					}
+					var want, got [BlockLen]uint32
+					simd.Run(simd.Go, func() { UnpackVertical(&want, src, b) })
+					sum := base
+					for i := range want {
+						sum += want[i]
+						want[i] = sum
+					}
+					simd.Run(lv, func() { UnpackVerticalPrefix(&got, src, b, base) })
+					for i := range got {
+						if got[i] != want[i] {
+							t.Fatalf("base %d: sum %d = %#x, want %#x", base, i, got[i], want[i])
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestUnpackVerticalShortSrc requires every level to panic, not read on,
+// when src is shorter than the block: the precondition is checked in Go
+// before the assembly runs.
+func TestUnpackVerticalShortSrc(t *testing.T) {
+	for _, lv := range simd.Levels() {
+		t.Run(lv.String(), func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("UnpackVertical of a short src did not panic")
+				}
+			}()
+			var dst [BlockLen]uint32
+			simd.Run(lv, func() { UnpackVertical(&dst, make([]byte, VerticalLen(5)-1), 5) })
+		})
+		t.Run(lv.String()+"/prefix", func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("UnpackVerticalPrefix of a short src did not panic")
+				}
+			}()
+			var dst [BlockLen]uint32
+			simd.Run(lv, func() { UnpackVerticalPrefix(&dst, make([]byte, VerticalLen(5)-1), 5, 0) })
+		})
+	}
+}
+
+// TestSIMDGeneratedUpToDate requires the assembly, its stubs and its
+// tables to be what gensimd writes today.
+func TestSIMDGeneratedUpToDate(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the assembly is for amd64")
+	}
+	gentest.UpToDateFiles(t, "../internal/gensimd", map[string]string{
+		"out":   "unpack_amd64.s",
+		"stubs": "unpack_amd64_stubs.go",
+	})
+}
+
+func BenchmarkUnpackVertical(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, lv := range simd.Levels() {
+		for _, w := range []int{1, 4, 8, 13, 32} {
+			v := randomValues(rng, BlockLen, w)
+			enc := AppendVertical(nil, (*[BlockLen]uint32)(v), w)
+			b.Run(fmt.Sprintf("%s/b=%d", lv, w), func(b *testing.B) {
+				defer simd.Set(simd.Set(lv))
+				var dst [BlockLen]uint32
+				b.SetBytes(4 * BlockLen)
+				for b.Loop() {
+					UnpackVertical(&dst, enc, w)
+				}
+				b.ReportMetric(float64(b.N)*BlockLen/b.Elapsed().Seconds()/1e6, "Mis")
+			})
+			b.Run(fmt.Sprintf("%s/prefix/b=%d", lv, w), func(b *testing.B) {
+				defer simd.Set(simd.Set(lv))
+				var dst [BlockLen]uint32
+				b.SetBytes(4 * BlockLen)
+				for b.Loop() {
+					UnpackVerticalPrefix(&dst, enc, w, 1)
+				}
+				b.ReportMetric(float64(b.N)*BlockLen/b.Elapsed().Seconds()/1e6, "Mis")
+			})
+		}
+	}
+}

@@ -1,0 +1,288 @@
+// Command gensimd writes the assembly unpackers of package bitpack's
+// vertical layout with avo: one SSE2 and one AVX2 function, each holding a
+// fully unrolled kernel for every width b in 1..32 that decodes a 128-value
+// block.
+//
+// The vertical layout puts word j of the four lanes in one 16-byte row, so
+// an SSE register loaded at row j holds a word of every lane, and the same
+// shift and mask yield the next value of all four lanes at once; those four
+// values are dst[4k..4k+3], one 16-byte store. A value that crosses from
+// row j into row j+1 takes a second shift and an OR.
+//
+// The AVX2 routine decodes two such rows of output (values k and k+1 of
+// every lane, dst[4k..4k+7]) per 32-byte register. Its lower half holds the
+// row value k starts in and its upper half the row of value k+1: the same
+// row broadcast (VBROADCASTI128) or two adjacent rows (one unaligned
+// 32-byte load), and a per-half shift (VPSRLVD, counts from a constant)
+// lines both up. Crossing values get their high bits from the rows after,
+// shifted left by VPSLLVD, whose counts of 32 zero the half that does not
+// cross. No layout change is needed: the block format stays the 4-lane one
+// SSE reads.
+//
+// Usage (run by go generate in codecplugins/bp/bitpack):
+//
+//	go run ../internal/gensimd -out unpack_amd64.s -stubs unpack_amd64_stubs.go
+package main
+
+import (
+	"fmt"
+
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/gpusearch/gpusearch/codecplugins/internal/asmgen"
+)
+
+const perLane = 32 // values in each of the four lanes
+
+func main() {
+	c := build.NewContext()
+	g := &gen{Context: c, consts: map[string]operand.Mem{}}
+	g.dispatch("unpackVSSE", "SSE2", false, g.sse)
+	g.dispatch("unpackVAVX2", "AVX2", false, g.avx2)
+	g.dispatch("unpackVPrefixSSE", "SSE2", true, g.sse)
+	g.dispatch("unpackVPrefixAVX2", "AVX2", true, g.avx2)
+	asmgen.Main(c, "codecplugins/bp/internal/gensimd", "bitpack", "amd64 && !purego", nil)
+}
+
+type gen struct {
+	*build.Context
+	consts map[string]operand.Mem // shift-count vectors by name
+}
+
+// pos is where value k of a lane starts: row j, bit sh.
+func pos(k, b int) (j, sh int) { return k * b / 32, k * b % 32 }
+
+// kernel writes the unrolled unpacker of width b. With prev not nil it
+// also turns the values into running sums: prev holds the sum so far in
+// every 32-bit element and is kept up to date.
+type kernel func(b int, dst, src operand.Mem, prev reg.VecPhysical)
+
+// dispatch writes function name: a binary search on the width b, 1..32,
+// that branches to the unrolled kernel of that width, which returns. One
+// function with direct branches costs less per block than a Go table of
+// 32 assembly functions, whose indirect calls go through ABI wrappers.
+// With prefix, the function takes a base and writes running sums.
+func (g *gen) dispatch(name, isa string, prefix bool, k kernel) {
+	g.Function(name)
+	g.Attributes(attr.NOSPLIT)
+	if prefix {
+		g.SignatureExpr("func(dst *[128]uint32, src *byte, b int, base uint32)")
+		g.Doc(name+" decodes a vertical block of width b, 1 <= b <= 32, with "+isa+",",
+			"into dst[i] = base + v[0] + ... + v[i] modulo 2^32; src holds at least",
+			"16*b bytes.")
+	} else {
+		g.SignatureExpr("func(dst *[128]uint32, src *byte, b int)")
+		g.Doc(name+" decodes a vertical block of width b, 1 <= b <= 32, with "+isa+";",
+			"src holds at least 16*b bytes.")
+	}
+	dst := operand.Mem{Base: g.Load(g.Param("dst"), g.GP64())}
+	src := operand.Mem{Base: g.Load(g.Param("src"), g.GP64())}
+	b := g.Load(g.Param("b"), g.GP64())
+	var prev reg.VecPhysical
+	if prefix {
+		base := g.Load(g.Param("base"), g.GP32())
+		if isa == "AVX2" {
+			prev = reg.Y14
+			g.VMOVD(base, reg.X14)
+			g.VPBROADCASTD(reg.X14, prev)
+		} else {
+			prev = reg.X14
+			g.MOVD(base, prev)
+			g.PSHUFD(operand.U8(0), prev, prev)
+		}
+	}
+	g.search(b, 1, 32)
+	for w := 1; w <= 32; w++ {
+		g.Label(fmt.Sprintf("width%d", w))
+		k(w, dst, src, prev)
+		g.RET()
+	}
+}
+
+// search branches to label widthW for the W in [lo, hi] that b holds.
+func (g *gen) search(b reg.Register, lo, hi int) {
+	if lo == hi {
+		g.JMP(operand.LabelRef(fmt.Sprintf("width%d", lo)))
+		return
+	}
+	mid := (lo + hi + 1) / 2
+	upper := fmt.Sprintf("from%d_%d", mid, hi)
+	if mid == hi {
+		upper = fmt.Sprintf("width%d", hi)
+	}
+	g.CMPQ(b, operand.U8(mid))
+	g.JGE(operand.LabelRef(upper))
+	g.search(b, lo, mid-1)
+	if mid < hi {
+		g.Label(upper)
+		g.search(b, mid, hi)
+	}
+}
+
+// sse writes the 4-lane SSE2 kernel of width b.
+func (g *gen) sse(b int, dst, src operand.Mem, prev reg.VecPhysical) {
+	// Rows are used in increasing order, two at most at a time, so row j
+	// lives in X0 or X1 by parity and loads over row j-2.
+	loaded := -1
+	row := func(j int) reg.VecPhysical {
+		r := []reg.VecPhysical{reg.X0, reg.X1}[j%2]
+		if j > loaded {
+			g.MOVOU(src.Offset(16*j), r)
+			loaded = j
+		}
+		return r
+	}
+	var mask reg.VecPhysical
+	if b < 32 {
+		mask = reg.X15
+		g.PCMPEQL(mask, mask)
+		g.PSRLL(operand.U8(32-b), mask)
+	}
+	for k := 0; k < perLane; k++ {
+		j, sh := pos(k, b)
+		x := reg.X2
+		g.MOVO(row(j), x)
+		if sh > 0 {
+			g.PSRLL(operand.U8(sh), x)
+		}
+		if sh+b > 32 {
+			y := reg.X3
+			g.MOVO(row(j+1), y)
+			g.PSLLL(operand.U8(32-sh), y)
+			g.POR(y, x)
+		}
+		if sh+b != 32 {
+			g.PAND(mask, x)
+		}
+		if prev != nil {
+			g.ssePrefix(x, prev)
+		}
+		g.MOVOU(x, dst.Offset(16*k))
+	}
+}
+
+// ssePrefix turns the four values of x, dst[4k..4k+3], into running sums
+// from prev and adds their total to prev. The sums within x take two
+// shift-and-add steps; prev's chain from one x to the next is one add.
+func (g *gen) ssePrefix(x, prev reg.VecPhysical) {
+	for _, n := range []int{4, 8} {
+		t := reg.X4
+		g.MOVO(x, t)
+		g.PSLLO(operand.U8(n), t)
+		g.PADDL(t, x)
+	}
+	total := reg.X5
+	g.PSHUFD(operand.U8(0xFF), x, total)
+	g.PADDL(prev, x)
+	g.PADDL(total, prev)
+}
+
+// counts returns a constant of four 32-bit shift counts a followed by four
+// counts c, for VPSRLVD and VPSLLVD.
+func (g *gen) counts(a, c int) operand.Mem {
+	name := fmt.Sprintf("shift_%d_%d", a, c)
+	if m, ok := g.consts[name]; ok {
+		return m
+	}
+	m := g.StaticGlobal(name)
+	g.DataAttributes(attr.RODATA | attr.NOPTR)
+	for i := 0; i < 8; i++ {
+		v := a
+		if i >= 4 {
+			v = c
+		}
+		g.AddDatum(4*i, operand.U32(v))
+	}
+	g.consts[name] = m
+	return m
+}
+
+// rows loads row j0 into the low half of Y2 (Y3 for the high bits of
+// crossing values, hi) and row j1, equal to j0 or the next one, into its
+// high half.
+func (g *gen) rows(src operand.Mem, j0, j1 int, hi bool) reg.VecPhysical {
+	y := reg.Y2
+	if hi {
+		y = reg.Y3
+	}
+	if j1 == j0 {
+		g.VBROADCASTI128(src.Offset(16*j0), y)
+	} else {
+		g.VMOVDQU(src.Offset(16*j0), y)
+	}
+	return y
+}
+
+// avx2 writes the two-values-per-lane AVX2 kernel of width b.
+func (g *gen) avx2(b int, dst, src operand.Mem, prev reg.VecPhysical) {
+	var last reg.VecPhysical // the index vector of element 7, for VPERMD
+	if prev != nil {
+		last = reg.Y13
+		g.VMOVDQU(g.counts(7, 7), last)
+	}
+	var mask reg.VecPhysical
+	if b < 32 {
+		mask = reg.Y15
+		g.VPCMPEQD(mask, mask, mask)
+		g.VPSRLD(operand.U8(32-b), mask, mask)
+	}
+	for k := 0; k < perLane; k += 2 {
+		j0, s0 := pos(k, b)
+		j1, s1 := pos(k+1, b)
+		x := g.rows(src, j0, j1, false)
+		switch {
+		case s0 == s1 && s0 > 0:
+			g.VPSRLD(operand.U8(s0), x, x)
+		case s0 != s1:
+			g.VPSRLVD(g.counts(s0, s1), x, x)
+		}
+		cross0, cross1 := s0+b > 32, s1+b > 32
+		if cross0 || cross1 {
+			// Rows holding the high bits; a half that does not cross
+			// reads the other half's row and is shifted out entirely.
+			z0, z1 := j0+1, j1+1
+			c0, c1 := 32-s0, 32-s1
+			if !cross0 {
+				z0, c0 = z1, 32
+			}
+			if !cross1 {
+				z1, c1 = z0, 32
+			}
+			y := g.rows(src, z0, z1, true)
+			g.VPSLLVD(g.counts(c0, c1), y, y)
+			g.VPOR(y, x, x)
+		}
+		if b < 32 && (s0+b != 32 || s1+b != 32) {
+			g.VPAND(mask, x, x)
+		}
+		if prev != nil {
+			g.avx2Prefix(x, prev, last)
+		}
+		g.VMOVDQU(x, dst.Offset(16*k))
+	}
+	g.VZEROUPPER()
+}
+
+// avx2Prefix turns the eight values of x, dst[4k..4k+7], into running sums
+// from prev and adds their total to prev. Byte shifts work within each
+// 16-byte half, so the low half's total is carried into the high half
+// separately; prev's chain from one x to the next is one add.
+func (g *gen) avx2Prefix(x, prev, last reg.VecPhysical) {
+	for _, n := range []int{4, 8} {
+		t := reg.Y4
+		g.VPSLLDQ(operand.U8(n), x, t)
+		g.VPADDD(t, x, x)
+	}
+	carry := reg.Y5
+	g.VPSHUFD(operand.U8(0xFF), x, carry)
+	// Low half zeroed, high half gets the low half's total.
+	g.VPERM2I128(operand.U8(0x08), carry, carry, carry)
+	g.VPADDD(carry, x, x)
+	total := reg.Y6
+	g.VPERMD(x, last, total)
+	g.VPADDD(prev, x, x)
+	g.VPADDD(total, prev, prev)
+}

@@ -1,0 +1,43 @@
+package simdbench
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/gpusearch/gpusearch/bench"
+	"github.com/gpusearch/gpusearch/codecplugins"
+	"github.com/gpusearch/gpusearch/codecplugins/codectest"
+	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+)
+
+// simdCodecs are the codecs with an assembly decoder (directly or through
+// package bitpack's vertical unpacker), and varint-SU, the baseline of the
+// byte-aligned codecs' speed targets.
+var simdCodecs = []string{"bp128", "newpfor", "optpfor", "streamvbyte", "varint-SU"}
+
+// synthetic builds the first paper's four synthetic sets once per process,
+// as `gpusearch bench codecs` does by default: seed 1, 2^16 values sparse,
+// 2^25 dense.
+var synthetic = sync.OnceValue(func() []bench.Dataset {
+	return bench.SyntheticDatasets(1, 1<<16, 1<<25)
+})
+
+// BenchmarkSIMD decodes each synthetic set's list block by block, as the
+// index cursors do (codectest.BenchDecode), with each of simdCodecs at
+// every SIMD level this CPU has: scalar Go, SSE and AVX2 side by side.
+func BenchmarkSIMD(b *testing.B) {
+	for _, name := range simdCodecs {
+		c, err := codecplugins.Lookup(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, ds := range synthetic() {
+			for _, lv := range simd.Levels() {
+				b.Run(name+"/"+ds.Name+"/"+lv.String(), func(b *testing.B) {
+					defer simd.Set(simd.Set(lv))
+					codectest.BenchDecode(b, c, ds.Lists[0])
+				})
+			}
+		}
+	}
+}
