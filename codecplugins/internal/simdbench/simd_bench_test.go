@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpusearch/gpusearch/bench"
 	"github.com/gpusearch/gpusearch/codecplugins"
+	_ "github.com/gpusearch/gpusearch/codecplugins/all"
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
 )
