@@ -258,7 +258,7 @@ func (m Meta) check() error {
 		return corruptf(fileMeta, "generation %q is not a generation directory's name", m.Generation)
 	}
 	for _, name := range slices.Sorted(maps.Keys(m.Files)) {
-		if !knownFile(name) || (m.Version < 4 && !slices.Contains(dataFiles, name)) {
+		if !knownFile(name) || m.Version < sinceVersion(name) {
 			return corruptf(fileMeta, "files names %q, not a file of a version %d index", name, m.Version)
 		}
 	}

@@ -27,7 +27,11 @@ import (
 //	   document store, positions). A version 3 reader would call such an
 //	   index corrupt; a version 3 index reads as a version 4 one without
 //	   optional files.
-const FormatVersion = 4
+//	5: the stored text in pieces (textpieces.bin, textstore.go), so that a
+//	   snippet reads the kilobyte around its terms, not the whole text.
+//	   Version 5 writes no texts.bin (whole texts in 32 KiB zstd blocks)
+//	   but still reads it; a version 4 reader refuses textpieces.bin.
+const FormatVersion = 5
 
 // minReadVersion is the oldest format version this package reads.
 const minReadVersion = 3
@@ -52,7 +56,18 @@ var dataFiles = []string{fileDocIDs, fileFreqs, fileLexicon, fileDocLens, fileUR
 // optionalFiles lists the data files that an index may have beside
 // dataFiles: meta.json checksums those it has, Open maps and checks them,
 // and a name not in either list is refused.
-var optionalFiles = []string{fileTitles, fileTexts, filePositions}
+var optionalFiles = []string{fileTitles, fileTexts, fileTextPieces, filePositions}
+
+// sinceVersion is the format version that introduced data file name.
+func sinceVersion(name string) int {
+	switch {
+	case slices.Contains(dataFiles, name):
+		return minReadVersion
+	case name == fileTextPieces:
+		return 5
+	}
+	return 4
+}
 
 // knownFile reports whether name is a data file of an index.
 func knownFile(name string) bool {

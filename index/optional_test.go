@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,13 +85,13 @@ func TestOptionalFiles(t *testing.T) {
 	}
 	optionalFiles = []string{"extra.bin"}
 	raw, _ := os.ReadFile(filepath.Join(dir, fileMeta))
-	v3 := bytes.Replace(raw, []byte(`"version": 4`), []byte(`"version": 3`), 1)
+	v3 := bytes.Replace(raw, fmt.Appendf(nil, `"version": %d`, FormatVersion), []byte(`"version": 3`), 1)
 	if _, err := decodeMeta(v3); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("a version 3 meta.json naming an optional file = %v, want ErrCorrupt", err)
 	}
 	write(dir, nil)
 	raw, _ = os.ReadFile(filepath.Join(dir, fileMeta))
-	v3 = bytes.Replace(raw, []byte(`"version": 4`), []byte(`"version": 3`), 1)
+	v3 = bytes.Replace(raw, fmt.Appendf(nil, `"version": %d`, FormatVersion), []byte(`"version": 3`), 1)
 	if m, err := decodeMeta(v3); err != nil || m.Version != 3 {
 		t.Errorf("a version 3 meta.json = %v, %v: want it read", m.Version, err)
 	}

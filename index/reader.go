@@ -40,7 +40,8 @@ type Index struct {
 	avgLen   float32
 	norms    []float32
 	titles   *blockFile // the document store (store.go), nil if absent
-	texts    *blockFile
+	texts    *blockFile // whole texts, as format 4 stored them
+	pieces   *pieceFile // texts in pieces
 	// positions.bin (positions.go), nil if absent
 	positions *positionsFile
 }

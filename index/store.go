@@ -13,11 +13,14 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// The document store keeps each document's title and extracted text in two
-// optional files of the same layout, a block file:
+// The document store keeps each document's title and extracted text in
+// optional files:
 //
-//	titles.bin  every document's title (index.store titles or text)
-//	texts.bin   every document's extracted text (index.store text)
+//	titles.bin      every document's title (index.store titles or text), a block file
+//	textpieces.bin  every document's extracted text (index.store text), in
+//	                pieces (textstore.go)
+//	texts.bin       the same text as format 4 stored it, a block file: still
+//	                read, no longer written
 //
 // A block file is a run of zstd frames, each a block of consecutive
 // documents' records (their lengths as uvarints, then their bytes), then a
@@ -59,12 +62,9 @@ func CheckStore(mode string) error {
 // Document is what an index holds of one document.
 type Document struct{ URL, Title, Text string } // Text empty unless stored and asked for
 
-// Target decoded sizes of a block: titles are read for every hit of a
-// page, texts only for the few whose snippet or text is asked for.
-const (
-	titleBlockBytes = 4 << 10
-	textBlockBytes  = 32 << 10
-)
+// titleBlockBytes is the target decoded size of a block of titles: they
+// are read for every hit of a page.
+const titleBlockBytes = 4 << 10
 
 // maxBlockBytes bounds a block's decoded size, so that a damaged table
 // cannot ask for a huge allocation; a larger document is refused.
@@ -81,7 +81,8 @@ const (
 // compressed into blocks in scratch files until Writer.AddStore moves the
 // store into the new generation.
 type StoreBuilder struct {
-	titles, texts *blockWriter // texts is nil for StoreTitles
+	titles *blockWriter
+	texts  *pieceWriter // nil for StoreTitles
 }
 
 // NewStoreBuilder starts a store of mode StoreTitles or StoreText whose
@@ -93,7 +94,7 @@ func NewStoreBuilder(dir, mode string) (*StoreBuilder, error) {
 	var b StoreBuilder
 	var err error
 	if b.titles, err = newBlockWriter(dir, fileTitles, titleBlockBytes); err == nil && mode == StoreText {
-		b.texts, err = newBlockWriter(dir, fileTexts, textBlockBytes)
+		b.texts, err = newPieceWriter(dir)
 	}
 	if err != nil {
 		b.Close()
@@ -102,24 +103,25 @@ func NewStoreBuilder(dir, mode string) (*StoreBuilder, error) {
 	return &b, nil
 }
 
-// Add stores the next document's title and text (text is ignored by a
-// titles-only store).
-func (b *StoreBuilder) Add(title string, text []byte) error {
+// Add stores the next document's title and text, the text cut into
+// pieces at cuts (PieceCutter); a titles-only store ignores both.
+func (b *StoreBuilder) Add(title string, text []byte, cuts []TextCut) error {
 	if err := b.titles.add([]byte(title)); err != nil {
 		return err
 	}
 	if b.texts != nil {
-		return b.texts.add(text)
+		return b.texts.add(text, cuts)
 	}
 	return nil
 }
 
 // Close removes the scratch files.
 func (b *StoreBuilder) Close() {
-	for _, w := range []*blockWriter{b.titles, b.texts} {
-		if w != nil {
-			w.close()
-		}
+	if b.titles != nil {
+		b.titles.close()
+	}
+	if b.texts != nil {
+		b.texts.close()
 	}
 }
 
@@ -127,28 +129,25 @@ func (b *StoreBuilder) Close() {
 // and closing b; b must hold one document per docid.
 func (w *Writer) AddStore(b *StoreBuilder) error {
 	defer b.Close()
-	for _, bw := range []*blockWriter{b.titles, b.texts} {
-		if bw == nil {
-			continue
-		}
-		if int(bw.docs) != len(w.docLens) {
-			return fmt.Errorf("index: the store holds %d documents, the index %d", bw.docs, len(w.docLens))
-		}
-		f, err := w.createOptional(bw.name)
-		if err != nil {
-			return err
-		}
-		if err := bw.finish(f); err != nil {
-			return err
+	if int(b.titles.docs) != len(w.docLens) || b.texts != nil && b.texts.docs() != len(w.docLens) {
+		return fmt.Errorf("index: the store holds %d documents, the index %d", b.titles.docs, len(w.docLens))
+	}
+	f, err := w.createOptional(fileTitles)
+	if err == nil {
+		err = b.titles.finish(f)
+	}
+	if err == nil && b.texts != nil {
+		if f, err = w.createOptional(fileTextPieces); err == nil {
+			err = b.texts.finish(f)
 		}
 	}
-	return nil
+	return err
 }
 
 // copyStore writes ix's store files, as they lie, into the new
 // generation.
 func (w *Writer) copyStore(ix *Index) error {
-	for _, name := range []string{fileTitles, fileTexts} {
+	for _, name := range []string{fileTitles, fileTexts, fileTextPieces} {
 		data, ok := ix.maps[name]
 		if !ok {
 			continue
@@ -395,8 +394,17 @@ func (ix *Index) openStore() error {
 			return err
 		}
 	}
-	if ix.texts != nil && ix.titles == nil {
-		return corruptf(fileMeta, "files names %s without %s", fileTexts, fileTitles)
+	if data, named := ix.maps[fileTextPieces]; named {
+		err := ix.Guard(func() (err error) {
+			ix.pieces, err = parsePieceFile(data, ix.meta.Docs)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if (ix.texts != nil || ix.pieces != nil) && ix.titles == nil {
+		return corruptf(fileMeta, "files names a stored text without %s", fileTitles)
 	}
 	return nil
 }
@@ -405,7 +413,7 @@ func (ix *Index) openStore() error {
 // StoreTitles or StoreText.
 func (ix *Index) Store() string {
 	switch {
-	case ix.texts != nil:
+	case ix.texts != nil, ix.pieces != nil:
 		return StoreText
 	case ix.titles != nil:
 		return StoreTitles
@@ -430,7 +438,14 @@ func (ix *Index) Document(docid uint32, withText bool) (Document, error) {
 			}
 			doc.Title = string(t)
 		}
-		if withText && ix.texts != nil {
+		switch {
+		case withText && ix.pieces != nil:
+			t, err := ix.pieces.text(docid)
+			if err != nil {
+				return err
+			}
+			doc.Text = t
+		case withText && ix.texts != nil:
 			t, err := ix.texts.record(docid)
 			if err != nil {
 				return err
@@ -446,4 +461,6 @@ func (ix *Index) Document(docid uint32, withText bool) (Document, error) {
 }
 
 // StoreBytes is the size of the document store's files.
-func (m Meta) StoreBytes() int64 { return m.Files[fileTitles].Size + m.Files[fileTexts].Size }
+func (m Meta) StoreBytes() int64 {
+	return m.Files[fileTitles].Size + m.Files[fileTexts].Size + m.Files[fileTextPieces].Size
+}

@@ -39,7 +39,7 @@ func writeStored(t testing.TB, dir, mode string, titles []string, texts [][]byte
 			t.Fatal(err)
 		}
 		for d := range n {
-			if err := b.Add(titles[d], texts[d]); err != nil {
+			if err := b.Add(titles[d], texts[d], wordCuts(texts[d])); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -51,6 +51,20 @@ func writeStored(t testing.TB, dir, mode string, titles []string, texts [][]byte
 		t.Fatal(err)
 	}
 }
+
+// wordCuts cuts text into pieces as the indexer would if its tokens were
+// the runs of bytes other than ASCII space and newline.
+func wordCuts(text []byte) []TextCut {
+	var c PieceCutter
+	for i := range text {
+		if !isBlank(text[i]) && (i == 0 || isBlank(text[i-1])) {
+			c.Token(i)
+		}
+	}
+	return c.Cuts()
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\n' }
 
 // randomDocs makes n titles and texts of random sizes, from empty to
 // several blocks, of ASCII and other scripts.
@@ -113,6 +127,9 @@ func TestStoreRoundTrip(t *testing.T) {
 							t.Fatalf("Document(%d, %v) = %.80q, want %.80q", d, withText, got, want)
 						}
 					}
+					if mode == StoreText {
+						checkSpans(t, ix, uint32(d), texts[d], r)
+					}
 				}
 				if _, err := ix.Document(uint32(n), false); err == nil {
 					t.Errorf("Document(%d) of %d documents: no error", n, n)
@@ -142,6 +159,43 @@ func TestStoreRoundTrip(t *testing.T) {
 	}
 }
 
+// checkSpans checks that TextSpan gives, for random token ranges of
+// document d, the pieces holding them as wordCuts cut text.
+func checkSpans(t *testing.T, ix *Index, d uint32, text []byte, r *rand.Rand) {
+	t.Helper()
+	cuts := append([]TextCut{{}}, wordCuts(text)...)
+	holding := func(tok uint32) int { // index of the piece holding tok
+		i := 0
+		for i+1 < len(cuts) && cuts[i+1].Token <= tok {
+			i++
+		}
+		return i
+	}
+	end := func(i int) int {
+		if i+1 < len(cuts) {
+			return int(cuts[i+1].Byte)
+		}
+		return len(text)
+	}
+	last := cuts[len(cuts)-1].Token + 200
+	for range 5 {
+		from := uint32(r.IntN(int(last)))
+		to := from + uint32(r.IntN(300))
+		got, err := ix.TextSpan(d, from, to)
+		if err != nil {
+			t.Fatalf("TextSpan(%d, %d, %d): %v", d, from, to, err)
+		}
+		a, b := holding(from), holding(to)
+		want := TextSpan{Text: string(text[cuts[a].Byte:end(b)]), AtStart: a == 0, AtEnd: b == len(cuts)-1}
+		if len(text) == 0 {
+			want = TextSpan{AtStart: true, AtEnd: true}
+		}
+		if got != want {
+			t.Fatalf("TextSpan(%d, %d, %d) = %.60q %v %v, want %.60q %v %v", d, from, to, got.Text, got.AtStart, got.AtEnd, want.Text, want.AtStart, want.AtEnd)
+		}
+	}
+}
+
 // TestStoreCorrupt checks that a flipped byte in a store file is refused
 // at Open, and that blocks which pass the checksum but do not decode give
 // errors, not panics.
@@ -156,7 +210,7 @@ func TestStoreCorrupt(t *testing.T) {
 	}
 	gen := filepath.Join(dir, ix.meta.Generation)
 	ix.Close()
-	for _, name := range []string{fileTitles, fileTexts} {
+	for _, name := range []string{fileTitles, fileTextPieces} {
 		p := filepath.Join(gen, name)
 		orig, err := os.ReadFile(p)
 		if err != nil {
@@ -172,8 +226,8 @@ func TestStoreCorrupt(t *testing.T) {
 	}
 
 	// Garbage behind a table that checks: every read is an error.
-	data, _ := os.ReadFile(filepath.Join(gen, fileTexts))
-	f, err := parseBlockFile(fileTexts, data, 200)
+	data, _ := os.ReadFile(filepath.Join(gen, fileTitles))
+	f, err := parseBlockFile(fileTitles, data, 200)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +235,7 @@ func TestStoreCorrupt(t *testing.T) {
 	for i := range len(f.blocks) {
 		garbage[i] = byte(r.Uint32())
 	}
-	g, err := parseBlockFile(fileTexts, garbage, 200)
+	g, err := parseBlockFile(fileTitles, garbage, 200)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +260,7 @@ func TestStoreCorrupt(t *testing.T) {
 		}},
 	}
 	for _, tc := range tests {
-		if _, err := parseBlockFile(fileTexts, tc.edit(slices.Clone(data)), 200); !errors.Is(err, ErrCorrupt) {
+		if _, err := parseBlockFile(fileTitles, tc.edit(slices.Clone(data)), 200); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: parseBlockFile = %v, want ErrCorrupt", tc.name, err)
 		}
 	}
@@ -222,7 +276,7 @@ func FuzzBlockFile(f *testing.F) {
 		f.Fatal(err)
 	}
 	for d := range titles {
-		b.Add(titles[d], texts[d])
+		b.Add(titles[d], texts[d], nil)
 	}
 	var buf bytes.Buffer
 	if err := b.titles.finish(&buf); err != nil {

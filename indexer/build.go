@@ -24,6 +24,7 @@ type parsed struct {
 	truncated bool
 	title     string // for the document store
 	text      []byte
+	cuts      []index.TextCut // where the store cuts text into pieces
 	err       error
 }
 
@@ -101,7 +102,7 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 			} else if pt != nil {
 				docs = len(p.passages)
 			}
-			if err := feed.add(p.slot, storedSlot{title: p.title, text: p.text, docs: docs}); err != nil {
+			if err := feed.add(p.slot, storedSlot{title: p.title, text: p.text, cuts: p.cuts, docs: docs}); err != nil {
 				return err
 			}
 		}
@@ -295,7 +296,16 @@ func parseFile(a *analysis.Analyzer, f docFile, slot uint32, opts Options) parse
 		return p
 	}
 	c := newTermCounter(opts.Positions)
-	a.Analyze(text, c.add)
+	if opts.Store == index.StoreText {
+		var pc index.PieceCutter
+		a.AnalyzeOffsets(text, func(term string, start, _ int) {
+			c.add(term)
+			pc.Token(start)
+		})
+		p.cuts = pc.Cuts()
+	} else {
+		a.Analyze(text, c.add)
+	}
 	p.terms, p.length = c.done(), c.n
 	return p
 }

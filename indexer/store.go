@@ -17,6 +17,7 @@ type storeFeed struct {
 type storedSlot struct {
 	title string
 	text  []byte
+	cuts  []index.TextCut
 	docs  int
 }
 
@@ -35,7 +36,7 @@ func (f *storeFeed) add(slot uint32, s storedSlot) error {
 		delete(f.pending, f.next)
 		f.next++
 		for range s.docs {
-			if err := f.b.Add(s.title, s.text); err != nil {
+			if err := f.b.Add(s.title, s.text, s.cuts); err != nil {
 				return err
 			}
 		}

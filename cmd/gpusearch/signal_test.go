@@ -132,8 +132,11 @@ func TestIndexStopsOnSignal(t *testing.T) {
 			if !strings.Contains(msg, "gpusearch: stopped: ") || !strings.Contains(msg, "signal received") {
 				t.Errorf("index after %v printed %q, want it to say it stopped on a signal", sig, msg)
 			}
-			if took > 2*time.Second {
-				t.Errorf("index took %v to stop after %v, want at most about a second", took, sig)
+			// A worker finishes the 4 MiB document it holds (a fraction
+			// of a second; seconds on a loaded 2-core machine), far
+			// from the minute the whole crawl takes.
+			if took > 8*time.Second {
+				t.Errorf("index took %v to stop after %v, want a few seconds at most", took, sig)
 			}
 		})
 	}

@@ -1,0 +1,167 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// storedPieces writes 200 random documents with text and returns the
+// index directory and its textpieces.bin.
+func storedPieces(t testing.TB) (dir string, data []byte, texts [][]byte) {
+	titles, texts := randomDocs(rand.New(rand.NewPCG(9, 10)), 200)
+	dir = t.TempDir()
+	writeStored(t, dir, StoreText, titles, texts)
+	ix, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	data, err = os.ReadFile(filepath.Join(dir, ix.meta.Generation, fileTextPieces))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, data, texts
+}
+
+// TestTextPiecesCorrupt checks that damaged tables are refused and that
+// garbage pieces behind tables that check give errors, not panics.
+func TestTextPiecesCorrupt(t *testing.T) {
+	_, data, texts := storedPieces(t)
+	f, err := parsePieceFile(data, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := range uint32(200) {
+		if got, err := f.text(d); err != nil || got != string(texts[d]) {
+			t.Fatalf("text(%d) = %.40q, %v; want %.40q", d, got, err, texts[d])
+		}
+	}
+	garbage := slices.Clone(data)
+	r := rand.New(rand.NewPCG(11, 12))
+	for i := binary.LittleEndian.Uint32(data[len(data)-piecesTrailer:]); uint64(i) < f.end; i++ {
+		garbage[i] = byte(r.Uint32())
+	}
+	g, err := parsePieceFile(garbage, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	for d := range uint32(200) {
+		if _, err := g.text(d); err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("text(%d) of garbage = %v, want ErrCorrupt", d, err)
+			}
+			bad++
+		}
+	}
+	if bad == 0 {
+		t.Error("no garbage piece was noticed")
+	}
+
+	rows := len(data) - piecesTrailer - f.n*pieceRowBytes
+	tests := []struct {
+		name string
+		edit func([]byte) []byte
+	}{
+		{"no magic", func(b []byte) []byte { return b[:len(b)-1] }},
+		{"empty", func([]byte) []byte { return nil }},
+		{"documents", func(b []byte) []byte { b[len(b)-piecesTrailer+8]++; return b }},
+		{"pieces", func(b []byte) []byte { b[len(b)-piecesTrailer+4] += 100; return b }},
+		{"dictionary", func(b []byte) []byte { b[len(b)-piecesTrailer+2] = 0xff; return b }},
+		{"first offset", func(b []byte) []byte { binary.LittleEndian.PutUint64(b[rows:], 0); return b }},
+		{"second token", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[rows+pieceRowBytes+8:], 0); return b }},
+		{"first piece", func(b []byte) []byte { b[rows-4*201]++; return b }},
+	}
+	for _, tc := range tests {
+		if _, err := parsePieceFile(tc.edit(slices.Clone(data)), 200); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: parsePieceFile = %v, want ErrCorrupt", tc.name, err)
+		}
+	}
+}
+
+// FuzzPieceFile checks that the pieced text store's reader never panics
+// on any bytes, whatever it accepts.
+func FuzzPieceFile(f *testing.F) {
+	_, data, _ := storedPieces(f)
+	f.Add(data, uint16(200))
+	f.Add([]byte(piecesMagic), uint16(0))
+	f.Fuzz(func(t *testing.T, data []byte, docs uint16) {
+		pf, err := parsePieceFile(data, uint64(docs))
+		if err != nil {
+			return
+		}
+		for d := range min(uint32(docs), 64) {
+			pf.text(d)
+			pf.span(d, uint32(d), uint32(d)*7)
+		}
+	})
+}
+
+// TestFormat4Texts checks that an index whose texts lie whole in
+// texts.bin, as format 4 wrote them, still reads, without spans.
+func TestFormat4Texts(t *testing.T) {
+	titles, texts := randomDocs(rand.New(rand.NewPCG(13, 14)), 50)
+	dir := t.TempDir()
+	lens, urls := make([]uint32, len(texts)), make([]string, len(texts))
+	for d := range lens {
+		lens[d], urls[d] = 1, fmt.Sprint("http://example.com/", d)
+	}
+	w, err := NewWriter(dir, WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}, lens, urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddTerm("t", []uint32{0}, []uint32{1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct {
+		name string
+		recs [][]byte
+	}{{fileTitles, nil}, {fileTexts, texts}} {
+		bw, err := newBlockWriter(t.TempDir(), p.name, 32<<10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for d := range texts {
+			rec := []byte(titles[d])
+			if p.recs != nil {
+				rec = p.recs[d]
+			}
+			bw.add(rec)
+		}
+		f, err := w.createOptional(p.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := bw.finish(f); err != nil {
+			t.Fatal(err)
+		}
+		bw.close()
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if ix.Store() != StoreText || ix.PiecedText() {
+		t.Errorf("Store() = %q, PiecedText() = %v; want text, not pieced", ix.Store(), ix.PiecedText())
+	}
+	for d := range texts {
+		doc, err := ix.Document(uint32(d), true)
+		if err != nil || doc.Title != titles[d] || !bytes.Equal([]byte(doc.Text), texts[d]) {
+			t.Fatalf("Document(%d) = %.40q, %v", d, doc, err)
+		}
+	}
+	if _, err := ix.TextSpan(0, 0, 1); err == nil {
+		t.Error("TextSpan of whole texts: no error")
+	}
+}
