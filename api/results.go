@@ -32,61 +32,93 @@ func (s *Server) describe(ix *index.Index, q query.Query, hits []Hit, noSnippets
 // the words q matched marked in Highlights, and in SnippetHTML too when
 // asHTML. a is an analyzer for snippets to match words as the index
 // does. An index that stores nothing leaves the hits as they are.
+//
+// With positions and the text stored in pieces, the positions of q's
+// terms in each hit say where its snippet lies (snippet.Maker.Locate) and
+// only the pieces there are read and scanned; otherwise the whole text
+// is, skipping the terms the postings say it lacks.
 func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, snippetBytes int, asHTML bool) error {
 	if ix.Store() == index.StoreNone {
 		return nil
 	}
-	var (
-		m    *snippet.Maker
-		held []uint64
-	)
 	withText := ix.Store() == index.StoreText && snippetBytes > 0
+	located := withText && ix.PiecedText() && ix.HasPositions()
+	var (
+		m  *snippet.Maker
+		lk lookup
+	)
 	if withText {
 		m = snippet.New(snippet.Query{Terms: q.Terms, Phrases: q.Phrases}, snippetBytes)
 		var err error
-		if held, err = holdings(ix, q.Terms, hits); err != nil {
+		if lk, err = lookUp(ix, q.Terms, hits, located); err != nil {
 			return err
 		}
 	}
 	for i := range hits {
-		doc, err := ix.Document(hits[i].DocID, withText)
+		h := &hits[i]
+		doc, err := ix.Document(h.DocID, withText && !located)
 		if err != nil {
 			return err
 		}
-		h := &hits[i]
 		h.Title = doc.Title
-		if withText {
+		if !withText {
+			continue
+		}
+		var sn snippet.Snippet
+		if located {
+			from, to, _ := m.Locate(q.Terms, lk.positions[i])
+			span := m.Span()
+			part, err := ix.TextSpan(h.DocID, from-min(from, span/3), to+span)
+			if err != nil {
+				return err
+			}
+			sn = m.MakeIn(a, part.Text, part.AtStart, part.AtEnd)
+		} else {
 			var has func(string) bool
-			if held != nil {
+			if lk.held != nil {
 				has = func(t string) bool {
 					b := slices.Index(q.Terms, t)
-					return b < 0 || held[i]>>b&1 == 1
+					return b < 0 || lk.held[i]>>b&1 == 1
 				}
 			}
-			sn := m.Make(a, doc.Text, has)
-			h.Snippet, h.Highlights = sn.Text, sn.Highlights
-			if asHTML {
-				h.SnippetHTML = markHTML(sn)
-			}
+			sn = m.Make(a, doc.Text, has)
+		}
+		h.Snippet, h.Highlights = sn.Text, sn.Highlights
+		if asHTML {
+			h.SnippetHTML = markHTML(sn)
 		}
 	}
 	return nil
 }
 
-// holdings returns, for each hit, which of terms its document holds (bit
-// i: terms[i]), read from the postings so that a snippet need not scan a
-// text for a term it lacks: one cursor per term visits the hits in docid
-// order, decoding only the blocks it lands in. Nil for over 64 terms.
-func holdings(ix *index.Index, terms []string, hits []Hit) ([]uint64, error) {
-	if len(terms) > 64 {
-		return nil, nil
+// lookup is what the postings say of a page's hits.
+type lookup struct {
+	held      []uint64     // per hit, which terms its document holds (bit i: terms[i]); nil for over 64 terms
+	positions [][][]uint32 // with positions: per hit, per term, its positions in the document
+}
+
+// lookUp reads, for each hit, which of terms its document holds and,
+// withPositions, where: one cursor per term visits the hits in docid
+// order, decoding only the blocks it lands in.
+func lookUp(ix *index.Index, terms []string, hits []Hit, withPositions bool) (lookup, error) {
+	var lk lookup
+	if len(terms) <= 64 {
+		lk.held = make([]uint64, len(hits))
+	}
+	if withPositions {
+		lk.positions = make([][][]uint32, len(hits))
+		for i := range hits {
+			lk.positions[i] = make([][]uint32, len(terms))
+		}
+	}
+	if lk.held == nil && lk.positions == nil {
+		return lk, nil
 	}
 	order := make([]int, len(hits))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(x, y int) int { return cmp.Compare(hits[x].DocID, hits[y].DocID) })
-	held := make([]uint64, len(hits))
 	err := ix.Guard(func() error {
 		for b, t := range terms {
 			info, ok := ix.Lookup(t)
@@ -95,8 +127,18 @@ func holdings(ix *index.Index, terms []string, hits []Hit) ([]uint64, error) {
 			}
 			c := ix.LazyCursor(info)
 			for _, i := range order {
-				if c.NextGEQ(hits[i].DocID) == hits[i].DocID {
-					held[i] |= 1 << b
+				if c.NextGEQ(hits[i].DocID) != hits[i].DocID {
+					continue
+				}
+				if lk.held != nil {
+					lk.held[i] |= 1 << b
+				}
+				if lk.positions != nil {
+					p, err := c.Positions(nil)
+					if err != nil {
+						return err
+					}
+					lk.positions[i][b] = p
 				}
 			}
 			if err := c.Err(); err != nil {
@@ -105,7 +147,7 @@ func holdings(ix *index.Index, terms []string, hits []Hit) ([]uint64, error) {
 		}
 		return nil
 	})
-	return held, err
+	return lk, err
 }
 
 // markHTML writes a snippet as HTML text: escaped, its highlights inside

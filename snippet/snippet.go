@@ -180,6 +180,17 @@ func New(q Query, size int) *Maker {
 // stops as soon as a window holds every unit whose terms the text holds,
 // where otherwise a text lacking a term is scanned to its end.
 func (m *Maker) Make(a *analysis.Analyzer, text string, held func(term string) bool) Snippet {
+	return m.make(a, text, held, true, true)
+}
+
+// MakeIn is Make over part of a document's text, as Locate found it:
+// atStart and atEnd say whether the part begins and ends the text, so
+// that an Ellipsis marks the text going on beyond the part too.
+func (m *Maker) MakeIn(a *analysis.Analyzer, part string, atStart, atEnd bool) Snippet {
+	return m.make(a, part, nil, atStart, atEnd)
+}
+
+func (m *Maker) make(a *analysis.Analyzer, text string, held func(term string) bool, atStart, atEnd bool) Snippet {
 	m.matches, m.occs, m.found, m.settled = m.matches[:0], m.occs[:0], 0, false
 	clear(m.met)
 	m.reachable = m.units
@@ -200,7 +211,7 @@ func (m *Maker) Make(a *analysis.Analyzer, text string, held func(term string) b
 		}
 	}
 	start, end, cutBefore, cutAfter := m.cut(text, from, to)
-	return m.render(text, start, end, cutBefore, cutAfter, l, r)
+	return m.render(text, start, end, cutBefore || !atStart, cutAfter || !atEnd, l, r)
 }
 
 // scanned returns the part of t that is scanned for matches: all of it, or

@@ -1,0 +1,128 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpusearch/gpusearch/analysis"
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/indexer"
+	"github.com/gpusearch/gpusearch/query"
+	"github.com/gpusearch/gpusearch/snippet"
+)
+
+// TestDescribeLocated checks snippets made from the pieces that positions
+// point at against snippets made from the whole text, on random
+// documents of one to twenty pieces and random queries with phrases:
+// where the text is one piece the two are the same; elsewhere every mark
+// is a word of a query term, the snippet is the text's own, and it holds
+// a query unit whenever the document does.
+func TestDescribeLocated(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	vocab := strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon running runs ran café naïve 3.14 don't http.Server")
+	root := t.TempDir()
+	crawl := filepath.Join(root, "crawl", "r.test")
+	if err := os.MkdirAll(crawl, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	texts := make([]string, 60)
+	for d := range texts {
+		var b strings.Builder
+		for range 5 + r.IntN([]int{100, 400, 3000}[r.IntN(3)]) {
+			b.WriteString(vocab[r.IntN(len(vocab))])
+			b.WriteString([]string{" ", " ", " ", "\n", ", ", ". "}[r.IntN(6)])
+		}
+		texts[d] = b.String()
+		if err := os.WriteFile(filepath.Join(crawl, fmt.Sprintf("d%03d.txt", d)), []byte(texts[d]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(root, "index")
+	opts := indexer.Options{DocIDCodec: "varint-SU", FreqCodec: "varint-SU", Workers: 2, Store: index.StoreText, Positions: true}
+	if _, err := indexer.Build(context.Background(), filepath.Dir(crawl), out, opts); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if !ix.PiecedText() || !ix.HasPositions() {
+		t.Fatal("the index does not store pieces and positions")
+	}
+	a := analysis.New()
+	same, checked := 0, 0
+	for range 200 {
+		var raw []string
+		for range 1 + r.IntN(3) {
+			w := vocab[r.IntN(len(vocab))]
+			if r.IntN(4) == 0 {
+				w = `"` + w + " " + vocab[r.IntN(len(vocab))] + `"`
+			}
+			raw = append(raw, w)
+		}
+		q, err := query.Parse(a, strings.Join(raw, " "), query.Or, 10)
+		if err != nil || len(q.Terms) == 0 {
+			continue
+		}
+		var hits []Hit
+		for d := range len(texts) {
+			hits = append(hits, Hit{DocID: uint32(d)})
+		}
+		located := slices.Clone(hits)
+		if err := Describe(ix, a, q, located, 160, false); err != nil {
+			t.Fatal(err)
+		}
+		whole := slices.Clone(hits)
+		if err := describeWhole(ix, a, q, whole, 160); err != nil {
+			t.Fatal(err)
+		}
+		for i, h := range located {
+			doc, _ := ix.Document(h.DocID, true)
+			checked++
+			if len(doc.Text) < index.TextPieceBytes {
+				if h.Snippet != whole[i].Snippet || !slices.Equal(h.Highlights, whole[i].Highlights) {
+					t.Fatalf("query %q doc %d of one piece: located %q, whole %q", raw, h.DocID, marks(h), marks(whole[i]))
+				}
+				same++
+				continue
+			}
+			inner := strings.Trim(h.Snippet, "…")
+			if !strings.Contains(strings.Join(strings.Fields(doc.Text), " "), inner) {
+				t.Fatalf("query %q doc %d: snippet %q is not the text's", raw, h.DocID, h.Snippet)
+			}
+			for _, hl := range h.Highlights {
+				terms := a.Terms(h.Snippet[hl[0]:hl[1]])
+				if len(terms) != 1 || !slices.Contains(q.Terms, terms[0]) {
+					t.Fatalf("query %q doc %d: mark %q is no query term", raw, h.DocID, h.Snippet[hl[0]:hl[1]])
+				}
+			}
+			if len(whole[i].Highlights) > 0 && len(h.Highlights) == 0 {
+				t.Fatalf("query %q doc %d: located snippet %q marks nothing, whole text's %q does", raw, h.DocID, marks(h), marks(whole[i]))
+			}
+		}
+	}
+	if same == 0 || checked == same {
+		t.Fatalf("%d of %d snippets from one piece: want both kinds", same, checked)
+	}
+}
+
+// describeWhole is Describe's whole-text path: each snippet made from its
+// document's whole text.
+func describeWhole(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, size int) error {
+	for i := range hits {
+		doc, err := ix.Document(hits[i].DocID, true)
+		if err != nil {
+			return err
+		}
+		sn := snippet.New(snippet.Query{Terms: q.Terms, Phrases: q.Phrases}, size).Make(a, doc.Text, nil)
+		hits[i].Snippet, hits[i].Highlights = sn.Text, sn.Highlights
+	}
+	return nil
+}
