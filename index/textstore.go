@@ -48,11 +48,11 @@ const fileTextPieces = "textpieces.bin"
 const TextPieceBytes = 1024
 
 const (
-	piecesMagic    = "gstexts2"
-	pieceRowBytes  = 12
-	piecesTrailer  = 12 + len(piecesMagic)
-	dictSamples    = 64 // pieces sampled across the store for its dictionary
-	maxDictBytes   = 64<<10 - 1
+	piecesMagic   = "gstexts2"
+	pieceRowBytes = 12
+	piecesTrailer = 12 + len(piecesMagic)
+	dictSamples   = 64 // pieces sampled across the store for its dictionary
+	maxDictBytes  = 64<<10 - 1
 )
 
 // TextCut is where a stored text's next piece begins: at byte Byte, the
@@ -317,7 +317,7 @@ func (f *pieceFile) text(d uint32) (string, error) {
 
 // TextSpan is a stretch of a document's stored text: whole pieces.
 type TextSpan struct {
-	Text          string
+	Text           string
 	AtStart, AtEnd bool // whether Text begins or ends the document's text
 }
 
