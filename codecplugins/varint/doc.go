@@ -55,5 +55,16 @@
 // control bytes' data sizes first and checks them against the input once,
 // so its loop needs no per-group length check. Only the block's partial
 // last group and truncated input take a byte-at-a-time path.
-// No unsafe, no assembly.
+// No unsafe.
+//
+// Assembly. On amd64 (unless built with the purego tag) streamvbyte's full
+// groups are decoded by an SSSE3 kernel generated with avo by
+// internal/gensimd (varint_amd64.s; go generate rewrites it, and a test
+// fails when it is stale), at the SSE and AVX2 levels of
+// codecplugins/internal/simd: one 16-byte load and one PSHUFB per group of
+// four values, the shuffle mask and the group's size looked up by its
+// control byte. The kernel sums the group sizes as it goes, reading no byte
+// past src (the last groups come from a padded copy), and the Go code then
+// checks that sum against the input as before, so errors and values match
+// the pure-Go decoder's, which stays the reference and the fallback.
 package varint

@@ -43,8 +43,13 @@ func (StreamVByte) DecodeBlock(dst []uint32, src []byte, n int) error {
 	}
 	ctrl := src[:nc]
 	full := n / 4
-	size := nc
-	for _, c := range ctrl[:full] {
+	// The assembly, where there is one, decodes the full groups (all of
+	// them unless the data are truncated or very short) and sums their
+	// sizes; the check below covers the assembly's groups and the rest.
+	g, e := svbHead(dst, ctrl, src[nc:], full)
+	e += nc
+	size := e
+	for _, c := range ctrl[g:full] {
 		size += int(quads[c].end[3])
 	}
 	r := n % 4
@@ -55,7 +60,6 @@ func (StreamVByte) DecodeBlock(dst []uint32, src []byte, n int) error {
 		return codecplugins.Corrupt(svbName, len(src), "truncated data")
 	}
 	// Groups with a whole load window of src from their first data byte.
-	g, e := 0, nc
 	for ; g < full && e+19 <= len(src); g++ {
 		q := &quads[ctrl[g]]
 		decodeQuad((*[4]uint32)(dst[4*g:4*g+4]), (*[19]byte)(src[e:e+19]), q)

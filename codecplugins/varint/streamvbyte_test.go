@@ -27,5 +27,8 @@ func TestStreamVByteFormat(t *testing.T) {
 func TestStreamVByteGoldenSize(t *testing.T) { codectest.ClusteredSize(t, StreamVByte{}, 1280, 1647) }
 
 func FuzzDecodeStreamVByte(f *testing.F) {
-	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(StreamVByte{}, data, n) })
+	f.Fuzz(func(t *testing.T, data []byte, n int) {
+		codectest.Fuzz(StreamVByte{}, data, n)
+		codectest.FuzzLevels(StreamVByte{}, data, n)
+	})
 }

@@ -6,18 +6,26 @@ package bitpack
 
 // unpackVSSE decodes a vertical block of width b, 1 <= b <= 32, with SSE2;
 // src holds at least 16*b bytes.
+//
+//go:noescape
 func unpackVSSE(dst *[128]uint32, src *byte, b int)
 
 // unpackVAVX2 decodes a vertical block of width b, 1 <= b <= 32, with AVX2;
 // src holds at least 16*b bytes.
+//
+//go:noescape
 func unpackVAVX2(dst *[128]uint32, src *byte, b int)
 
 // unpackVPrefixSSE decodes a vertical block of width b, 1 <= b <= 32, with SSE2,
 // into dst[i] = base + v[0] + ... + v[i] modulo 2^32; src holds at least
 // 16*b bytes.
+//
+//go:noescape
 func unpackVPrefixSSE(dst *[128]uint32, src *byte, b int, base uint32)
 
 // unpackVPrefixAVX2 decodes a vertical block of width b, 1 <= b <= 32, with AVX2,
 // into dst[i] = base + v[0] + ... + v[i] modulo 2^32; src holds at least
 // 16*b bytes.
+//
+//go:noescape
 func unpackVPrefixAVX2(dst *[128]uint32, src *byte, b int, base uint32)

@@ -68,6 +68,9 @@ type kernel func(b int, dst, src operand.Mem, prev reg.VecPhysical)
 func (g *gen) dispatch(name, isa string, prefix bool, k kernel) {
 	g.Function(name)
 	g.Attributes(attr.NOSPLIT)
+	// The kernels keep no pointer: without this, every buffer passed to
+	// them would move to the heap.
+	g.Pragma("noescape")
 	if prefix {
 		g.SignatureExpr("func(dst *[128]uint32, src *byte, b int, base uint32)")
 		g.Doc(name+" decodes a vertical block of width b, 1 <= b <= 32, with "+isa+",",
