@@ -35,8 +35,9 @@ func (s *Server) describe(ix *index.Index, q query.Query, hits []Hit, noSnippets
 //
 // With positions and the text stored in pieces, the positions of q's
 // terms in each hit say where its snippet lies (snippet.Maker.Locate) and
-// only the pieces there are read and scanned; otherwise the whole text
-// is, skipping the terms the postings say it lacks.
+// only the pieces there are read and scanned; otherwise, or when those
+// pieces miss every term the document holds, the whole text is, skipping
+// the terms the postings say it lacks.
 func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, snippetBytes int, asHTML bool) error {
 	if ix.Store() == index.StoreNone {
 		return nil
@@ -49,8 +50,12 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 	)
 	if withText {
 		m = snippet.New(snippet.Query{Terms: q.Terms, Phrases: q.Phrases}, snippetBytes)
+		var want func(term int, freq, docLen uint32) bool
+		if located {
+			want = positionsWanted(q, m.Span())
+		}
 		var err error
-		if lk, err = lookUp(ix, q.Terms, hits, located); err != nil {
+		if lk, err = lookUp(ix, q.Terms, hits, want); err != nil {
 			return err
 		}
 	}
@@ -73,7 +78,16 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 				return err
 			}
 			sn = m.MakeIn(a, part.Text, part.AtStart, part.AtEnd)
-		} else {
+		}
+		// The whole text: without located snippets, or where the pieces
+		// read missed the terms the document holds (a dense term whose
+		// positions were not read, rarely).
+		if !located || len(sn.Highlights) == 0 && lk.held != nil && lk.held[i] != 0 {
+			if located {
+				if doc, err = ix.Document(h.DocID, true); err != nil {
+					return err
+				}
+			}
 			var has func(string) bool
 			if lk.held != nil {
 				has = func(t string) bool {
@@ -97,15 +111,35 @@ type lookup struct {
 	positions [][][]uint32 // with positions: per hit, per term, its positions in the document
 }
 
+// positionsWanted says which of q's terms' positions Locate needs in a
+// document: all of a phrase's, and a bare term's unless it is dense, so
+// frequent in the document (more than once a span, on average) that
+// most windows hold it. Decoding and merging the hundreds of
+// places of "the" or "protocol" in an RFC took most of a snippet's time,
+// and cannot move its window.
+func positionsWanted(q query.Query, span uint32) func(term int, freq, docLen uint32) bool {
+	inPhrase := make([]bool, len(q.Terms))
+	for _, p := range q.Phrases {
+		for _, t := range p {
+			if i := slices.Index(q.Terms, t); i >= 0 && len(p) > 1 {
+				inPhrase[i] = true
+			}
+		}
+	}
+	return func(term int, freq, docLen uint32) bool {
+		return inPhrase[term] || uint64(freq)*uint64(span) <= uint64(docLen)
+	}
+}
+
 // lookUp reads, for each hit, which of terms its document holds and,
-// withPositions, where: one cursor per term visits the hits in docid
-// order, decoding only the blocks it lands in.
-func lookUp(ix *index.Index, terms []string, hits []Hit, withPositions bool) (lookup, error) {
+// where want (when not nil) asks, the positions: one cursor per term
+// visits the hits in docid order, decoding only the blocks it lands in.
+func lookUp(ix *index.Index, terms []string, hits []Hit, want func(term int, freq, docLen uint32) bool) (lookup, error) {
 	var lk lookup
 	if len(terms) <= 64 {
 		lk.held = make([]uint64, len(hits))
 	}
-	if withPositions {
+	if want != nil {
 		lk.positions = make([][][]uint32, len(hits))
 		for i := range hits {
 			lk.positions[i] = make([][]uint32, len(terms))
@@ -133,7 +167,7 @@ func lookUp(ix *index.Index, terms []string, hits []Hit, withPositions bool) (lo
 				if lk.held != nil {
 					lk.held[i] |= 1 << b
 				}
-				if lk.positions != nil {
+				if lk.positions != nil && want(b, c.Freq(), ix.DocLen(hits[i].DocID)) {
 					p, err := c.Positions(nil)
 					if err != nil {
 						return err

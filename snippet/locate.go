@@ -1,9 +1,6 @@
 package snippet
 
-import (
-	"cmp"
-	"slices"
-)
+import "slices"
 
 // Locating a snippet by positions. An index with positions knows where
 // each query term lies in a hit's text, as token ordinals; the window of
@@ -17,6 +14,11 @@ import (
 // a token with its space; a span too wide only reads a little more.
 const bytesPerToken = 5
 
+// maxLocated bounds the occurrences Locate looks at, and so its time: a
+// document holding its query's units thousands of times has its snippet
+// among the first maxLocated.
+const maxLocated = 512
+
 // Span returns how many tokens Locate's window spans for the Maker's
 // size.
 func (m *Maker) Span() uint32 { return uint32(max(8, m.size/bytesPerToken)) }
@@ -27,27 +29,27 @@ func (m *Maker) Span() uint32 { return uint32(max(8, m.size/bytesPerToken)) }
 // positions of terms[i] in the document, ascending; terms the Maker does
 // not know are ignored. ok is false when no unit occurs.
 func (m *Maker) Locate(terms []string, positions [][]uint32) (from, to uint32, ok bool) {
-	byID := make([][]uint32, len(m.unit))
+	byID := m.byID[:0]
+	for range m.unit {
+		byID = append(byID, nil)
+	}
 	for i, t := range terms {
 		if id, known := m.ids[t]; known && i < len(positions) {
 			byID[id] = positions[i]
 		}
 	}
-	type occurrence struct {
-		start, end uint32
-		unit       int32
-	}
-	var occs []occurrence
+	// Each unit's occurrences, ascending: a bare term's positions, a
+	// phrase's where its terms follow each other.
+	lists := m.lists[:0]
 	for id, u := range m.unit {
-		if u < 0 {
-			continue
-		}
-		for _, p := range byID[id] {
-			occs = append(occs, occurrence{p, p, u})
+		if u >= 0 && len(byID[id]) > 0 {
+			lists = append(lists, unitList{unit: u, starts: byID[id]})
 		}
 	}
 	nbare := int32(m.units - len(m.phrases))
+	phrased := m.phrased[:0]
 	for k, ids := range m.phrases {
+		at := len(phrased)
 	next:
 		for _, p := range byID[ids[0]] {
 			for j, id := range ids[1:] {
@@ -55,20 +57,45 @@ func (m *Maker) Locate(terms []string, positions [][]uint32) (from, to uint32, o
 					continue next
 				}
 			}
-			occs = append(occs, occurrence{p, p + uint32(len(ids)) - 1, nbare + int32(k)})
+			phrased = append(phrased, p)
+		}
+		if len(phrased) > at {
+			lists = append(lists, unitList{unit: nbare + int32(k), starts: phrased[at:], length: uint32(len(ids)) - 1})
 		}
 	}
-	if len(occs) == 0 {
+	m.byID, m.lists, m.phrased = byID, lists, phrased
+	if len(lists) == 0 {
 		return 0, 0, false
 	}
-	slices.SortFunc(occs, func(a, b occurrence) int { return cmp.Compare(a.start, b.start) })
-	// Slide a window over the occurrences by start, counting distinct
-	// units among those that end inside it.
+	// Merge them by start (a handful of lists: a linear pick beats a
+	// heap) while sliding a window over the merged occurrences, counting
+	// the distinct units of those that end inside it; a window holding
+	// every unit that occurs ends the search, since no later one beats it,
+	// and so do maxLocated occurrences, as the whole-text scan stops at
+	// MaxScan bytes.
+	present := len(lists)
+	count := m.count[:0]
+	for range m.units {
+		count = append(count, 0)
+	}
+	occs := m.located[:0]
 	span := m.Span()
-	count := make([]int, m.units)
 	best, distinct, l := 0, 0, 0
-	for r, o := range occs {
-		for l < r && occs[l].start+span <= o.end {
+	for best < present && len(occs) < maxLocated {
+		k := -1
+		for i, u := range lists {
+			if len(u.starts) > 0 && (k < 0 || u.starts[0] < lists[k].starts[0]) {
+				k = i
+			}
+		}
+		if k < 0 {
+			break
+		}
+		p := lists[k].starts[0]
+		lists[k].starts = lists[k].starts[1:]
+		o := located{p, p + lists[k].length, lists[k].unit}
+		occs = append(occs, o)
+		for l < len(occs)-1 && occs[l].start+span <= o.end {
 			if count[occs[l].unit]--; count[occs[l].unit] == 0 {
 				distinct--
 			}
@@ -81,5 +108,20 @@ func (m *Maker) Locate(terms []string, positions [][]uint32) (from, to uint32, o
 			best, from, to = distinct, occs[l].start, o.end
 		}
 	}
+	m.located, m.count = occs, count
 	return from, to, true
+}
+
+// unitList is a unit's occurrences still to merge: their first tokens,
+// ascending, each spanning length more.
+type unitList struct {
+	unit   int32
+	starts []uint32
+	length uint32
+}
+
+// located is an occurrence of a unit, by token.
+type located struct {
+	start, end uint32
+	unit       int32
 }

@@ -87,6 +87,13 @@ type Maker struct {
 	met       []bool // unit -> met so far
 	reachable int    // units the text can hold, by its terms
 	settled   bool   // a window holds every reachable unit
+
+	// Locate's scratch.
+	byID    [][]uint32
+	lists   []unitList
+	phrased []uint32
+	located []located
+	count   []int
 }
 
 // match is a word of the text that analyzes to a query term.

@@ -23,8 +23,9 @@ import (
 // holds, each hit's stored text and its snippet). A request is the search
 // to top k followed by Describe of its hits; Share is the snippets' part of
 // the requests' total time (summed over requests). A hit's cost is
-// Describe of that hit alone, and its fetch the Index.Document of its text
-// alone.
+// Describe of that hit alone. Titles is Describe without snippets, as a
+// request with snippets=0 has it, and Added a request's snippets less its
+// titles: what snippets add to a request.
 type SnippetReport struct {
 	Index       string  `json:"index"`
 	Queries     int     `json:"queries"`
@@ -35,12 +36,13 @@ type SnippetReport struct {
 	Hits        int     `json:"hits"` // hits described, over the timed passes
 	HitP50US    float64 `json:"hit_p50_us"`
 	HitP99US    float64 `json:"hit_p99_us"`
-	FetchP50US  float64 `json:"fetch_p50_us"`
 	SearchP50US float64 `json:"search_p50_us"`
 	// RequestP50US is the p50 of search plus snippets; SnippetsP50US the
 	// p50 of a request's snippets alone.
 	RequestP50US  float64 `json:"request_p50_us"`
 	SnippetsP50US float64 `json:"snippets_p50_us"`
+	TitlesP50US   float64 `json:"titles_p50_us"`
+	AddedP50US    float64 `json:"added_p50_us"`
 	Share         float64 `json:"share"`
 	Machine       Machine `json:"machine"`
 }
@@ -66,7 +68,7 @@ func Snippets(ctx context.Context, dir string, queries []string, mode query.Mode
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	a := analysis.New()
-	var search, request, snips, hit, fetch []time.Duration
+	var search, request, snips, titles, added, hit []time.Duration
 	repeat = max(repeat, 1)
 	for pass := range warmup + repeat {
 		timed := pass >= warmup
@@ -93,16 +95,17 @@ func Snippets(ctx context.Context, dir string, queries []string, mode query.Mode
 				continue
 			}
 			search, snips, request = append(search, t1.Sub(t0)), append(snips, t2.Sub(t1)), append(request, t2.Sub(t0))
+			if err := api.Describe(ix, a, q, hits, 0, false); err != nil {
+				return nil, err
+			}
+			titles = append(titles, time.Since(t2))
+			added = append(added, snips[len(snips)-1]-titles[len(titles)-1])
 			for i := range hits {
 				h0 := time.Now()
 				if err := api.Describe(ix, a, q, hits[i:i+1], snippet.DefaultSize, false); err != nil {
 					return nil, err
 				}
-				h1 := time.Now()
-				if _, err := ix.Document(hits[i].DocID, true); err != nil {
-					return nil, err
-				}
-				hit, fetch = append(hit, h1.Sub(h0)), append(fetch, time.Since(h1))
+				hit = append(hit, time.Since(h0))
 			}
 		}
 	}
@@ -111,11 +114,12 @@ func Snippets(ctx context.Context, dir string, queries []string, mode query.Mode
 	if len(hit) > 0 {
 		h := latency.Summarize(slices.Clone(hit))
 		rep.HitP50US, rep.HitP99US = h.P50US, h.P99US
-		rep.FetchP50US = latency.US(latency.Median(fetch))
 	}
 	rep.SearchP50US = latency.US(latency.Median(search))
 	rep.RequestP50US = latency.US(latency.Median(request))
 	rep.SnippetsP50US = latency.US(latency.Median(snips))
+	rep.TitlesP50US = latency.US(latency.Median(titles))
+	rep.AddedP50US = latency.US(latency.Median(added))
 	var s, r time.Duration
 	for i := range request {
 		s, r = s+snips[i], r+request[i]
