@@ -17,7 +17,7 @@ const bytesPerToken = 5
 // maxLocated bounds the occurrences Locate looks at, and so its time: a
 // document holding its query's units thousands of times has its snippet
 // among the first maxLocated.
-const maxLocated = 512
+const maxLocated = 128
 
 // Span returns how many tokens Locate's window spans for the Maker's
 // size.
