@@ -58,13 +58,15 @@
 // No unsafe.
 //
 // Assembly. On amd64 (unless built with the purego tag) streamvbyte's full
-// groups are decoded by an SSSE3 kernel generated with avo by
-// internal/gensimd (varint_amd64.s; go generate rewrites it, and a test
-// fails when it is stale), at the SSE and AVX2 levels of
+// groups are decoded by an SSSE3 kernel (AVX-encoded at the AVX2 level)
+// generated with avo by internal/gensimd (varint_amd64.s; go generate
+// rewrites it, and a test fails when it is stale), chosen by
 // codecplugins/internal/simd: one 16-byte load and one PSHUFB per group of
 // four values, the shuffle mask and the group's size looked up by its
-// control byte. The kernel sums the group sizes as it goes, reading no byte
-// past src (the last groups come from a padded copy), and the Go code then
-// checks that sum against the input as before, so errors and values match
-// the pure-Go decoder's, which stays the reference and the fallback.
+// control byte. Go first sums the group sizes from the control bytes (two
+// popcounts per eight control bytes) and checks them against src, as the
+// pure-Go path always did, so the kernel knows which loads stay inside src
+// and reads nothing past it; errors and values match the pure-Go decoder's,
+// which stays the reference and the fallback. internal/libsvb compares the
+// kernel with the C library under a build tag.
 package varint

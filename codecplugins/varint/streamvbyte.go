@@ -1,6 +1,11 @@
 package varint
 
-import "github.com/gpusearch/gpusearch/codecplugins"
+import (
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/gpusearch/gpusearch/codecplugins"
+)
 
 // StreamVByte is Lemire's Stream VByte: the 2-bit byte lengths of all the
 // block's values come first, four to a control byte (value j of each four in
@@ -43,21 +48,20 @@ func (StreamVByte) DecodeBlock(dst []uint32, src []byte, n int) error {
 	}
 	ctrl := src[:nc]
 	full := n / 4
-	// The assembly, where there is one, decodes the full groups (all of
-	// them unless the data are truncated or very short) and sums their
-	// sizes; the check below covers the assembly's groups and the rest.
-	g, e := svbHead(dst, ctrl, src[nc:], full)
-	e += nc
-	size := e
-	for _, c := range ctrl[g:full] {
-		size += int(quads[c].end[3])
-	}
+	fullEnd := nc + dataLen(ctrl[:full]) // just past the full groups' data
+	size := fullEnd
 	r := n % 4
 	if r > 0 {
 		size += int(quads[ctrl[full]].end[r-1])
 	}
 	if size > len(src) {
 		return codecplugins.Corrupt(svbName, len(src), "truncated data")
+	}
+	// The assembly, where there is one, decodes the full groups of all
+	// but short blocks, in the bounds just checked.
+	g, e := 0, nc
+	if svbAsm(dst, ctrl[:full], src[nc:fullEnd]) {
+		g, e = full, fullEnd
 	}
 	// Groups with a whole load window of src from their first data byte.
 	for ; g < full && e+19 <= len(src); g++ {
@@ -86,4 +90,20 @@ func (StreamVByte) DecodeBlock(dst []uint32, src []byte, n int) error {
 		}
 	}
 	return nil
+}
+
+// dataLen returns the number of data bytes of the groups whose control
+// bytes are ctrl. A group takes 4 bytes plus the sum of its four 2-bit
+// fields, and the fields of eight control bytes add up with two popcounts:
+// the low bits count once, the high bits twice.
+func dataLen(ctrl []byte) int {
+	n := 4 * len(ctrl)
+	for ; len(ctrl) >= 8; ctrl = ctrl[8:] {
+		w := binary.LittleEndian.Uint64(ctrl)
+		n += bits.OnesCount64(w&0x5555555555555555) + 2*bits.OnesCount64(w&0xAAAAAAAAAAAAAAAA)
+	}
+	for _, c := range ctrl {
+		n += int(quads[c].end[3]) - 4
+	}
+	return n
 }

@@ -518,6 +518,520 @@ DATA svbShuffle<>+4080(SB)/8, $0x0706050403020100
 DATA svbShuffle<>+4088(SB)/8, $0x0f0e0d0c0b0a0908
 GLOBL svbShuffle<>(SB), RODATA|NOPTR, $4096
 
+DATA svbShuffleEnd<>+0(SB)/8, $0x8080800d8080800c
+DATA svbShuffleEnd<>+8(SB)/8, $0x8080800f8080800e
+DATA svbShuffleEnd<>+16(SB)/8, $0x8080800d80800c0b
+DATA svbShuffleEnd<>+24(SB)/8, $0x8080800f8080800e
+DATA svbShuffleEnd<>+32(SB)/8, $0x8080800d800c0b0a
+DATA svbShuffleEnd<>+40(SB)/8, $0x8080800f8080800e
+DATA svbShuffleEnd<>+48(SB)/8, $0x8080800d0c0b0a09
+DATA svbShuffleEnd<>+56(SB)/8, $0x8080800f8080800e
+DATA svbShuffleEnd<>+64(SB)/8, $0x80800d0c8080800b
+DATA svbShuffleEnd<>+72(SB)/8, $0x8080800f8080800e
+DATA svbShuffleEnd<>+80(SB)/8, $0x80800d0c80800b0a
+DATA svbShuffleEnd<>+88(SB)/8, $0x8080800f8080800e
+DATA svbShuffleEnd<>+96(SB)/8, $0x80800d0c800b0a09
+DATA svbShuffleEnd<>+104(SB)/8, $0x8080800f8080800e
+DATA svbShuffleEnd<>+112(SB)/8, $0x80800d0c0b0a0908
+DATA svbShuffleEnd<>+120(SB)/8, $0x8080800f8080800e
+DATA svbShuffleEnd<>+128(SB)/8, $0x800d0c0b8080800a
+DATA svbShuffleEnd<>+136(SB)/8, $0x8080800f8080800e
+DATA svbShuffleEnd<>+144(SB)/8, $0x800d0c0b80800a09
+DATA svbShuffleEnd<>+152(SB)/8, $0x8080800f8080800e
+DATA svbShuffleEnd<>+160(SB)/8, $0x800d0c0b800a0908
+DATA svbShuffleEnd<>+168(SB)/8, $0x8080800f8080800e
+DATA svbShuffleEnd<>+176(SB)/8, $0x800d0c0b0a090807
+DATA svbShuffleEnd<>+184(SB)/8, $0x8080800f8080800e
+DATA svbShuffleEnd<>+192(SB)/8, $0x0d0c0b0a80808009
+DATA svbShuffleEnd<>+200(SB)/8, $0x8080800f8080800e
+DATA svbShuffleEnd<>+208(SB)/8, $0x0d0c0b0a80800908
+DATA svbShuffleEnd<>+216(SB)/8, $0x8080800f8080800e
+DATA svbShuffleEnd<>+224(SB)/8, $0x0d0c0b0a80090807
+DATA svbShuffleEnd<>+232(SB)/8, $0x8080800f8080800e
+DATA svbShuffleEnd<>+240(SB)/8, $0x0d0c0b0a09080706
+DATA svbShuffleEnd<>+248(SB)/8, $0x8080800f8080800e
+DATA svbShuffleEnd<>+256(SB)/8, $0x8080800c8080800b
+DATA svbShuffleEnd<>+264(SB)/8, $0x8080800f80800e0d
+DATA svbShuffleEnd<>+272(SB)/8, $0x8080800c80800b0a
+DATA svbShuffleEnd<>+280(SB)/8, $0x8080800f80800e0d
+DATA svbShuffleEnd<>+288(SB)/8, $0x8080800c800b0a09
+DATA svbShuffleEnd<>+296(SB)/8, $0x8080800f80800e0d
+DATA svbShuffleEnd<>+304(SB)/8, $0x8080800c0b0a0908
+DATA svbShuffleEnd<>+312(SB)/8, $0x8080800f80800e0d
+DATA svbShuffleEnd<>+320(SB)/8, $0x80800c0b8080800a
+DATA svbShuffleEnd<>+328(SB)/8, $0x8080800f80800e0d
+DATA svbShuffleEnd<>+336(SB)/8, $0x80800c0b80800a09
+DATA svbShuffleEnd<>+344(SB)/8, $0x8080800f80800e0d
+DATA svbShuffleEnd<>+352(SB)/8, $0x80800c0b800a0908
+DATA svbShuffleEnd<>+360(SB)/8, $0x8080800f80800e0d
+DATA svbShuffleEnd<>+368(SB)/8, $0x80800c0b0a090807
+DATA svbShuffleEnd<>+376(SB)/8, $0x8080800f80800e0d
+DATA svbShuffleEnd<>+384(SB)/8, $0x800c0b0a80808009
+DATA svbShuffleEnd<>+392(SB)/8, $0x8080800f80800e0d
+DATA svbShuffleEnd<>+400(SB)/8, $0x800c0b0a80800908
+DATA svbShuffleEnd<>+408(SB)/8, $0x8080800f80800e0d
+DATA svbShuffleEnd<>+416(SB)/8, $0x800c0b0a80090807
+DATA svbShuffleEnd<>+424(SB)/8, $0x8080800f80800e0d
+DATA svbShuffleEnd<>+432(SB)/8, $0x800c0b0a09080706
+DATA svbShuffleEnd<>+440(SB)/8, $0x8080800f80800e0d
+DATA svbShuffleEnd<>+448(SB)/8, $0x0c0b0a0980808008
+DATA svbShuffleEnd<>+456(SB)/8, $0x8080800f80800e0d
+DATA svbShuffleEnd<>+464(SB)/8, $0x0c0b0a0980800807
+DATA svbShuffleEnd<>+472(SB)/8, $0x8080800f80800e0d
+DATA svbShuffleEnd<>+480(SB)/8, $0x0c0b0a0980080706
+DATA svbShuffleEnd<>+488(SB)/8, $0x8080800f80800e0d
+DATA svbShuffleEnd<>+496(SB)/8, $0x0c0b0a0908070605
+DATA svbShuffleEnd<>+504(SB)/8, $0x8080800f80800e0d
+DATA svbShuffleEnd<>+512(SB)/8, $0x8080800b8080800a
+DATA svbShuffleEnd<>+520(SB)/8, $0x8080800f800e0d0c
+DATA svbShuffleEnd<>+528(SB)/8, $0x8080800b80800a09
+DATA svbShuffleEnd<>+536(SB)/8, $0x8080800f800e0d0c
+DATA svbShuffleEnd<>+544(SB)/8, $0x8080800b800a0908
+DATA svbShuffleEnd<>+552(SB)/8, $0x8080800f800e0d0c
+DATA svbShuffleEnd<>+560(SB)/8, $0x8080800b0a090807
+DATA svbShuffleEnd<>+568(SB)/8, $0x8080800f800e0d0c
+DATA svbShuffleEnd<>+576(SB)/8, $0x80800b0a80808009
+DATA svbShuffleEnd<>+584(SB)/8, $0x8080800f800e0d0c
+DATA svbShuffleEnd<>+592(SB)/8, $0x80800b0a80800908
+DATA svbShuffleEnd<>+600(SB)/8, $0x8080800f800e0d0c
+DATA svbShuffleEnd<>+608(SB)/8, $0x80800b0a80090807
+DATA svbShuffleEnd<>+616(SB)/8, $0x8080800f800e0d0c
+DATA svbShuffleEnd<>+624(SB)/8, $0x80800b0a09080706
+DATA svbShuffleEnd<>+632(SB)/8, $0x8080800f800e0d0c
+DATA svbShuffleEnd<>+640(SB)/8, $0x800b0a0980808008
+DATA svbShuffleEnd<>+648(SB)/8, $0x8080800f800e0d0c
+DATA svbShuffleEnd<>+656(SB)/8, $0x800b0a0980800807
+DATA svbShuffleEnd<>+664(SB)/8, $0x8080800f800e0d0c
+DATA svbShuffleEnd<>+672(SB)/8, $0x800b0a0980080706
+DATA svbShuffleEnd<>+680(SB)/8, $0x8080800f800e0d0c
+DATA svbShuffleEnd<>+688(SB)/8, $0x800b0a0908070605
+DATA svbShuffleEnd<>+696(SB)/8, $0x8080800f800e0d0c
+DATA svbShuffleEnd<>+704(SB)/8, $0x0b0a090880808007
+DATA svbShuffleEnd<>+712(SB)/8, $0x8080800f800e0d0c
+DATA svbShuffleEnd<>+720(SB)/8, $0x0b0a090880800706
+DATA svbShuffleEnd<>+728(SB)/8, $0x8080800f800e0d0c
+DATA svbShuffleEnd<>+736(SB)/8, $0x0b0a090880070605
+DATA svbShuffleEnd<>+744(SB)/8, $0x8080800f800e0d0c
+DATA svbShuffleEnd<>+752(SB)/8, $0x0b0a090807060504
+DATA svbShuffleEnd<>+760(SB)/8, $0x8080800f800e0d0c
+DATA svbShuffleEnd<>+768(SB)/8, $0x8080800a80808009
+DATA svbShuffleEnd<>+776(SB)/8, $0x8080800f0e0d0c0b
+DATA svbShuffleEnd<>+784(SB)/8, $0x8080800a80800908
+DATA svbShuffleEnd<>+792(SB)/8, $0x8080800f0e0d0c0b
+DATA svbShuffleEnd<>+800(SB)/8, $0x8080800a80090807
+DATA svbShuffleEnd<>+808(SB)/8, $0x8080800f0e0d0c0b
+DATA svbShuffleEnd<>+816(SB)/8, $0x8080800a09080706
+DATA svbShuffleEnd<>+824(SB)/8, $0x8080800f0e0d0c0b
+DATA svbShuffleEnd<>+832(SB)/8, $0x80800a0980808008
+DATA svbShuffleEnd<>+840(SB)/8, $0x8080800f0e0d0c0b
+DATA svbShuffleEnd<>+848(SB)/8, $0x80800a0980800807
+DATA svbShuffleEnd<>+856(SB)/8, $0x8080800f0e0d0c0b
+DATA svbShuffleEnd<>+864(SB)/8, $0x80800a0980080706
+DATA svbShuffleEnd<>+872(SB)/8, $0x8080800f0e0d0c0b
+DATA svbShuffleEnd<>+880(SB)/8, $0x80800a0908070605
+DATA svbShuffleEnd<>+888(SB)/8, $0x8080800f0e0d0c0b
+DATA svbShuffleEnd<>+896(SB)/8, $0x800a090880808007
+DATA svbShuffleEnd<>+904(SB)/8, $0x8080800f0e0d0c0b
+DATA svbShuffleEnd<>+912(SB)/8, $0x800a090880800706
+DATA svbShuffleEnd<>+920(SB)/8, $0x8080800f0e0d0c0b
+DATA svbShuffleEnd<>+928(SB)/8, $0x800a090880070605
+DATA svbShuffleEnd<>+936(SB)/8, $0x8080800f0e0d0c0b
+DATA svbShuffleEnd<>+944(SB)/8, $0x800a090807060504
+DATA svbShuffleEnd<>+952(SB)/8, $0x8080800f0e0d0c0b
+DATA svbShuffleEnd<>+960(SB)/8, $0x0a09080780808006
+DATA svbShuffleEnd<>+968(SB)/8, $0x8080800f0e0d0c0b
+DATA svbShuffleEnd<>+976(SB)/8, $0x0a09080780800605
+DATA svbShuffleEnd<>+984(SB)/8, $0x8080800f0e0d0c0b
+DATA svbShuffleEnd<>+992(SB)/8, $0x0a09080780060504
+DATA svbShuffleEnd<>+1000(SB)/8, $0x8080800f0e0d0c0b
+DATA svbShuffleEnd<>+1008(SB)/8, $0x0a09080706050403
+DATA svbShuffleEnd<>+1016(SB)/8, $0x8080800f0e0d0c0b
+DATA svbShuffleEnd<>+1024(SB)/8, $0x8080800c8080800b
+DATA svbShuffleEnd<>+1032(SB)/8, $0x80800f0e8080800d
+DATA svbShuffleEnd<>+1040(SB)/8, $0x8080800c80800b0a
+DATA svbShuffleEnd<>+1048(SB)/8, $0x80800f0e8080800d
+DATA svbShuffleEnd<>+1056(SB)/8, $0x8080800c800b0a09
+DATA svbShuffleEnd<>+1064(SB)/8, $0x80800f0e8080800d
+DATA svbShuffleEnd<>+1072(SB)/8, $0x8080800c0b0a0908
+DATA svbShuffleEnd<>+1080(SB)/8, $0x80800f0e8080800d
+DATA svbShuffleEnd<>+1088(SB)/8, $0x80800c0b8080800a
+DATA svbShuffleEnd<>+1096(SB)/8, $0x80800f0e8080800d
+DATA svbShuffleEnd<>+1104(SB)/8, $0x80800c0b80800a09
+DATA svbShuffleEnd<>+1112(SB)/8, $0x80800f0e8080800d
+DATA svbShuffleEnd<>+1120(SB)/8, $0x80800c0b800a0908
+DATA svbShuffleEnd<>+1128(SB)/8, $0x80800f0e8080800d
+DATA svbShuffleEnd<>+1136(SB)/8, $0x80800c0b0a090807
+DATA svbShuffleEnd<>+1144(SB)/8, $0x80800f0e8080800d
+DATA svbShuffleEnd<>+1152(SB)/8, $0x800c0b0a80808009
+DATA svbShuffleEnd<>+1160(SB)/8, $0x80800f0e8080800d
+DATA svbShuffleEnd<>+1168(SB)/8, $0x800c0b0a80800908
+DATA svbShuffleEnd<>+1176(SB)/8, $0x80800f0e8080800d
+DATA svbShuffleEnd<>+1184(SB)/8, $0x800c0b0a80090807
+DATA svbShuffleEnd<>+1192(SB)/8, $0x80800f0e8080800d
+DATA svbShuffleEnd<>+1200(SB)/8, $0x800c0b0a09080706
+DATA svbShuffleEnd<>+1208(SB)/8, $0x80800f0e8080800d
+DATA svbShuffleEnd<>+1216(SB)/8, $0x0c0b0a0980808008
+DATA svbShuffleEnd<>+1224(SB)/8, $0x80800f0e8080800d
+DATA svbShuffleEnd<>+1232(SB)/8, $0x0c0b0a0980800807
+DATA svbShuffleEnd<>+1240(SB)/8, $0x80800f0e8080800d
+DATA svbShuffleEnd<>+1248(SB)/8, $0x0c0b0a0980080706
+DATA svbShuffleEnd<>+1256(SB)/8, $0x80800f0e8080800d
+DATA svbShuffleEnd<>+1264(SB)/8, $0x0c0b0a0908070605
+DATA svbShuffleEnd<>+1272(SB)/8, $0x80800f0e8080800d
+DATA svbShuffleEnd<>+1280(SB)/8, $0x8080800b8080800a
+DATA svbShuffleEnd<>+1288(SB)/8, $0x80800f0e80800d0c
+DATA svbShuffleEnd<>+1296(SB)/8, $0x8080800b80800a09
+DATA svbShuffleEnd<>+1304(SB)/8, $0x80800f0e80800d0c
+DATA svbShuffleEnd<>+1312(SB)/8, $0x8080800b800a0908
+DATA svbShuffleEnd<>+1320(SB)/8, $0x80800f0e80800d0c
+DATA svbShuffleEnd<>+1328(SB)/8, $0x8080800b0a090807
+DATA svbShuffleEnd<>+1336(SB)/8, $0x80800f0e80800d0c
+DATA svbShuffleEnd<>+1344(SB)/8, $0x80800b0a80808009
+DATA svbShuffleEnd<>+1352(SB)/8, $0x80800f0e80800d0c
+DATA svbShuffleEnd<>+1360(SB)/8, $0x80800b0a80800908
+DATA svbShuffleEnd<>+1368(SB)/8, $0x80800f0e80800d0c
+DATA svbShuffleEnd<>+1376(SB)/8, $0x80800b0a80090807
+DATA svbShuffleEnd<>+1384(SB)/8, $0x80800f0e80800d0c
+DATA svbShuffleEnd<>+1392(SB)/8, $0x80800b0a09080706
+DATA svbShuffleEnd<>+1400(SB)/8, $0x80800f0e80800d0c
+DATA svbShuffleEnd<>+1408(SB)/8, $0x800b0a0980808008
+DATA svbShuffleEnd<>+1416(SB)/8, $0x80800f0e80800d0c
+DATA svbShuffleEnd<>+1424(SB)/8, $0x800b0a0980800807
+DATA svbShuffleEnd<>+1432(SB)/8, $0x80800f0e80800d0c
+DATA svbShuffleEnd<>+1440(SB)/8, $0x800b0a0980080706
+DATA svbShuffleEnd<>+1448(SB)/8, $0x80800f0e80800d0c
+DATA svbShuffleEnd<>+1456(SB)/8, $0x800b0a0908070605
+DATA svbShuffleEnd<>+1464(SB)/8, $0x80800f0e80800d0c
+DATA svbShuffleEnd<>+1472(SB)/8, $0x0b0a090880808007
+DATA svbShuffleEnd<>+1480(SB)/8, $0x80800f0e80800d0c
+DATA svbShuffleEnd<>+1488(SB)/8, $0x0b0a090880800706
+DATA svbShuffleEnd<>+1496(SB)/8, $0x80800f0e80800d0c
+DATA svbShuffleEnd<>+1504(SB)/8, $0x0b0a090880070605
+DATA svbShuffleEnd<>+1512(SB)/8, $0x80800f0e80800d0c
+DATA svbShuffleEnd<>+1520(SB)/8, $0x0b0a090807060504
+DATA svbShuffleEnd<>+1528(SB)/8, $0x80800f0e80800d0c
+DATA svbShuffleEnd<>+1536(SB)/8, $0x8080800a80808009
+DATA svbShuffleEnd<>+1544(SB)/8, $0x80800f0e800d0c0b
+DATA svbShuffleEnd<>+1552(SB)/8, $0x8080800a80800908
+DATA svbShuffleEnd<>+1560(SB)/8, $0x80800f0e800d0c0b
+DATA svbShuffleEnd<>+1568(SB)/8, $0x8080800a80090807
+DATA svbShuffleEnd<>+1576(SB)/8, $0x80800f0e800d0c0b
+DATA svbShuffleEnd<>+1584(SB)/8, $0x8080800a09080706
+DATA svbShuffleEnd<>+1592(SB)/8, $0x80800f0e800d0c0b
+DATA svbShuffleEnd<>+1600(SB)/8, $0x80800a0980808008
+DATA svbShuffleEnd<>+1608(SB)/8, $0x80800f0e800d0c0b
+DATA svbShuffleEnd<>+1616(SB)/8, $0x80800a0980800807
+DATA svbShuffleEnd<>+1624(SB)/8, $0x80800f0e800d0c0b
+DATA svbShuffleEnd<>+1632(SB)/8, $0x80800a0980080706
+DATA svbShuffleEnd<>+1640(SB)/8, $0x80800f0e800d0c0b
+DATA svbShuffleEnd<>+1648(SB)/8, $0x80800a0908070605
+DATA svbShuffleEnd<>+1656(SB)/8, $0x80800f0e800d0c0b
+DATA svbShuffleEnd<>+1664(SB)/8, $0x800a090880808007
+DATA svbShuffleEnd<>+1672(SB)/8, $0x80800f0e800d0c0b
+DATA svbShuffleEnd<>+1680(SB)/8, $0x800a090880800706
+DATA svbShuffleEnd<>+1688(SB)/8, $0x80800f0e800d0c0b
+DATA svbShuffleEnd<>+1696(SB)/8, $0x800a090880070605
+DATA svbShuffleEnd<>+1704(SB)/8, $0x80800f0e800d0c0b
+DATA svbShuffleEnd<>+1712(SB)/8, $0x800a090807060504
+DATA svbShuffleEnd<>+1720(SB)/8, $0x80800f0e800d0c0b
+DATA svbShuffleEnd<>+1728(SB)/8, $0x0a09080780808006
+DATA svbShuffleEnd<>+1736(SB)/8, $0x80800f0e800d0c0b
+DATA svbShuffleEnd<>+1744(SB)/8, $0x0a09080780800605
+DATA svbShuffleEnd<>+1752(SB)/8, $0x80800f0e800d0c0b
+DATA svbShuffleEnd<>+1760(SB)/8, $0x0a09080780060504
+DATA svbShuffleEnd<>+1768(SB)/8, $0x80800f0e800d0c0b
+DATA svbShuffleEnd<>+1776(SB)/8, $0x0a09080706050403
+DATA svbShuffleEnd<>+1784(SB)/8, $0x80800f0e800d0c0b
+DATA svbShuffleEnd<>+1792(SB)/8, $0x8080800980808008
+DATA svbShuffleEnd<>+1800(SB)/8, $0x80800f0e0d0c0b0a
+DATA svbShuffleEnd<>+1808(SB)/8, $0x8080800980800807
+DATA svbShuffleEnd<>+1816(SB)/8, $0x80800f0e0d0c0b0a
+DATA svbShuffleEnd<>+1824(SB)/8, $0x8080800980080706
+DATA svbShuffleEnd<>+1832(SB)/8, $0x80800f0e0d0c0b0a
+DATA svbShuffleEnd<>+1840(SB)/8, $0x8080800908070605
+DATA svbShuffleEnd<>+1848(SB)/8, $0x80800f0e0d0c0b0a
+DATA svbShuffleEnd<>+1856(SB)/8, $0x8080090880808007
+DATA svbShuffleEnd<>+1864(SB)/8, $0x80800f0e0d0c0b0a
+DATA svbShuffleEnd<>+1872(SB)/8, $0x8080090880800706
+DATA svbShuffleEnd<>+1880(SB)/8, $0x80800f0e0d0c0b0a
+DATA svbShuffleEnd<>+1888(SB)/8, $0x8080090880070605
+DATA svbShuffleEnd<>+1896(SB)/8, $0x80800f0e0d0c0b0a
+DATA svbShuffleEnd<>+1904(SB)/8, $0x8080090807060504
+DATA svbShuffleEnd<>+1912(SB)/8, $0x80800f0e0d0c0b0a
+DATA svbShuffleEnd<>+1920(SB)/8, $0x8009080780808006
+DATA svbShuffleEnd<>+1928(SB)/8, $0x80800f0e0d0c0b0a
+DATA svbShuffleEnd<>+1936(SB)/8, $0x8009080780800605
+DATA svbShuffleEnd<>+1944(SB)/8, $0x80800f0e0d0c0b0a
+DATA svbShuffleEnd<>+1952(SB)/8, $0x8009080780060504
+DATA svbShuffleEnd<>+1960(SB)/8, $0x80800f0e0d0c0b0a
+DATA svbShuffleEnd<>+1968(SB)/8, $0x8009080706050403
+DATA svbShuffleEnd<>+1976(SB)/8, $0x80800f0e0d0c0b0a
+DATA svbShuffleEnd<>+1984(SB)/8, $0x0908070680808005
+DATA svbShuffleEnd<>+1992(SB)/8, $0x80800f0e0d0c0b0a
+DATA svbShuffleEnd<>+2000(SB)/8, $0x0908070680800504
+DATA svbShuffleEnd<>+2008(SB)/8, $0x80800f0e0d0c0b0a
+DATA svbShuffleEnd<>+2016(SB)/8, $0x0908070680050403
+DATA svbShuffleEnd<>+2024(SB)/8, $0x80800f0e0d0c0b0a
+DATA svbShuffleEnd<>+2032(SB)/8, $0x0908070605040302
+DATA svbShuffleEnd<>+2040(SB)/8, $0x80800f0e0d0c0b0a
+DATA svbShuffleEnd<>+2048(SB)/8, $0x8080800b8080800a
+DATA svbShuffleEnd<>+2056(SB)/8, $0x800f0e0d8080800c
+DATA svbShuffleEnd<>+2064(SB)/8, $0x8080800b80800a09
+DATA svbShuffleEnd<>+2072(SB)/8, $0x800f0e0d8080800c
+DATA svbShuffleEnd<>+2080(SB)/8, $0x8080800b800a0908
+DATA svbShuffleEnd<>+2088(SB)/8, $0x800f0e0d8080800c
+DATA svbShuffleEnd<>+2096(SB)/8, $0x8080800b0a090807
+DATA svbShuffleEnd<>+2104(SB)/8, $0x800f0e0d8080800c
+DATA svbShuffleEnd<>+2112(SB)/8, $0x80800b0a80808009
+DATA svbShuffleEnd<>+2120(SB)/8, $0x800f0e0d8080800c
+DATA svbShuffleEnd<>+2128(SB)/8, $0x80800b0a80800908
+DATA svbShuffleEnd<>+2136(SB)/8, $0x800f0e0d8080800c
+DATA svbShuffleEnd<>+2144(SB)/8, $0x80800b0a80090807
+DATA svbShuffleEnd<>+2152(SB)/8, $0x800f0e0d8080800c
+DATA svbShuffleEnd<>+2160(SB)/8, $0x80800b0a09080706
+DATA svbShuffleEnd<>+2168(SB)/8, $0x800f0e0d8080800c
+DATA svbShuffleEnd<>+2176(SB)/8, $0x800b0a0980808008
+DATA svbShuffleEnd<>+2184(SB)/8, $0x800f0e0d8080800c
+DATA svbShuffleEnd<>+2192(SB)/8, $0x800b0a0980800807
+DATA svbShuffleEnd<>+2200(SB)/8, $0x800f0e0d8080800c
+DATA svbShuffleEnd<>+2208(SB)/8, $0x800b0a0980080706
+DATA svbShuffleEnd<>+2216(SB)/8, $0x800f0e0d8080800c
+DATA svbShuffleEnd<>+2224(SB)/8, $0x800b0a0908070605
+DATA svbShuffleEnd<>+2232(SB)/8, $0x800f0e0d8080800c
+DATA svbShuffleEnd<>+2240(SB)/8, $0x0b0a090880808007
+DATA svbShuffleEnd<>+2248(SB)/8, $0x800f0e0d8080800c
+DATA svbShuffleEnd<>+2256(SB)/8, $0x0b0a090880800706
+DATA svbShuffleEnd<>+2264(SB)/8, $0x800f0e0d8080800c
+DATA svbShuffleEnd<>+2272(SB)/8, $0x0b0a090880070605
+DATA svbShuffleEnd<>+2280(SB)/8, $0x800f0e0d8080800c
+DATA svbShuffleEnd<>+2288(SB)/8, $0x0b0a090807060504
+DATA svbShuffleEnd<>+2296(SB)/8, $0x800f0e0d8080800c
+DATA svbShuffleEnd<>+2304(SB)/8, $0x8080800a80808009
+DATA svbShuffleEnd<>+2312(SB)/8, $0x800f0e0d80800c0b
+DATA svbShuffleEnd<>+2320(SB)/8, $0x8080800a80800908
+DATA svbShuffleEnd<>+2328(SB)/8, $0x800f0e0d80800c0b
+DATA svbShuffleEnd<>+2336(SB)/8, $0x8080800a80090807
+DATA svbShuffleEnd<>+2344(SB)/8, $0x800f0e0d80800c0b
+DATA svbShuffleEnd<>+2352(SB)/8, $0x8080800a09080706
+DATA svbShuffleEnd<>+2360(SB)/8, $0x800f0e0d80800c0b
+DATA svbShuffleEnd<>+2368(SB)/8, $0x80800a0980808008
+DATA svbShuffleEnd<>+2376(SB)/8, $0x800f0e0d80800c0b
+DATA svbShuffleEnd<>+2384(SB)/8, $0x80800a0980800807
+DATA svbShuffleEnd<>+2392(SB)/8, $0x800f0e0d80800c0b
+DATA svbShuffleEnd<>+2400(SB)/8, $0x80800a0980080706
+DATA svbShuffleEnd<>+2408(SB)/8, $0x800f0e0d80800c0b
+DATA svbShuffleEnd<>+2416(SB)/8, $0x80800a0908070605
+DATA svbShuffleEnd<>+2424(SB)/8, $0x800f0e0d80800c0b
+DATA svbShuffleEnd<>+2432(SB)/8, $0x800a090880808007
+DATA svbShuffleEnd<>+2440(SB)/8, $0x800f0e0d80800c0b
+DATA svbShuffleEnd<>+2448(SB)/8, $0x800a090880800706
+DATA svbShuffleEnd<>+2456(SB)/8, $0x800f0e0d80800c0b
+DATA svbShuffleEnd<>+2464(SB)/8, $0x800a090880070605
+DATA svbShuffleEnd<>+2472(SB)/8, $0x800f0e0d80800c0b
+DATA svbShuffleEnd<>+2480(SB)/8, $0x800a090807060504
+DATA svbShuffleEnd<>+2488(SB)/8, $0x800f0e0d80800c0b
+DATA svbShuffleEnd<>+2496(SB)/8, $0x0a09080780808006
+DATA svbShuffleEnd<>+2504(SB)/8, $0x800f0e0d80800c0b
+DATA svbShuffleEnd<>+2512(SB)/8, $0x0a09080780800605
+DATA svbShuffleEnd<>+2520(SB)/8, $0x800f0e0d80800c0b
+DATA svbShuffleEnd<>+2528(SB)/8, $0x0a09080780060504
+DATA svbShuffleEnd<>+2536(SB)/8, $0x800f0e0d80800c0b
+DATA svbShuffleEnd<>+2544(SB)/8, $0x0a09080706050403
+DATA svbShuffleEnd<>+2552(SB)/8, $0x800f0e0d80800c0b
+DATA svbShuffleEnd<>+2560(SB)/8, $0x8080800980808008
+DATA svbShuffleEnd<>+2568(SB)/8, $0x800f0e0d800c0b0a
+DATA svbShuffleEnd<>+2576(SB)/8, $0x8080800980800807
+DATA svbShuffleEnd<>+2584(SB)/8, $0x800f0e0d800c0b0a
+DATA svbShuffleEnd<>+2592(SB)/8, $0x8080800980080706
+DATA svbShuffleEnd<>+2600(SB)/8, $0x800f0e0d800c0b0a
+DATA svbShuffleEnd<>+2608(SB)/8, $0x8080800908070605
+DATA svbShuffleEnd<>+2616(SB)/8, $0x800f0e0d800c0b0a
+DATA svbShuffleEnd<>+2624(SB)/8, $0x8080090880808007
+DATA svbShuffleEnd<>+2632(SB)/8, $0x800f0e0d800c0b0a
+DATA svbShuffleEnd<>+2640(SB)/8, $0x8080090880800706
+DATA svbShuffleEnd<>+2648(SB)/8, $0x800f0e0d800c0b0a
+DATA svbShuffleEnd<>+2656(SB)/8, $0x8080090880070605
+DATA svbShuffleEnd<>+2664(SB)/8, $0x800f0e0d800c0b0a
+DATA svbShuffleEnd<>+2672(SB)/8, $0x8080090807060504
+DATA svbShuffleEnd<>+2680(SB)/8, $0x800f0e0d800c0b0a
+DATA svbShuffleEnd<>+2688(SB)/8, $0x8009080780808006
+DATA svbShuffleEnd<>+2696(SB)/8, $0x800f0e0d800c0b0a
+DATA svbShuffleEnd<>+2704(SB)/8, $0x8009080780800605
+DATA svbShuffleEnd<>+2712(SB)/8, $0x800f0e0d800c0b0a
+DATA svbShuffleEnd<>+2720(SB)/8, $0x8009080780060504
+DATA svbShuffleEnd<>+2728(SB)/8, $0x800f0e0d800c0b0a
+DATA svbShuffleEnd<>+2736(SB)/8, $0x8009080706050403
+DATA svbShuffleEnd<>+2744(SB)/8, $0x800f0e0d800c0b0a
+DATA svbShuffleEnd<>+2752(SB)/8, $0x0908070680808005
+DATA svbShuffleEnd<>+2760(SB)/8, $0x800f0e0d800c0b0a
+DATA svbShuffleEnd<>+2768(SB)/8, $0x0908070680800504
+DATA svbShuffleEnd<>+2776(SB)/8, $0x800f0e0d800c0b0a
+DATA svbShuffleEnd<>+2784(SB)/8, $0x0908070680050403
+DATA svbShuffleEnd<>+2792(SB)/8, $0x800f0e0d800c0b0a
+DATA svbShuffleEnd<>+2800(SB)/8, $0x0908070605040302
+DATA svbShuffleEnd<>+2808(SB)/8, $0x800f0e0d800c0b0a
+DATA svbShuffleEnd<>+2816(SB)/8, $0x8080800880808007
+DATA svbShuffleEnd<>+2824(SB)/8, $0x800f0e0d0c0b0a09
+DATA svbShuffleEnd<>+2832(SB)/8, $0x8080800880800706
+DATA svbShuffleEnd<>+2840(SB)/8, $0x800f0e0d0c0b0a09
+DATA svbShuffleEnd<>+2848(SB)/8, $0x8080800880070605
+DATA svbShuffleEnd<>+2856(SB)/8, $0x800f0e0d0c0b0a09
+DATA svbShuffleEnd<>+2864(SB)/8, $0x8080800807060504
+DATA svbShuffleEnd<>+2872(SB)/8, $0x800f0e0d0c0b0a09
+DATA svbShuffleEnd<>+2880(SB)/8, $0x8080080780808006
+DATA svbShuffleEnd<>+2888(SB)/8, $0x800f0e0d0c0b0a09
+DATA svbShuffleEnd<>+2896(SB)/8, $0x8080080780800605
+DATA svbShuffleEnd<>+2904(SB)/8, $0x800f0e0d0c0b0a09
+DATA svbShuffleEnd<>+2912(SB)/8, $0x8080080780060504
+DATA svbShuffleEnd<>+2920(SB)/8, $0x800f0e0d0c0b0a09
+DATA svbShuffleEnd<>+2928(SB)/8, $0x8080080706050403
+DATA svbShuffleEnd<>+2936(SB)/8, $0x800f0e0d0c0b0a09
+DATA svbShuffleEnd<>+2944(SB)/8, $0x8008070680808005
+DATA svbShuffleEnd<>+2952(SB)/8, $0x800f0e0d0c0b0a09
+DATA svbShuffleEnd<>+2960(SB)/8, $0x8008070680800504
+DATA svbShuffleEnd<>+2968(SB)/8, $0x800f0e0d0c0b0a09
+DATA svbShuffleEnd<>+2976(SB)/8, $0x8008070680050403
+DATA svbShuffleEnd<>+2984(SB)/8, $0x800f0e0d0c0b0a09
+DATA svbShuffleEnd<>+2992(SB)/8, $0x8008070605040302
+DATA svbShuffleEnd<>+3000(SB)/8, $0x800f0e0d0c0b0a09
+DATA svbShuffleEnd<>+3008(SB)/8, $0x0807060580808004
+DATA svbShuffleEnd<>+3016(SB)/8, $0x800f0e0d0c0b0a09
+DATA svbShuffleEnd<>+3024(SB)/8, $0x0807060580800403
+DATA svbShuffleEnd<>+3032(SB)/8, $0x800f0e0d0c0b0a09
+DATA svbShuffleEnd<>+3040(SB)/8, $0x0807060580040302
+DATA svbShuffleEnd<>+3048(SB)/8, $0x800f0e0d0c0b0a09
+DATA svbShuffleEnd<>+3056(SB)/8, $0x0807060504030201
+DATA svbShuffleEnd<>+3064(SB)/8, $0x800f0e0d0c0b0a09
+DATA svbShuffleEnd<>+3072(SB)/8, $0x8080800a80808009
+DATA svbShuffleEnd<>+3080(SB)/8, $0x0f0e0d0c8080800b
+DATA svbShuffleEnd<>+3088(SB)/8, $0x8080800a80800908
+DATA svbShuffleEnd<>+3096(SB)/8, $0x0f0e0d0c8080800b
+DATA svbShuffleEnd<>+3104(SB)/8, $0x8080800a80090807
+DATA svbShuffleEnd<>+3112(SB)/8, $0x0f0e0d0c8080800b
+DATA svbShuffleEnd<>+3120(SB)/8, $0x8080800a09080706
+DATA svbShuffleEnd<>+3128(SB)/8, $0x0f0e0d0c8080800b
+DATA svbShuffleEnd<>+3136(SB)/8, $0x80800a0980808008
+DATA svbShuffleEnd<>+3144(SB)/8, $0x0f0e0d0c8080800b
+DATA svbShuffleEnd<>+3152(SB)/8, $0x80800a0980800807
+DATA svbShuffleEnd<>+3160(SB)/8, $0x0f0e0d0c8080800b
+DATA svbShuffleEnd<>+3168(SB)/8, $0x80800a0980080706
+DATA svbShuffleEnd<>+3176(SB)/8, $0x0f0e0d0c8080800b
+DATA svbShuffleEnd<>+3184(SB)/8, $0x80800a0908070605
+DATA svbShuffleEnd<>+3192(SB)/8, $0x0f0e0d0c8080800b
+DATA svbShuffleEnd<>+3200(SB)/8, $0x800a090880808007
+DATA svbShuffleEnd<>+3208(SB)/8, $0x0f0e0d0c8080800b
+DATA svbShuffleEnd<>+3216(SB)/8, $0x800a090880800706
+DATA svbShuffleEnd<>+3224(SB)/8, $0x0f0e0d0c8080800b
+DATA svbShuffleEnd<>+3232(SB)/8, $0x800a090880070605
+DATA svbShuffleEnd<>+3240(SB)/8, $0x0f0e0d0c8080800b
+DATA svbShuffleEnd<>+3248(SB)/8, $0x800a090807060504
+DATA svbShuffleEnd<>+3256(SB)/8, $0x0f0e0d0c8080800b
+DATA svbShuffleEnd<>+3264(SB)/8, $0x0a09080780808006
+DATA svbShuffleEnd<>+3272(SB)/8, $0x0f0e0d0c8080800b
+DATA svbShuffleEnd<>+3280(SB)/8, $0x0a09080780800605
+DATA svbShuffleEnd<>+3288(SB)/8, $0x0f0e0d0c8080800b
+DATA svbShuffleEnd<>+3296(SB)/8, $0x0a09080780060504
+DATA svbShuffleEnd<>+3304(SB)/8, $0x0f0e0d0c8080800b
+DATA svbShuffleEnd<>+3312(SB)/8, $0x0a09080706050403
+DATA svbShuffleEnd<>+3320(SB)/8, $0x0f0e0d0c8080800b
+DATA svbShuffleEnd<>+3328(SB)/8, $0x8080800980808008
+DATA svbShuffleEnd<>+3336(SB)/8, $0x0f0e0d0c80800b0a
+DATA svbShuffleEnd<>+3344(SB)/8, $0x8080800980800807
+DATA svbShuffleEnd<>+3352(SB)/8, $0x0f0e0d0c80800b0a
+DATA svbShuffleEnd<>+3360(SB)/8, $0x8080800980080706
+DATA svbShuffleEnd<>+3368(SB)/8, $0x0f0e0d0c80800b0a
+DATA svbShuffleEnd<>+3376(SB)/8, $0x8080800908070605
+DATA svbShuffleEnd<>+3384(SB)/8, $0x0f0e0d0c80800b0a
+DATA svbShuffleEnd<>+3392(SB)/8, $0x8080090880808007
+DATA svbShuffleEnd<>+3400(SB)/8, $0x0f0e0d0c80800b0a
+DATA svbShuffleEnd<>+3408(SB)/8, $0x8080090880800706
+DATA svbShuffleEnd<>+3416(SB)/8, $0x0f0e0d0c80800b0a
+DATA svbShuffleEnd<>+3424(SB)/8, $0x8080090880070605
+DATA svbShuffleEnd<>+3432(SB)/8, $0x0f0e0d0c80800b0a
+DATA svbShuffleEnd<>+3440(SB)/8, $0x8080090807060504
+DATA svbShuffleEnd<>+3448(SB)/8, $0x0f0e0d0c80800b0a
+DATA svbShuffleEnd<>+3456(SB)/8, $0x8009080780808006
+DATA svbShuffleEnd<>+3464(SB)/8, $0x0f0e0d0c80800b0a
+DATA svbShuffleEnd<>+3472(SB)/8, $0x8009080780800605
+DATA svbShuffleEnd<>+3480(SB)/8, $0x0f0e0d0c80800b0a
+DATA svbShuffleEnd<>+3488(SB)/8, $0x8009080780060504
+DATA svbShuffleEnd<>+3496(SB)/8, $0x0f0e0d0c80800b0a
+DATA svbShuffleEnd<>+3504(SB)/8, $0x8009080706050403
+DATA svbShuffleEnd<>+3512(SB)/8, $0x0f0e0d0c80800b0a
+DATA svbShuffleEnd<>+3520(SB)/8, $0x0908070680808005
+DATA svbShuffleEnd<>+3528(SB)/8, $0x0f0e0d0c80800b0a
+DATA svbShuffleEnd<>+3536(SB)/8, $0x0908070680800504
+DATA svbShuffleEnd<>+3544(SB)/8, $0x0f0e0d0c80800b0a
+DATA svbShuffleEnd<>+3552(SB)/8, $0x0908070680050403
+DATA svbShuffleEnd<>+3560(SB)/8, $0x0f0e0d0c80800b0a
+DATA svbShuffleEnd<>+3568(SB)/8, $0x0908070605040302
+DATA svbShuffleEnd<>+3576(SB)/8, $0x0f0e0d0c80800b0a
+DATA svbShuffleEnd<>+3584(SB)/8, $0x8080800880808007
+DATA svbShuffleEnd<>+3592(SB)/8, $0x0f0e0d0c800b0a09
+DATA svbShuffleEnd<>+3600(SB)/8, $0x8080800880800706
+DATA svbShuffleEnd<>+3608(SB)/8, $0x0f0e0d0c800b0a09
+DATA svbShuffleEnd<>+3616(SB)/8, $0x8080800880070605
+DATA svbShuffleEnd<>+3624(SB)/8, $0x0f0e0d0c800b0a09
+DATA svbShuffleEnd<>+3632(SB)/8, $0x8080800807060504
+DATA svbShuffleEnd<>+3640(SB)/8, $0x0f0e0d0c800b0a09
+DATA svbShuffleEnd<>+3648(SB)/8, $0x8080080780808006
+DATA svbShuffleEnd<>+3656(SB)/8, $0x0f0e0d0c800b0a09
+DATA svbShuffleEnd<>+3664(SB)/8, $0x8080080780800605
+DATA svbShuffleEnd<>+3672(SB)/8, $0x0f0e0d0c800b0a09
+DATA svbShuffleEnd<>+3680(SB)/8, $0x8080080780060504
+DATA svbShuffleEnd<>+3688(SB)/8, $0x0f0e0d0c800b0a09
+DATA svbShuffleEnd<>+3696(SB)/8, $0x8080080706050403
+DATA svbShuffleEnd<>+3704(SB)/8, $0x0f0e0d0c800b0a09
+DATA svbShuffleEnd<>+3712(SB)/8, $0x8008070680808005
+DATA svbShuffleEnd<>+3720(SB)/8, $0x0f0e0d0c800b0a09
+DATA svbShuffleEnd<>+3728(SB)/8, $0x8008070680800504
+DATA svbShuffleEnd<>+3736(SB)/8, $0x0f0e0d0c800b0a09
+DATA svbShuffleEnd<>+3744(SB)/8, $0x8008070680050403
+DATA svbShuffleEnd<>+3752(SB)/8, $0x0f0e0d0c800b0a09
+DATA svbShuffleEnd<>+3760(SB)/8, $0x8008070605040302
+DATA svbShuffleEnd<>+3768(SB)/8, $0x0f0e0d0c800b0a09
+DATA svbShuffleEnd<>+3776(SB)/8, $0x0807060580808004
+DATA svbShuffleEnd<>+3784(SB)/8, $0x0f0e0d0c800b0a09
+DATA svbShuffleEnd<>+3792(SB)/8, $0x0807060580800403
+DATA svbShuffleEnd<>+3800(SB)/8, $0x0f0e0d0c800b0a09
+DATA svbShuffleEnd<>+3808(SB)/8, $0x0807060580040302
+DATA svbShuffleEnd<>+3816(SB)/8, $0x0f0e0d0c800b0a09
+DATA svbShuffleEnd<>+3824(SB)/8, $0x0807060504030201
+DATA svbShuffleEnd<>+3832(SB)/8, $0x0f0e0d0c800b0a09
+DATA svbShuffleEnd<>+3840(SB)/8, $0x8080800780808006
+DATA svbShuffleEnd<>+3848(SB)/8, $0x0f0e0d0c0b0a0908
+DATA svbShuffleEnd<>+3856(SB)/8, $0x8080800780800605
+DATA svbShuffleEnd<>+3864(SB)/8, $0x0f0e0d0c0b0a0908
+DATA svbShuffleEnd<>+3872(SB)/8, $0x8080800780060504
+DATA svbShuffleEnd<>+3880(SB)/8, $0x0f0e0d0c0b0a0908
+DATA svbShuffleEnd<>+3888(SB)/8, $0x8080800706050403
+DATA svbShuffleEnd<>+3896(SB)/8, $0x0f0e0d0c0b0a0908
+DATA svbShuffleEnd<>+3904(SB)/8, $0x8080070680808005
+DATA svbShuffleEnd<>+3912(SB)/8, $0x0f0e0d0c0b0a0908
+DATA svbShuffleEnd<>+3920(SB)/8, $0x8080070680800504
+DATA svbShuffleEnd<>+3928(SB)/8, $0x0f0e0d0c0b0a0908
+DATA svbShuffleEnd<>+3936(SB)/8, $0x8080070680050403
+DATA svbShuffleEnd<>+3944(SB)/8, $0x0f0e0d0c0b0a0908
+DATA svbShuffleEnd<>+3952(SB)/8, $0x8080070605040302
+DATA svbShuffleEnd<>+3960(SB)/8, $0x0f0e0d0c0b0a0908
+DATA svbShuffleEnd<>+3968(SB)/8, $0x8007060580808004
+DATA svbShuffleEnd<>+3976(SB)/8, $0x0f0e0d0c0b0a0908
+DATA svbShuffleEnd<>+3984(SB)/8, $0x8007060580800403
+DATA svbShuffleEnd<>+3992(SB)/8, $0x0f0e0d0c0b0a0908
+DATA svbShuffleEnd<>+4000(SB)/8, $0x8007060580040302
+DATA svbShuffleEnd<>+4008(SB)/8, $0x0f0e0d0c0b0a0908
+DATA svbShuffleEnd<>+4016(SB)/8, $0x8007060504030201
+DATA svbShuffleEnd<>+4024(SB)/8, $0x0f0e0d0c0b0a0908
+DATA svbShuffleEnd<>+4032(SB)/8, $0x0706050480808003
+DATA svbShuffleEnd<>+4040(SB)/8, $0x0f0e0d0c0b0a0908
+DATA svbShuffleEnd<>+4048(SB)/8, $0x0706050480800302
+DATA svbShuffleEnd<>+4056(SB)/8, $0x0f0e0d0c0b0a0908
+DATA svbShuffleEnd<>+4064(SB)/8, $0x0706050480030201
+DATA svbShuffleEnd<>+4072(SB)/8, $0x0f0e0d0c0b0a0908
+DATA svbShuffleEnd<>+4080(SB)/8, $0x0706050403020100
+DATA svbShuffleEnd<>+4088(SB)/8, $0x0f0e0d0c0b0a0908
+GLOBL svbShuffleEnd<>(SB), RODATA|NOPTR, $4096
+
 DATA svbLen<>+0(SB)/8, $0x0807060507060504
 DATA svbLen<>+8(SB)/8, $0x0a09080709080706
 DATA svbLen<>+16(SB)/8, $0x0908070608070605
@@ -552,120 +1066,182 @@ DATA svbLen<>+240(SB)/8, $0x0e0d0c0b0d0c0b0a
 DATA svbLen<>+248(SB)/8, $0x100f0e0d0f0e0d0c
 GLOBL svbLen<>(SB), RODATA|NOPTR, $256
 
-// func svbSSE(dst *uint32, ctrl *byte, data []byte, groups int) (ng int, used int)
+// func svbSSE(dst *uint32, ctrl *byte, data *byte, groups int)
 // Requires: SSE2, SSSE3
-TEXT ·svbSSE(SB), NOSPLIT, $48-64
+TEXT ·svbSSE(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), AX
 	MOVQ ctrl+8(FP), CX
-	MOVQ data_base+16(FP), DX
-	MOVQ data_len+24(FP), BX
-	MOVQ groups+40(FP), SI
-	XORQ DI, DI
-	XORQ R8, R8
-	LEAQ svbShuffle<>+0(SB), R9
-	LEAQ svbLen<>+0(SB), R10
-	LEAQ -4(SI), R11
-	LEAQ -64(BX), R12
+	MOVQ data+16(FP), DX
+	MOVQ groups+24(FP), BX
+	LEAQ svbShuffle<>+0(SB), SI
+	LEAQ svbShuffleEnd<>+0(SB), DI
+	LEAQ svbLen<>+0(SB), R8
+	LEAQ -3(CX)(BX*1), BX
+	LEAQ -4(BX), R9
 
 four:
-	CMPQ    R8, R11
-	JG      single
-	CMPQ    DI, R12
-	JG      single
-	MOVBQZX (CX)(R8*1), R13
-	MOVOU   (DX)(DI*1), X0
-	MOVQ    R13, R14
-	SHLQ    $0x04, R14
-	MOVOU   (R9)(R14*1), X1
+	CMPQ    CX, R9
+	JA      single
+	MOVBQZX (CX), R10
+	MOVBQZX (R8)(R10*1), R11
+	MOVOU   (DX), X0
+	ADDQ    R11, DX
+	SHLQ    $0x04, R10
+	MOVOU   (SI)(R10*1), X1
 	PSHUFB  X1, X0
 	MOVOU   X0, (AX)
-	MOVBQZX (R10)(R13*1), R14
-	ADDQ    R14, DI
-	MOVBQZX 1(CX)(R8*1), R13
-	MOVOU   (DX)(DI*1), X0
-	MOVQ    R13, R14
-	SHLQ    $0x04, R14
-	MOVOU   (R9)(R14*1), X1
+	MOVBQZX 1(CX), R10
+	MOVBQZX (R8)(R10*1), R11
+	MOVOU   (DX), X0
+	ADDQ    R11, DX
+	SHLQ    $0x04, R10
+	MOVOU   (SI)(R10*1), X1
 	PSHUFB  X1, X0
 	MOVOU   X0, 16(AX)
-	MOVBQZX (R10)(R13*1), R14
-	ADDQ    R14, DI
-	MOVBQZX 2(CX)(R8*1), R13
-	MOVOU   (DX)(DI*1), X0
-	MOVQ    R13, R14
-	SHLQ    $0x04, R14
-	MOVOU   (R9)(R14*1), X1
+	MOVBQZX 2(CX), R10
+	MOVBQZX (R8)(R10*1), R11
+	MOVOU   (DX), X0
+	ADDQ    R11, DX
+	SHLQ    $0x04, R10
+	MOVOU   (SI)(R10*1), X1
 	PSHUFB  X1, X0
 	MOVOU   X0, 32(AX)
-	MOVBQZX (R10)(R13*1), R14
-	ADDQ    R14, DI
-	MOVBQZX 3(CX)(R8*1), R13
-	MOVOU   (DX)(DI*1), X0
-	MOVQ    R13, R14
-	SHLQ    $0x04, R14
-	MOVOU   (R9)(R14*1), X1
+	MOVBQZX 3(CX), R10
+	MOVBQZX (R8)(R10*1), R11
+	MOVOU   (DX), X0
+	ADDQ    R11, DX
+	SHLQ    $0x04, R10
+	MOVOU   (SI)(R10*1), X1
 	PSHUFB  X1, X0
 	MOVOU   X0, 48(AX)
-	MOVBQZX (R10)(R13*1), R14
-	ADDQ    R14, DI
-	ADDQ    $0x04, R8
+	ADDQ    $0x04, CX
 	ADDQ    $0x40, AX
 	JMP     four
 
 single:
-	LEAQ -16(BX), R11
-
-loop:
-	CMPQ    R8, SI
-	JGE     done
-	CMPQ    DI, R11
-	JG      tail
-	MOVBQZX (CX)(R8*1), R12
-	MOVOU   (DX)(DI*1), X0
-	MOVQ    R12, R13
-	SHLQ    $0x04, R13
-	MOVOU   (R9)(R13*1), X1
+	CMPQ    CX, BX
+	JAE     last
+	MOVBQZX (CX), R9
+	MOVBQZX (R8)(R9*1), R10
+	MOVOU   (DX), X0
+	ADDQ    R10, DX
+	SHLQ    $0x04, R9
+	MOVOU   (SI)(R9*1), X1
 	PSHUFB  X1, X0
 	MOVOU   X0, (AX)
-	MOVBQZX (R10)(R12*1), R13
-	ADDQ    R13, DI
-	INCQ    R8
+	INCQ    CX
 	ADDQ    $0x10, AX
-	JMP     loop
+	JMP     single
 
-tail:
-	CMPQ  BX, $0x10
-	JL    done
-	MOVOU -16(DX)(BX*1), X0
-	MOVOU X0, (SP)
-	PXOR  X0, X0
-	MOVOU X0, 16(SP)
-	MOVOU X0, 32(SP)
-	LEAQ  (SP), DX
-	SUBQ  R11, DI
-
-padded:
-	CMPQ    R8, SI
-	JGE     back
-	CMPQ    DI, $0x20
-	JG      back
-	MOVBQZX (CX)(R8*1), BX
-	MOVOU   (DX)(DI*1), X0
-	MOVQ    BX, R12
-	SHLQ    $0x04, R12
-	MOVOU   (R9)(R12*1), X1
+last:
+	MOVBQZX (CX), BX
+	MOVBQZX (R8)(BX*1), SI
+	ADDQ    SI, DX
+	MOVOU   -16(DX), X0
+	SHLQ    $0x04, BX
+	MOVOU   (DI)(BX*1), X1
 	PSHUFB  X1, X0
 	MOVOU   X0, (AX)
-	MOVBQZX (R10)(BX*1), R12
-	ADDQ    R12, DI
-	INCQ    R8
+	MOVBQZX 1(CX), BX
+	MOVBQZX (R8)(BX*1), SI
+	ADDQ    SI, DX
+	MOVOU   -16(DX), X0
+	SHLQ    $0x04, BX
+	MOVOU   (DI)(BX*1), X1
+	PSHUFB  X1, X0
+	MOVOU   X0, 16(AX)
+	MOVBQZX 2(CX), CX
+	MOVBQZX (R8)(CX*1), BX
+	ADDQ    BX, DX
+	MOVOU   -16(DX), X0
+	SHLQ    $0x04, CX
+	MOVOU   (DI)(CX*1), X1
+	PSHUFB  X1, X0
+	MOVOU   X0, 32(AX)
+	RET
+
+// func svbAVX(dst *uint32, ctrl *byte, data *byte, groups int)
+// Requires: AVX
+TEXT ·svbAVX(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), AX
+	MOVQ ctrl+8(FP), CX
+	MOVQ data+16(FP), DX
+	MOVQ groups+24(FP), BX
+	LEAQ svbShuffle<>+0(SB), SI
+	LEAQ svbShuffleEnd<>+0(SB), DI
+	LEAQ svbLen<>+0(SB), R8
+	LEAQ -3(CX)(BX*1), BX
+	LEAQ -4(BX), R9
+
+four:
+	CMPQ    CX, R9
+	JA      single
+	MOVBQZX (CX), R10
+	MOVBQZX (R8)(R10*1), R11
+	VMOVDQU (DX), X0
+	ADDQ    R11, DX
+	SHLQ    $0x04, R10
+	VPSHUFB (SI)(R10*1), X0, X0
+	VMOVDQU X0, (AX)
+	MOVBQZX 1(CX), R10
+	MOVBQZX (R8)(R10*1), R11
+	VMOVDQU (DX), X0
+	ADDQ    R11, DX
+	SHLQ    $0x04, R10
+	VPSHUFB (SI)(R10*1), X0, X0
+	VMOVDQU X0, 16(AX)
+	MOVBQZX 2(CX), R10
+	MOVBQZX (R8)(R10*1), R11
+	VMOVDQU (DX), X0
+	ADDQ    R11, DX
+	SHLQ    $0x04, R10
+	VPSHUFB (SI)(R10*1), X0, X0
+	VMOVDQU X0, 32(AX)
+	MOVBQZX 3(CX), R10
+	MOVBQZX (R8)(R10*1), R11
+	VMOVDQU (DX), X0
+	ADDQ    R11, DX
+	SHLQ    $0x04, R10
+	VPSHUFB (SI)(R10*1), X0, X0
+	VMOVDQU X0, 48(AX)
+	ADDQ    $0x04, CX
+	ADDQ    $0x40, AX
+	JMP     four
+
+single:
+	CMPQ    CX, BX
+	JAE     last
+	MOVBQZX (CX), R9
+	MOVBQZX (R8)(R9*1), R10
+	VMOVDQU (DX), X0
+	ADDQ    R10, DX
+	SHLQ    $0x04, R9
+	VPSHUFB (SI)(R9*1), X0, X0
+	VMOVDQU X0, (AX)
+	INCQ    CX
 	ADDQ    $0x10, AX
-	JMP     padded
+	JMP     single
 
-back:
-	ADDQ R11, DI
-
-done:
-	MOVQ R8, ng+48(FP)
-	MOVQ DI, used+56(FP)
+last:
+	MOVBQZX (CX), BX
+	MOVBQZX (R8)(BX*1), SI
+	ADDQ    SI, DX
+	VMOVDQU -16(DX), X0
+	SHLQ    $0x04, BX
+	VPSHUFB (DI)(BX*1), X0, X0
+	VMOVDQU X0, (AX)
+	MOVBQZX 1(CX), BX
+	MOVBQZX (R8)(BX*1), SI
+	ADDQ    SI, DX
+	VMOVDQU -16(DX), X0
+	SHLQ    $0x04, BX
+	VPSHUFB (DI)(BX*1), X0, X0
+	VMOVDQU X0, 16(AX)
+	MOVBQZX 2(CX), CX
+	MOVBQZX (R8)(CX*1), BX
+	ADDQ    BX, DX
+	VMOVDQU -16(DX), X0
+	SHLQ    $0x04, CX
+	VPSHUFB (DI)(CX*1), X0, X0
+	VMOVDQU X0, 32(AX)
 	RET

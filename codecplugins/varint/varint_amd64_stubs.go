@@ -4,11 +4,18 @@
 
 package varint
 
-// svbSSE decodes streamvbyte groups 0, 1, ..., groups-1, whose control
-// bytes are ctrl[0:groups] and whose data start at data[0], into
-// dst[4g:4g+4], with SSSE3, and returns the groups decoded and the data
-// bytes they take. It reads no byte past data: it stops early only where
-// data is shorter than 16 bytes or ends before the groups' data does.
+// svbSSE decodes streamvbyte groups 0..groups-1, whose control bytes are
+// ctrl[0:groups] and whose data start at data[0], into dst[0:4*groups], with
+// SSSE3. The caller has checked that data holds the groups' data, as the
+// control bytes give its size, and that groups >= 6.
 //
 //go:noescape
-func svbSSE(dst *uint32, ctrl *byte, data []byte, groups int) (ng int, used int)
+func svbSSE(dst *uint32, ctrl *byte, data *byte, groups int)
+
+// svbAVX decodes streamvbyte groups 0..groups-1, whose control bytes are
+// ctrl[0:groups] and whose data start at data[0], into dst[0:4*groups], with
+// AVX. The caller has checked that data holds the groups' data, as the
+// control bytes give its size, and that groups >= 6.
+//
+//go:noescape
+func svbAVX(dst *uint32, ctrl *byte, data *byte, groups int)
