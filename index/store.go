@@ -129,7 +129,7 @@ func (b *StoreBuilder) Close() {
 // and closing b; b must hold one document per docid.
 func (w *Writer) AddStore(b *StoreBuilder) error {
 	defer b.Close()
-	if int(b.titles.docs) != len(w.docLens) || b.texts != nil && b.texts.docs() != len(w.docLens) {
+	if int(b.titles.docs) != len(w.docLens) || b.texts != nil && len(b.texts.docs) != len(w.docLens) {
 		return fmt.Errorf("index: the store holds %d documents, the index %d", b.titles.docs, len(w.docLens))
 	}
 	f, err := w.createOptional(fileTitles)

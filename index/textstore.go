@@ -5,39 +5,44 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 	"sort"
 
-	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/zstd"
 )
 
 // The stored text, textpieces.bin, is cut into pieces of about
 // TextPieceBytes, each compressed on its own, so that a snippet reads the
 // kilobyte or two around its query's terms rather than a whole document:
 // the positions say which tokens those are, and each piece records the
-// ordinal of its first token. The file is
+// ordinal of its first token. A document of TextPieceBytes or more is cut
+// at token starts (PieceCutter) into pieces of its own; smaller ones share
+// pieces, whole, so that a crawl of short pages is not a crawl of tiny
+// pieces. The file is
 //
-//	dictionary   the s2 dictionary every piece is compressed with
-//	pieces       s2 blocks, in docid order, each document's in text order
-//	firsts       docs+1 uint32: document d's pieces are firsts[d]..firsts[d+1]-1
-//	rows         pieces × 12 bytes: the block's offset (uint64, from the
-//	             file's start) and the ordinal of the first token starting
-//	             in the piece (uint32)
-//	trailer      dictionary bytes, pieces, documents (uint32 each), the
-//	             magic "gstexts2"
+//	dictionary   raw zstd dictionary content every piece is compressed with
+//	pieces       zstd frames, in docid order
+//	tables       uvarints: per piece, its compressed size, its raw size
+//	             and the ordinal of its first token in its document (0 for
+//	             a piece of whole documents); then per document, the delta
+//	             of its first piece from the previous document's and its
+//	             byte offset in that piece
+//	trailer      the dictionary's size, the number of pieces and of
+//	             documents, the tables' size (uint32 each, little-endian),
+//	             the magic "gstexts3"
 //
-// all little-endian. A piece begins at a token's start (its document's
-// first piece at byte 0), so that segmenting it alone finds the tokens
-// the whole text has there.
+// Open checks the tables and holds them in memory as offsets.
 //
-// Why s2 with a dictionary: a snippet decodes one or two pieces per hit,
-// and the format decides that cost. On 1 KiB pieces of the RFCs (one
-// document in seven, 73 MB) s2 with a 64 KiB dictionary of text sampled
-// across the store packs 2.40x and decodes a piece in 2.7 us on the
-// loaded 2-core development machine; zstd with a trained dictionary packs
-// 2.60x but decodes in 5.7 us, and without one 2.06x. s2's trained
-// dictionary gained nothing over raw sampled text (2.39x) and costs
-// seconds to build.
+// Why zstd with a raw dictionary sampled across the store (1/32 of the
+// text, at most 256 KiB): a snippet decodes one or two pieces per hit, so
+// the pieces must stay small, and small pieces need a dictionary to pack
+// well. On 1 KiB pieces of a quarter of rust-doc it packed 4.10x, decoding
+// a piece in 4.2 us (2-core development machine, loaded); a 64 KiB one
+// 3.19x, s2 with its largest (64 KiB) dictionary 3.18x; on the sample
+// crawl 2.79x against s2's 2.46x. Sampled text needs no training, which
+// took seconds for no gain.
 
 // fileTextPieces is the pieced text store's file name.
 const fileTextPieces = "textpieces.bin"
@@ -48,11 +53,12 @@ const fileTextPieces = "textpieces.bin"
 const TextPieceBytes = 1024
 
 const (
-	piecesMagic   = "gstexts2"
-	pieceRowBytes = 12
-	piecesTrailer = 12 + len(piecesMagic)
-	dictSamples   = 64 // pieces sampled across the store for its dictionary
-	maxDictBytes  = 64<<10 - 1
+	piecesMagic   = "gstexts3"
+	piecesTrailer = 16 + len(piecesMagic)
+	maxDictBytes  = 256 << 10
+	minDictBytes  = 4 << 10
+	dictShare     = 32 // the dictionary samples 1/dictShare of the text
+	dictSamples   = 256
 )
 
 // TextCut is where a stored text's next piece begins: at byte Byte, the
@@ -85,14 +91,15 @@ func (c *PieceCutter) Token(start int) {
 func (c *PieceCutter) Cuts() []TextCut { return c.cuts }
 
 // pieceWriter gathers the pieced text store: the texts raw in a scratch
-// file and, per piece, its raw size and first token; finish samples the
-// dictionary and compresses.
+// file and the tables; finish samples the dictionary and compresses.
 type pieceWriter struct {
 	scratch *os.File
 	buf     *bufio.Writer
 	sizes   []uint32 // per piece, raw bytes
 	tokens  []uint32 // per piece, its first token
-	firsts  []uint32 // per document, its first piece
+	docs    []uint32 // per document, its first piece and its offset there
+	offs    []uint32
+	shared  bool // the last piece holds whole small documents and has room
 	err     error
 }
 
@@ -110,25 +117,33 @@ func (p *pieceWriter) add(text []byte, cuts []TextCut) error {
 	if p.err != nil {
 		return p.err
 	}
-	if len(p.firsts) == int(NoMoreDocs) {
+	d := len(p.docs)
+	switch {
+	case d == int(NoMoreDocs):
 		return fmt.Errorf("index: %s: more documents than docids", fileTextPieces)
+	case len(text) > maxBlockBytes:
+		return fmt.Errorf("index: %s: document %d of %d bytes is too large to store", fileTextPieces, d, len(text))
 	}
-	if len(text) > maxBlockBytes {
-		return fmt.Errorf("index: %s: document %d of %d bytes is too large to store", fileTextPieces, len(p.firsts), len(text))
-	}
-	p.firsts = append(p.firsts, uint32(len(p.sizes)))
-	from, tok := uint32(0), uint32(0)
-	for _, c := range cuts {
-		if c.Byte <= from || c.Byte >= uint32(len(text)) || c.Token <= tok {
-			return fmt.Errorf("index: %s: document %d: cut %+v out of order", fileTextPieces, len(p.firsts)-1, c)
+	if len(text) < TextPieceBytes && len(cuts) == 0 {
+		// A small document joins the last piece while it has room.
+		if !p.shared {
+			p.sizes, p.tokens, p.shared = append(p.sizes, 0), append(p.tokens, 0), true
 		}
-		p.sizes = append(p.sizes, c.Byte-from)
-		p.tokens = append(p.tokens, tok)
-		from, tok = c.Byte, c.Token
-	}
-	if len(text) > 0 {
-		p.sizes = append(p.sizes, uint32(len(text))-from)
-		p.tokens = append(p.tokens, tok)
+		last := len(p.sizes) - 1
+		p.docs, p.offs = append(p.docs, uint32(last)), append(p.offs, p.sizes[last])
+		p.sizes[last] += uint32(len(text))
+		p.shared = p.sizes[last] < TextPieceBytes
+	} else {
+		p.docs, p.offs, p.shared = append(p.docs, uint32(len(p.sizes))), append(p.offs, 0), false
+		from, tok := uint32(0), uint32(0)
+		for _, c := range cuts {
+			if c.Byte <= from || c.Byte >= uint32(len(text)) || c.Token <= tok {
+				return fmt.Errorf("index: %s: document %d: cut %+v out of order", fileTextPieces, d, c)
+			}
+			p.sizes, p.tokens = append(p.sizes, c.Byte-from), append(p.tokens, tok)
+			from, tok = c.Byte, c.Token
+		}
+		p.sizes, p.tokens = append(p.sizes, uint32(len(text))-from), append(p.tokens, tok)
 	}
 	if _, err := p.buf.Write(text); err != nil {
 		p.err = fmt.Errorf("index: %s: %w", fileTextPieces, err)
@@ -136,58 +151,53 @@ func (p *pieceWriter) add(text []byte, cuts []TextCut) error {
 	return p.err
 }
 
-// docs is the number of documents added.
-func (p *pieceWriter) docs() int { return len(p.firsts) }
-
-// finish writes the store to w: a dictionary of pieces sampled evenly
-// across the texts, each piece compressed with it, then the tables.
+// finish writes the store to w: a dictionary of text sampled evenly
+// across the pieces, each piece compressed with it, then the tables.
 func (p *pieceWriter) finish(w io.Writer) error {
 	if p.err != nil {
 		return p.err
 	}
 	err := p.buf.Flush()
-	offs := make([]uint64, len(p.sizes)+1) // raw offsets in the scratch file
-	for i, s := range p.sizes {
-		offs[i+1] = offs[i] + uint64(s)
+	var total uint64
+	for _, s := range p.sizes {
+		total += uint64(s)
 	}
-	var dict []byte
-	for k := 0; err == nil && k < dictSamples && len(p.sizes) > 0 && len(dict) < maxDictBytes; k++ {
-		i := k * len(p.sizes) / dictSamples
-		n := min(int(p.sizes[i]), maxDictBytes-len(dict))
-		at := len(dict)
-		dict = append(dict, make([]byte, n)...)
-		_, err = p.scratch.ReadAt(dict[at:], int64(offs[i]))
+	dict, err := p.sampleDict(total, err)
+	var enc *zstd.Encoder
+	if err == nil {
+		enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderCRC(false),
+			zstd.WithEncoderConcurrency(1), zstd.WithEncoderDictRaw(dictID, dict))
 	}
 	if err != nil {
 		return fmt.Errorf("index: %s: %w", fileTextPieces, err)
 	}
-	d := pieceDict(dict)
 	out := bufio.NewWriterSize(w, 1<<20)
 	out.Write(dict)
-	rows := make([]byte, 0, len(p.sizes)*pieceRowBytes)
-	in := bufio.NewReaderSize(io.NewSectionReader(p.scratch, 0, int64(offs[len(p.sizes)])), 1<<20)
-	at := uint64(len(dict))
+	var tables []byte
+	in := bufio.NewReaderSize(io.NewSectionReader(p.scratch, 0, int64(total)), 1<<20)
 	var raw, comp []byte
 	for i, s := range p.sizes {
 		raw = append(raw[:0], make([]byte, s)...)
 		if _, err = io.ReadFull(in, raw); err != nil {
 			return fmt.Errorf("index: %s: %w", fileTextPieces, err)
 		}
-		comp = d.EncodeBetter(comp[:0], raw)
-		rows = binary.LittleEndian.AppendUint64(rows, at)
-		rows = binary.LittleEndian.AppendUint32(rows, p.tokens[i])
+		comp = enc.EncodeAll(raw, comp[:0])
 		out.Write(comp)
-		at += uint64(len(comp))
+		tables = binary.AppendUvarint(tables, uint64(len(comp)))
+		tables = binary.AppendUvarint(tables, uint64(s))
+		tables = binary.AppendUvarint(tables, uint64(p.tokens[i]))
 	}
-	t := make([]byte, 0, 4*len(p.firsts)+4)
-	for _, f := range append(p.firsts, uint32(len(p.sizes))) {
-		t = binary.LittleEndian.AppendUint32(t, f)
+	prev := uint32(0)
+	for d, first := range p.docs {
+		tables = binary.AppendUvarint(tables, uint64(first-prev))
+		tables = binary.AppendUvarint(tables, uint64(p.offs[d]))
+		prev = first
 	}
-	out.Write(t)
-	out.Write(rows)
+	out.Write(tables)
 	tr := binary.LittleEndian.AppendUint32(nil, uint32(len(dict)))
 	tr = binary.LittleEndian.AppendUint32(tr, uint32(len(p.sizes)))
-	tr = binary.LittleEndian.AppendUint32(tr, uint32(len(p.firsts)))
+	tr = binary.LittleEndian.AppendUint32(tr, uint32(len(p.docs)))
+	tr = binary.LittleEndian.AppendUint32(tr, uint32(len(tables)))
 	out.Write(append(tr, piecesMagic...))
 	if err := out.Flush(); err != nil {
 		return fmt.Errorf("index: %s: %w", fileTextPieces, err)
@@ -195,36 +205,50 @@ func (p *pieceWriter) finish(w io.Writer) error {
 	return nil
 }
 
+// dictID is the id the pieces' raw dictionary is registered under.
+const dictID = 1
+
+// sampleDict reads the dictionary from the scratch file: dictSamples
+// stretches of text spread evenly across it, 1/dictShare of the text in
+// all, between minDictBytes and maxDictBytes (none for a text smaller
+// than that).
+func (p *pieceWriter) sampleDict(total uint64, err error) ([]byte, error) {
+	size := min(max(total/dictShare, minDictBytes), maxDictBytes)
+	if err != nil || total < 2*size {
+		return nil, err
+	}
+	dict := make([]byte, size)
+	stretch := size / dictSamples
+	for k := range uint64(dictSamples) {
+		at := k * (total / dictSamples)
+		if _, err := p.scratch.ReadAt(dict[k*stretch:(k+1)*stretch], int64(at)); err != nil {
+			return nil, err
+		}
+	}
+	return dict[:stretch*dictSamples], nil
+}
+
 func (p *pieceWriter) close() {
 	p.scratch.Close()
 	os.Remove(p.scratch.Name())
 }
 
-// pieceDict is the s2 dictionary of a store's sampled text; an empty or
-// tiny sample gives none, and pieces are then compressed without.
-func pieceDict(sample []byte) *s2.Dict {
-	if len(sample) < 16 {
-		return nil
-	}
-	return s2.MakeDict(sample, nil)
-}
-
-// pieceFile is a mapped pieced text store, its tables checked.
+// pieceFile is a mapped pieced text store, its tables read.
 type pieceFile struct {
-	data   []byte
-	dict   *s2.Dict
-	firsts []byte // docs+1 uint32
-	rows   []byte
-	n      int    // pieces
-	docs   uint32 // documents
-	end    uint64 // where the blocks end
+	data    []byte
+	dec     *zstd.Decoder
+	off     []uint64 // per piece and one more, where its frame starts
+	rawEnd  []uint32 // per piece, its raw size
+	token   []uint32 // per piece, its first token
+	docs    []uint32 // per document and one more, its first piece
+	docOffs []uint32 // per document and one more, its offset in that piece
 }
 
-// parsePieceFile checks a pieced text store of docs documents: its
-// trailer, documents' first pieces that never decrease from 0 to the
-// number of pieces, block offsets that strictly increase within the
-// blocks, and first tokens that start each document at 0 and then
-// increase.
+// parsePieceFile reads and checks a pieced text store of docs documents:
+// its trailer, and tables whose frames lie within the file, whose
+// documents' first pieces never decrease and whose offsets lie within
+// those pieces, in order, and whose first tokens start each document at 0
+// and then increase.
 func parsePieceFile(data []byte, docs uint64) (*pieceFile, error) {
 	name := fileTextPieces
 	if len(data) < piecesTrailer || string(data[len(data)-len(piecesMagic):]) != piecesMagic {
@@ -234,85 +258,135 @@ func parsePieceFile(data []byte, docs uint64) (*pieceFile, error) {
 	dictLen := uint64(binary.LittleEndian.Uint32(tr))
 	n := uint64(binary.LittleEndian.Uint32(tr[4:]))
 	nDocs := uint64(binary.LittleEndian.Uint32(tr[8:]))
-	if nDocs != docs {
+	tablesLen := uint64(binary.LittleEndian.Uint32(tr[12:]))
+	body := uint64(len(data) - piecesTrailer)
+	switch {
+	case nDocs != docs:
 		return nil, corruptf(name, "holds %d documents, meta.json says %d", nDocs, docs)
+	case dictLen > maxDictBytes || dictLen+tablesLen > body || n > tablesLen/3 || docs > tablesLen/2+1:
+		return nil, corruptf(name, "%d pieces of %d documents, %d bytes of tables and a %d-byte dictionary in %d bytes", n, docs, tablesLen, dictLen, len(data))
 	}
-	tables := (docs+1)*4 + n*pieceRowBytes
-	if dictLen > maxDictBytes || dictLen+tables > uint64(len(data)-piecesTrailer) {
-		return nil, corruptf(name, "%d pieces of %d documents and a %d-byte dictionary in %d bytes", n, docs, dictLen, len(data))
+	f := &pieceFile{data: data, off: make([]uint64, n+1), rawEnd: make([]uint32, n), token: make([]uint32, n),
+		docs: make([]uint32, docs+1), docOffs: make([]uint32, docs+1)}
+	t := data[body-tablesLen : body]
+	next := func() uint64 {
+		v, k := binary.Uvarint(t)
+		if k <= 0 {
+			t = nil
+			return math.MaxUint64
+		}
+		t = t[k:]
+		return v
 	}
-	end := uint64(len(data)-piecesTrailer) - tables
-	f := &pieceFile{data: data, n: int(n), docs: uint32(docs), end: end, dict: pieceDict(data[:dictLen])}
-	f.firsts = data[end : end+(docs+1)*4]
-	f.rows = data[end+(docs+1)*4 : uint64(len(data)-piecesTrailer)]
-	for d := range f.docs + 1 {
-		first := f.first(d)
-		switch {
-		case d == 0 && first != 0, d == f.docs && first != f.n, d > 0 && first < f.first(d-1), first > f.n:
-			return nil, corruptf(name, "document %d's first piece %d is out of order (%d pieces)", d, first, f.n)
+	f.off[0] = dictLen
+	for i := range n {
+		size, raw, tok := next(), next(), next()
+		if size > body || raw > maxBlockBytes || tok >= uint64(NoMoreDocs) || f.off[i]+size > body-tablesLen {
+			return nil, corruptf(name, "piece %d: %d bytes, %d raw, first token %d: out of range", i, size, raw, tok)
+		}
+		f.off[i+1], f.rawEnd[i], f.token[i] = f.off[i]+size, uint32(raw), uint32(tok)
+	}
+	for d := range docs {
+		delta, off := next(), next()
+		first := uint64(0)
+		if d > 0 {
+			first = uint64(f.docs[d-1])
+		}
+		if delta > n-first || off > maxBlockBytes {
+			return nil, corruptf(name, "document %d: first piece +%d, offset %d: out of range", d, delta, off)
+		}
+		f.docs[d], f.docOffs[d] = uint32(first+delta), uint32(off)
+	}
+	if len(t) != 0 {
+		return nil, corruptf(name, "%d bytes after the tables", len(t))
+	}
+	f.docs[docs] = uint32(n)
+	for d := range docs {
+		if err := f.checkDoc(uint32(d)); err != nil {
+			return nil, err
 		}
 	}
-	prev := dictLen
-	for d := range f.docs {
-		for i := f.first(d); i < f.first(d+1); i++ {
-			off, tok := f.row(i)
-			switch {
-			case off < prev || off >= end || i > 0 && off == prev:
-				return nil, corruptf(name, "piece %d: offset %d out of order", i, off)
-			case i == f.first(d) && tok != 0, i > f.first(d) && tok <= f.tokenOf(i-1):
-				return nil, corruptf(name, "piece %d: first token %d out of order", i, tok)
-			}
-			prev = off
-		}
+	var err error
+	f.dec, err = zstd.NewReader(nil, zstd.WithDecoderDictRaw(dictID, data[:dictLen]), zstd.WithDecodeAllCapLimit(true))
+	if err != nil {
+		return nil, fmt.Errorf("index: %s: %w", name, err)
 	}
 	return f, nil
 }
 
-func (f *pieceFile) first(d uint32) int {
-	return int(binary.LittleEndian.Uint32(f.firsts[4*d:]))
+// checkDoc checks document d's place: it starts inside its first piece,
+// ends where the next document starts, shares a piece only with
+// documents beside it, and its own pieces' first tokens start at 0 and
+// rise.
+func (f *pieceFile) checkDoc(d uint32) error {
+	a, b := f.docs[d], f.docs[d+1]
+	o, next := f.docOffs[d], f.docOffs[d+1]
+	n := uint32(len(f.rawEnd))
+	switch {
+	case a == n && o > 0, a < n && o > f.rawEnd[a]:
+		return corruptf(fileTextPieces, "document %d starts at byte %d of piece %d", d, o, a)
+	case a == b && next < o:
+		return corruptf(fileTextPieces, "document %d ends before it starts", d)
+	case o > 0 && (b > a+1 || b == a+1 && next > 0):
+		return corruptf(fileTextPieces, "document %d shares piece %d but runs past it", d, a)
+	case a < n && f.token[a] != 0:
+		return corruptf(fileTextPieces, "document %d: its first piece's first token is %d", d, f.token[a])
+	}
+	last := b
+	if next == 0 && b > a {
+		last = b - 1
+	}
+	for i := a + 1; i <= last && i < n; i++ {
+		if f.token[i] <= f.token[i-1] {
+			return corruptf(fileTextPieces, "document %d: piece %d's first token %d out of order", d, i, f.token[i])
+		}
+	}
+	return nil
 }
-
-func (f *pieceFile) row(i int) (off uint64, tok uint32) {
-	r := f.rows[i*pieceRowBytes:]
-	return binary.LittleEndian.Uint64(r), binary.LittleEndian.Uint32(r[8:])
-}
-
-func (f *pieceFile) tokenOf(i int) uint32 { _, t := f.row(i); return t }
 
 // piece returns piece i decoded, appended to dst.
-func (f *pieceFile) piece(dst []byte, i int) ([]byte, error) {
-	off, _ := f.row(i)
-	end := f.end
-	if i+1 < f.n {
-		end, _ = f.row(i + 1)
-	}
-	src := f.data[off:end]
-	n, err := s2.DecodedLen(src)
-	if err != nil || n > maxBlockBytes {
-		return nil, corruptf(fileTextPieces, "piece %d: bad length (%v)", i, err)
-	}
+func (f *pieceFile) piece(dst []byte, i uint32) ([]byte, error) {
+	raw := int(f.rawEnd[i])
 	at := len(dst)
-	dst = append(dst, make([]byte, n)...)
-	var out []byte
-	if f.dict != nil {
-		out, err = f.dict.Decode(dst[at:], src)
-	} else {
-		out, err = s2.Decode(dst[at:], src)
+	out, err := f.dec.DecodeAll(f.data[f.off[i]:f.off[i+1]], slices.Grow(dst, raw))
+	if err != nil || len(out)-at != raw {
+		return nil, corruptf(fileTextPieces, "piece %d does not decode to its %d bytes: %v", i, raw, err)
 	}
-	if err != nil || len(out) != n {
-		return nil, corruptf(fileTextPieces, "piece %d does not decode: %v", i, err)
+	return out, nil
+}
+
+// bounds returns the pieces document d's text lies in, a through b, and
+// its byte range in their concatenation.
+func (f *pieceFile) bounds(d uint32) (a, b uint32, start, end int) {
+	a, b = f.docs[d], f.docs[d+1]
+	start, end = int(f.docOffs[d]), 0
+	if f.docOffs[d+1] > 0 { // the next document shares piece b: d ends inside it
+		end = int(f.docOffs[d+1])
+	} else if b > a {
+		b--
+		end = int(f.rawEnd[b])
 	}
-	return dst, nil
+	for i := a; i < b; i++ {
+		end += int(f.rawEnd[i])
+	}
+	return a, b, start, end
 }
 
 // text returns document d's whole text.
 func (f *pieceFile) text(d uint32) (string, error) {
-	var b []byte
-	var err error
-	for i := f.first(d); i < f.first(d+1) && err == nil; i++ {
-		b, err = f.piece(b, i)
+	a, b, start, end := f.bounds(d)
+	if end <= start {
+		return "", nil
 	}
-	return string(b), err
+	var buf []byte
+	var err error
+	for i := a; i <= b && err == nil; i++ {
+		buf, err = f.piece(buf, i)
+	}
+	if err != nil {
+		return "", err
+	}
+	return string(buf[start:end]), nil
 }
 
 // TextSpan is a stretch of a document's stored text: whole pieces.
@@ -322,25 +396,26 @@ type TextSpan struct {
 }
 
 // span returns the pieces of document d from the one holding token from
-// through the one holding token to.
+// through the one holding token to; a document sharing its piece is whole.
 func (f *pieceFile) span(d, from, to uint32) (TextSpan, error) {
-	lo, hi := f.first(d), f.first(d+1)
-	if lo == hi {
-		return TextSpan{AtStart: true, AtEnd: true}, nil
+	a, b, start, end := f.bounds(d)
+	if end <= start || start > 0 || a == b {
+		t, err := f.text(d)
+		return TextSpan{Text: t, AtStart: true, AtEnd: true}, err
 	}
-	holding := func(t uint32) int {
-		return lo + sort.Search(hi-lo, func(k int) bool { return f.tokenOf(lo+k) > t }) - 1
+	holding := func(t uint32) uint32 {
+		return a + uint32(sort.Search(int(b-a)+1, func(k int) bool { return f.token[a+uint32(k)] > t })) - 1
 	}
-	a, b := holding(from), holding(max(from, to))
+	x, y := holding(from), holding(max(from, to))
 	var buf []byte
 	var err error
-	for i := a; i <= b && err == nil; i++ {
+	for i := x; i <= y && err == nil; i++ {
 		buf, err = f.piece(buf, i)
 	}
 	if err != nil {
 		return TextSpan{}, err
 	}
-	return TextSpan{Text: string(buf), AtStart: a == lo, AtEnd: b == hi-1}, nil
+	return TextSpan{Text: string(buf), AtStart: x == a, AtEnd: y == b}, nil
 }
 
 // PiecedText reports whether the index stores its text in pieces, so

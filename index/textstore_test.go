@@ -43,9 +43,12 @@ func TestTextPiecesCorrupt(t *testing.T) {
 			t.Fatalf("text(%d) = %.40q, %v; want %.40q", d, got, err, texts[d])
 		}
 	}
+	tr := data[len(data)-piecesTrailer:]
+	dictLen, tablesLen := binary.LittleEndian.Uint32(tr), binary.LittleEndian.Uint32(tr[12:])
+	body := len(data) - piecesTrailer
 	garbage := slices.Clone(data)
 	r := rand.New(rand.NewPCG(11, 12))
-	for i := binary.LittleEndian.Uint32(data[len(data)-piecesTrailer:]); uint64(i) < f.end; i++ {
+	for i := int(dictLen); i < body-int(tablesLen); i++ {
 		garbage[i] = byte(r.Uint32())
 	}
 	g, err := parsePieceFile(garbage, 200)
@@ -65,23 +68,43 @@ func TestTextPiecesCorrupt(t *testing.T) {
 		t.Error("no garbage piece was noticed")
 	}
 
-	rows := len(data) - piecesTrailer - f.n*pieceRowBytes
+	trailer := func(field int, v uint32) func([]byte) []byte {
+		return func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[len(b)-piecesTrailer+4*field:], v)
+			return b
+		}
+	}
 	tests := []struct {
 		name string
 		edit func([]byte) []byte
 	}{
 		{"no magic", func(b []byte) []byte { return b[:len(b)-1] }},
 		{"empty", func([]byte) []byte { return nil }},
-		{"documents", func(b []byte) []byte { b[len(b)-piecesTrailer+8]++; return b }},
-		{"pieces", func(b []byte) []byte { b[len(b)-piecesTrailer+4] += 100; return b }},
-		{"dictionary", func(b []byte) []byte { b[len(b)-piecesTrailer+2] = 0xff; return b }},
-		{"first offset", func(b []byte) []byte { binary.LittleEndian.PutUint64(b[rows:], 0); return b }},
-		{"second token", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[rows+pieceRowBytes+8:], 0); return b }},
-		{"first piece", func(b []byte) []byte { b[rows-4*201]++; return b }},
+		{"dictionary", trailer(0, maxDictBytes+1)},
+		{"pieces", trailer(1, binary.LittleEndian.Uint32(tr[4:])+1)},
+		{"documents", trailer(2, 201)},
+		{"tables", trailer(3, tablesLen+1)},
+		{"tables end early", func(b []byte) []byte { b[body-1] |= 0x80; return b }},
 	}
 	for _, tc := range tests {
 		if _, err := parsePieceFile(tc.edit(slices.Clone(data)), 200); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: parsePieceFile = %v, want ErrCorrupt", tc.name, err)
+		}
+	}
+	// A changed byte of the tables is refused or reads without panics.
+	for range 500 {
+		b := slices.Clone(data)
+		b[body-int(tablesLen)+r.IntN(int(tablesLen))] ^= byte(1 + r.IntN(255))
+		f, err := parsePieceFile(b, 200)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("parsePieceFile of changed tables = %v, want ErrCorrupt", err)
+			}
+			continue
+		}
+		for d := range uint32(200) {
+			f.text(d)
+			f.span(d, d, 3*d)
 		}
 	}
 }
