@@ -69,4 +69,12 @@
 // and reads nothing past it; errors and values match the pure-Go decoder's,
 // which stays the reference and the fallback. internal/libsvb compares the
 // kernel with the C library under a build tag.
+//
+// varint-SU has a masked VByte kernel (SSE4.1) in the same file: PMOVMSKB
+// collects the continuation bits of 16 bytes; 16 one-byte values are
+// widened straight from memory, runs of one- and two-byte values go
+// through a 256-row shuffle table on the first 8 bytes' bits, and a longer
+// value is joined from one 8-byte load. It runs while 16 values and 16
+// bytes are left and stops before a malformed value, so the Go loop
+// decodes the block's last values and reports every error as before.
 package varint

@@ -29,8 +29,10 @@ func (SU) AppendBlock(dst []byte, v []uint32) []byte {
 
 // DecodeBlock implements codecplugins.Codec.
 func (SU) DecodeBlock(dst []uint32, src []byte, n int) error {
-	p := 0
-	for i := 0; i < n; i++ {
+	// The masked VByte assembly, where there is one, decodes all but the
+	// last values; the loop below takes the rest, and any error.
+	i, p := suAsm(dst[:n], src)
+	for ; i < n; i++ {
 		// Fast path: one-byte value.
 		if p < len(src) && src[p] < 0x80 {
 			dst[i] = uint32(src[p])

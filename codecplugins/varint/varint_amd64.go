@@ -25,3 +25,15 @@ func svbAsm(dst []uint32, ctrl, data []byte) bool {
 	}
 	return true
 }
+
+// suAsm decodes varint-SU values into dst with the masked VByte kernel at
+// the SSE and AVX2 levels, while 16 values are left to decode and 16 bytes
+// left in src, and returns the values decoded and the bytes they took: 0
+// and 0 at the Go level. It stops before a malformed value, for the Go
+// loop to report.
+func suAsm(dst []uint32, src []byte) (n, used int) {
+	if len(dst) < 16 || len(src) < 16 || simd.Current() < simd.SSE {
+		return 0, 0
+	}
+	return suSSE(&dst[0], src, len(dst))
+}

@@ -19,3 +19,12 @@ func svbSSE(dst *uint32, ctrl *byte, data *byte, groups int)
 //
 //go:noescape
 func svbAVX(dst *uint32, ctrl *byte, data *byte, groups int)
+
+// suSSE decodes varint-SU values from src into dst with SSE4.1 while at
+// least 16 values are left to decode and 16 bytes are left in src, and
+// returns the values decoded and the bytes they took. It stops early, before
+// a value longer than 5 bytes or one that overflows 32 bits, for the caller
+// to report.
+//
+//go:noescape
+func suSSE(dst *uint32, src []byte, n int) (decoded int, used int)

@@ -4,3 +4,6 @@ package varint
 
 // svbAsm decodes nothing: there is no assembly on this build.
 func svbAsm([]uint32, []byte, []byte) bool { return false }
+
+// suAsm decodes nothing: there is no assembly on this build.
+func suAsm([]uint32, []byte) (n, used int) { return 0, 0 }

@@ -36,6 +36,7 @@ func main() {
 	shuffle, shuffleEnd, lens := g.svbTables()
 	g.streamVByte("svbSSE", false, shuffle, shuffleEnd, lens)
 	g.streamVByte("svbAVX", true, shuffle, shuffleEnd, lens)
+	g.maskedVByte()
 	asmgen.Main(c, "codecplugins/varint/internal/gensimd", "varint", "amd64 && !purego", nil)
 }
 
@@ -180,5 +181,204 @@ func (g *gen) streamVByte(name string, vex bool, shuffleTab, shuffleEndTab, lenT
 	for i := range 3 {
 		one(i, true)
 	}
+	g.RET()
+}
+
+// maskedVByteTables writes, for each pattern m of the continuation bits of
+// 8 bytes, how many whole values of one or two bytes start the 8 bytes
+// (stopping at a longer one or at one that runs past them), the bytes those
+// take, and the PSHUFB mask that puts value j's bytes into 16-bit lane j.
+func (g *gen) maskedVByteTables() (shuffle, count, used operand.Mem) {
+	var masks [256][16]byte
+	var counts, sizes [256]byte
+	for m := range 256 {
+		for i := range masks[m] {
+			masks[m][i] = 0x80
+		}
+		start, j := 0, 0
+		for b := range 8 {
+			if m>>b&1 != 0 {
+				if b-start >= 1 {
+					break // a third byte: not for the table
+				}
+				continue
+			}
+			masks[m][2*j] = byte(start)
+			if b > start {
+				masks[m][2*j+1] = byte(b)
+			}
+			j++
+			start = b + 1
+		}
+		counts[m], sizes[m] = byte(j), byte(start)
+	}
+	shuffle = g.StaticGlobal("suShuffle")
+	g.DataAttributes(attr.RODATA | attr.NOPTR)
+	for m := range 256 {
+		for h := range 2 {
+			var w uint64
+			for i := range 8 {
+				w |= uint64(masks[m][8*h+i]) << (8 * i)
+			}
+			g.AddDatum(16*m+8*h, operand.U64(w))
+		}
+	}
+	bytesTable := func(name string, v *[256]byte) operand.Mem {
+		t := g.StaticGlobal(name)
+		g.DataAttributes(attr.RODATA | attr.NOPTR)
+		for q := range 32 {
+			var w uint64
+			for i := range 8 {
+				w |= uint64(v[8*q+i]) << (8 * i)
+			}
+			g.AddDatum(8*q, operand.U64(w))
+		}
+		return t
+	}
+	return shuffle, bytesTable("suCount", &counts), bytesTable("suUsed", &sizes)
+}
+
+// maskedVByte writes suSSE, a masked VByte decoder for varint-SU: PMOVMSKB
+// gathers the continuation bits of the next 16 bytes. With none set, the
+// 16 bytes are 16 values, widened by four PMOVZXBD straight from memory.
+// Otherwise the bits of the first 8 bytes pick a row of the tables: one
+// PSHUFB puts up to 8 values of one or two bytes into 16-bit lanes, two
+// masks and a shift drop the continuation bits, and two PMOVZXWD widen
+// them. A value of three bytes or more is decoded alone: its length is
+// the first clear bit of the mask, and shifts and masks of one 8-byte load
+// join its 7-bit groups.
+func (g *gen) maskedVByte() {
+	shuffleTab, countTab, usedTab := g.maskedVByteTables()
+	lowMask := g.StaticGlobal("suLow")
+	g.DataAttributes(attr.RODATA | attr.NOPTR)
+	g.AddDatum(0, operand.U64(0x007F007F007F007F))
+	g.AddDatum(8, operand.U64(0x007F007F007F007F))
+	highMask := g.StaticGlobal("suHigh")
+	g.DataAttributes(attr.RODATA | attr.NOPTR)
+	g.AddDatum(0, operand.U64(0x3F803F803F803F80))
+	g.AddDatum(8, operand.U64(0x3F803F803F803F80))
+	byteMask := g.StaticGlobal("suBytes") // byteMask[k]: the low k bytes, k = 0..7
+	g.DataAttributes(attr.RODATA | attr.NOPTR)
+	for k := range 8 {
+		g.AddDatum(8*k, operand.U64(uint64(1)<<(8*k)-1))
+	}
+
+	g.Function("suSSE")
+	g.Attributes(attr.NOSPLIT)
+	g.Pragma("noescape")
+	g.SignatureExpr("func(dst *uint32, src []byte, n int) (decoded int, used int)")
+	g.Doc("suSSE decodes varint-SU values from src into dst with SSE4.1 while at",
+		"least 16 values are left to decode and 16 bytes are left in src, and",
+		"returns the values decoded and the bytes they took. It stops early, before",
+		"a value longer than 5 bytes or one that overflows 32 bits, for the caller",
+		"to report.")
+	dst := g.Load(g.Param("dst"), g.GP64())
+	base := g.Load(g.Param("src").Base(), g.GP64())
+	n := g.Load(g.Param("src").Len(), g.GP64())
+	left := g.Load(g.Param("n"), g.GP64())
+	p, end := g.GP64(), g.GP64()
+	g.MOVQ(base, p)
+	g.LEAQ(operand.Mem{Base: base, Index: n, Scale: 1, Disp: -16}, end) // last start of a 16-byte load
+	shuf, cnt, used, bm := g.GP64(), g.GP64(), g.GP64(), g.GP64()
+	g.LEAQ(shuffleTab, shuf)
+	g.LEAQ(countTab, cnt)
+	g.LEAQ(usedTab, used)
+	g.LEAQ(byteMask, bm)
+	lo, hi := reg.X14, reg.X15
+	g.MOVOU(lowMask, lo)
+	g.MOVOU(highMask, hi)
+	g.SUBQ(operand.U8(16), left) // values left beyond the next 16
+
+	g.Label("loop")
+	g.TESTQ(left, left)
+	g.JS(operand.LabelRef("done"))
+	g.CMPQ(p, end)
+	g.JA(operand.LabelRef("done"))
+	x, m := reg.X0, g.GP32()
+	g.MOVOU(operand.Mem{Base: p}, x)
+	g.PMOVMSKB(x, m)
+	g.TESTL(m, m)
+	g.JNZ(operand.LabelRef("mixed"))
+	for k := range 4 {
+		g.PMOVZXBD(operand.Mem{Base: p, Disp: 4 * k}, reg.X1)
+		g.MOVOU(reg.X1, operand.Mem{Base: dst, Disp: 16 * k})
+	}
+	g.ADDQ(operand.U8(16), p)
+	g.ADDQ(operand.U8(64), dst)
+	g.SUBQ(operand.U8(16), left)
+	g.JMP(operand.LabelRef("loop"))
+
+	g.Label("mixed")
+	m8, k := g.GP64(), g.GP64()
+	g.MOVBQZX(m.As8(), m8)
+	g.MOVBQZX(operand.Mem{Base: cnt, Index: m8, Scale: 1}, k)
+	g.TESTQ(k, k)
+	g.JZ(operand.LabelRef("long"))
+	t := g.GP64()
+	g.MOVQ(m8, t)
+	g.SHLQ(operand.U8(4), t)
+	g.MOVOU(operand.Mem{Base: shuf, Index: t, Scale: 1}, reg.X1)
+	g.PSHUFB(reg.X1, x)
+	g.MOVO(x, reg.X2)
+	g.PAND(lo, x)
+	g.PSRLW(operand.U8(1), reg.X2)
+	g.PAND(hi, reg.X2)
+	g.POR(reg.X2, x)
+	g.PMOVZXWD(x, reg.X1)
+	g.MOVOU(reg.X1, operand.Mem{Base: dst})
+	g.PSRLO(operand.U8(8), x)
+	g.PMOVZXWD(x, reg.X1)
+	g.MOVOU(reg.X1, operand.Mem{Base: dst, Disp: 16})
+	g.MOVBQZX(operand.Mem{Base: used, Index: m8, Scale: 1}, t)
+	g.ADDQ(t, p)
+	g.LEAQ(operand.Mem{Base: dst, Index: k, Scale: 4}, dst)
+	g.SUBQ(k, left)
+	g.JMP(operand.LabelRef("loop"))
+
+	// One value of 3 to 5 bytes: its last byte is the first whose
+	// continuation bit is clear.
+	g.Label("long")
+	g.NOTL(m)
+	g.BSFL(m, m) // length-1
+	g.CMPL(m, operand.U8(4))
+	g.JA(operand.LabelRef("done")) // longer than 5 bytes: corrupt
+	w, v := g.GP64(), g.GP64()
+	g.MOVQ(operand.Mem{Base: p}, w)
+	g.MOVL(m, m8.As32())
+	g.INCQ(m8) // length
+	g.ANDQ(operand.Mem{Base: bm, Index: m8, Scale: 8}, w)
+	// A fifth byte may hold 4 value bits (w's bits 32..35); bits 4..6 of
+	// it (w's bits 36..38) would overflow 32 bits.
+	g.MOVQ(w, t)
+	g.SHRQ(operand.U8(36), t)
+	g.ANDQ(operand.U8(7), t)
+	g.JNZ(operand.LabelRef("done"))
+	g.MOVQ(w, v)
+	g.ANDQ(operand.U8(0x7F), v)
+	for i := 1; i <= 3; i++ {
+		g.MOVQ(w, t)
+		g.SHRQ(operand.U8(i), t)
+		g.ANDQ(operand.U32(0x7F<<(7*i)), t)
+		g.ORQ(t, v)
+	}
+	// Value bits 28..31; the mask sign-extends to 64 bits, whose upper
+	// half is zero in w>>4 after the overflow check.
+	g.MOVQ(w, t)
+	g.SHRQ(operand.U8(4), t)
+	g.ANDQ(operand.I32(-0x10000000), t)
+	g.ORQ(t, v)
+	g.MOVL(v.As32(), operand.Mem{Base: dst})
+	g.ADDQ(m8, p)
+	g.ADDQ(operand.U8(4), dst)
+	g.DECQ(left)
+	g.JMP(operand.LabelRef("loop"))
+
+	g.Label("done")
+	g.ADDQ(operand.U8(16), left)
+	n0 := g.Load(g.Param("n"), g.GP64())
+	g.SUBQ(left, n0)
+	g.Store(n0, g.Return("decoded"))
+	g.SUBQ(base, p)
+	g.Store(p, g.Return("used"))
 	g.RET()
 }
