@@ -6,6 +6,7 @@
 //
 //	GET  /                   search page (html/template): form, hits with titles and snippets, paging
 //	GET  /search             ranked query: q, mode, k, engine, start, snippets, highlight
+//	POST /msearch            newline-delimited /search queries, answered in order (msearch.go)
 //	GET  /documents/{docid}  one document's URL, title and length (?text=1: its stored text), or 404
 //	GET  /stats              index and server statistics, cache hit rate
 //	GET  /healthz            "ok" while an index is loaded (always, once serving)
