@@ -78,7 +78,11 @@
 // one's launches while another's results come back. An engine has four
 // workspaces, and a fifth caller waits for one; each grows to the largest
 // wave it served and keeps its memory, so the memory budget must leave
-// room for four. Usage accounts for the runs (host time holding the
+// room for four. On the device, a lane records its run's launches and
+// memsets and queues them as one CUDA graph at each copy (internal/cuda's
+// Graph: the executable graph of each shape kept and patched with the
+// next run's parameters), so a launch chain costs one graph launch
+// instead of one launch a kernel (Options.NoGraphs turns it off). Usage accounts for the runs (host time holding the
 // device, device time by CUDA events). Profile times the phases
 // with CUDA events. The engine drives its device through a small
 // backend interface (qbackend.go): the device's (backend.go), and in the
