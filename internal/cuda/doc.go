@@ -1,7 +1,8 @@
 // Package cuda is gpusearch's device layer, the only package that imports
 // gorgonia.org/cu: a GPU's context (Device), its memory (Buffer), the
 // page-locked stage that large reads pass through, PTX modules and their
-// kernels (Module), streams and events. The search engine (package gpu)
+// kernels (Module), streams and events, and launch chains queued as CUDA
+// graphs (Graph). The search engine (package gpu)
 // and the text analytics (package analytics/gpu) build on it.
 //
 // Builds. The files that import cu carry the cuda build tag (cu's init
