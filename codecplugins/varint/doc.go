@@ -77,4 +77,8 @@
 // value is joined from one 8-byte load. It runs while 16 values and 16
 // bytes are left and stops before a malformed value, so the Go loop
 // decodes the block's last values and reports every error as before.
+// varint-G8IU has one too (SSSE3): a group's 8 data bytes in one load, two
+// PSHUFB with the descriptor's 32-byte mask fill 8 slots; descriptors the
+// Go loop rejects stop the kernel before them. varint-G8CU, whose values
+// cross units, has none yet.
 package varint

@@ -49,7 +49,9 @@ func (G8IU) AppendBlock(dst []byte, v []uint32) []byte {
 // DecodeBlock implements codecplugins.Codec.
 func (G8IU) DecodeBlock(dst []uint32, src []byte, n int) error {
 	dst = dst[:n]
-	i, p := 0, 0
+	// The assembly, where there is one, decodes all but the last groups;
+	// the loop below takes the rest, and any error.
+	i, p := g8iuAsm(dst, src)
 	for i < n {
 		if p >= len(src) {
 			return codecplugins.Corrupt(g8iuName, p, "truncated descriptor")

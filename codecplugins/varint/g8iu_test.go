@@ -51,5 +51,8 @@ func TestG8IUCorrupt(t *testing.T) {
 func TestG8IUGoldenSize(t *testing.T) { codectest.ClusteredSize(t, G8IU{}, 1280, 1504) }
 
 func FuzzDecodeG8IU(f *testing.F) {
-	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(G8IU{}, data, n) })
+	f.Fuzz(func(t *testing.T, data []byte, n int) {
+		codectest.Fuzz(G8IU{}, data, n)
+		codectest.FuzzLevels(G8IU{}, data, n)
+	})
 }

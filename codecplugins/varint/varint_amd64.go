@@ -37,3 +37,14 @@ func suAsm(dst []uint32, src []byte) (n, used int) {
 	}
 	return suSSE(&dst[0], src, len(dst))
 }
+
+// g8iuAsm decodes varint-G8IU groups into dst with SSSE3 at the SSE and
+// AVX2 levels, while 8 values are left to decode and a whole group is left
+// in src, and returns the values decoded and the bytes they took: 0 and 0
+// at the Go level. It stops before a group the Go loop rejects.
+func g8iuAsm(dst []uint32, src []byte) (n, used int) {
+	if len(dst) < 8 || len(src) < 9 || simd.Current() < simd.SSE {
+		return 0, 0
+	}
+	return g8iuSSE(&dst[0], src, len(dst))
+}

@@ -28,3 +28,11 @@ func svbAVX(dst *uint32, ctrl *byte, data *byte, groups int)
 //
 //go:noescape
 func suSSE(dst *uint32, src []byte, n int) (decoded int, used int)
+
+// g8iuSSE decodes varint-G8IU groups from src into dst with SSSE3 while
+// 8 values are left to decode and a whole group is left in src, and returns
+// the values decoded and the bytes they took. It stops before a group the
+// Go decoder rejects, for it to report.
+//
+//go:noescape
+func g8iuSSE(dst *uint32, src []byte, n int) (decoded int, used int)

@@ -7,3 +7,6 @@ func svbAsm([]uint32, []byte, []byte) bool { return false }
 
 // suAsm decodes nothing: there is no assembly on this build.
 func suAsm([]uint32, []byte) (n, used int) { return 0, 0 }
+
+// g8iuAsm decodes nothing: there is no assembly on this build.
+func g8iuAsm([]uint32, []byte) (n, used int) { return 0, 0 }

@@ -37,6 +37,7 @@ func main() {
 	g.streamVByte("svbSSE", false, shuffle, shuffleEnd, lens)
 	g.streamVByte("svbAVX", true, shuffle, shuffleEnd, lens)
 	g.maskedVByte()
+	g.g8iu()
 	asmgen.Main(c, "codecplugins/varint/internal/gensimd", "varint", "amd64 && !purego", nil)
 }
 
@@ -375,6 +376,113 @@ func (g *gen) maskedVByte() {
 
 	g.Label("done")
 	g.ADDQ(operand.U8(16), left)
+	n0 := g.Load(g.Param("n"), g.GP64())
+	g.SUBQ(left, n0)
+	g.Store(n0, g.Return("decoded"))
+	g.SUBQ(base, p)
+	g.Store(p, g.Return("used"))
+	g.RET()
+}
+
+// g8iu writes g8iuSSE: a varint-G8IU group is a descriptor byte and 8 data
+// bytes, so one 8-byte load and two PSHUFB with the descriptor's masks (a
+// 256-row table of 32 bytes) put its up to 8 values into 8 slots, two
+// stores write all 8 (the next group overwrites the unused ones, as in the
+// Go loop), and a second table gives the count. Descriptors the Go decoder
+// rejects (no value ending, a value longer than 4 bytes) have count 0
+// there, and stop the kernel before them.
+func (g *gen) g8iu() {
+	var masks [256][32]byte
+	var counts [256]byte
+	for d := range 256 {
+		for i := range masks[d] {
+			masks[d][i] = 0x80
+		}
+		start, j, bad := 0, 0, false
+		for b := range 8 {
+			if d>>b&1 != 0 {
+				continue
+			}
+			if b+1-start > 4 {
+				bad = true
+			}
+			for i := start; i <= b && i-start < 4; i++ {
+				masks[d][4*j+i-start] = byte(i)
+			}
+			j++
+			start = b + 1
+		}
+		if !bad {
+			counts[d] = byte(j)
+		}
+	}
+	shuffle := g.StaticGlobal("g8iuShuffle")
+	g.DataAttributes(attr.RODATA | attr.NOPTR)
+	for d := range 256 {
+		for q := range 4 {
+			var w uint64
+			for i := range 8 {
+				w |= uint64(masks[d][8*q+i]) << (8 * i)
+			}
+			g.AddDatum(32*d+8*q, operand.U64(w))
+		}
+	}
+	count := g.StaticGlobal("g8iuCount")
+	g.DataAttributes(attr.RODATA | attr.NOPTR)
+	for q := range 32 {
+		var w uint64
+		for i := range 8 {
+			w |= uint64(counts[8*q+i]) << (8 * i)
+		}
+		g.AddDatum(8*q, operand.U64(w))
+	}
+
+	g.Function("g8iuSSE")
+	g.Attributes(attr.NOSPLIT)
+	g.Pragma("noescape")
+	g.SignatureExpr("func(dst *uint32, src []byte, n int) (decoded int, used int)")
+	g.Doc("g8iuSSE decodes varint-G8IU groups from src into dst with SSSE3 while",
+		"8 values are left to decode and a whole group is left in src, and returns",
+		"the values decoded and the bytes they took. It stops before a group the",
+		"Go decoder rejects, for it to report.")
+	dst := g.Load(g.Param("dst"), g.GP64())
+	base := g.Load(g.Param("src").Base(), g.GP64())
+	n := g.Load(g.Param("src").Len(), g.GP64())
+	left := g.Load(g.Param("n"), g.GP64())
+	p, end := g.GP64(), g.GP64()
+	g.MOVQ(base, p)
+	g.LEAQ(operand.Mem{Base: base, Index: n, Scale: 1, Disp: -9}, end) // last start of a whole group
+	shuf, cnt := g.GP64(), g.GP64()
+	g.LEAQ(shuffle, shuf)
+	g.LEAQ(count, cnt)
+	g.SUBQ(operand.U8(8), left) // values left beyond the next 8
+
+	g.Label("loop")
+	g.TESTQ(left, left)
+	g.JS(operand.LabelRef("done"))
+	g.CMPQ(p, end)
+	g.JA(operand.LabelRef("done"))
+	d, k := g.GP64(), g.GP64()
+	g.MOVBQZX(operand.Mem{Base: p}, d)
+	g.MOVBQZX(operand.Mem{Base: cnt, Index: d, Scale: 1}, k)
+	g.TESTQ(k, k)
+	g.JZ(operand.LabelRef("done"))
+	g.MOVQ(operand.Mem{Base: p, Disp: 1}, reg.X0)
+	g.MOVO(reg.X0, reg.X1)
+	g.SHLQ(operand.U8(5), d)
+	g.MOVOU(operand.Mem{Base: shuf, Index: d, Scale: 1}, reg.X2)
+	g.MOVOU(operand.Mem{Base: shuf, Index: d, Scale: 1, Disp: 16}, reg.X3)
+	g.PSHUFB(reg.X2, reg.X0)
+	g.PSHUFB(reg.X3, reg.X1)
+	g.MOVOU(reg.X0, operand.Mem{Base: dst})
+	g.MOVOU(reg.X1, operand.Mem{Base: dst, Disp: 16})
+	g.ADDQ(operand.U8(9), p)
+	g.LEAQ(operand.Mem{Base: dst, Index: k, Scale: 4}, dst)
+	g.SUBQ(k, left)
+	g.JMP(operand.LabelRef("loop"))
+
+	g.Label("done")
+	g.ADDQ(operand.U8(8), left)
 	n0 := g.Load(g.Param("n"), g.GP64())
 	g.SUBQ(left, n0)
 	g.Store(n0, g.Return("decoded"))
