@@ -15,8 +15,10 @@
 #   3. serve old and new (cache and access log off), bench http with
 #      engine=gpu (and, or) and engine=auto (and, or) at concurrency
 #      16, 128 and 1024; POST /msearch of 64 queries on the new one; the
-#      new one again with gpu.window 0 for engine=gpu;
+#      new one again with gpu.window 200us for engine=gpu;
 #   4. new with --no-graphs on both indexes, as time allows.
+# STEPS (default "tests bench rest nographs") picks the steps; the index
+# is made whenever bench or rest runs.
 # $OUT gets launch.tgz (every JSON and log) and summary.txt.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,6 +26,8 @@ OUT=${OUT:-/tmp/launch-out}
 D=${D:-.device/i35}
 BUDGET=${BUDGET:-530}
 DOCS=${DOCS:-5000000}
+STEPS=${STEPS:-tests bench rest nographs}
+step() { [[ " $STEPS " == *" $1 "* ]]; }
 R=$(mktemp -d)
 W=$(mktemp -d)
 LOG=$R/launch.log
@@ -40,11 +44,13 @@ stamp "gen index ($DOCS docs), beside the GPU tests"
 (timeout "$(tmo 170)" $NEW gen index --docs "$DOCS" --seed 1 --codec gpu-bp256 --out "$W/g" --quiet --json >"$R/gen.json" 2>>"$LOG" &&
 	$NEW gen queries --index "$W/g" --n 400 --seed 2 --out "$W/q.txt" 2>>"$LOG") &
 gen=$!
-(cd gpu && timeout "$(tmo 170)" "../$D/gpu.test" -test.run '^(TestEngine.*|TestDeviceInfo)$' -test.v -test.timeout 165s) >"$R/test-gpu.log" 2>&1
-echo "gpu.test rc=$?: $(grep -c -- '^--- PASS' "$R/test-gpu.log") passed, $(grep -c -- '--- FAIL' "$R/test-gpu.log") failed" | tee -a "$LOG"
-grep -m 10 -E -- '--- FAIL|panic|_test.go:[0-9]+:' "$R/test-gpu.log" | tee -a "$LOG"
-(cd internal/cuda && timeout "$(tmo 60)" "../../$D/cuda.test" -test.v -test.timeout 55s) >"$R/test-cuda.log" 2>&1
-echo "cuda.test rc=$?: $(grep -c -- '^--- PASS' "$R/test-cuda.log") passed, $(grep -c -- '--- FAIL' "$R/test-cuda.log") failed" | tee -a "$LOG"
+if step tests; then
+	(cd gpu && timeout "$(tmo 170)" "../$D/gpu.test" -test.run '^(TestEngine.*|TestDeviceInfo)$' -test.v -test.timeout 165s) >"$R/test-gpu.log" 2>&1
+	echo "gpu.test rc=$?: $(grep -c -- '^--- PASS' "$R/test-gpu.log") passed, $(grep -c -- '--- FAIL' "$R/test-gpu.log") failed" | tee -a "$LOG"
+	grep -m 10 -E -- '--- FAIL|panic|_test.go:[0-9]+:' "$R/test-gpu.log" | tee -a "$LOG"
+	(cd internal/cuda && timeout "$(tmo 60)" "../../$D/cuda.test" -test.v -test.timeout 55s) >"$R/test-cuda.log" 2>&1
+	echo "cuda.test rc=$?: $(grep -c -- '^--- PASS' "$R/test-cuda.log") passed, $(grep -c -- '--- FAIL' "$R/test-cuda.log") failed" | tee -a "$LOG"
+fi
 wait $gen
 stamp "gen rc=$? $(du -sh "$W/g" | cut -f1)"
 pack
@@ -57,9 +63,11 @@ bgq() {
 	timeout "$(tmo 90)" $bin bench gpu queries --index "$idx" --queries "$q" --mode and,or --k 10 --cpu bmw \
 		--batch 1,32,128 --min-time 0.5s --json "$@" >"$R/$name.json" 2>>"$LOG"
 }
-bgq 5m-new $NEW "$W/g" "$W/q.txt"
-bgq 5m-old $OLD "$W/g" "$W/q.txt"
-pack
+if step bench; then
+	bgq 5m-new $NEW "$W/g" "$W/q.txt"
+	bgq 5m-old $OLD "$W/g" "$W/q.txt"
+	pack
+fi
 
 # serve_run NAME BIN WINDOW: serve the 5x10^6 index with BIN (gpu.window
 # WINDOW unless empty) and load it; then the runs given as
@@ -92,31 +100,36 @@ PY
 	wait $pid
 	pack
 }
-serve_run old $OLD "" <<'EOF'
-gpu and 16,128,1024
-gpu or 16,128,1024
-auto and 16,128,1024
-auto or 16,128,1024
-EOF
-serve_run new $NEW "" <<'EOF'
-gpu and 16,128,1024
-gpu or 16,128,1024
-auto and 16,128,1024
-auto or 16,128,1024
-gpu and 16,128 64
-gpu or 16,128 64
-auto and 16,128 64
-EOF
-serve_run new-w0 $NEW 0s <<'EOF'
-gpu and 16,128,1024
-gpu or 16,128,1024
-EOF
-
-bgq rust-new $NEW "$W/rustidx" examples/queries.txt
-bgq rust-old $OLD "$W/rustidx" examples/queries.txt
-pack
-bgq 5m-nographs $NEW "$W/g" "$W/q.txt" --no-graphs
-bgq rust-nographs $NEW "$W/rustidx" examples/queries.txt --no-graphs
+if step rest; then
+	serve_run old $OLD "" <<-'EOF'
+	gpu and 16,128,1024
+	gpu or 16,128,1024
+	auto and 16,128,1024
+	auto or 16,128,1024
+	EOF
+	serve_run new $NEW "" <<-'EOF'
+	gpu and 16,128,1024
+	gpu or 16,128,1024
+	auto and 16,128,1024
+	auto or 16,128,1024
+	gpu and 16,128 64
+	gpu or 16,128 64
+	auto and 16,128 64
+	EOF
+	serve_run new-w200 $NEW 200us <<-'EOF'
+	gpu and 16,128,1024
+	gpu or 16,128,1024
+	EOF
+fi
+if step bench; then
+	bgq rust-new $NEW "$W/rustidx" examples/queries.txt
+	bgq rust-old $OLD "$W/rustidx" examples/queries.txt
+	pack
+fi
+if step nographs; then
+	bgq 5m-nographs $NEW "$W/g" "$W/q.txt" --no-graphs
+	bgq rust-nographs $NEW "$W/rustidx" examples/queries.txt --no-graphs
+fi
 stamp "done"
 pack
 
@@ -137,7 +150,7 @@ for name in ["5m-new", "5m-old", "5m-nographs", "rust-new", "rust-old", "rust-no
             print(f"  {m['mode']:<3} phases {p['subset']}: " + " ".join(f"{k} {v:.1f}" for k, v in p['us'].items()) + f" = {p['total_us']:.1f}")
         print(f"  {m['mode']:<3} batched q/s: " + ", ".join(f"{b['batch']}: {b['qps']:.0f}" for b in m['batches']))
 PY
-grep -h -E '^(old|new|new-w0) ' "$LOG" >>"$OUT/summary.txt"
+grep -h -E '^(old|new|new-w200) ' "$LOG" >>"$OUT/summary.txt"
 grep -E 'rc=' "$LOG" >>"$OUT/summary.txt"
 rm -rf "$W"
 cat "$OUT/summary.txt"
