@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
 )
@@ -105,10 +106,7 @@ func (b *positionsBlock) reset(c codecplugins.Codec, src []byte, fm1 []uint32) e
 		b.chunks = append(b.chunks, chunk{off: at + k, size: int(size)})
 		at += k + int(size)
 	}
-	if uint64(cap(b.vals)) < n {
-		b.vals = make([]uint32, n)
-	}
-	b.vals = b.vals[:n]
+	b.vals = slices.Grow(b.vals[:0], int(n))[:n] // amortized over a query's blocks
 	return nil
 }
 

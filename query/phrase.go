@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -27,8 +28,9 @@ type phraseFilter struct {
 	or      bool
 	last    uint32 // the document asked last
 	ix      *index.Index
-	cands   []uint32 // the current phrase's first-term positions that still match
+	cands   []uint32 // the current phrase's start positions that still match
 	buf     []uint32
+	order   []int // the current phrase's terms, fewest positions in the document first
 	err     error
 }
 
@@ -152,25 +154,40 @@ func (f *phraseFilter) matchPhrase(k int, doc uint32) bool {
 		}
 		f.at = append(f.at, cs[i])
 	}
+	// Lead with the term the document holds least often and check the
+	// others from the rarest up, as the candidates dwindle: a phrase with
+	// "in" or "the" then rarely decodes their hundreds of positions.
+	f.order = f.order[:0]
+	for i := range f.at {
+		f.order = append(f.order, i)
+	}
+	slices.SortStableFunc(f.order, func(x, y int) int { return cmp.Compare(f.at[x].Freq(), f.at[y].Freq()) })
+	lead := f.order[0]
 	var err error
-	if f.cands, err = f.at[0].Positions(f.cands); err != nil {
+	if f.buf, err = f.at[lead].Positions(f.buf); err != nil {
 		f.fail(err)
 		return false
 	}
-	for i, c := range f.at[1:] {
-		if f.buf, err = c.Positions(f.buf); err != nil {
+	f.cands = f.cands[:0]
+	for _, p := range f.buf {
+		if p >= uint32(lead) {
+			f.cands = append(f.cands, p-uint32(lead))
+		}
+	}
+	for _, i := range f.order[1:] {
+		if f.buf, err = f.at[i].Positions(f.buf); err != nil {
 			f.fail(err)
 			return false
 		}
-		if f.cands = keepFollowed(f.cands, f.buf, uint64(i+1)); len(f.cands) == 0 {
+		if f.cands = keepFollowed(f.cands, f.buf, uint64(i)); len(f.cands) == 0 {
 			return false
 		}
 	}
-	return true
+	return len(f.cands) > 0
 }
 
-// keepFollowed keeps the positions p of cands with p+off in next, both
-// increasing, in one merge.
+// keepFollowed keeps the phrase starts p of cands with p+off in next,
+// both increasing, in one merge.
 func keepFollowed(cands, next []uint32, off uint64) []uint32 {
 	out, j := cands[:0], 0
 	for _, p := range cands {
