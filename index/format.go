@@ -31,7 +31,12 @@ import (
 //	   snippet reads the kilobyte around its terms, not the whole text.
 //	   Version 5 writes no texts.bin (whole texts in 32 KiB zstd blocks)
 //	   but still reads it; a version 4 reader refuses textpieces.bin.
-const FormatVersion = 5
+//	6: what the indexer read of each crawl file (sources.bin, sources.go:
+//	   URL, size, modification time, content hash), so that
+//	   `gpusearch index --update` finds the files that changed; an index
+//	   without it is updated only after a rebuild. A version 5 reader
+//	   refuses sources.bin.
+const FormatVersion = 6
 
 // minReadVersion is the oldest format version this package reads.
 const minReadVersion = 3
@@ -56,7 +61,7 @@ var dataFiles = []string{fileDocIDs, fileFreqs, fileLexicon, fileDocLens, fileUR
 // optionalFiles lists the data files that an index may have beside
 // dataFiles: meta.json checksums those it has, Open maps and checks them,
 // and a name not in either list is refused.
-var optionalFiles = []string{fileTitles, fileTexts, fileTextPieces, filePositions}
+var optionalFiles = []string{fileTitles, fileTexts, fileTextPieces, filePositions, fileSources}
 
 // sinceVersion is the format version that introduced data file name.
 func sinceVersion(name string) int {
@@ -65,6 +70,8 @@ func sinceVersion(name string) int {
 		return minReadVersion
 	case name == fileTextPieces:
 		return 5
+	case name == fileSources:
+		return 6
 	}
 	return 4
 }

@@ -44,6 +44,7 @@ type Index struct {
 	pieces   *pieceFile // texts in pieces
 	// positions.bin (positions.go), nil if absent
 	positions *positionsFile
+	sources   *sourceTable // sources.bin (sources.go), nil if absent
 }
 
 // Open maps the index that dir's commit point, meta.json, names,
@@ -100,6 +101,10 @@ func open(dir string, meta Meta) (*Index, error) {
 		return nil, err
 	}
 	if err := ix.readPositions(); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	if err := ix.readSources(); err != nil {
 		ix.Close()
 		return nil, err
 	}

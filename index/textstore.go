@@ -440,3 +440,22 @@ func (ix *Index) TextSpan(docid, from, to uint32) (TextSpan, error) {
 	})
 	return s, err
 }
+
+// cuts returns where document d's text was cut into pieces, as
+// PieceCutter gave them to the writer (the first piece's left out): each
+// of its pieces after the first, at its byte offset in the text and its
+// first token. A text in one piece, or sharing one, has none. Adding the
+// text again with these cuts lays out the same pieces.
+func (f *pieceFile) cuts(d uint32) []TextCut {
+	a, b, start, _ := f.bounds(d)
+	if start > 0 || b <= a {
+		return nil
+	}
+	var cuts []TextCut
+	at := uint32(0)
+	for i := a + 1; i <= b; i++ {
+		at += f.rawEnd[i-1]
+		cuts = append(cuts, TextCut{Byte: at, Token: f.token[i]})
+	}
+	return cuts
+}

@@ -25,6 +25,7 @@ type parsed struct {
 	title     string // for the document store
 	text      []byte
 	cuts      []index.TextCut // where the store cuts text into pieces
+	hash      uint64          // of the bytes read (contentHash)
 	err       error
 }
 
@@ -54,14 +55,26 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 		return rep, err
 	}
 	defer out.Unlock()
+	if err := build(ctx, files, out, opts, &rep); err != nil {
+		return rep, err
+	}
+	rep.Elapsed = time.Since(start)
+	return rep, nil
+}
+
+// build parses files (in docid order) and writes them as a new
+// generation of out's index, with what it read of each file
+// (index.Source), and commits it.
+func build(ctx context.Context, files []docFile, out *index.Dir, opts Options, rep *Report) error {
 	var tmp string
+	var err error
 	if opts.TempDir == "" {
 		tmp, err = out.TempDir("runs")
 	} else {
 		tmp, err = scratchDir(opts.TempDir)
 	}
 	if err != nil {
-		return rep, err
+		return err
 	}
 	defer os.RemoveAll(tmp)
 	var feed *storeFeed
@@ -74,7 +87,7 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 		}
 		sb, err := index.NewStoreBuilder(tmp, mode)
 		if err != nil {
-			return rep, err
+			return err
 		}
 		defer sb.Close()
 		feed = newStoreFeed(sb)
@@ -82,6 +95,7 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 
 	inv := newInverter(ctx, opts.MemoryBudget, tmp, opts.Positions)
 	lengths := make([]uint32, len(files))
+	hashes := make([]uint64, len(files))
 	failed := make([]bool, len(files))
 	var total int64
 	for _, f := range files {
@@ -111,6 +125,7 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 			rep.unreadable(files[p.slot].url, p.err)
 			return nil
 		}
+		hashes[p.slot] = p.hash
 		if p.truncated {
 			rep.Oversize.add(files[p.slot].url, nil)
 		}
@@ -122,18 +137,31 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 	})
 	prog.Stop()
 	if err != nil {
-		return rep, err
+		return err
 	}
 	rep.Runs = len(inv.runs)
 
 	remap, docLens, urls := docTable(files, failed, lengths, pt)
 	rep.Documents = len(urls)
+	srcs := sources(files, failed, hashes, pt)
+	return write(ctx, out, opts, inv, feed, remap, docLens, urls, srcs, rep)
+}
 
-	if err := write(ctx, out, opts, inv, feed, remap, docLens, urls, &rep); err != nil {
-		return rep, err
+// sources lists what was read of each file that became documents, in
+// docid order.
+func sources(files []docFile, failed []bool, hashes []uint64, pt *passageTable) []index.Source {
+	var srcs []index.Source
+	for slot, f := range files {
+		if failed[slot] {
+			continue
+		}
+		docs := uint32(1)
+		if pt != nil {
+			docs = pt.count[slot]
+		}
+		srcs = append(srcs, index.Source{URL: f.url, Size: f.size, MTime: f.mtime, Hash: hashes[slot], Docs: docs})
 	}
-	rep.Elapsed = time.Since(start)
-	return rep, nil
+	return srcs
 }
 
 // docTable closes the gaps that failed files left: it maps each slot (or,
@@ -156,7 +184,7 @@ func docTable(files []docFile, failed []bool, lengths []uint32, pt *passageTable
 
 // write merges the inverter's runs into a new generation of out's index,
 // with the document store when feed has one, and commits it.
-func write(ctx context.Context, out *index.Dir, opts Options, inv *inverter, feed *storeFeed, remap, docLens []uint32, urls []string, rep *Report) error {
+func write(ctx context.Context, out *index.Dir, opts Options, inv *inverter, feed *storeFeed, remap, docLens []uint32, urls []string, srcs []index.Source, rep *Report) error {
 	w, err := out.NewWriter(index.WriterOptions{
 		DocIDCodec: opts.DocIDCodec, FreqCodec: opts.FreqCodec, Order: opts.Order, BM25: opts.BM25, Force: opts.Force,
 		Positions: opts.Positions, PositionsCodec: opts.PositionsCodec,
@@ -169,6 +197,10 @@ func write(ctx context.Context, out *index.Dir, opts Options, inv *inverter, fee
 			w.Abort()
 			return err
 		}
+	}
+	if err := w.AddSources(index.SourceOptions{Passages: opts.Passages, MaxDocBytes: opts.MaxDocBytes, Oversize: opts.Oversize}, srcs); err != nil {
+		w.Abort()
+		return err
 	}
 	var docids, freqs []uint32
 	err = inv.merge(func(term string, list []posting, pos []uint32) error {
@@ -282,12 +314,12 @@ func parseAll(ctx context.Context, files []docFile, opts Options, collect func(p
 // about opts.Passages terms when that is positive).
 func parseFile(a *analysis.Analyzer, f docFile, slot uint32, opts Options) parsed {
 	p := parsed{slot: slot}
-	title, text, n, truncated, err := f.text(opts.MaxDocBytes)
+	title, text, n, truncated, hash, err := f.text(opts.MaxDocBytes)
 	if err != nil {
 		p.err = err
 		return p
 	}
-	p.bytes, p.truncated, p.title, p.text = n, truncated, title, text
+	p.bytes, p.truncated, p.title, p.text, p.hash = n, truncated, title, text, hash
 	if opts.Passages > 0 {
 		p.passages = splitPassages(a, text, opts.Passages, opts.Positions)
 		for _, ps := range p.passages {

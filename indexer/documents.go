@@ -55,6 +55,6 @@ func (d Document) Text(maxBytes int64) (text []byte, n int64, truncated bool, er
 	if maxBytes <= 0 {
 		maxBytes = Options{}.withDefaults().MaxDocBytes
 	}
-	_, text, n, truncated, err = docFile{path: d.Path, kind: d.Kind, id: d.id}.text(maxBytes)
+	_, text, n, truncated, _, err = docFile{path: d.Path, kind: d.Kind, id: d.id}.text(maxBytes)
 	return text, n, truncated, err
 }

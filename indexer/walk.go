@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc64"
 	"io"
 	"io/fs"
 	"os"
@@ -16,11 +17,12 @@ import (
 
 // docFile is one file that will become a document.
 type docFile struct {
-	url  string
-	path string // what to open: the file, or a symlink's target inside the crawl
-	size int64
-	kind extract.Kind
-	id   fileID // the file the walk saw at path
+	url   string
+	path  string // what to open: the file, or a symlink's target inside the crawl
+	size  int64
+	mtime int64 // modification time when walked, ns since 1970
+	kind  extract.Kind
+	id    fileID // the file the walk saw at path
 }
 
 // walked, when set (by tests), is called when a walk has listed the crawl,
@@ -95,7 +97,8 @@ func walk(ctx context.Context, root string, opts Options, rep *Report) ([]docFil
 			rep.Oversize.add(rel, nil)
 			return nil
 		}
-		files = append(files, docFile{url: urlOf(filepath.ToSlash(rel)), path: target, size: st.Size(), kind: kind, id: id})
+		files = append(files, docFile{url: urlOf(filepath.ToSlash(rel)), path: target, size: st.Size(),
+			mtime: st.ModTime().UnixNano(), kind: kind, id: id})
 		return nil
 	})
 	if err != nil {
@@ -214,19 +217,11 @@ func typeName(m fs.FileMode) string {
 
 // text reads the file and extracts its title and text from its first
 // maxBytes bytes (truncated reports a longer file), n the number of bytes
-// read.
-func (f docFile) text(maxBytes int64) (title string, text []byte, n int64, truncated bool, err error) {
-	fh, err := openWalked(f.path, f.id)
+// read and hash their hash (contentHash).
+func (f docFile) text(maxBytes int64) (title string, text []byte, n int64, truncated bool, hash uint64, err error) {
+	data, truncated, err := f.read(maxBytes)
 	if err != nil {
-		return "", nil, 0, false, err
-	}
-	data, err := io.ReadAll(io.LimitReader(fh, maxBytes+1))
-	fh.Close()
-	if err != nil {
-		return "", nil, 0, false, err
-	}
-	if int64(len(data)) > maxBytes {
-		data, truncated = data[:maxBytes], true
+		return "", nil, 0, false, 0, err
 	}
 	if f.kind == extract.HTML {
 		title, text = extract.HTMLDoc(data)
@@ -234,8 +229,35 @@ func (f docFile) text(maxBytes int64) (title string, text []byte, n int64, trunc
 		text = extract.PlainText(data)
 		title = extract.Title(text)
 	}
-	return title, text, int64(len(data)), truncated, nil
+	return title, text, int64(len(data)), truncated, contentHash(data), nil
 }
+
+// read reads the file's first maxBytes bytes; truncated reports a longer
+// file.
+func (f docFile) read(maxBytes int64) (data []byte, truncated bool, err error) {
+	fh, err := openWalked(f.path, f.id)
+	if err != nil {
+		return nil, false, err
+	}
+	data, err = io.ReadAll(io.LimitReader(fh, maxBytes+1))
+	fh.Close()
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(data)) > maxBytes {
+		data, truncated = data[:maxBytes], true
+	}
+	return data, truncated, nil
+}
+
+// crc64Table is contentHash's table.
+var crc64Table = crc64.MakeTable(crc64.ECMA)
+
+// contentHash is the hash index.Source records of the bytes a file gave
+// the index: CRC-64 (ECMA), which the standard library computes at
+// gigabytes a second and which stays the same from one process to the
+// next.
+func contentHash(data []byte) uint64 { return crc64.Checksum(data, crc64Table) }
 
 // urlOf maps a slash-separated path relative to the crawl root to a URL.
 func urlOf(rel string) string {

@@ -25,13 +25,13 @@ type indexFlags struct {
 	seed                         uint64
 	workers, passages            int
 	memoryMB, maxDocBytes        int64
-	quiet, json, force           bool
+	quiet, json, force, update   bool
 }
 
 func newIndexCmd() *cobra.Command {
 	var f indexFlags
 	cmd := &cobra.Command{
-		Use:   "index [flags] CRAWL_DIR | index --from-compressed DIR [flags]",
+		Use:   "index [flags] CRAWL_DIR | index --update --out DIR CRAWL_DIR | index --from-compressed DIR [flags]",
 		Short: "Index a crawl directory (HTML, text, markdown) into a compressed inverted index",
 		Args:  cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -55,6 +55,9 @@ func newIndexCmd() *cobra.Command {
 			opts.PositionsCodec = pick(fl.Changed("positions-codec"), f.positionsCodec, ic.PositionsCodec)
 			opts.Force = f.force
 			opts.Progress = stderrUnlessQuiet(f.quiet)
+			if f.update {
+				return updateIndex(cmd, f, opts, args)
+			}
 			if f.fromCompressed != "" && f.passages > 0 {
 				return usagef("index: --passages splits crawl documents; it does not apply to --from-compressed")
 			}
@@ -101,9 +104,42 @@ func newIndexCmd() *cobra.Command {
 	fl.StringVar(&f.positionsCodec, "positions-codec", "", "codec of the positions (default: the docid codec)")
 	fl.IntVar(&f.passages, "passages", 0, "split each document into passages of about N terms, each a document with URL ...#p<i> (0 = whole documents)")
 	fl.BoolVar(&f.force, "force", false, forceUsage)
+	fl.BoolVar(&f.update, "update", false, "bring the index in --out up to date with CRAWL_DIR: parse only new and changed files and merge (it keeps the index's codecs, store, positions and passages)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
 	fl.BoolVar(&f.json, "json", false, "print the build report as JSON on stdout")
 	return cmd
+}
+
+// updateIndex runs index --update: indexer.Update, its counts on stderr
+// and, with --json, its report on stdout.
+func updateIndex(cmd *cobra.Command, f indexFlags, opts indexer.Options, args []string) error {
+	for _, name := range []string{"codec", "freq-codec", "order", "seed", "store", "positions", "positions-codec", "passages", "max-doc-bytes", "from-compressed"} {
+		if cmd.Flags().Changed(name) {
+			return usagef("index: --update keeps the index's own build options: --%s does not apply", name)
+		}
+	}
+	if len(args) != 1 {
+		return usagef("index: --update needs CRAWL_DIR")
+	}
+	rep, err := indexer.Update(cmd.Context(), args[0], f.out, opts)
+	if err != nil {
+		return forceHint(err)
+	}
+	if !f.quiet {
+		printProblems(rep.Build)
+		what := "nothing changed: no new generation"
+		if rep.Committed {
+			what = fmt.Sprintf("committed %d documents", rep.Documents)
+		}
+		fmt.Fprintf(os.Stderr, "updated in %s (walk %s, hash %s, parse %s, merge %s): %d added, %d changed, %d removed, %d unchanged, %d touched; %s\n",
+			rep.Elapsed.Round(time.Millisecond), rep.Walk.Round(time.Millisecond), rep.Hash.Round(time.Millisecond),
+			rep.Parse.Round(time.Millisecond), rep.Merge.Round(time.Millisecond),
+			rep.Added, rep.Changed, rep.Removed, rep.Unchanged, rep.Touched, what)
+	}
+	if f.json {
+		return writeJSON(os.Stdout, rep)
+	}
+	return nil
 }
 
 // indexOptions are the indexer options the config's index and bm25
