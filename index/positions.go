@@ -111,29 +111,37 @@ func (b *positionsBlock) reset(c codecplugins.Codec, src []byte, fm1 []uint32) e
 }
 
 // posting appends posting i's positions, absolute and increasing, to
-// dst[:0], decoding the chunks they lie in.
-func (b *positionsBlock) posting(dst []uint32, i int) ([]uint32, error) {
+// dst[:0], up to the first at or past limit (all of them for
+// math.MaxUint32), decoding only the chunks those lie in.
+func (b *positionsBlock) posting(dst []uint32, i int, limit uint32) ([]uint32, error) {
 	s, e := int(b.starts[i]), int(b.starts[i+1])
 	bs := b.codec.BlockSize()
-	for k := s / bs; k <= (e-1)/bs; k++ {
-		ch := &b.chunks[k]
-		if ch.decoded {
-			continue
+	dst = dst[:0]
+	var prev uint64
+	for at := s; at < e; {
+		k := at / bs
+		if ch := &b.chunks[k]; !ch.decoded {
+			lo, hi := k*bs, min((k+1)*bs, len(b.vals))
+			if err := b.codec.DecodeBlock(b.vals[lo:hi], b.src[ch.off:ch.off+ch.size], hi-lo); err != nil {
+				return dst[:0], positionsCorrupt(err)
+			}
+			ch.decoded = true
 		}
-		lo, hi := k*bs, min((k+1)*bs, len(b.vals))
-		if err := b.codec.DecodeBlock(b.vals[lo:hi], b.src[ch.off:ch.off+ch.size], hi-lo); err != nil {
-			return dst[:0], positionsCorrupt(err)
+		for _, g := range b.vals[at:min(e, (k+1)*bs)] {
+			if at == s {
+				prev = uint64(g)
+			} else {
+				prev += uint64(g) + 1
+			}
+			if prev > math.MaxUint32 {
+				return dst[:0], fmt.Errorf("%w: position past 2^32", ErrCorrupt)
+			}
+			dst = append(dst, uint32(prev))
+			at++
+			if prev >= uint64(limit) {
+				return dst, nil
+			}
 		}
-		ch.decoded = true
-	}
-	dst = append(dst[:0], b.vals[s])
-	prev := uint64(b.vals[s])
-	for _, g := range b.vals[s+1 : e] {
-		prev += uint64(g) + 1
-		if prev > math.MaxUint32 {
-			return dst[:0], fmt.Errorf("%w: position past 2^32", ErrCorrupt)
-		}
-		dst = append(dst, uint32(prev))
 	}
 	return dst, nil
 }
@@ -298,6 +306,13 @@ func (ix *Index) PositionsCodec() codecplugins.Codec {
 // positions gives an error wrapping ErrNoPositions, and a damaged block
 // one wrapping ErrCorrupt (which Err then reports too).
 func (c *Cursor) Positions(dst []uint32) ([]uint32, error) {
+	return c.PositionsTo(dst, math.MaxUint32)
+}
+
+// PositionsTo is Positions that stops after the first position at or past
+// limit: a phrase check needs a frequent term's positions only up to its
+// last candidate, and decodes no chunk beyond.
+func (c *Cursor) PositionsTo(dst []uint32, limit uint32) ([]uint32, error) {
 	pf := c.ix.positions
 	switch {
 	case pf == nil:
@@ -320,7 +335,7 @@ func (c *Cursor) Positions(dst []uint32) ([]uint32, error) {
 		}
 		c.posBlk = c.blk
 	}
-	dst, err := c.pb.posting(dst, c.pos)
+	dst, err := c.pb.posting(dst, c.pos, limit)
 	if err != nil {
 		c.err = c.blockError("positions", c.blk, err)
 		return dst, c.err

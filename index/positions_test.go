@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
@@ -44,11 +46,17 @@ func decodeAll(c codecplugins.Codec, src []byte, fm1 []uint32) ([]uint32, error)
 	}
 	per := make([][]uint32, len(fm1))
 	for _, i := range rand.Perm(len(fm1)) {
-		ps, err := b.posting(nil, i)
+		ps, err := b.posting(nil, i, math.MaxUint32)
 		if err != nil {
 			return nil, err
 		}
 		per[i] = ps
+		// A limit stops after the first position at or past it.
+		limit := uint32(rand.IntN(int(ps[len(ps)-1]) + 2))
+		want := ps[:min(len(ps), sort.Search(len(ps), func(k int) bool { return ps[k] >= limit })+1)]
+		if got, err := b.posting(nil, i, limit); err != nil || !slices.Equal(got, want) {
+			return nil, fmt.Errorf("posting %d up to %d = %v, %v; want %v", i, limit, got, err, want)
+		}
 	}
 	return slices.Concat(per...), nil
 }

@@ -1,7 +1,6 @@
 package query
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 
@@ -158,10 +157,14 @@ func (f *phraseFilter) matchPhrase(k int, doc uint32) bool {
 	// others from the rarest up, as the candidates dwindle: a phrase with
 	// "in" or "the" then rarely decodes their hundreds of positions.
 	f.order = f.order[:0]
-	for i := range f.at {
+	for i := range f.at { // insertion by frequency: a phrase has few terms
+		j := len(f.order)
 		f.order = append(f.order, i)
+		for ; j > 0 && f.at[f.order[j-1]].Freq() > f.at[i].Freq(); j-- {
+			f.order[j] = f.order[j-1]
+		}
+		f.order[j] = i
 	}
-	slices.SortStableFunc(f.order, func(x, y int) int { return cmp.Compare(f.at[x].Freq(), f.at[y].Freq()) })
 	lead := f.order[0]
 	var err error
 	if f.buf, err = f.at[lead].Positions(f.buf); err != nil {
@@ -174,8 +177,12 @@ func (f *phraseFilter) matchPhrase(k int, doc uint32) bool {
 			f.cands = append(f.cands, p-uint32(lead))
 		}
 	}
+	if len(f.cands) == 0 {
+		return false
+	}
 	for _, i := range f.order[1:] {
-		if f.buf, err = f.at[i].Positions(f.buf); err != nil {
+		last := f.cands[len(f.cands)-1] + uint32(i) // no later position can match
+		if f.buf, err = f.at[i].PositionsTo(f.buf, last); err != nil {
 			f.fail(err)
 			return false
 		}
