@@ -188,3 +188,29 @@ func TestFormat4Texts(t *testing.T) {
 		t.Error("TextSpan of whole texts: no error")
 	}
 }
+
+// TestTitleCache checks titles read through a cache far smaller than the
+// blocks, in random order: every read is the stored title.
+func TestTitleCache(t *testing.T) {
+	titles, texts := randomDocs(rand.New(rand.NewPCG(15, 16)), 600)
+	dir := t.TempDir()
+	writeStored(t, dir, StoreTitles, titles, texts)
+	ix, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if ix.titles.n < 4 {
+		t.Fatalf("%d title blocks: want several", ix.titles.n)
+	}
+	ix.titles.cache = ix.titles.cache[:1]
+	r := rand.New(rand.NewPCG(17, 18))
+	for range 2 {
+		for _, d := range r.Perm(len(titles)) {
+			doc, err := ix.Document(uint32(d), false)
+			if err != nil || doc.Title != titles[d] {
+				t.Fatalf("Document(%d) title %.40q, %v; want %.40q", d, doc.Title, err, titles[d])
+			}
+		}
+	}
+}
