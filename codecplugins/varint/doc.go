@@ -79,6 +79,10 @@
 // decodes the block's last values and reports every error as before.
 // varint-G8IU has one too (SSSE3): a group's 8 data bytes in one load, two
 // PSHUFB with the descriptor's 32-byte mask fill 8 slots; descriptors the
-// Go loop rejects stop the kernel before them. varint-G8CU, whose values
-// cross units, has none yet.
+// Go loop rejects stop the kernel before them. varint-G8CU's kernel loads
+// 16 bytes from 4 before each descriptor, so that a value begun in the
+// previous unit is gathered across the descriptor byte by the same
+// shuffle, its masks picked by the descriptor and the 0 to 3 bytes carried
+// over; it takes over from the Go loop after the first unit and hands back
+// the decoding state, carry included, for the last units and any error.
 package varint

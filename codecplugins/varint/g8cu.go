@@ -86,6 +86,12 @@ func (G8CU) DecodeBlock(dst []uint32, src []byte, n int) error {
 		cl = 8 - e
 		i += k
 		p += 9
+		if p == 9 {
+			// The assembly, where there is one, needs the 4 bytes before
+			// a unit: it takes over after the first unit, and leaves the
+			// last units and any error to this loop.
+			i, p, cl, carry = g8cuAsm(dst, src, i, p, cl, carry)
+		}
 	}
 	return nil
 }

@@ -51,5 +51,8 @@ func TestG8CUCorrupt(t *testing.T) {
 func TestG8CUGoldenSize(t *testing.T) { codectest.ClusteredSize(t, G8CU{}, 1280, 1498) }
 
 func FuzzDecodeG8CU(f *testing.F) {
-	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(G8CU{}, data, n) })
+	f.Fuzz(func(t *testing.T, data []byte, n int) {
+		codectest.Fuzz(G8CU{}, data, n)
+		codectest.FuzzLevels(G8CU{}, data, n)
+	})
 }

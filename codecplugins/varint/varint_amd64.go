@@ -48,3 +48,21 @@ func g8iuAsm(dst []uint32, src []byte) (n, used int) {
 	}
 	return g8iuSSE(&dst[0], src, len(dst))
 }
+
+// g8cuAsm decodes varint-G8CU units into dst with SSSE3 at the SSE and
+// AVX2 levels, from the state the Go loop is in before the unit at p: i
+// values decoded, cl bytes (carry) of a value carried over. It returns the
+// state after the units it decoded: the same at the Go level, or where it
+// cannot start (p < 4, cl > 3), or before a unit the Go loop rejects.
+func g8cuAsm(dst []uint32, src []byte, i, p, cl int, carry uint64) (int, int, int, uint64) {
+	if p < 4 || cl > 3 || len(dst)-i < 8 || len(src)-p < 12 || simd.Current() < simd.SSE {
+		return i, p, cl, carry
+	}
+	i, p, cl = g8cuSSE(&dst[0], src, i, len(dst), p, cl)
+	// The carried bytes are the last cl data bytes of the unit before p.
+	carry = 0
+	for j := range cl {
+		carry |= uint64(src[p-cl+j]) << (8 * j)
+	}
+	return i, p, cl, carry
+}

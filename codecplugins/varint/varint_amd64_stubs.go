@@ -36,3 +36,13 @@ func suSSE(dst *uint32, src []byte, n int) (decoded int, used int)
 //
 //go:noescape
 func g8iuSSE(dst *uint32, src []byte, n int) (decoded int, used int)
+
+// g8cuSSE decodes varint-G8CU units from src[p:] into dst[i:n] with SSSE3,
+// cl bytes of a value carried into the unit at p from the one before, while
+// 8 values are left to decode and 12 bytes are left in src from p on. It
+// returns the state after the units it decoded: the values decoded so far,
+// the next unit's offset and the bytes carried into it. It requires p >= 4
+// and cl <= 3, and stops before a unit the Go decoder rejects.
+//
+//go:noescape
+func g8cuSSE(dst *uint32, src []byte, i int, n int, p int, cl int) (ni int, np int, ncl int)

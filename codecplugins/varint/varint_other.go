@@ -10,3 +10,8 @@ func suAsm([]uint32, []byte) (n, used int) { return 0, 0 }
 
 // g8iuAsm decodes nothing: there is no assembly on this build.
 func g8iuAsm([]uint32, []byte) (n, used int) { return 0, 0 }
+
+// g8cuAsm decodes nothing: there is no assembly on this build.
+func g8cuAsm(_ []uint32, _ []byte, i, p, cl int, carry uint64) (int, int, int, uint64) {
+	return i, p, cl, carry
+}

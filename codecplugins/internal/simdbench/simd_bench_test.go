@@ -11,10 +11,9 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
 )
 
-// simdCodecs are the codecs with an assembly decoder (directly or through
-// package bitpack's vertical unpacker), and varint-SU, the baseline of the
-// byte-aligned codecs' speed targets.
-var simdCodecs = []string{"bp128", "newpfor", "optpfor", "streamvbyte", "varint-SU", "varint-G8IU"}
+// simdCodecs are the codecs with an assembly decoder, directly or, for
+// newpfor and optpfor, through package bitpack's vertical unpacker.
+var simdCodecs = []string{"bp128", "newpfor", "optpfor", "streamvbyte", "varint-SU", "varint-G8IU", "varint-G8CU"}
 
 // synthetic builds the first paper's four synthetic sets once per process,
 // as `gpusearch bench codecs` does by default: seed 1, 2^16 values sparse,

@@ -38,6 +38,7 @@ func main() {
 	g.streamVByte("svbAVX", true, shuffle, shuffleEnd, lens)
 	g.maskedVByte()
 	g.g8iu()
+	g.g8cu()
 	asmgen.Main(c, "codecplugins/varint/internal/gensimd", "varint", "amd64 && !purego", nil)
 }
 
@@ -488,5 +489,143 @@ func (g *gen) g8iu() {
 	g.Store(n0, g.Return("decoded"))
 	g.SUBQ(base, p)
 	g.Store(p, g.Return("used"))
+	g.RET()
+}
+
+// g8cu writes g8cuSSE. A varint-G8CU value may begin in one unit and end
+// in the next, and its bytes then lie on both sides of the second unit's
+// descriptor. The kernel loads the 16 bytes from 4 before the descriptor
+// (the previous unit's last 4 data bytes, the descriptor, the unit's 8)
+// and picks the masks by the descriptor and the number of bytes carried
+// over, 0 to 3: a 1024-row table of two PSHUFB masks, whose first value
+// joins the carried bytes with the unit's first ones. A second table gives
+// the values that end in the unit (0 where the Go decoder rejects the
+// unit) and a third, by descriptor alone, the bytes the unit carries into
+// the next; 4 or more can only make the next unit corrupt, and stop the
+// kernel.
+func (g *gen) g8cu() {
+	const rows = 4 * 256
+	var masks [rows][32]byte
+	var counts [rows]byte
+	var carries [256]byte
+	for cl := range 4 {
+		for d := range 256 {
+			r := 256*cl + d
+			for i := range masks[r] {
+				masks[r][i] = 0x80
+			}
+			start, j, ok := 0, 0, true
+			for b := range 8 {
+				if d>>b&1 != 0 {
+					continue
+				}
+				out := 0
+				if j == 0 {
+					for c := range cl {
+						masks[r][c] = byte(4 - cl + c)
+					}
+					out = cl
+				}
+				if out+b+1-start > 4 {
+					ok = false
+				}
+				for i := start; i <= b && out+i-start < 4; i++ {
+					masks[r][4*j+out+i-start] = byte(5 + i)
+				}
+				j++
+				start = b + 1
+			}
+			if ok && j > 0 {
+				counts[r] = byte(j)
+			}
+			carries[d] = byte(8 - start)
+		}
+	}
+	shuffle := g.StaticGlobal("g8cuShuffle")
+	g.DataAttributes(attr.RODATA | attr.NOPTR)
+	for r := range rows {
+		for q := range 4 {
+			var w uint64
+			for i := range 8 {
+				w |= uint64(masks[r][8*q+i]) << (8 * i)
+			}
+			g.AddDatum(32*r+8*q, operand.U64(w))
+		}
+	}
+	bytesTable := func(name string, v []byte) operand.Mem {
+		t := g.StaticGlobal(name)
+		g.DataAttributes(attr.RODATA | attr.NOPTR)
+		for q := range len(v) / 8 {
+			var w uint64
+			for i := range 8 {
+				w |= uint64(v[8*q+i]) << (8 * i)
+			}
+			g.AddDatum(8*q, operand.U64(w))
+		}
+		return t
+	}
+	count, carry := bytesTable("g8cuCount", counts[:]), bytesTable("g8cuCarry", carries[:])
+
+	g.Function("g8cuSSE")
+	g.Attributes(attr.NOSPLIT)
+	g.Pragma("noescape")
+	g.SignatureExpr("func(dst *uint32, src []byte, i int, n int, p int, cl int) (ni int, np int, ncl int)")
+	g.Doc("g8cuSSE decodes varint-G8CU units from src[p:] into dst[i:n] with SSSE3,",
+		"cl bytes of a value carried into the unit at p from the one before, while",
+		"8 values are left to decode and 12 bytes are left in src from p on. It",
+		"returns the state after the units it decoded: the values decoded so far,",
+		"the next unit's offset and the bytes carried into it. It requires p >= 4",
+		"and cl <= 3, and stops before a unit the Go decoder rejects.")
+	dst := g.Load(g.Param("dst"), g.GP64())
+	base := g.Load(g.Param("src").Base(), g.GP64())
+	n := g.Load(g.Param("src").Len(), g.GP64())
+	i := g.Load(g.Param("i"), g.GP64())
+	last := g.Load(g.Param("n"), g.GP64())
+	p := g.Load(g.Param("p"), g.GP64())
+	cl := g.Load(g.Param("cl"), g.GP64())
+	end := g.GP64()
+	g.LEAQ(operand.Mem{Base: n, Disp: -12}, end) // last unit offset with 12 bytes
+	g.SUBQ(operand.U8(8), last)                   // last i with 8 values left
+	shuf, cnt, car := g.GP64(), g.GP64(), g.GP64()
+	g.LEAQ(shuffle, shuf)
+	g.LEAQ(count, cnt)
+	g.LEAQ(carry, car)
+
+	g.Label("loop")
+	g.CMPQ(i, last)
+	g.JG(operand.LabelRef("done"))
+	g.CMPQ(p, end)
+	g.JG(operand.LabelRef("done"))
+	row, d, k := g.GP64(), g.GP64(), g.GP64()
+	g.MOVBQZX(operand.Mem{Base: base, Index: p, Scale: 1}, d)
+	g.MOVQ(cl, row)
+	g.SHLQ(operand.U8(8), row)
+	g.ORQ(d, row) // 256*cl + descriptor
+	g.MOVBQZX(operand.Mem{Base: cnt, Index: row, Scale: 1}, k)
+	g.TESTQ(k, k)
+	g.JZ(operand.LabelRef("done"))
+	g.MOVOU(operand.Mem{Base: base, Index: p, Scale: 1, Disp: -4}, reg.X0)
+	g.MOVO(reg.X0, reg.X1)
+	// The bytes carried out depend on the descriptor alone, so the
+	// units' carries form no chain of loads.
+	g.MOVBQZX(operand.Mem{Base: car, Index: d, Scale: 1}, cl)
+	g.SHLQ(operand.U8(5), row)
+	// Legacy SSE memory operands must be aligned: load the masks first.
+	g.MOVOU(operand.Mem{Base: shuf, Index: row, Scale: 1}, reg.X2)
+	g.MOVOU(operand.Mem{Base: shuf, Index: row, Scale: 1, Disp: 16}, reg.X3)
+	g.PSHUFB(reg.X2, reg.X0)
+	g.PSHUFB(reg.X3, reg.X1)
+	g.MOVOU(reg.X0, operand.Mem{Base: dst, Index: i, Scale: 4})
+	g.MOVOU(reg.X1, operand.Mem{Base: dst, Index: i, Scale: 4, Disp: 16})
+	g.ADDQ(k, i)
+	g.ADDQ(operand.U8(9), p)
+	g.CMPQ(cl, operand.U8(3))
+	g.JA(operand.LabelRef("done"))
+	g.JMP(operand.LabelRef("loop"))
+
+	g.Label("done")
+	g.Store(i, g.Return("ni"))
+	g.Store(p, g.Return("np"))
+	g.Store(cl, g.Return("ncl"))
 	g.RET()
 }
