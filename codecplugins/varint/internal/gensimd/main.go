@@ -585,7 +585,7 @@ func (g *gen) g8cu() {
 	cl := g.Load(g.Param("cl"), g.GP64())
 	end := g.GP64()
 	g.LEAQ(operand.Mem{Base: n, Disp: -12}, end) // last unit offset with 12 bytes
-	g.SUBQ(operand.U8(8), last)                   // last i with 8 values left
+	g.SUBQ(operand.U8(8), last)                  // last i with 8 values left
 	shuf, cnt, car := g.GP64(), g.GP64(), g.GP64()
 	g.LEAQ(shuffle, shuf)
 	g.LEAQ(count, cnt)
