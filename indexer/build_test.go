@@ -299,9 +299,10 @@ func TestBuildMatchesReference(t *testing.T) {
 			if want := []string{".lock", m.Generation, "meta.json"}; !slices.Equal(names, want) {
 				t.Errorf("output directory holds %v, want %v only (scratch left behind?)", names, want)
 			}
-			// meta.json, the five data files, and the store's titles and texts.
-			if files := indexFiles(t, out); len(files) != 8 {
-				t.Errorf("the index has %d files, want 8", len(files))
+			// meta.json, the five data files, the store's titles and texts,
+			// and the sources.
+			if files := indexFiles(t, out); len(files) != 9 {
+				t.Errorf("the index has %d files, want 9", len(files))
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/index"
@@ -74,8 +75,14 @@ func buildPassages(t *testing.T, workers int) string {
 		"b.txt": words("b", 40),
 		"c.txt": words("c", 1000),
 	}
+	// One modification time for every crawl: the index records it
+	// (sources.bin, which meta.json checksums).
+	mtime := time.Unix(1_700_000_000, 0)
 	for name, text := range docs {
 		if err := os.WriteFile(filepath.Join(crawl, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(filepath.Join(crawl, name), mtime, mtime); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -99,7 +99,7 @@ func TestWalk(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					f.id = idOf(st)
+					f.id, f.mtime = idOf(st), st.ModTime().UnixNano()
 					exp = append(exp, f)
 				}
 			}
