@@ -89,6 +89,7 @@ func newIndexCmd() *cobra.Command {
 		},
 	}
 	addConfigFlag(cmd)
+	addProfiling(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.out, "out", "index", "output index directory")
 	fl.StringVar(&f.codec, "codec", "", "codec for docids (and frequencies unless --freq-codec)")

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gpusearch/gpusearch/index"
+)
+
+// flipCrawl is a copy of the sample crawl that switches between two
+// states, each file exactly as it was the last time the crawl was in that
+// state (bytes and modification time): A, and B, with 40 files removed
+// and 20 rewritten.
+type flipCrawl struct {
+	dir, stash string
+	removed    []string
+	rewritten  map[string][2][]byte // per file, its A and B contents
+	inB        bool
+}
+
+func newFlipCrawl(t *testing.T) *flipCrawl {
+	c := &flipCrawl{dir: filepath.Join(t.TempDir(), "crawl"), stash: t.TempDir(), rewritten: map[string][2][]byte{}}
+	var files []string
+	err := filepath.WalkDir(sampleCrawl, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(sampleCrawl, p)
+		data, err := os.ReadFile(p)
+		if err == nil {
+			err = c.write(rel, data, 0)
+		}
+		files = append(files, rel)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(files)
+	for i := range 60 {
+		rel := files[i*(len(files)/60)]
+		if i < 40 {
+			c.removed = append(c.removed, rel)
+			continue
+		}
+		a, err := os.ReadFile(filepath.Join(c.dir, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.rewritten[rel] = [2][]byte{a, append(slices.Clone(a), "<p>rewritten zyzzyva</p>"...)}
+	}
+	return c
+}
+
+// write writes a crawl file with the modification time of state k.
+func (c *flipCrawl) write(rel string, data []byte, k int) error {
+	p := filepath.Join(c.dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return err
+	}
+	mtime := time.Unix(1_700_000_000+int64(k), 0)
+	return os.Chtimes(p, mtime, mtime)
+}
+
+// flip switches the crawl to the other state. The removed files wait in
+// the stash, flat; renames keep their modification times.
+func (c *flipCrawl) flip(t *testing.T) {
+	for _, rel := range c.removed {
+		in, out := filepath.Join(c.dir, rel), filepath.Join(c.stash, strings.ReplaceAll(rel, "/", "%"))
+		if c.inB {
+			in, out = out, in
+		}
+		if err := os.Rename(in, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.inB = !c.inB
+	k := map[bool]int{false: 0, true: 1}[c.inB]
+	for rel, v := range c.rewritten {
+		if err := c.write(rel, v[k], k); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestUpdateKilledAnyInstant kills `index --update` with SIGKILL at
+// random instants while it brings an index from one state of a crawl to
+// the other: after every kill the directory holds the old index or the
+// new one, each equal, file for file, to a fresh build of its state, and
+// opening; a completed update leaves nothing of the killed ones.
+func TestUpdateKilledAnyInstant(t *testing.T) {
+	c := newFlipCrawl(t)
+	fresh := map[bool]map[string]index.FileMeta{}
+	for range 2 {
+		dir := filepath.Join(t.TempDir(), "fresh")
+		mustRun(t, "index", "--quiet", "--out", dir, c.dir)
+		fresh[c.inB], _ = committed(t, dir)
+		c.flip(t)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	mustRun(t, "index", "--quiet", "--out", out, c.dir)
+	state := func() bool {
+		t.Helper()
+		files, _ := committed(t, out)
+		for _, s := range []bool{false, true} {
+			if maps.Equal(files, fresh[s]) {
+				return s
+			}
+		}
+		t.Fatalf("the index is neither state's fresh build")
+		return false
+	}
+	args := []string{"index", "--update", "--quiet", "--out", out, c.dir}
+	start := time.Now()
+	c.flip(t)
+	mustRun(t, args...)
+	took := time.Since(start)
+	if state() != c.inB {
+		t.Fatalf("a completed update left the old index")
+	}
+	landed := map[string]int{}
+	for k := range 8 {
+		if state() == c.inB {
+			c.flip(t)
+		}
+		cmd := cliCommand(t, args...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		delay := rand.N(took + took/2)
+		time.Sleep(delay)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		what := map[bool]string{true: "new", false: "old"}[state() == c.inB]
+		landed[what]++
+		t.Logf("kill %d after %v: the %s index", k, delay.Round(time.Millisecond), what)
+	}
+	t.Logf("%d kills left the old index, %d the new", landed["old"], landed["new"])
+	if state() == c.inB {
+		c.flip(t)
+	}
+	res := mustRun(t, "index", "--update", "--quiet", "--json", "--out", out, c.dir)
+	var rep struct{ Added, Changed, Removed, Unchanged, Touched int }
+	if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(rep.Added, rep.Changed, rep.Removed, rep.Touched); got != map[bool]string{true: "0 20 40 0", false: "40 20 0 0"}[c.inB] {
+		t.Errorf("update to state B=%v: added, changed, removed, touched %s", c.inB, got)
+	}
+	if state() != c.inB {
+		t.Errorf("a completed update left the old index")
+	}
+	m, err := index.ReadMeta(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{".lock", m.Generation, "meta.json"}; !slices.Equal(names, want) {
+		t.Errorf("after a completed update the directory holds %v, want %v: leftovers of killed runs stay", names, want)
+	}
+}
+
+// TestUpdateCLI checks index --update's refusals and its report when
+// nothing changed.
+func TestUpdateCLI(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	res := runCLI(t, "index", "--update", "--out", out, sampleCrawl)
+	if res.code != 1 || !strings.Contains(res.stderr, "gpusearch index") {
+		t.Errorf("update without an index: exit %d, stderr %q; want 1 and a hint to build one", res.code, res.stderr)
+	}
+	res = runCLI(t, "index", "--update", "--codec", "bp128", "--out", out, sampleCrawl)
+	if res.code != 2 || !strings.Contains(res.stderr, "--codec") {
+		t.Errorf("update with --codec: exit %d, stderr %q; want 2 naming --codec", res.code, res.stderr)
+	}
+	mustRun(t, "index", "--quiet", "--out", out, sampleCrawl)
+	before, _ := committed(t, out)
+	res = mustRun(t, "index", "--update", "--out", out, sampleCrawl)
+	if !strings.Contains(res.stderr, "nothing changed") {
+		t.Errorf("update of an unchanged crawl: stderr %q, want it to say nothing changed", res.stderr)
+	}
+	if after, _ := committed(t, out); !maps.Equal(after, before) {
+		t.Errorf("an update of an unchanged crawl changed the index")
+	}
+}
