@@ -187,6 +187,9 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 		"admin_reload", s.adminHash != nil)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	watching, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go s.watch(watching, c.WatchInterval)
 	select {
 	case err := <-served:
 		return fmt.Errorf("api: %w", err)

@@ -104,6 +104,11 @@ type Server struct {
 	// MsearchMaxBytes is the largest POST /msearch body (max_body_bytes
 	// caps every body first).
 	MsearchMaxBytes int64 `yaml:"msearch_max_bytes"`
+	// WatchInterval is how often serve reads the served index's commit
+	// point, meta.json, and reloads the index when it names another
+	// generation (a `gpusearch index` or `index --update` committed); 0
+	// turns the watch off.
+	WatchInterval time.Duration `yaml:"watch_interval"`
 }
 
 // GPU configures the CUDA back end.
@@ -167,6 +172,7 @@ func Default() Config {
 			GCPercent:         400,
 			MsearchMaxLines:   1000,
 			MsearchMaxBytes:   1 << 20,
+			WatchInterval:     2 * time.Second,
 		},
 		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 128, Workers: 3, Wait: "auto"},
 	}
@@ -232,6 +238,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Server.validateAdmin())
 	check(oneOf(c.Server.Policy, "cpu", "gpu", "best", "hybrid"), "server.policy %q: want cpu, gpu, best or hybrid", c.Server.Policy)
 	check(c.Server.Deadline > 0, "server.deadline must be positive")
+	check(c.Server.WatchInterval >= 0, "server.watch_interval must not be negative (0 turns the watch off)")
 	check(c.Server.GCPercent >= 0, "server.gc_percent must be >= 0 (0 = the Go runtime's)")
 	check(c.Server.MsearchMaxLines > 0 && c.Server.MsearchMaxBytes > 0, "server.msearch_max_lines and msearch_max_bytes must be positive")
 	errs = append(errs, c.GPU.Validate())
