@@ -160,10 +160,10 @@ func TestCLIIndexInspectSearch(t *testing.T) {
 				t.Errorf("inspect --json = %+v, disagrees with index --json %+v", in, built)
 			}
 			// The five data files, the document store's two (index.store:
-			// text) and the positions (index.positions: true).
-			if len(in.FileBytes) != 8 || len(in.TopTerms) != 20 || in.PositionsCodec != codec ||
+			// text), the positions (index.positions: true) and the sources.
+			if len(in.FileBytes) != 9 || len(in.TopTerms) != 20 || in.PositionsCodec != codec ||
 				!sort.SliceIsSorted(in.TopTerms, func(i, j int) bool { return in.TopTerms[i].DF > in.TopTerms[j].DF }) {
-				t.Errorf("inspect --json: %d files, top terms %v, positions codec %q; want 8 files, 20 terms by df and %s", len(in.FileBytes), in.TopTerms, in.PositionsCodec, codec)
+				t.Errorf("inspect --json: %d files, top terms %v, positions codec %q; want 9 files, 20 terms by df and %s", len(in.FileBytes), in.TopTerms, in.PositionsCodec, codec)
 			}
 			res = mustRun(t, "inspect", "--index", idx)
 			if !strings.Contains(res.stdout, fmt.Sprintf("documents     %d", built.Documents)) {
