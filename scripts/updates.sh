@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Measures `gpusearch index --update` against a full rebuild (docs/updates.md).
+# Builds an index of CRAWL; then, for each share of changed files, makes a
+# hard-linked copy of the crawl, rewrites that share of its files (every
+# k-th in path order, a paragraph appended), times an update of a copy of
+# the index (with a CPU profile) and a full rebuild of the changed crawl,
+# and checks that the two have the same data files. Writes
+# WORKDIR/summary.json.
+#
+#   bash scripts/updates.sh CRAWL WORKDIR [GPUSEARCH]
+set -euo pipefail
+crawl=$1 work=$2 bin=${3:-./gpusearch}
+mkdir -p "$work"
+rm -rf "$work"/base "$work"/c-* "$work"/i-* "$work"/r-*
+timed() { # timed NAME COMMAND...: wall, user and system seconds in NAME.time
+	local name=$1
+	shift
+	/usr/bin/time -f '%e %U %S' -o "$work/$name.time" "$@"
+}
+timed build "$bin" index --quiet --json --out "$work/base" "$crawl" >"$work/build.json"
+for share in 0.001 0.01 0.1; do
+	cp -al "$crawl" "$work/c-$share"
+	python3 - "$work/c-$share" "$share" <<'PY'
+import os, sys
+root, share = sys.argv[1], float(sys.argv[2])
+files = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs
+               if f.endswith((".html", ".htm", ".txt", ".md")) and not f.startswith(".")
+               and not os.path.islink(os.path.join(d, f)))
+step = max(1, round(1 / share))
+for i in range(0, len(files), step):
+    p = files[i]
+    data = open(p, "rb").read()
+    os.unlink(p)  # the hard link to the original crawl stays as it was
+    with open(p, "wb") as f:
+        f.write(data + b"\n<p>updated paragraph zyzzyva %d</p>\n" % i)
+PY
+	cp -a "$work/base" "$work/i-$share"
+	timed "update-$share" "$bin" index --update --quiet --json --out "$work/i-$share" \
+		--cpuprofile "$work/update-$share.pprof" "$work/c-$share" >"$work/update-$share.json"
+	timed "rebuild-$share" "$bin" index --quiet --json --out "$work/r-$share" "$work/c-$share" >"$work/rebuild-$share.json"
+	same=true
+	for f in "$work/r-$share"/gen-*/*; do
+		cmp -s "$f" "$work/i-$share"/gen-*/"$(basename "$f")" || { same=false; echo "$share: $(basename "$f") differs" >&2; }
+	done
+	echo "$same" >"$work/same-$share"
+	rm -rf "$work/r-$share" "$work/i-$share" "$work/c-$share"
+done
+python3 - "$work" "$crawl" <<'PY'
+import json, sys
+work, crawl = sys.argv[1], sys.argv[2]
+def t(name):
+    wall, user, sys_ = map(float, open(f"{work}/{name}.time").read().split()[-3:])
+    return {"wall_s": wall, "cpu_s": round(user + sys_, 2)}
+build = json.load(open(f"{work}/build.json"))
+out = {"crawl": crawl, "documents": build["documents"], "input_mb": round(build["input_bytes"] / 1e6, 1),
+       "index_mb": round(build["index_bytes"] / 1e6, 1), "build": t("build"), "updates": []}
+for share in ["0.001", "0.01", "0.1"]:
+    u = json.load(open(f"{work}/update-{share}.json"))
+    row = {"share": float(share), "changed": u["changed"], "update": t(f"update-{share}"),
+           "phases_s": {k: round(u[k + "_ns"] / 1e9, 2) for k in ["walk", "hash", "parse", "merge"]},
+           "rebuild": t(f"rebuild-{share}"), "same_files": open(f"{work}/same-{share}").read().strip() == "true"}
+    row["update_over_rebuild_wall"] = round(row["update"]["wall_s"] / row["rebuild"]["wall_s"], 3)
+    row["update_over_rebuild_cpu"] = round(row["update"]["cpu_s"] / row["rebuild"]["cpu_s"], 3)
+    out["updates"].append(row)
+json.dump(out, open(f"{work}/summary.json", "w"), indent=1)
+print(json.dumps(out, indent=1))
+PY
