@@ -71,9 +71,11 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 		}
 		var sn snippet.Snippet
 		if located {
+			// Only the pieces holding the window's tokens: a window
+			// near a piece's edge then has less room on that side, and
+			// the cut gives the other side more.
 			from, to, _ := m.Locate(q.Terms, lk.positions[i])
-			span := m.Span()
-			part, err := ix.TextSpan(h.DocID, from-min(from, span/3), to+span)
+			part, err := ix.TextSpan(h.DocID, from, to)
 			if err != nil {
 				return err
 			}
