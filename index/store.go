@@ -2,6 +2,7 @@ package index
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -306,7 +307,12 @@ func parseBlockFile(name string, data []byte, docs uint64) (*blockFile, error) {
 		return nil, corruptf(name, "%d blocks for %d documents in %d bytes", n, docs, len(data))
 	}
 	end := len(data) - storeTrailer - int(n)*storeRowBytes
-	f := &blockFile{name: name, blocks: data[:end], table: data[end : len(data)-storeTrailer], n: int(n), docs: uint32(docs)}
+	// The table is copied out of the mapping: rows checked here and read
+	// for every title must not change if the file is rewritten in place
+	// (an out-of-range offset would panic; a changed frame only fails to
+	// decode).
+	table := bytes.Clone(data[end : len(data)-storeTrailer])
+	f := &blockFile{name: name, blocks: data[:end], table: table, n: int(n), docs: uint32(docs)}
 	for i := range f.n {
 		off, first, raw := f.row(i)
 		switch {

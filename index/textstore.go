@@ -306,8 +306,11 @@ func parsePieceFile(data []byte, docs uint64) (*pieceFile, error) {
 			return nil, err
 		}
 	}
+	// The dictionary is copied out of the mapping, as the tables are: a
+	// file rewritten in place then fails to decode, never faults inside
+	// the decoder.
 	var err error
-	f.dec, err = zstd.NewReader(nil, zstd.WithDecoderDictRaw(dictID, data[:dictLen]), zstd.WithDecodeAllCapLimit(true))
+	f.dec, err = zstd.NewReader(nil, zstd.WithDecoderDictRaw(dictID, slices.Clone(data[:dictLen])), zstd.WithDecodeAllCapLimit(true))
 	if err != nil {
 		return nil, fmt.Errorf("index: %s: %w", name, err)
 	}
