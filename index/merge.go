@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 )
 
 // Dropped marks, in a MergeInput's DocMap, a document the merge leaves
@@ -46,7 +47,7 @@ func Merge(ctx context.Context, d *Dir, opts WriterOptions, inputs []MergeInput)
 	if err != nil {
 		return err
 	}
-	if err == nil && m.store != StoreNone {
+	if m.store != StoreNone {
 		err = w.mergeStore(d, m)
 	}
 	if err == nil {
@@ -305,7 +306,7 @@ func (w *Writer) mergePostings(ctx context.Context, m *mergePlan) error {
 		if !found {
 			return nil
 		}
-		term = string([]byte(term)) // the inputs' bytes are mapped
+		term = strings.Clone(term) // the writer keeps it as the previous term
 		pos = pos[:0]
 		for i, in := range m.inputs {
 			runs[i] = runs[i][:0]
@@ -313,9 +314,10 @@ func (w *Writer) mergePostings(ctx context.Context, m *mergePlan) error {
 			if next[i] >= ix.NumTerms() || ix.termString(next[i]) != term {
 				continue
 			}
-			c := ix.Cursor(ix.termInfo(next[i], term))
+			info := ix.termInfo(next[i], term)
 			next[i]++
 			err := ix.Guard(func() error {
+				c := ix.Cursor(info)
 				sorted := true
 				for d := c.DocID(); d != NoMoreDocs; d = c.Next() {
 					nd := in.DocMap[d]

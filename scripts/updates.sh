@@ -5,11 +5,14 @@
 # k-th in path order, a paragraph appended), times an update of a copy of
 # the index (with a CPU profile) and a full rebuild of the changed crawl,
 # and checks that the two have the same data files. Writes
-# WORKDIR/summary.json.
+# WORKDIR/summary.json. INDEX_FLAGS are given to the build and the
+# rebuilds (an update keeps the index's own options); SHARES lists the
+# shares of files to change.
 #
 #   bash scripts/updates.sh CRAWL WORKDIR [GPUSEARCH]
 set -euo pipefail
 crawl=$1 work=$2 bin=${3:-./gpusearch}
+flags=${INDEX_FLAGS:-} shares=${SHARES:-0.001 0.01 0.1}
 mkdir -p "$work"
 rm -rf "$work"/base "$work"/c-* "$work"/i-* "$work"/r-*
 timed() { # timed NAME COMMAND...: wall, user and system seconds in NAME.time
@@ -17,8 +20,8 @@ timed() { # timed NAME COMMAND...: wall, user and system seconds in NAME.time
 	shift
 	/usr/bin/time -f '%e %U %S' -o "$work/$name.time" "$@"
 }
-timed build "$bin" index --quiet --json --out "$work/base" "$crawl" >"$work/build.json"
-for share in 0.001 0.01 0.1; do
+timed build "$bin" index $flags --quiet --json --out "$work/base" "$crawl" >"$work/build.json"
+for share in $shares; do
 	cp -al "$crawl" "$work/c-$share"
 	python3 - "$work/c-$share" "$share" <<'PY'
 import os, sys
@@ -37,7 +40,7 @@ PY
 	cp -a "$work/base" "$work/i-$share"
 	timed "update-$share" "$bin" index --update --quiet --json --out "$work/i-$share" \
 		--cpuprofile "$work/update-$share.pprof" "$work/c-$share" >"$work/update-$share.json"
-	timed "rebuild-$share" "$bin" index --quiet --json --out "$work/r-$share" "$work/c-$share" >"$work/rebuild-$share.json"
+	timed "rebuild-$share" "$bin" index $flags --quiet --json --out "$work/r-$share" "$work/c-$share" >"$work/rebuild-$share.json"
 	same=true
 	for f in "$work/r-$share"/gen-*/*; do
 		cmp -s "$f" "$work/i-$share"/gen-*/"$(basename "$f")" || { same=false; echo "$share: $(basename "$f") differs" >&2; }
@@ -45,16 +48,16 @@ PY
 	echo "$same" >"$work/same-$share"
 	rm -rf "$work/r-$share" "$work/i-$share" "$work/c-$share"
 done
-python3 - "$work" "$crawl" <<'PY'
+python3 - "$work" "$crawl" "$flags" $shares <<'PY'
 import json, sys
-work, crawl = sys.argv[1], sys.argv[2]
+work, crawl, flags, shares = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 def t(name):
     wall, user, sys_ = map(float, open(f"{work}/{name}.time").read().split()[-3:])
     return {"wall_s": wall, "cpu_s": round(user + sys_, 2)}
 build = json.load(open(f"{work}/build.json"))
-out = {"crawl": crawl, "documents": build["documents"], "input_mb": round(build["input_bytes"] / 1e6, 1),
+out = {"crawl": crawl, "flags": flags, "documents": build["documents"], "input_mb": round(build["input_bytes"] / 1e6, 1),
        "index_mb": round(build["index_bytes"] / 1e6, 1), "build": t("build"), "updates": []}
-for share in ["0.001", "0.01", "0.1"]:
+for share in shares:
     u = json.load(open(f"{work}/update-{share}.json"))
     row = {"share": float(share), "changed": u["changed"], "update": t(f"update-{share}"),
            "phases_s": {k: round(u[k + "_ns"] / 1e9, 2) for k in ["walk", "hash", "parse", "merge"]},
