@@ -32,38 +32,36 @@ func (l Level) String() string {
 	return fmt.Sprintf("Level(%d)", uint8(l))
 }
 
-// max is the highest level this CPU and build support; detect is in the
+// top is the highest level this CPU and build support; detect is in the
 // per-architecture files.
-var max = detect()
+var top = detect()
 
-// current is the level decoders use now: max unless a test lowered it.
-var current = max
-
-// Max returns the highest level this CPU and build support.
-func Max() Level { return max }
+// current is the level decoders use now: top unless a test lowered it.
+var current = top
 
 // Current returns the level the decoders use now.
 func Current() Level { return current }
 
-// Set makes decoders use level l, capped at Max, and returns the level they
-// used before. It is meant for tests and benchmarks: decoders read the level
-// on every call, so it must not change while any of them runs.
+// Set makes decoders use level l, capped at the highest level this CPU and
+// build support, and returns the level they used before. It is meant for
+// tests and benchmarks: decoders read the level on every call, so it must
+// not change while any of them runs.
 func Set(l Level) Level {
 	prev := current
-	current = min(l, max)
+	current = min(l, top)
 	return prev
 }
 
 // Levels returns every level this CPU and build support, from Go up.
 func Levels() []Level {
 	var ls []Level
-	for l := Go; l <= max; l++ {
+	for l := Go; l <= top; l++ {
 		ls = append(ls, l)
 	}
 	return ls
 }
 
-// Run calls f with the decoders at level l (capped at Max), then restores
+// Run calls f with the decoders at level l (capped as by Set), then restores
 // the level they had.
 func Run(l Level, f func()) {
 	defer Set(Set(l))
