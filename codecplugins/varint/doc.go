@@ -73,8 +73,9 @@
 // varint-SU has a masked VByte kernel (SSE4.1) in the same file: PMOVMSKB
 // collects the continuation bits of 16 bytes; 16 one-byte values are
 // widened straight from memory, runs of one- and two-byte values go
-// through a 256-row shuffle table on the first 8 bytes' bits, and a longer
-// value is joined from one 8-byte load. It runs while 16 values and 16
+// through a 256-row shuffle table on the first 8 bytes' bits, up to four
+// values of one to three bytes through a 4096-row table on 12 bytes' bits,
+// and a longer value is joined from one 8-byte load. It runs while 16 values and 16
 // bytes are left and stops before a malformed value, so the Go loop
 // decodes the block's last values and reports every error as before.
 // varint-G8IU has one too (SSSE3): a group's 8 data bytes in one load, two

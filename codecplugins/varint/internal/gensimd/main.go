@@ -240,17 +240,80 @@ func (g *gen) maskedVByteTables() (shuffle, count, used operand.Mem) {
 	return shuffle, bytesTable("suCount", &counts), bytesTable("suUsed", &sizes)
 }
 
+// maskedVByte3Tables is maskedVByteTables for values of one to three bytes
+// in the first 12 bytes, each put into a 32-bit lane: up to 4 values, the
+// table indexed by the continuation bits of 12 bytes.
+func (g *gen) maskedVByte3Tables() (shuffle, count, used operand.Mem) {
+	const rows = 1 << 12
+	masks := make([][16]byte, rows)
+	counts := make([]byte, rows)
+	sizes := make([]byte, rows)
+	for m := range rows {
+		for i := range masks[m] {
+			masks[m][i] = 0x80
+		}
+		start, j := 0, 0
+		for b := 0; b < 12 && j < 4; b++ {
+			if m>>b&1 != 0 {
+				if b-start >= 2 {
+					break // a fourth byte: not for the table
+				}
+				continue
+			}
+			for i := start; i <= b; i++ {
+				masks[m][4*j+i-start] = byte(i)
+			}
+			j++
+			start = b + 1
+		}
+		counts[m], sizes[m] = byte(j), byte(start)
+	}
+	shuffle = g.StaticGlobal("su3Shuffle")
+	g.DataAttributes(attr.RODATA | attr.NOPTR)
+	for m := range rows {
+		for h := range 2 {
+			var w uint64
+			for i := range 8 {
+				w |= uint64(masks[m][8*h+i]) << (8 * i)
+			}
+			g.AddDatum(16*m+8*h, operand.U64(w))
+		}
+	}
+	bytesTable := func(name string, v []byte) operand.Mem {
+		t := g.StaticGlobal(name)
+		g.DataAttributes(attr.RODATA | attr.NOPTR)
+		for q := range len(v) / 8 {
+			var w uint64
+			for i := range 8 {
+				w |= uint64(v[8*q+i]) << (8 * i)
+			}
+			g.AddDatum(8*q, operand.U64(w))
+		}
+		return t
+	}
+	return shuffle, bytesTable("su3Count", counts), bytesTable("su3Used", sizes)
+}
+
 // maskedVByte writes suSSE, a masked VByte decoder for varint-SU: PMOVMSKB
 // gathers the continuation bits of the next 16 bytes. With none set, the
 // 16 bytes are 16 values, widened by four PMOVZXBD straight from memory.
 // Otherwise the bits of the first 8 bytes pick a row of the tables: one
 // PSHUFB puts up to 8 values of one or two bytes into 16-bit lanes, two
 // masks and a shift drop the continuation bits, and two PMOVZXWD widen
-// them. A value of three bytes or more is decoded alone: its length is
-// the first clear bit of the mask, and shifts and masks of one 8-byte load
-// join its 7-bit groups.
+// them. Where the first value has three bytes, the bits of the first 12
+// bytes pick a row of a 4096-row table instead, for up to 4 values of one
+// to three bytes in 32-bit lanes. A value of four or five bytes is decoded
+// alone: its length is the first clear bit of the mask, and shifts and
+// masks of one 8-byte load join its 7-bit groups.
 func (g *gen) maskedVByte() {
 	shuffleTab, countTab, usedTab := g.maskedVByteTables()
+	shuffle3Tab, count3Tab, used3Tab := g.maskedVByte3Tables()
+	lanes3 := g.StaticGlobal("su3Masks") // the 7-bit groups of 32-bit lanes: bits 0-6, 7-13, 14-20
+	g.DataAttributes(attr.RODATA | attr.NOPTR)
+	for q, m := range []uint64{0x7F, 0x7F << 7, 0x7F << 14} {
+		g.AddDatum(16*q, operand.U64(m|m<<32))
+		g.AddDatum(16*q+8, operand.U64(m|m<<32))
+	}
 	lowMask := g.StaticGlobal("suLow")
 	g.DataAttributes(attr.RODATA | attr.NOPTR)
 	g.AddDatum(0, operand.U64(0x007F007F007F007F))
@@ -315,7 +378,7 @@ func (g *gen) maskedVByte() {
 	g.MOVBQZX(m.As8(), m8)
 	g.MOVBQZX(operand.Mem{Base: cnt, Index: m8, Scale: 1}, k)
 	g.TESTQ(k, k)
-	g.JZ(operand.LabelRef("long"))
+	g.JZ(operand.LabelRef("three"))
 	t := g.GP64()
 	g.MOVQ(m8, t)
 	g.SHLQ(operand.U8(4), t)
@@ -337,7 +400,41 @@ func (g *gen) maskedVByte() {
 	g.SUBQ(k, left)
 	g.JMP(operand.LabelRef("loop"))
 
-	// One value of 3 to 5 bytes: its last byte is the first whose
+	// Up to four values of one to three bytes, a three-byte one first,
+	// each into a 32-bit lane.
+	g.Label("three")
+	m12 := g.GP64()
+	g.MOVL(m, m12.As32())
+	g.ANDQ(operand.U32(0xFFF), m12)
+	g.LEAQ(count3Tab, t)
+	g.MOVBQZX(operand.Mem{Base: t, Index: m12, Scale: 1}, k)
+	g.TESTQ(k, k)
+	g.JZ(operand.LabelRef("long"))
+	g.MOVQ(m12, t)
+	g.SHLQ(operand.U8(4), t)
+	s3 := g.GP64()
+	g.LEAQ(shuffle3Tab, s3)
+	g.MOVOU(operand.Mem{Base: s3, Index: t, Scale: 1}, reg.X1)
+	g.PSHUFB(reg.X1, x)
+	g.LEAQ(lanes3, t)
+	g.MOVOU(operand.Mem{Base: t}, reg.X3)
+	g.PAND(x, reg.X3) // bits 0-6
+	for q := 1; q <= 2; q++ {
+		g.MOVO(x, reg.X2)
+		g.PSRLL(operand.U8(q), reg.X2)
+		g.MOVOU(operand.Mem{Base: t, Disp: 16 * q}, reg.X1)
+		g.PAND(reg.X1, reg.X2)
+		g.POR(reg.X2, reg.X3)
+	}
+	g.MOVOU(reg.X3, operand.Mem{Base: dst})
+	g.LEAQ(used3Tab, t)
+	g.MOVBQZX(operand.Mem{Base: t, Index: m12, Scale: 1}, t)
+	g.ADDQ(t, p)
+	g.LEAQ(operand.Mem{Base: dst, Index: k, Scale: 4}, dst)
+	g.SUBQ(k, left)
+	g.JMP(operand.LabelRef("loop"))
+
+	// One value of 4 or 5 bytes: its last byte is the first whose
 	// continuation bit is clear.
 	g.Label("long")
 	g.NOTL(m)
