@@ -71,19 +71,23 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 		}
 		var sn snippet.Snippet
 		if located {
-			// Only the pieces holding the window's tokens: a window
-			// near a piece's edge then has less room on that side, and
-			// the cut gives the other side more.
-			from, to, _ := m.Locate(q.Terms, lk.positions[i])
-			part, err := ix.TextSpan(h.DocID, from, to)
+			sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, lk.positions[i])
+			if err == nil && len(sn.Highlights) == 0 && lk.held != nil && lk.held[i] != 0 {
+				// The window missed the terms whose positions were not
+				// read, being dense: read them all for this hit.
+				var all lookup
+				all, err = lookUp(ix, q.Terms, hits[i:i+1], func(int, uint32, uint32) bool { return true })
+				if err == nil {
+					sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, all.positions[0])
+				}
+			}
 			if err != nil {
 				return err
 			}
-			sn = m.MakeIn(a, part.Text, part.AtStart, part.AtEnd)
 		}
-		// The whole text: without located snippets, or where the pieces
-		// read missed the terms the document holds (a dense term whose
-		// positions were not read, rarely).
+		// The whole text: without located snippets, or where even the
+		// pieces of every term's positions miss the document's terms
+		// (a term matched only inside a phrase that does not occur).
 		if !located || len(sn.Highlights) == 0 && lk.held != nil && lk.held[i] != 0 {
 			if located {
 				if doc, err = ix.Document(h.DocID, true); err != nil {
@@ -105,6 +109,19 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 		}
 	}
 	return nil
+}
+
+// locatedSnippet makes the snippet of document doc from the pieces of its
+// text holding the window that Locate finds in positions (per term, the
+// term's positions in doc). Only those pieces: a window near a piece's
+// edge has less room on that side, and the cut gives the other side more.
+func locatedSnippet(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, terms []string, doc uint32, positions [][]uint32) (snippet.Snippet, error) {
+	from, to, _ := m.Locate(terms, positions)
+	part, err := ix.TextSpan(doc, from, to)
+	if err != nil {
+		return snippet.Snippet{}, err
+	}
+	return m.MakeIn(a, part.Text, part.AtStart, part.AtEnd), nil
 }
 
 // lookup is what the postings say of a page's hits.
