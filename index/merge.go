@@ -193,27 +193,26 @@ func (w *Writer) mergeStore(d *Dir, m *mergePlan) error {
 	}
 	defer sb.Close()
 	titles := make([]blockCursor, len(m.inputs))
+	largest := 0 // the input whose dictionary the merged texts keep
 	for i, in := range m.inputs {
 		titles[i].f = in.Index.titles
+		if in.Index.NumDocs() > m.inputs[largest].Index.NumDocs() {
+			largest = i
+		}
+	}
+	if len(m.inputs) > 0 {
+		sb.KeepDictionary(m.inputs[largest].Index)
 	}
 	for _, r := range m.from {
 		ix := m.inputs[r.input].Index
-		err := ix.Guard(func() error {
-			title, err := titles[r.input].record(r.doc)
-			if err != nil {
-				return err
-			}
-			var text []byte
-			var cuts []TextCut
-			if ix.pieces != nil {
-				t, err := ix.pieces.text(r.doc)
-				if err != nil {
-					return err
-				}
-				text, cuts = []byte(t), ix.pieces.cuts(r.doc)
-			}
-			return sb.Add(string(title), text, cuts)
+		var title []byte
+		err := ix.Guard(func() (err error) {
+			title, err = titles[r.input].record(r.doc)
+			return err
 		})
+		if err == nil {
+			err = sb.AddFrom(string(title), ix, r.doc)
+		}
 		if err != nil {
 			return err
 		}

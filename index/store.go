@@ -117,6 +117,41 @@ func (b *StoreBuilder) Add(title string, text []byte, cuts []TextCut) error {
 	return nil
 }
 
+// KeepDictionary makes the store compress texts with ix's dictionary
+// instead of sampling one from them, so that AddFrom copies ix's pieces
+// compressed, as they lie: an update or merge then compresses only the
+// texts it adds. Without a pieced text in ix, or in a titles-only store,
+// it does nothing.
+func (b *StoreBuilder) KeepDictionary(ix *Index) {
+	if b.texts != nil && ix.pieces != nil {
+		b.texts.keepDict(ix.pieces)
+	}
+}
+
+// AddFrom stores the next document as document d of ix stores its text,
+// with the given title: its pieces copied compressed when ix's dictionary
+// is the one kept and the text has pieces of its own, else decoded and
+// cut again where ix cut it.
+func (b *StoreBuilder) AddFrom(title string, ix *Index, d uint32) error {
+	if b.texts == nil || ix.pieces == nil {
+		return b.Add(title, nil, nil)
+	}
+	return ix.Guard(func() error {
+		copied, err := b.texts.addFrames(ix.pieces, d)
+		if err != nil || copied {
+			if err == nil {
+				err = b.titles.add([]byte(title))
+			}
+			return err
+		}
+		t, err := ix.pieces.text(d)
+		if err != nil {
+			return err
+		}
+		return b.Add(title, []byte(t), ix.pieces.cuts(d))
+	})
+}
+
 // Close removes the scratch files.
 func (b *StoreBuilder) Close() {
 	if b.titles != nil {

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -99,9 +100,11 @@ type pieceWriter struct {
 	buf     *bufio.Writer
 	sizes   []uint32 // per piece, raw bytes
 	tokens  []uint32 // per piece, its first token
+	frames  []uint32 // per piece, the size of its frame when copied compressed (0: raw in scratch)
 	docs    []uint32 // per document, its first piece and its offset there
 	offs    []uint32
-	shared  bool // the last piece holds whole small documents and has room
+	shared  bool   // the last piece holds whole small documents and has room
+	dict    []byte // the dictionary kept from another store (keepDict), nil to sample one
 	err     error
 }
 
@@ -129,7 +132,7 @@ func (p *pieceWriter) add(text []byte, cuts []TextCut) error {
 	if len(text) < TextPieceBytes && len(cuts) == 0 {
 		// A small document joins the last piece while it has room.
 		if !p.shared {
-			p.sizes, p.tokens, p.shared = append(p.sizes, 0), append(p.tokens, 0), true
+			p.sizes, p.tokens, p.frames, p.shared = append(p.sizes, 0), append(p.tokens, 0), append(p.frames, 0), true
 		}
 		last := len(p.sizes) - 1
 		p.docs, p.offs = append(p.docs, uint32(last)), append(p.offs, p.sizes[last])
@@ -142,15 +145,48 @@ func (p *pieceWriter) add(text []byte, cuts []TextCut) error {
 			if c.Byte <= from || c.Byte >= uint32(len(text)) || c.Token <= tok {
 				return fmt.Errorf("index: %s: document %d: cut %+v out of order", fileTextPieces, d, c)
 			}
-			p.sizes, p.tokens = append(p.sizes, c.Byte-from), append(p.tokens, tok)
+			p.sizes, p.tokens, p.frames = append(p.sizes, c.Byte-from), append(p.tokens, tok), append(p.frames, 0)
 			from, tok = c.Byte, c.Token
 		}
-		p.sizes, p.tokens = append(p.sizes, uint32(len(text))-from), append(p.tokens, tok)
+		p.sizes, p.tokens, p.frames = append(p.sizes, uint32(len(text))-from), append(p.tokens, tok), append(p.frames, 0)
 	}
 	if _, err := p.buf.Write(text); err != nil {
 		p.err = fmt.Errorf("index: %s: %w", fileTextPieces, err)
 	}
 	return p.err
+}
+
+// keepDict makes the store compress with f's dictionary instead of
+// sampling its own, so that addFrames can copy f's pieces as they lie.
+func (p *pieceWriter) keepDict(f *pieceFile) {
+	p.dict = bytes.Clone(f.dict)
+	if p.dict == nil {
+		p.dict = []byte{} // none: pieces without a dictionary
+	}
+}
+
+// addFrames stores the next document as document d of f, copying its
+// pieces compressed, and reports whether it could: f's dictionary must be
+// the one kept (keepDict), and the document must have pieces of its own
+// (a document sharing a piece with others is stored by add).
+func (p *pieceWriter) addFrames(f *pieceFile, d uint32) (bool, error) {
+	a, b, start, end := f.bounds(d)
+	if p.err != nil || p.dict == nil || !bytes.Equal(p.dict, f.dict) || start > 0 || b < a || end <= start ||
+		f.docOffs[d+1] > 0 || len(p.docs) == int(NoMoreDocs) {
+		return false, p.err
+	}
+	if b == a && f.rawEnd[a] < TextPieceBytes {
+		return false, nil // a small document alone in its piece: it shares pieces here
+	}
+	p.docs, p.offs, p.shared = append(p.docs, uint32(len(p.sizes))), append(p.offs, 0), false
+	for i := a; i <= b; i++ {
+		frame := f.data[f.off[i]:f.off[i+1]]
+		p.sizes, p.tokens, p.frames = append(p.sizes, f.rawEnd[i]), append(p.tokens, f.token[i]), append(p.frames, uint32(len(frame)))
+		if _, err := p.buf.Write(frame); err != nil {
+			p.err = fmt.Errorf("index: %s: %w", fileTextPieces, err)
+		}
+	}
+	return true, p.err
 }
 
 // finish writes the store to w: a dictionary of text sampled evenly
@@ -160,11 +196,14 @@ func (p *pieceWriter) finish(w io.Writer) error {
 		return p.err
 	}
 	err := p.buf.Flush()
-	var total uint64
-	for _, s := range p.sizes {
-		total += uint64(s)
+	var total uint64 // the scratch file's bytes
+	for i := range p.sizes {
+		total += uint64(p.stored(i))
 	}
-	dict, err := p.sampleDict(total, err)
+	dict := p.dict
+	if dict == nil {
+		dict, err = p.sampleDict(total, err)
+	}
 	var enc *zstd.Encoder
 	if err == nil {
 		enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderCRC(false),
@@ -204,12 +243,21 @@ func (p *pieceWriter) finish(w io.Writer) error {
 	return nil
 }
 
+// stored is how many bytes piece i takes in the scratch file: its text,
+// or its frame when it was copied compressed.
+func (p *pieceWriter) stored(i int) uint32 {
+	if p.frames[i] > 0 {
+		return p.frames[i]
+	}
+	return p.sizes[i]
+}
+
 // compressBatch is how many pieces a worker of compress takes at a time.
 const compressBatch = 256
 
 // compress reads the pieces from in, compresses them on GOMAXPROCS
-// goroutines and writes them to out in order, returning each one's
-// compressed size. zstd with a dictionary resets its tables from the
+// goroutines (a copied frame goes as it is) and writes them to out in
+// order, returning each one's compressed size. zstd with a dictionary resets its tables from the
 // dictionary for every piece, about 11 MB/s of text on the development
 // machine: the slowest step of a build with a store, and of an update.
 func (p *pieceWriter) compress(enc *zstd.Encoder, in io.Reader, out io.Writer) ([]uint32, error) {
@@ -227,11 +275,16 @@ func (p *pieceWriter) compress(enc *zstd.Encoder, in io.Reader, out io.Writer) (
 		wg.Go(func() {
 			for b := range jobs {
 				at := 0
-				for _, s := range p.sizes[b.first : b.first+b.n] {
+				for i := b.first; i < b.first+b.n; i++ {
+					s := int(p.stored(i))
 					before := len(b.frames)
-					b.frames = enc.EncodeAll(b.raw[at:at+int(s)], b.frames)
+					if p.frames[i] > 0 {
+						b.frames = append(b.frames, b.raw[at:at+s]...)
+					} else {
+						b.frames = enc.EncodeAll(b.raw[at:at+s], b.frames)
+					}
 					b.sizes = append(b.sizes, uint32(len(b.frames)-before))
-					at += int(s)
+					at += s
 				}
 				close(b.done)
 			}
@@ -244,8 +297,8 @@ func (p *pieceWriter) compress(enc *zstd.Encoder, in io.Reader, out io.Writer) (
 		for first := 0; first < len(p.sizes); first += compressBatch {
 			n := min(compressBatch, len(p.sizes)-first)
 			size := 0
-			for _, s := range p.sizes[first : first+n] {
-				size += int(s)
+			for i := first; i < first+n; i++ {
+				size += int(p.stored(i))
 			}
 			b := &batch{first: first, n: n, raw: make([]byte, size), done: make(chan struct{})}
 			if _, readErr = io.ReadFull(in, b.raw); readErr != nil {
@@ -296,6 +349,7 @@ func (p *pieceWriter) close() {
 // pieceFile is a mapped pieced text store, its tables read.
 type pieceFile struct {
 	data    []byte
+	dict    []byte // the raw dictionary, copied out of the mapping
 	dec     *zstd.Decoder
 	off     []uint64 // per piece and one more, where its frame starts
 	rawEnd  []uint32 // per piece, its raw size
@@ -370,7 +424,8 @@ func parsePieceFile(data []byte, docs uint64) (*pieceFile, error) {
 	// file rewritten in place then fails to decode, never faults inside
 	// the decoder.
 	var err error
-	f.dec, err = zstd.NewReader(nil, zstd.WithDecoderDictRaw(dictID, slices.Clone(data[:dictLen])), zstd.WithDecodeAllCapLimit(true))
+	f.dict = slices.Clone(data[:dictLen])
+	f.dec, err = zstd.NewReader(nil, zstd.WithDecoderDictRaw(dictID, f.dict), zstd.WithDecodeAllCapLimit(true))
 	if err != nil {
 		return nil, fmt.Errorf("index: %s: %w", name, err)
 	}

@@ -214,3 +214,83 @@ func TestTitleCache(t *testing.T) {
 		}
 	}
 }
+
+// TestAddFrom stores documents of one index into another keeping its
+// dictionary: texts of their own pieces are copied compressed, the rest
+// decoded and cut again, new texts compressed with the kept dictionary;
+// every text and span reads back as stored.
+func TestAddFrom(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 20))
+	titles, texts := randomDocs(r, 60)
+	src := t.TempDir()
+	writeStored(t, src, StoreText, titles, texts)
+	ix, err := Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	newTitles, newTexts := randomDocs(r, 20)
+	// The merged documents: every other source document, then the new ones.
+	var wantTitles []string
+	var wantTexts [][]byte
+	b, err := NewStoreBuilder(t.TempDir(), StoreText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.KeepDictionary(ix)
+	for d := 0; d < len(texts); d += 2 {
+		if err := b.AddFrom(titles[d], ix, uint32(d)); err != nil {
+			t.Fatal(err)
+		}
+		wantTitles, wantTexts = append(wantTitles, titles[d]), append(wantTexts, texts[d])
+	}
+	for d := range newTexts {
+		if err := b.Add(newTitles[d], newTexts[d], wordCuts(newTexts[d])); err != nil {
+			t.Fatal(err)
+		}
+		wantTitles, wantTexts = append(wantTitles, newTitles[d]), append(wantTexts, newTexts[d])
+	}
+	copied := 0
+	for _, f := range b.texts.frames {
+		if f > 0 {
+			copied++
+		}
+	}
+	if copied == 0 {
+		t.Fatal("no piece was copied compressed")
+	}
+	dst := t.TempDir()
+	n := len(wantTexts)
+	lens, urls := make([]uint32, n), make([]string, n)
+	for d := range n {
+		lens[d], urls[d] = 1, fmt.Sprintf("http://example.com/%06d", d)
+	}
+	w, err := NewWriter(dst, WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}, lens, urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddTerm("t", []uint32{0}, []uint32{1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddStore(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Open(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if !bytes.Equal(out.pieces.dict, ix.pieces.dict) {
+		t.Error("the dictionary was not kept")
+	}
+	for d := range n {
+		doc, err := out.Document(uint32(d), true)
+		if err != nil || doc.Title != wantTitles[d] || doc.Text != string(wantTexts[d]) {
+			t.Fatalf("Document(%d) = %.40q, %v; want %.40q", d, doc, err, wantTexts[d])
+		}
+		checkSpans(t, out, uint32(d), wantTexts[d], r)
+	}
+}

@@ -4,7 +4,8 @@
 # hard-linked copy of the crawl, rewrites that share of its files (every
 # k-th in path order, a paragraph appended), times an update of a copy of
 # the index (with a CPU profile) and a full rebuild of the changed crawl,
-# and checks that the two have the same data files. Writes
+# and checks that the two have the same data files (all but the stored
+# texts, which an update compresses with the old index's dictionary). Writes
 # WORKDIR/summary.json. INDEX_FLAGS are given to the build and the
 # rebuilds (an update keeps the index's own options); SHARES lists the
 # shares of files to change.
@@ -43,6 +44,9 @@ PY
 	timed "rebuild-$share" "$bin" index $flags --quiet --json --out "$work/r-$share" "$work/c-$share" >"$work/rebuild-$share.json"
 	same=true
 	for f in "$work/r-$share"/gen-*/*; do
+		# The stored texts read the same but are compressed with the old
+		# index's dictionary (the tests compare what they read).
+		[ "$(basename "$f")" = textpieces.bin ] && continue
 		cmp -s "$f" "$work/i-$share"/gen-*/"$(basename "$f")" || { same=false; echo "$share: $(basename "$f") differs" >&2; }
 	done
 	echo "$same" >"$work/same-$share"
