@@ -1,6 +1,10 @@
 package index
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gpusearch/gpusearch/codecplugins"
+)
 
 // Cursor iterates over one term's posting list in docid order. A cursor
 // from Index.Cursor sits on its first posting; one from Index.LazyCursor
@@ -187,19 +191,29 @@ func (c *Cursor) loadBlock(b int) uint32 {
 		n = int(c.info.DF) - (c.end-1-c.first)*bs
 	}
 	src := c.ix.docData[c.ix.docOffs[b]:c.ix.docOffs[b+1]]
-	if err := c.ix.dc.DecodeBlock(c.docs, src, n); err != nil {
-		c.finish(c.blockError("docid", b, err))
-		return NoMoreDocs
-	}
 	var base uint64
 	if b > c.first {
 		base = uint64(c.ix.lastDoc[b-1])
 	}
-	sum := base
 	docs := c.docs[:n]
-	for i, g := range docs {
-		sum += uint64(g)
-		docs[i] = uint32(sum)
+	var sum uint64
+	if pd, ok := c.ix.dc.(codecplugins.PrefixDecoder); ok {
+		// The codec adds the gaps up as it decodes (SIMD bp128).
+		if err := pd.DecodeBlockPrefix(c.docs, src, n, uint32(base)); err != nil {
+			c.finish(c.blockError("docid", b, err))
+			return NoMoreDocs
+		}
+		sum = uint64(docs[n-1])
+	} else {
+		if err := c.ix.dc.DecodeBlock(c.docs, src, n); err != nil {
+			c.finish(c.blockError("docid", b, err))
+			return NoMoreDocs
+		}
+		sum = base
+		for i, g := range docs {
+			sum += uint64(g)
+			docs[i] = uint32(sum)
+		}
 	}
 	if sum != uint64(c.ix.lastDoc[b]) || (b > c.first && docs[0] <= uint32(base)) {
 		c.finish(c.blockError("docid", b, fmt.Errorf("gaps sum to %d, skip table says %d", sum, c.ix.lastDoc[b])))
