@@ -11,7 +11,7 @@
 #   bench/peers/results.sh OUT     # from the repository root; about 40 min on 2 cores
 set -eu
 OUT=$(realpath -m "${1:?usage: bench/peers/results.sh OUT}")
-BASE=${BASE:-7fbac6e}
+BASE=${BASE:-587c731}
 ROOT=$(pwd)
 mkdir -p "$OUT/bin" "$OUT/data"
 D=$OUT/data GS=$OUT/bin/gpusearch P=$OUT/bin/peers
