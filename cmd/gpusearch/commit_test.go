@@ -79,6 +79,14 @@ func TestIndexKilledAnyInstant(t *testing.T) {
 	if _, now := committed(t, out); now == cur {
 		t.Errorf("a completed run left the old index")
 	}
+	onlyCommitted(t, out, "run")
+}
+
+// onlyCommitted checks that the index directory out holds its lock, its
+// commit point and the generation that names, and nothing else: what
+// killed runs left behind is gone once a run of what completes.
+func onlyCommitted(t *testing.T, out, what string) {
+	t.Helper()
 	m, err := index.ReadMeta(out)
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +100,7 @@ func TestIndexKilledAnyInstant(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	if want := []string{".lock", m.Generation, "meta.json"}; !slices.Equal(names, want) {
-		t.Errorf("after a completed run the output directory holds %v, want %v: leftovers of killed runs stay", names, want)
+		t.Errorf("after a completed %s the output directory holds %v, want %v: leftovers of killed runs stay", what, names, want)
 	}
 }
 

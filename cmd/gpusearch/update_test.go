@@ -172,21 +172,7 @@ func TestUpdateKilledAnyInstant(t *testing.T) {
 	if state() != c.inB {
 		t.Errorf("a completed update left the old index")
 	}
-	m, err := index.ReadMeta(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	if want := []string{".lock", m.Generation, "meta.json"}; !slices.Equal(names, want) {
-		t.Errorf("after a completed update the directory holds %v, want %v: leftovers of killed runs stay", names, want)
-	}
+	onlyCommitted(t, out, "update")
 }
 
 // TestUpdateCLI checks index --update's refusals and its report when
