@@ -19,7 +19,30 @@ import (
 // titles and texts, storing mode.
 func writeStored(t testing.TB, dir, mode string, titles []string, texts [][]byte) {
 	t.Helper()
-	n := len(titles)
+	writeDocs(t, dir, len(titles), func(w *Writer) {
+		if mode == StoreNone {
+			return
+		}
+		b, err := NewStoreBuilder(t.TempDir(), mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for d := range titles {
+			if err := b.Add(titles[d], texts[d], wordCuts(texts[d])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.AddStore(b); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// writeDocs writes an index into dir of n documents of length 1, all
+// holding the term "t", whose store (or other optional files) store
+// writes before the commit.
+func writeDocs(t testing.TB, dir string, n int, store func(*Writer)) {
+	t.Helper()
 	lens, urls, all, freqs := make([]uint32, n), make([]string, n), make([]uint32, n), make([]uint32, n)
 	for d := range n {
 		lens[d], urls[d], all[d], freqs[d] = 1, fmt.Sprintf("http://example.com/%06d", d), uint32(d), 1
@@ -33,20 +56,7 @@ func writeStored(t testing.TB, dir, mode string, titles []string, texts [][]byte
 			t.Fatal(err)
 		}
 	}
-	if mode != StoreNone {
-		b, err := NewStoreBuilder(t.TempDir(), mode)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for d := range n {
-			if err := b.Add(titles[d], texts[d], wordCuts(texts[d])); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.AddStore(b); err != nil {
-			t.Fatal(err)
-		}
-	}
+	store(w)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

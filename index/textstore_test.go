@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -132,44 +131,32 @@ func FuzzPieceFile(f *testing.F) {
 func TestFormat4Texts(t *testing.T) {
 	titles, texts := randomDocs(rand.New(rand.NewPCG(13, 14)), 50)
 	dir := t.TempDir()
-	lens, urls := make([]uint32, len(texts)), make([]string, len(texts))
-	for d := range lens {
-		lens[d], urls[d] = 1, fmt.Sprint("http://example.com/", d)
-	}
-	w, err := NewWriter(dir, WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}, lens, urls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.AddTerm("t", []uint32{0}, []uint32{1}); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []struct {
-		name string
-		recs [][]byte
-	}{{fileTitles, nil}, {fileTexts, texts}} {
-		bw, err := newBlockWriter(t.TempDir(), p.name, 32<<10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for d := range texts {
-			rec := []byte(titles[d])
-			if p.recs != nil {
-				rec = p.recs[d]
+	writeDocs(t, dir, len(texts), func(w *Writer) {
+		for _, p := range []struct {
+			name string
+			recs [][]byte
+		}{{fileTitles, nil}, {fileTexts, texts}} {
+			bw, err := newBlockWriter(t.TempDir(), p.name, 32<<10)
+			if err != nil {
+				t.Fatal(err)
 			}
-			bw.add(rec)
+			for d := range texts {
+				rec := []byte(titles[d])
+				if p.recs != nil {
+					rec = p.recs[d]
+				}
+				bw.add(rec)
+			}
+			f, err := w.createOptional(p.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := bw.finish(f); err != nil {
+				t.Fatal(err)
+			}
+			bw.close()
 		}
-		f, err := w.createOptional(p.name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := bw.finish(f); err != nil {
-			t.Fatal(err)
-		}
-		bw.close()
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	})
 	ix, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -261,23 +248,11 @@ func TestAddFrom(t *testing.T) {
 	}
 	dst := t.TempDir()
 	n := len(wantTexts)
-	lens, urls := make([]uint32, n), make([]string, n)
-	for d := range n {
-		lens[d], urls[d] = 1, fmt.Sprintf("http://example.com/%06d", d)
-	}
-	w, err := NewWriter(dst, WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}, lens, urls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.AddTerm("t", []uint32{0}, []uint32{1}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.AddStore(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeDocs(t, dst, n, func(w *Writer) {
+		if err := w.AddStore(b); err != nil {
+			t.Fatal(err)
+		}
+	})
 	out, err := Open(dst)
 	if err != nil {
 		t.Fatal(err)
