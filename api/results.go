@@ -72,7 +72,7 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 		var sn snippet.Snippet
 		if located {
 			sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, lk.positions[i])
-			if err == nil && len(sn.Highlights) == 0 && lk.held != nil && lk.held[i] != 0 {
+			if err == nil && len(sn.Highlights) == 0 && lk.holdsAny(i) {
 				// The window missed the terms whose positions were not
 				// read, being dense: read them all for this hit.
 				var all lookup
@@ -88,7 +88,7 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 		// The whole text: without located snippets, or where even the
 		// pieces of every term's positions miss the document's terms
 		// (a term matched only inside a phrase that does not occur).
-		if !located || len(sn.Highlights) == 0 && lk.held != nil && lk.held[i] != 0 {
+		if !located || len(sn.Highlights) == 0 && lk.holdsAny(i) {
 			if located {
 				if doc, err = ix.Document(h.DocID, true); err != nil {
 					return err
@@ -129,6 +129,10 @@ type lookup struct {
 	held      []uint64     // per hit, which terms its document holds (bit i: terms[i]); nil for over 64 terms
 	positions [][][]uint32 // with positions: per hit, per term, its positions in the document
 }
+
+// holdsAny reports whether the postings say hit i's document holds one
+// of the terms (false when they were not asked: over 64 terms).
+func (lk lookup) holdsAny(i int) bool { return lk.held != nil && lk.held[i] != 0 }
 
 // positionsWanted says which of q's terms' positions Locate needs in a
 // document: all of a phrase's, and a bare term's unless it is dense, so

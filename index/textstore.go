@@ -78,9 +78,6 @@ type PieceCutter struct {
 	tokens uint32
 }
 
-// Reset starts a new text.
-func (c *PieceCutter) Reset() { c.cuts, c.start, c.tokens = c.cuts[:0], 0, 0 }
-
 // Token takes the byte offset of the text's next token.
 func (c *PieceCutter) Token(start int) {
 	if start-c.start >= TextPieceBytes && c.tokens > 0 {
@@ -132,7 +129,8 @@ func (p *pieceWriter) add(text []byte, cuts []TextCut) error {
 	if len(text) < TextPieceBytes && len(cuts) == 0 {
 		// A small document joins the last piece while it has room.
 		if !p.shared {
-			p.sizes, p.tokens, p.frames, p.shared = append(p.sizes, 0), append(p.tokens, 0), append(p.frames, 0), true
+			p.piece(0, 0, 0)
+			p.shared = true
 		}
 		last := len(p.sizes) - 1
 		p.docs, p.offs = append(p.docs, uint32(last)), append(p.offs, p.sizes[last])
@@ -145,15 +143,21 @@ func (p *pieceWriter) add(text []byte, cuts []TextCut) error {
 			if c.Byte <= from || c.Byte >= uint32(len(text)) || c.Token <= tok {
 				return fmt.Errorf("index: %s: document %d: cut %+v out of order", fileTextPieces, d, c)
 			}
-			p.sizes, p.tokens, p.frames = append(p.sizes, c.Byte-from), append(p.tokens, tok), append(p.frames, 0)
+			p.piece(c.Byte-from, tok, 0)
 			from, tok = c.Byte, c.Token
 		}
-		p.sizes, p.tokens, p.frames = append(p.sizes, uint32(len(text))-from), append(p.tokens, tok), append(p.frames, 0)
+		p.piece(uint32(len(text))-from, tok, 0)
 	}
 	if _, err := p.buf.Write(text); err != nil {
 		p.err = fmt.Errorf("index: %s: %w", fileTextPieces, err)
 	}
 	return p.err
+}
+
+// piece adds a piece of size raw bytes whose first token is tok, and
+// whose frame of frame bytes is copied compressed (0: compressed here).
+func (p *pieceWriter) piece(size, tok, frame uint32) {
+	p.sizes, p.tokens, p.frames = append(p.sizes, size), append(p.tokens, tok), append(p.frames, frame)
 }
 
 // keepDict makes the store compress with f's dictionary instead of
@@ -181,7 +185,7 @@ func (p *pieceWriter) addFrames(f *pieceFile, d uint32) (bool, error) {
 	p.docs, p.offs, p.shared = append(p.docs, uint32(len(p.sizes))), append(p.offs, 0), false
 	for i := a; i <= b; i++ {
 		frame := f.data[f.off[i]:f.off[i+1]]
-		p.sizes, p.tokens, p.frames = append(p.sizes, f.rawEnd[i]), append(p.tokens, f.token[i]), append(p.frames, uint32(len(frame)))
+		p.piece(f.rawEnd[i], f.token[i], uint32(len(frame)))
 		if _, err := p.buf.Write(frame); err != nil {
 			p.err = fmt.Errorf("index: %s: %w", fileTextPieces, err)
 		}
