@@ -100,8 +100,9 @@ type pieceWriter struct {
 	frames  []uint32 // per piece, the size of its frame when copied compressed (0: raw in scratch)
 	docs    []uint32 // per document, its first piece and its offset there
 	offs    []uint32
-	shared  bool   // the last piece holds whole small documents and has room
-	dict    []byte // the dictionary kept from another store (keepDict), nil to sample one
+	shared  bool                // the last piece holds whole small documents and has room
+	dict    []byte              // the dictionary kept from another store (keepDict), nil to sample one
+	same    map[*pieceFile]bool // per store added from, whether its dictionary is dict
 	err     error
 }
 
@@ -175,7 +176,7 @@ func (p *pieceWriter) keepDict(f *pieceFile) {
 // (a document sharing a piece with others is stored by add).
 func (p *pieceWriter) addFrames(f *pieceFile, d uint32) (bool, error) {
 	a, b, start, end := f.bounds(d)
-	if p.err != nil || p.dict == nil || !bytes.Equal(p.dict, f.dict) || start > 0 || b < a || end <= start ||
+	if p.err != nil || !p.keeps(f) || start > 0 || b < a || end <= start ||
 		f.docOffs[d+1] > 0 || len(p.docs) == int(NoMoreDocs) {
 		return false, p.err
 	}
@@ -191,6 +192,23 @@ func (p *pieceWriter) addFrames(f *pieceFile, d uint32) (bool, error) {
 		}
 	}
 	return true, p.err
+}
+
+// keeps reports whether f's pieces are compressed with the dictionary
+// kept, comparing the two once per store rather than once per document.
+func (p *pieceWriter) keeps(f *pieceFile) bool {
+	if p.dict == nil {
+		return false
+	}
+	same, ok := p.same[f]
+	if !ok {
+		same = bytes.Equal(p.dict, f.dict)
+		if p.same == nil {
+			p.same = map[*pieceFile]bool{}
+		}
+		p.same[f] = same
+	}
+	return same
 }
 
 // finish writes the store to w: a dictionary of text sampled evenly
