@@ -11,6 +11,7 @@ import "C"
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"gorgonia.org/cu"
@@ -26,8 +27,10 @@ const maxGraphs = 64
 // the device runs the kernels back to back. The executable graph of each
 // shape (the sequence of kernels and memsets) is kept and patched in place
 // with the next sequence of that shape: its grids, arguments, addresses
-// and sizes. A patch the driver refuses (a memset grown past what its
-// node was made for) makes that graph again. gorgonia.org/cu v0.9.6 has
+// and sizes. Only the nodes whose parameters differ from the last run of
+// that graph are patched, so a caller that keeps its regions and sizes
+// from run to run pays for no patch. A patch the driver refuses (a memset
+// grown past what its node was made for) makes that graph again. gorgonia.org/cu v0.9.6 has
 // graphs but no executable-graph patching or launch, hence this cgo.
 //
 // When the driver refuses a graph (to make, patch or launch), Flush
@@ -57,11 +60,30 @@ type graphOp struct {
 }
 
 // graphExec is an executable graph with the graph it was made from, whose
-// nodes (in the order of the ops) name what a patch updates.
+// nodes (in the order of the ops) name what a patch updates, and the
+// operations and arguments it last ran with.
 type graphExec struct {
 	graph C.CUgraph
 	exec  C.CUgraphExec
 	nodes []C.CUgraphNode
+	ops   []graphOp
+	args  []uint64
+}
+
+// same reports whether op i of g has the parameters that e last ran with.
+func (e *graphExec) same(g *Graph, i int) bool {
+	a, b := &g.ops[i], &e.ops[i]
+	if a.fn != b.fn || a.grid != b.grid || a.block != b.block || a.dst != b.dst || a.v != b.v || a.n != b.n ||
+		a.nargs != b.nargs {
+		return false
+	}
+	return slices.Equal(g.args[a.arg0:a.arg0+a.nargs], e.args[b.arg0:b.arg0+b.nargs])
+}
+
+// remember records g's operations as what e last ran with.
+func (e *graphExec) remember(g *Graph) {
+	e.ops = append(e.ops[:0], g.ops...)
+	e.args = append(e.args[:0], g.args...)
 }
 
 // NewGraph returns an empty Graph.
@@ -268,13 +290,17 @@ func (g *Graph) build() (*graphExec, error) {
 		e.destroy()
 		return nil, cudaError("graph instantiate", r)
 	}
+	e.remember(g)
 	return e, nil
 }
 
 // patch sets the recorded operations' parameters on e, whose shape they
-// have.
+// have, where they differ from those of e's last run.
 func (g *Graph) patch(e *graphExec) error {
 	for i := range g.ops {
+		if e.same(g, i) {
+			continue
+		}
 		op := &g.ops[i]
 		var r C.CUresult
 		if op.fn != nil {
@@ -288,6 +314,7 @@ func (g *Graph) patch(e *graphExec) error {
 			return cudaError("graph patch", r)
 		}
 	}
+	e.remember(g)
 	return nil
 }
 
