@@ -46,7 +46,11 @@ type andTable struct {
 	tiles   int64 // TILE-element tiles of the shortest lists' postings
 	selRows int64 // rows of the steps' selections
 	maxN1   int64 // postings of the longest shortest list
-	scs     []scratch
+	// A pass alone rounds rows, tiles, selRows, maxN1 and resultCap up to
+	// their size class (sizeClass), and its table's length too (tabWords),
+	// for the scratch, the grids and the counts its launches take.
+	tabWords int64
+	scs      []scratch
 	// resultCap is the most results of a query; a slot is slotSize bytes,
 	// its results from hdr on.
 	resultCap     int
@@ -104,6 +108,13 @@ func (e *qengine) andTable(jobs []*qjob) *andTable {
 		t.words = append(t.words, part...)
 	}
 	t.rows, t.tiles, t.selRows = int64(rows0[w]), int64(tile[w]), int64(sel[w])
+	t.tabWords = int64(len(t.words))
+	if w == 1 {
+		t.rows, t.tiles, t.selRows = sizeClass(t.rows), sizeClass(t.tiles), sizeClass(t.selRows)
+		t.maxN1, t.tabWords = sizeClass(t.maxN1), sizeClass(t.tabWords)
+		t.resultCap = int(sizeClass(int64(t.resultCap)))
+		t.scs[0].resultCap = t.resultCap
+	}
 	t.hdr = t.scs[0].hdrBytes()
 	t.slotSize = t.hdr + 8*int64(t.resultCap)
 	return t
@@ -115,19 +126,33 @@ func (e *qengine) andTable(jobs []*qjob) *andTable {
 // decoded docids and frequencies; keys; histograms and boundaries.
 type andScratch struct {
 	tab, blk, row, at, tileCounts, tileOffsets, sel, docs, freqs, keys, hist devPtr
+	ticket                                                                   devPtr
 	cand, fm1, bnd                                                           [2]devPtr
 	bndCap, histWords                                                        int64
+	// zeroWords words from hist on are what q_init zeroes: the histograms
+	// and the ticket right after them.
+	zeroWords int64
 }
 
 // layout places the scratch of t from base and returns its size. A pass
 // alone gets a histogram per radix round and two boundaries as large as
 // its candidates, for the rounds after the first; a wave's queries one
-// histogram and FIN_CAP keys of boundary each.
+// histogram and FIN_CAP keys of boundary each. The table, histograms and
+// ticket come first, so that the regions of a pass alone depend on its
+// size classes only.
 func (t *andTable) layout(base devPtr, bs int64) (andScratch, int64) {
 	c := carve{base: base}
 	var s andScratch
 	n := t.rows * bs
-	s.tab = c.take(4 * int64(len(t.words)))
+	s.tab = c.take(4 * t.tabWords)
+	if t.w == 1 {
+		s.histWords = int64(len(digitBits)) << qHistBits
+	} else {
+		s.histWords = t.w << qHistBits
+	}
+	s.hist = c.take(4 * s.histWords)
+	s.ticket = c.take(4)
+	s.zeroWords = int64(s.ticket-s.hist)/4 + 1
 	for i := range 2 {
 		s.cand[i] = c.take(4 * n)
 		s.fm1[i] = c.take(4 * t.m * n)
@@ -138,13 +163,9 @@ func (t *andTable) layout(base devPtr, bs int64) (andScratch, int64) {
 	s.docs, s.freqs = c.take(4*t.selRows*bs), c.take(4*t.selRows*bs)
 	s.keys = c.take(8 * n)
 	if t.w == 1 {
-		s.histWords = int64(len(digitBits)) << qHistBits
-		s.hist = c.take(4 * s.histWords)
 		s.bndCap = max(t.maxN1, 1)
 		s.bnd[0], s.bnd[1] = c.take(8*s.bndCap), c.take(8*s.bndCap)
 	} else {
-		s.histWords = t.w << qHistBits
-		s.hist = c.take(4 * s.histWords)
 		s.bndCap = qFinCap
 		s.bnd[0] = c.take(8 * t.w * s.bndCap)
 	}
@@ -174,6 +195,12 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 	out, slot := ws.out, uint64(t.slotSize)
 	alone := t.w == 1
 	grid := e.gridFor(t.tiles * qTile)
+	// A pass alone scans its tiles in the last CTA of and_select and
+	// and_intersect (ticket); a wave's queries, one CTA each, in and_scan.
+	var ticket devPtr
+	if alone {
+		ticket = sc.ticket
+	}
 	var redo []*qjob
 	err := e.be.run(ws.lane, func(s stream) error {
 		tm := qtimer{on: timing && alone}
@@ -184,12 +211,12 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 		steps := []step{
 			{PhaseInit, func() error { return s.upload(sc.tab, bytesOf(t.words)) }},
 			{PhaseInit, func() error {
-				return launchQInit(s, int(w), qTile, out, slot, uint64(t.scs[0].hdrWords), word(andNeeds(t.w)), 0,
-					sSteps, word(andN1(t.w)))
+				return launchQInit(s, e.initGrid(t.w, sc.zeroWords), qTile, out, slot, uint64(t.scs[0].hdrWords),
+					word(andNeeds(t.w)), 0, sSteps, word(andN1(t.w)), w, sc.hist, uint64(sc.zeroWords))
 			}},
-			{PhaseInit, func() error { return s.memset32(sc.hist, 0, sc.histWords) }},
 			{PhaseDecode, func() error {
-				return launchWaveRows(s, e.gridFor(t.w*qTile), qTile, word(andRows0(t.w)), word(andFirst0(t.w)), w, sc.sel)
+				return launchWaveRows(s, e.gridFor(max(t.w, t.rows/8)*qTile), qTile, word(andRows0(t.w)),
+					word(andFirst0(t.w)), w, sc.sel, uint64(t.rows))
 			}},
 			{PhaseDecode, func() error { return e.decode(s, &e.docCol, true, 0, sc.sel, t.rows, sc.cand[0]) }},
 			{PhaseDecode, func() error { return e.decode(s, &e.freqCol, false, 0, sc.sel, t.rows, sc.fm1[0]) }},
@@ -198,12 +225,16 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 			a, b := (li-1)&1, li&1
 			steps = append(steps,
 				step{PhaseSelection, func() error {
-					return launchAndSelect(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, e.lastDoc, sc.blk, sc.tileCounts)
+					return launchAndSelect(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, e.lastDoc, sc.blk, sc.tileCounts,
+						sc.sel, uint64(t.selRows), sc.tileOffsets, ticket)
 				}},
-				step{PhaseSelection, func() error {
+			)
+			if !alone {
+				steps = append(steps, step{PhaseSelection, func() error {
 					return launchAndScan(s, int(w), qBig, tab, w, m, li, out, slot, sc.tileCounts, sc.tileOffsets, sSteps+m+li, 0)
-				}},
-				step{PhaseSelection, func() error { return s.memset32(sc.sel, none32, t.selRows) }},
+				}})
+			}
+			steps = append(steps,
 				step{PhaseSelection, func() error {
 					return launchAndScatterBlocks(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, e.lastDoc, sc.blk,
 						sc.tileOffsets, sc.sel, sc.row)
@@ -212,11 +243,15 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 				step{PhaseDecode, func() error { return e.decode(s, &e.freqCol, false, 0, sc.sel, t.selRows, sc.freqs) }},
 				step{PhaseIntersect, func() error {
 					return launchAndIntersect(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, sc.blk, sc.row, sc.docs,
-						e.docCol.counts, uint64(bs), sc.at, sc.tileCounts)
+						e.docCol.counts, uint64(bs), sc.at, sc.tileCounts, sc.tileOffsets, ticket)
 				}},
-				step{PhaseIntersect, func() error {
+			)
+			if !alone {
+				steps = append(steps, step{PhaseIntersect, func() error {
 					return launchAndScan(s, int(w), qBig, tab, w, m, li, out, slot, sc.tileCounts, sc.tileOffsets, sSteps+li, 1)
-				}},
+				}})
+			}
+			steps = append(steps,
 				step{PhaseIntersect, func() error {
 					return launchAndScatterSurvivors(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, sc.at, sc.row,
 						sc.tileOffsets, sc.freqs, uint64(bs), sc.fm1[a], sc.fm1[b], n, sc.cand[b])
@@ -226,13 +261,13 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 		steps = append(steps,
 			step{PhaseScore, func() error {
 				return launchAndScore(s, grid, qTile, tab, w, m, sc.cand[0], sc.cand[1], sc.fm1[0], sc.fm1[1], n, out, slot,
-					e.norms, uint64(e.k1p1), sc.keys)
+					e.norms, uint64(e.k1p1), sc.keys, digitShift[0], digitBits[0], sc.hist, ticket)
 			}},
 			step{PhaseTopK, func() error {
 				return e.waveTopK(s, waveRound{w: t.w, gx: e.waveGrid(t.maxN1, t.w), keys: sc.keys,
 					keyOff: word(andCand(t.w)), keyCap: word(andN1(t.w)), countWord: sSteps + m - 1,
 					out: ws.out, slot: t.slotSize, hdr: t.hdr, resultCap: t.resultCap, hist: sc.hist, bnd: sc.bnd[0],
-					bndCap: sc.bndCap})
+					bndCap: sc.bndCap, ticket: ticket, picked: alone})
 			}},
 		)
 		for i, st := range steps {

@@ -265,6 +265,7 @@ func (e *qengine) layout(p *qplan, base devPtr) (scratch, int64) {
 	c := carve{base: base}
 	s := scratch{hdrWords: sSteps, accN: e.accN()}
 	s.acc = c.take(4 * s.accN)
+	s.hist = c.take(4 * int64(len(digitBits)) << qHistBits)
 	s.lvl1 = c.take(8 * treeGroups(int64(e.docs)))
 	var longest int64
 	for _, l := range p.lists {
@@ -274,7 +275,6 @@ func (e *qengine) layout(p *qplan, base devPtr) (scratch, int64) {
 	candidates := min(int64(e.docs), int64(p.postings()))
 	s.bndCap = max(candidates, 1)
 	s.bnd[0], s.bnd[1] = c.take(8*s.bndCap), c.take(8*s.bndCap)
-	s.hist = c.take(4 * int64(len(digitBits)) << qHistBits)
 	s.resultCap = int(min(int64(p.k), candidates))
 	return s, c.off
 }
@@ -321,6 +321,24 @@ func (t *qtimer) phases(s stream) (Phases, error) {
 // gridFor is the grid of a grid-stride launch over n elements.
 func (e *qengine) gridFor(n int64) int { return gridFor(e.gridCap, n) }
 
+// initGrid is q_init's grid for w slots and zeroWords words to zero: a
+// CTA per slot, and enough for about 16 words a thread.
+func (e *qengine) initGrid(w, zeroWords int64) int {
+	return int(max(w, int64(e.gridFor((zeroWords+15)/16))))
+}
+
+// sizeClass rounds n up to a power of two, at least 16. A query alone
+// sizes its scratch regions, grids and counts by the classes of its sizes,
+// so that the queries of one class launch with the same parameters and
+// their CUDA graph needs no patch (internal/cuda.Graph).
+func sizeClass(n int64) int64 {
+	c := int64(16)
+	for c < n {
+		c <<= 1
+	}
+	return c
+}
+
 // gridFor is the grid of a grid-stride launch over n elements, TILE per
 // CTA, at most gridCap CTAs.
 func gridFor(gridCap int, n int64) int {
@@ -344,13 +362,11 @@ func (e *qengine) decode(s stream, col *devColumn, docids bool, first uint32, se
 }
 
 func (e *qengine) enqueueOr(s stream, p *qplan, sc *scratch, slot devPtr, tm *qtimer) error {
-	if err := launchQInit(s, 1, qTile, slot, 0, uint64(sc.hdrWords), 0, uint64(sc.resultCap), none32, 0); err != nil {
-		return err
-	}
-	if err := s.memset32(sc.hist, 0, int64(len(digitBits))<<qHistBits); err != nil {
-		return err
-	}
-	if err := s.memset32(sc.acc, 0, sc.accN); err != nil {
+	// The accumulators and histograms lie end to end (layout): q_init
+	// zeroes them.
+	zero := int64(sc.hist-sc.acc)/4 + int64(len(digitBits))<<qHistBits
+	if err := launchQInit(s, e.initGrid(1, zero), qTile, slot, 0, uint64(sc.hdrWords), 0, uint64(sc.resultCap), none32, 0,
+		1, sc.acc, uint64(zero)); err != nil {
 		return err
 	}
 	for _, q := range p.pos {
@@ -440,9 +456,11 @@ func (e *qengine) refine(s stream, sc *scratch, slot devPtr, r int) error {
 }
 
 // run executes the passes: AND passes in waves (runAnd), OR passes in
-// waves when a batch holds several (runWaves), and otherwise, or when a
-// wave's top-k needs more than its one radix round, alone (runOr). With
-// timing, a single pass's phases are measured.
+// waves (runWaves; a pass alone too, as a wave of one: its launch
+// sequence is a third of runOr's and reads no dense accumulators), and
+// with the max-tree top-k, or when a wave's top-k needs more than its one
+// radix round, one by one over dense accumulators (runOr). With timing, a
+// single pass's phases are measured.
 func (e *qengine) run(ws *workspace, jobs []*qjob, timing bool) error {
 	var and, or []*qjob
 	for _, j := range jobs {
@@ -456,9 +474,9 @@ func (e *qengine) run(ws *workspace, jobs []*qjob, timing bool) error {
 	if err := e.runAnd(ws, and, timing); err != nil {
 		return err
 	}
-	if len(or) > 1 {
+	if len(or) > 1 || (len(or) == 1 && e.topk != TopKTree) {
 		var err error
-		if or, err = e.runWaves(ws, or); err != nil {
+		if or, err = e.runWaves(ws, or, timing); err != nil {
 			return err
 		}
 	}

@@ -20,9 +20,9 @@ var queryKernels = []string{
 	"topk_pick",
 	"topk_compact_keys",
 	"topk_compact_dense",
+	"topk_finish",
 	"topk_hist_wave",
 	"topk_compact_wave",
-	"topk_finish",
 	"topk_tree_build",
 	"topk_tree_select",
 	"isect_seg",
@@ -33,8 +33,8 @@ var queryKernels = []string{
 }
 
 // launchAndSelect launches and_select (kernels/query.cu) on grid CTAs of block threads.
-func launchAndSelect(l launcher, grid, block int, tab devPtr, W, M, li uint64, cand, state devPtr, stride uint64, lastDoc, blk, tileCounts devPtr) error {
-	return l.launch("and_select", grid, block, uint64(tab), W, M, li, uint64(cand), uint64(state), stride, uint64(lastDoc), uint64(blk), uint64(tileCounts))
+func launchAndSelect(l launcher, grid, block int, tab devPtr, W, M, li uint64, cand, state devPtr, stride uint64, lastDoc, blk, tileCounts, sel devPtr, selRows uint64, tileOffsets, ticket devPtr) error {
+	return l.launch("and_select", grid, block, uint64(tab), W, M, li, uint64(cand), uint64(state), stride, uint64(lastDoc), uint64(blk), uint64(tileCounts), uint64(sel), selRows, uint64(tileOffsets), uint64(ticket))
 }
 
 // launchTileScan launches tile_scan (kernels/query.cu) on grid CTAs of block threads.
@@ -53,8 +53,8 @@ func launchAndScatterBlocks(l launcher, grid, block int, tab devPtr, W, M, li ui
 }
 
 // launchAndIntersect launches and_intersect (kernels/query.cu) on grid CTAs of block threads.
-func launchAndIntersect(l launcher, grid, block int, tab devPtr, W, M, li uint64, cand, state devPtr, stride uint64, blk, row, docs, counts devPtr, bs uint64, slot, tileCounts devPtr) error {
-	return l.launch("and_intersect", grid, block, uint64(tab), W, M, li, uint64(cand), uint64(state), stride, uint64(blk), uint64(row), uint64(docs), uint64(counts), bs, uint64(slot), uint64(tileCounts))
+func launchAndIntersect(l launcher, grid, block int, tab devPtr, W, M, li uint64, cand, state devPtr, stride uint64, blk, row, docs, counts devPtr, bs uint64, slot, tileCounts, tileOffsets, ticket devPtr) error {
+	return l.launch("and_intersect", grid, block, uint64(tab), W, M, li, uint64(cand), uint64(state), stride, uint64(blk), uint64(row), uint64(docs), uint64(counts), bs, uint64(slot), uint64(tileCounts), uint64(tileOffsets), uint64(ticket))
 }
 
 // launchAndScatterSurvivors launches and_scatter_survivors (kernels/query.cu) on grid CTAs of block threads.
@@ -63,8 +63,8 @@ func launchAndScatterSurvivors(l launcher, grid, block int, tab devPtr, W, M, li
 }
 
 // launchAndScore launches and_score (kernels/query.cu) on grid CTAs of block threads.
-func launchAndScore(l launcher, grid, block int, tab devPtr, W, M uint64, cand0, cand1, fm10, fm11 devPtr, C uint64, state devPtr, stride uint64, norms devPtr, k1p1 uint64, keys devPtr) error {
-	return l.launch("and_score", grid, block, uint64(tab), W, M, uint64(cand0), uint64(cand1), uint64(fm10), uint64(fm11), C, uint64(state), stride, uint64(norms), k1p1, uint64(keys))
+func launchAndScore(l launcher, grid, block int, tab devPtr, W, M uint64, cand0, cand1, fm10, fm11 devPtr, C uint64, state devPtr, stride uint64, norms devPtr, k1p1 uint64, keys devPtr, shift, bits uint64, hist, ticket devPtr) error {
+	return l.launch("and_score", grid, block, uint64(tab), W, M, uint64(cand0), uint64(cand1), uint64(fm10), uint64(fm11), C, uint64(state), stride, uint64(norms), k1p1, uint64(keys), shift, bits, uint64(hist), uint64(ticket))
 }
 
 // launchOrScore launches or_score (kernels/query.cu) on grid CTAs of block threads.
@@ -73,8 +73,8 @@ func launchOrScore(l launcher, grid, block int, docs, fm1 devPtr, n, idf, k1p1 u
 }
 
 // launchWaveRows launches wave_rows (kernels/query.cu) on grid CTAs of block threads.
-func launchWaveRows(l launcher, grid, block int, segRow, segFirst devPtr, segs uint64, sel devPtr) error {
-	return l.launch("wave_rows", grid, block, uint64(segRow), uint64(segFirst), segs, uint64(sel))
+func launchWaveRows(l launcher, grid, block int, segRow, segFirst devPtr, segs uint64, sel devPtr, rows uint64) error {
+	return l.launch("wave_rows", grid, block, uint64(segRow), uint64(segFirst), segs, uint64(sel), rows)
 }
 
 // launchOrSpanWave launches or_span_wave (kernels/query.cu) on grid CTAs of block threads.
@@ -83,8 +83,8 @@ func launchOrSpanWave(l launcher, grid, block int, docs, fm1, qSeg, segRow, segI
 }
 
 // launchQInit launches q_init (kernels/query.cu) on grid CTAs of block threads.
-func launchQInit(l launcher, grid, block int, state devPtr, stride, words uint64, needs devPtr, need, countWord uint64, counts devPtr) error {
-	return l.launch("q_init", grid, block, uint64(state), stride, words, uint64(needs), need, countWord, uint64(counts))
+func launchQInit(l launcher, grid, block int, state devPtr, stride, words uint64, needs devPtr, need, countWord uint64, counts devPtr, W uint64, zero devPtr, zeroWords uint64) error {
+	return l.launch("q_init", grid, block, uint64(state), stride, words, uint64(needs), need, countWord, uint64(counts), W, uint64(zero), zeroWords)
 }
 
 // launchTopkHistKeys launches topk_hist_keys (kernels/query.cu) on grid CTAs of block threads.
@@ -112,19 +112,19 @@ func launchTopkCompactDense(l launcher, grid, block int, acc devPtr, n, accStrid
 	return l.launch("topk_compact_dense", grid, block, uint64(acc), n, accStride, shift, bits, round, uint64(state), stride, uint64(result), resultCap, uint64(bnd), bndCap, gx)
 }
 
-// launchTopkHistWave launches topk_hist_wave (kernels/query.cu) on grid CTAs of block threads.
-func launchTopkHistWave(l launcher, grid, block int, keys, keyOff, keyCap devPtr, countWord, shift, bits uint64, state devPtr, stride uint64, hist devPtr, histStride, gx uint64) error {
-	return l.launch("topk_hist_wave", grid, block, uint64(keys), uint64(keyOff), uint64(keyCap), countWord, shift, bits, uint64(state), stride, uint64(hist), histStride, gx)
-}
-
-// launchTopkCompactWave launches topk_compact_wave (kernels/query.cu) on grid CTAs of block threads.
-func launchTopkCompactWave(l launcher, grid, block int, keys, keyOff, keyCap devPtr, countWord, shift, bits, round uint64, state devPtr, stride uint64, result devPtr, resultCap uint64, bnd devPtr, bndCap, gx uint64) error {
-	return l.launch("topk_compact_wave", grid, block, uint64(keys), uint64(keyOff), uint64(keyCap), countWord, shift, bits, round, uint64(state), stride, uint64(result), resultCap, uint64(bnd), bndCap, gx)
-}
-
 // launchTopkFinish launches topk_finish (kernels/query.cu) on grid CTAs of block threads.
 func launchTopkFinish(l launcher, grid, block int, round uint64, bnd devPtr, bndCap uint64, state devPtr, stride uint64, result devPtr, resultCap uint64) error {
 	return l.launch("topk_finish", grid, block, round, uint64(bnd), bndCap, uint64(state), stride, uint64(result), resultCap)
+}
+
+// launchTopkHistWave launches topk_hist_wave (kernels/query.cu) on grid CTAs of block threads.
+func launchTopkHistWave(l launcher, grid, block int, keys, keyOff, keyCap devPtr, countWord, shift, bits uint64, state devPtr, stride uint64, hist devPtr, histStride, gx uint64, ticket devPtr) error {
+	return l.launch("topk_hist_wave", grid, block, uint64(keys), uint64(keyOff), uint64(keyCap), countWord, shift, bits, uint64(state), stride, uint64(hist), histStride, gx, uint64(ticket))
+}
+
+// launchTopkCompactWave launches topk_compact_wave (kernels/query.cu) on grid CTAs of block threads.
+func launchTopkCompactWave(l launcher, grid, block int, keys, keyOff, keyCap devPtr, countWord, shift, bits, round uint64, state devPtr, stride uint64, result devPtr, resultCap uint64, bnd devPtr, bndCap, gx uint64, ticket devPtr) error {
+	return l.launch("topk_compact_wave", grid, block, uint64(keys), uint64(keyOff), uint64(keyCap), countWord, shift, bits, round, uint64(state), stride, uint64(result), resultCap, uint64(bnd), bndCap, gx, uint64(ticket))
 }
 
 // launchTopkTreeBuild launches topk_tree_build (kernels/query.cu) on grid CTAs of block threads.

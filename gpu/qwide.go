@@ -10,8 +10,8 @@ const defaultWavePostings = 64 << 20
 // runWaves answers OR passes in waves, several queries per launch
 // sequence (see "Waves" in kernels/query.cu), and returns those whose
 // top-k needs more than a wave's one radix round, for the pass-by-pass
-// path.
-func (e *qengine) runWaves(ws *workspace, or []*qjob) ([]*qjob, error) {
+// path. With timing, a wave of one pass is timed by phase.
+func (e *qengine) runWaves(ws *workspace, or []*qjob, timing bool) ([]*qjob, error) {
 	var rest []*qjob
 	for len(or) > 0 {
 		n, postings := 0, int64(0)
@@ -25,7 +25,7 @@ func (e *qengine) runWaves(ws *workspace, or []*qjob) ([]*qjob, error) {
 			}
 			postings += p
 		}
-		redo, err := e.wave(ws, or[:n])
+		redo, err := e.wave(ws, or[:n], timing)
 		if err != nil {
 			return nil, err
 		}
@@ -47,7 +47,10 @@ func (e *qengine) waveGrid(keys, w int64) uint64 {
 // them, counted at its state word countWord; its slot at out + q*slot
 // bytes (state words, then its result hdr bytes on, room for resultCap
 // keys), its histogram at hist + q<<qHistBits words, its boundary at bnd
-// + q*bndCap keys.
+// + q*bndCap keys. With a ticket (a zeroed word), the histogram's and the
+// compaction's last CTAs pick and finish (see topk_hist_wave), two
+// launches fewer: for a pass alone, whose one CTA each would otherwise
+// wait for a launch of its own.
 type waveRound struct {
 	w                    int64
 	gx                   uint64
@@ -56,23 +59,41 @@ type waveRound struct {
 	out, hist, bnd       devPtr
 	slot, hdr, bndCap    int64
 	resultCap            int
+	ticket               devPtr
+	// picked: the keys' kernel did the histogram and the pick (and_score
+	// with a ticket).
+	picked bool
 }
 
 // waveTopK queues a waveRound.
 func (e *qengine) waveTopK(s stream, r waveRound) error {
 	shift, bits := digitShift[0], digitBits[0]
 	slot, result := uint64(r.slot), r.out+devPtr(r.hdr)
-	grid := int(uint64(r.w) * r.gx)
-	if err := launchTopkHistWave(s, grid, qTile, r.keys, r.keyOff, r.keyCap, r.countWord, shift, bits, r.out, slot, r.hist,
-		1<<qHistBits, r.gx); err != nil {
+	block, gx := qTile, r.gx
+	if r.ticket != 0 {
+		// The last CTA picks and finishes with as many threads as
+		// topk_pick and topk_finish have; the others, four times
+		// TILE threads, need a quarter of the CTAs.
+		block, gx = qBig, (gx+3)/4
+	}
+	grid := int(uint64(r.w) * gx)
+	if !r.picked {
+		if err := launchTopkHistWave(s, grid, block, r.keys, r.keyOff, r.keyCap, r.countWord, shift, bits, r.out, slot,
+			r.hist, 1<<qHistBits, gx, r.ticket); err != nil {
+			return err
+		}
+	}
+	if r.ticket == 0 {
+		if err := launchTopkPick(s, int(r.w), qBig, r.hist, 1<<qHistBits, bits, 0, r.out, slot); err != nil {
+			return err
+		}
+	}
+	if err := launchTopkCompactWave(s, grid, block, r.keys, r.keyOff, r.keyCap, r.countWord, shift, bits, 0, r.out, slot,
+		result, uint64(r.resultCap), r.bnd, uint64(r.bndCap), gx, r.ticket); err != nil {
 		return err
 	}
-	if err := launchTopkPick(s, int(r.w), qBig, r.hist, 1<<qHistBits, bits, 0, r.out, slot); err != nil {
-		return err
-	}
-	if err := launchTopkCompactWave(s, grid, qTile, r.keys, r.keyOff, r.keyCap, r.countWord, shift, bits, 0, r.out, slot,
-		result, uint64(r.resultCap), r.bnd, uint64(r.bndCap), r.gx); err != nil {
-		return err
+	if r.ticket != 0 {
+		return nil
 	}
 	return launchTopkFinish(s, int(r.w), qBig, 0, r.bnd, uint64(r.bndCap), r.out, slot, result, uint64(r.resultCap))
 }
@@ -133,11 +154,17 @@ func (e *qengine) waveTable(jobs []*qjob) *waveTable {
 }
 
 // wave runs OR passes as one launch sequence and returns those whose
-// top-k did not finish in round 0.
-func (e *qengine) wave(ws *workspace, jobs []*qjob) ([]*qjob, error) {
+// top-k did not finish in round 0. With timing, a pass alone is timed by
+// phase.
+//
+// A pass alone rounds its rows, keys, table and result capacity up to
+// their size class (sizeClass), and the table and histograms come first in
+// its scratch, so that passes of one class launch with the same
+// parameters.
+func (e *qengine) wave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error) {
 	w := int64(len(jobs))
 	t := e.waveTable(jobs)
-	rows, bs, segs := t.rows, int64(e.bs), int64(len(t.segIdf))
+	rows, bs, segs, keyRoom := t.rows, int64(e.bs), int64(len(t.segIdf)), t.keys
 	parts := [][]uint32{t.segRow, t.segFirst, t.qSeg, t.segIdf, t.segDf, t.needs, t.keyOff, t.keyCap}
 	var table []uint32
 	offs := make([]uint64, len(parts))
@@ -145,24 +172,40 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob) ([]*qjob, error) {
 		offs[i] = 4 * uint64(len(table))
 		table = append(table, part...)
 	}
-	layout := func(base devPtr) (tab, sel, keys, hist, bnd, docs, freqs devPtr, size int64) {
-		c := carve{base: base}
-		tab = c.take(4 * int64(len(table)))
-		sel = c.take(4 * rows)
-		keys = c.take(8 * t.keys)
-		hist = c.take(4 * w << qHistBits)
-		bnd = c.take(8 * w * qFinCap)
-		docs, freqs = c.take(4*rows*bs), c.take(4*rows*bs)
-		return tab, sel, keys, hist, bnd, docs, freqs, c.off
+	tabWords := int64(len(table))
+	alone := w == 1
+	if alone {
+		rows, keyRoom, tabWords = sizeClass(rows), sizeClass(keyRoom), sizeClass(tabWords)
+		t.maxKeys = sizeClass(t.maxKeys)
+		t.resultCap = int(sizeClass(int64(t.resultCap)))
+		t.scs[0].resultCap = t.resultCap
+		t.slotSize = t.hdr + 8*int64(t.resultCap)
 	}
-	_, _, _, _, _, _, _, size := layout(0)
+	layout := func(base devPtr) (tab, sel, keys, hist, ticket, bnd, docs, freqs devPtr, size int64) {
+		c := carve{base: base}
+		tab = c.take(4 * tabWords)
+		hist = c.take(4 * w << qHistBits)
+		ticket = c.take(4)
+		bnd = c.take(8 * w * qFinCap)
+		sel = c.take(4 * rows)
+		keys = c.take(8 * keyRoom)
+		docs, freqs = c.take(4*rows*bs), c.take(4*rows*bs)
+		return tab, sel, keys, hist, ticket, bnd, docs, freqs, c.off
+	}
+	_, _, _, _, _, _, _, _, size := layout(0)
 	if err := e.grow(&ws.scratch, &ws.scrSize, size); err != nil {
 		return nil, err
 	}
 	if err := e.grow(&ws.out, &ws.outSize, w*t.slotSize); err != nil {
 		return nil, err
 	}
-	tab, sel, keys, hist, bnd, docs, freqs, _ := layout(ws.scratch)
+	tab, sel, keys, hist, ticket, bnd, docs, freqs, _ := layout(ws.scratch)
+	// q_init zeroes the histograms and the ticket after them; a pass alone
+	// picks and finishes its top-k in the last CTAs (waveRound).
+	zeroWords := int64(ticket-hist)/4 + 1
+	if !alone {
+		ticket = 0
+	}
 	at := func(part int) devPtr { return tab + devPtr(offs[part]) }
 	segRow, segFirst, qSeg, segIdf, segDf, needs := at(0), at(1), at(2), at(3), at(4), at(5)
 	keyOff, keyCap := at(6), at(7)
@@ -171,31 +214,48 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob) ([]*qjob, error) {
 	spans := (int64(e.docs) + orSpan - 1) / orSpan
 	gx := e.waveGrid(t.maxKeys, w)
 	err := e.be.run(ws.lane, func(s stream) error {
-		steps := []func() error{
-			func() error { return s.upload(tab, bytesOf(table)) },
-			func() error { return launchQInit(s, int(w), qTile, ws.out, slot, sKeys+1, needs, 0, none32, 0) },
-			func() error { return s.memset32(hist, 0, w<<qHistBits) },
-			func() error {
-				return launchWaveRows(s, e.gridFor(segs*qTile), qTile, segRow, segFirst, uint64(segs), sel)
-			},
-			func() error { return e.decode(s, &e.docCol, true, 0, sel, rows, docs) },
-			func() error { return e.decode(s, &e.freqCol, false, 0, sel, rows, freqs) },
-			func() error {
+		tm := qtimer{on: timing && alone}
+		steps := []struct {
+			phase Phase
+			run   func() error
+		}{
+			{PhaseInit, func() error { return s.upload(tab, bytesOf(table)) }},
+			{PhaseInit, func() error {
+				return launchQInit(s, e.initGrid(w, zeroWords), qTile, ws.out, slot, sKeys+1, needs, 0, none32, 0, uint64(w),
+					hist, uint64(zeroWords))
+			}},
+			{PhaseDecode, func() error {
+				return launchWaveRows(s, e.gridFor(max(segs, rows/8)*qTile), qTile, segRow, segFirst, uint64(segs), sel,
+					uint64(rows))
+			}},
+			{PhaseDecode, func() error { return e.decode(s, &e.docCol, true, 0, sel, rows, docs) }},
+			{PhaseDecode, func() error { return e.decode(s, &e.freqCol, false, 0, sel, rows, freqs) }},
+			{PhaseScore, func() error {
 				return launchOrSpanWave(s, int(w*spans), qTile, docs, freqs, qSeg, segRow, segIdf, segDf, uint64(bs),
 					uint64(e.k1p1), e.norms, uint64(spans), ws.out, slot, keys, keyOff, keyCap, needs)
-			},
-			func() error {
+			}},
+			{PhaseTopK, func() error {
 				return e.waveTopK(s, waveRound{w: w, gx: gx, keys: keys, keyOff: keyOff, keyCap: keyCap, countWord: sKeys,
-					out: ws.out, slot: t.slotSize, hdr: t.hdr, resultCap: t.resultCap, hist: hist, bnd: bnd, bndCap: qFinCap})
-			},
-			func() error { return s.download(buf, ws.out) },
+					out: ws.out, slot: t.slotSize, hdr: t.hdr, resultCap: t.resultCap, hist: hist, bnd: bnd, bndCap: qFinCap,
+					ticket: ticket})
+			}},
+			{-1, func() error { return s.download(buf, ws.out) }},
 		}
-		for _, step := range steps {
-			if err := step(); err != nil {
+		for i, st := range steps {
+			if i == 0 || st.phase != steps[i-1].phase {
+				if err := tm.begin(s, st.phase); err != nil {
+					return err
+				}
+			}
+			if err := st.run(); err != nil {
 				return err
 			}
 		}
-		return nil
+		var err error
+		if alone {
+			jobs[0].phases, err = tm.phases(s)
+		}
+		return err
 	})
 	if err != nil {
 		return nil, err

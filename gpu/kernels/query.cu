@@ -19,6 +19,10 @@
 //                     past the list's end it drops out. The first
 //                     candidate of each landing block flags that block.
 //   and_scan          exclusive sum of the query's per-tile flag counts.
+//                     A query alone gets it from and_select's last CTA
+//                     instead (see last_cta), one launch fewer; and_select
+//                     also clears the selection that and_scatter_blocks
+//                     then fills.
 //   and_scatter_blocks  the flagged blocks, in order, become the selection
 //                     that the decoders take; every candidate learns the
 //                     row its block decodes to.
@@ -28,7 +32,8 @@
 //                     covers one block.
 //   and_scan, and_scatter_survivors  stable compaction of the matches,
 //                     carrying each survivor's frequencies (as freq-1) in
-//                     every list so far.
+//                     every list so far (alone, and_intersect's last CTA
+//                     scans).
 // Candidates stay sorted, so a tile's flags and ranks need no sort.
 // and_score then sums each survivor's term scores in query-term order into
 // its key, and the wave's top-k runs as for OR waves (below).
@@ -329,15 +334,83 @@ static __device__ __forceinline__ bool starts_block(const u32* cand, u64 i, cons
   return b != NONE && (i == 0 || (b != first && cand[i - 1] <= lastDoc[b - 1]));
 }
 
+// scan_tiles writes the exclusive prefix sums of tiles tile counts to
+// tileOffsets and returns their total. Every thread of the CTA calls it.
+// P is const u32* or, for counts other CTAs of the same kernel wrote,
+// const volatile u32*.
+template <class P>
+static __device__ u32 scan_tiles(u32 tiles, P tileCounts, u32* tileOffsets) {
+  u32 per = (tiles + blockDim.x - 1) / blockDim.x;
+  u32 lo = umin(tiles, threadIdx.x * per), hi = umin(tiles, lo + per);
+  u32 sum = 0;
+  for (u32 t = lo; t < hi; t++) sum += tileCounts[t];
+  u32 total;
+  u32 off = block_scan(sum, &total);
+  for (u32 t = lo; t < hi; t++) {
+    tileOffsets[t] = off;
+    off += tileCounts[t];
+  }
+  return total;
+}
+
+// scan_step is and_scan's work for query q; every thread of the CTA calls
+// it.
+template <class P>
+static __device__ void scan_step(const AndWave& a, u32 q, u64 li, u32* state, u64 stride, P tileCounts,
+                                 u32* tileOffsets, u64 out, u64 carry) {
+  u32 t0 = a.tile[q];
+  u32* st = slot_of(state, q, stride);
+  if (li >= a.m[q]) {
+    if (carry && threadIdx.x == 0) st[S_STEPS + li] = st[S_STEPS + li - 1];
+    return;
+  }
+  u32 total = scan_tiles<P>(tiles_of(st[S_STEPS + li - 1]), tileCounts + t0, tileOffsets + t0);
+  if (threadIdx.x == 0) st[out] = total;
+  __syncthreads();  // a next query's step may read this word
+}
+
+// last_cta reports, to every thread of the CTA, whether the CTA is the
+// last of its grid to get here: the others' writes before the call are
+// then visible to it. The last one clears *ticket for the next kernel (q_init
+// zeroes it first). Every thread of every CTA calls it.
+static __device__ bool last_cta(u32* ticket) {
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (last && threadIdx.x == 0) *ticket = 0;
+  return last;
+}
+
+// pick_body and finish_body are topk_pick's and topk_finish's work for one
+// query (see Top-k below), which the last CTA of an earlier kernel may do.
+static __device__ void pick_body(const volatile u32* hist, u64 bits, u64 round, u32* state);
+static __device__ void finish_body(u64 round, const volatile u64* bnd, volatile u32* state, u64* result,
+                                   u64 resultCap);
+
+// scan_tail is and_scan for every query of the wave, run by the last CTA
+// of a step kernel when ticket is not null.
+static __device__ void scan_tail(const AndWave& a, u64 li, u32* state, u64 stride, const u32* tileCounts,
+                                 u32* tileOffsets, u64 out, u64 carry, u32* ticket) {
+  if (ticket == 0 || !last_cta(ticket)) return;
+  __threadfence();
+  for (u32 q = 0; q < a.w; q++)
+    scan_step<const volatile u32*>(a, q, li, state, stride, tileCounts, tileOffsets, out, carry);
+}
+
 // and_select finds, at step li, each candidate's block in the query's list
 // li: blk[i] is a block of [first, first+nb) or NONE, and tileCounts[g]
 // counts the blocks first landed on in the wave's tile g. Grid-stride over
-// the wave's tiles.
+// the wave's tiles. It sets the selRows entries of sel to NONE (the
+// decoders skip those and_scatter_blocks leaves so) and, with a ticket,
+// scans as and_scan does into state word S_STEPS+M+li.
 extern "C" __global__ void __launch_bounds__(TILE)
-    and_select(const u32* tab, u64 W, u64 M, u64 li, const u32* cand, const u32* state, u64 stride,
-               const u32* lastDoc, u32* blk, u32* tileCounts) {
+    and_select(const u32* tab, u64 W, u64 M, u64 li, const u32* cand, u32* state, u64 stride, const u32* lastDoc,
+               u32* blk, u32* tileCounts, u32* sel, u64 selRows, u32* tileOffsets, u32* ticket) {
   AndWave a = and_wave(tab, W, M);
   StepTile st;
+  for (u64 r = (u64)blockIdx.x * TILE + threadIdx.x; r < selRows; r += (u64)gridDim.x * TILE) sel[r] = NONE;
   for (u32 g = blockIdx.x; g < a.tile[W]; g += gridDim.x) {
     if (!step_tile(a, g, li, state, stride, &st)) continue;
     const u32* c0 = cand + a.cand[st.q];
@@ -358,29 +431,14 @@ extern "C" __global__ void __launch_bounds__(TILE)
     u32 cnt = __syncthreads_count(starts_block(c0, i, lastDoc, lo, b));
     if (threadIdx.x == 0) tileCounts[g] = cnt;
   }
-}
-
-// scan_tiles writes the exclusive prefix sums of tiles tile counts to
-// tileOffsets and returns their total. Every thread of the CTA calls it.
-static __device__ u32 scan_tiles(u32 tiles, const u32* tileCounts, u32* tileOffsets) {
-  u32 per = (tiles + blockDim.x - 1) / blockDim.x;
-  u32 lo = umin(tiles, threadIdx.x * per), hi = umin(tiles, lo + per);
-  u32 sum = 0;
-  for (u32 t = lo; t < hi; t++) sum += tileCounts[t];
-  u32 total;
-  u32 off = block_scan(sum, &total);
-  for (u32 t = lo; t < hi; t++) {
-    tileOffsets[t] = off;
-    off += tileCounts[t];
-  }
-  return total;
+  scan_tail(a, li, state, stride, tileCounts, tileOffsets, S_STEPS + M + li, 0, ticket);
 }
 
 // tile_scan writes the exclusive prefix sums of the tile counts of the
 // *countp elements' tiles, and their total to *totalp. One CTA.
 extern "C" __global__ void __launch_bounds__(BIG)
     tile_scan(const u32* countp, const u32* tileCounts, u32* tileOffsets, u32* totalp) {
-  u32 total = scan_tiles(tiles_of(*countp), tileCounts, tileOffsets);
+  u32 total = scan_tiles<const u32*>(tiles_of(*countp), tileCounts, tileOffsets);
   if (threadIdx.x == 0) *totalp = total;
 }
 
@@ -392,15 +450,7 @@ extern "C" __global__ void __launch_bounds__(BIG)
 extern "C" __global__ void __launch_bounds__(BIG)
     and_scan(const u32* tab, u64 W, u64 M, u64 li, u32* state, u64 stride, const u32* tileCounts, u32* tileOffsets,
              u64 out, u64 carry) {
-  AndWave a = and_wave(tab, W, M);
-  u32 q = blockIdx.x, t0 = a.tile[q];
-  u32* st = slot_of(state, q, stride);
-  if (li >= a.m[q]) {
-    if (carry && threadIdx.x == 0) st[S_STEPS + li] = st[S_STEPS + li - 1];
-    return;
-  }
-  u32 total = scan_tiles(tiles_of(st[S_STEPS + li - 1]), tileCounts + t0, tileOffsets + t0);
-  if (threadIdx.x == 0) st[out] = total;
+  scan_step<const u32*>(and_wave(tab, W, M), blockIdx.x, li, state, stride, tileCounts, tileOffsets, out, carry);
 }
 
 // and_scatter_blocks writes the landed blocks of each query, in order, to
@@ -427,11 +477,12 @@ extern "C" __global__ void __launch_bounds__(TILE)
 
 // and_intersect looks each candidate up in the decoded row of its block
 // (docs: rows of stride values; counts: values per block): slot[i] is its
-// position in the block, or NONE.
+// position in the block, or NONE. With a ticket it scans as and_scan does
+// (into state word S_STEPS+li, carrying).
 extern "C" __global__ void __launch_bounds__(TILE)
-    and_intersect(const u32* tab, u64 W, u64 M, u64 li, const u32* cand, const u32* state, u64 stride,
-                  const u32* blk, const u32* row, const u32* docs, const u32* counts, u64 bs, u32* slot,
-                  u32* tileCounts) {
+    and_intersect(const u32* tab, u64 W, u64 M, u64 li, const u32* cand, u32* state, u64 stride, const u32* blk,
+                  const u32* row, const u32* docs, const u32* counts, u64 bs, u32* slot, u32* tileCounts,
+                  u32* tileOffsets, u32* ticket) {
   AndWave a = and_wave(tab, W, M);
   StepTile st;
   for (u32 g = blockIdx.x; g < a.tile[W]; g += gridDim.x) {
@@ -452,6 +503,7 @@ extern "C" __global__ void __launch_bounds__(TILE)
     u32 cnt = __syncthreads_count(s != NONE);
     if (threadIdx.x == 0) tileCounts[g] = cnt;
   }
+  scan_tail(a, li, state, stride, tileCounts, tileOffsets, S_STEPS + li, 1, ticket);
 }
 
 // and_scatter_survivors compacts each query's matched candidates into
@@ -483,11 +535,23 @@ extern "C" __global__ void __launch_bounds__(TILE)
 // top-k key. A query of m lists ends its steps in the candidate and
 // frequency arrays of parity (m-1)&1 (cand0/fm10 hold the shortest list's
 // decode and every even step's survivors).
+//
+// With a ticket (a query alone, W = 1), it also does round 0 of the top-k
+// up to the pick: it histograms digit [shift, shift+bits) of the keys into
+// hist (zeroed), as topk_hist_wave would, and its last CTA does topk_pick's
+// work: two launches fewer.
 extern "C" __global__ void __launch_bounds__(TILE)
     and_score(const u32* tab, u64 W, u64 M, const u32* cand0, const u32* cand1, const u32* fm10, const u32* fm11,
-              u64 C, const u32* state, u64 stride, const float* norms, u64 k1p1, u64* keys) {
+              u64 C, u32* state, u64 stride, const float* norms, u64 k1p1, u64* keys, u64 shift, u64 bits, u32* hist,
+              u32* ticket) {
+  __shared__ u32 h[1 << HIST_BITS];
   AndWave a = and_wave(tab, W, M);
   float k = __uint_as_float((u32)k1p1);
+  u32 nbins = 1u << bits, mask = nbins - 1;
+  if (ticket != 0) {
+    for (u32 j = threadIdx.x; j < nbins; j += blockDim.x) h[j] = 0;
+    __syncthreads();
+  }
   for (u32 g = blockIdx.x; g < a.tile[W]; g += gridDim.x) {
     u32 q = tile_query(a, g), m = a.m[q];
     u32 n = slot_of(state, q, stride)[S_STEPS + m - 1];
@@ -500,8 +564,17 @@ extern "C" __global__ void __launch_bounds__(TILE)
     float norm = norms[d], s = 0.0f;
     for (u32 p = a.pos[q]; p < a.pos[q + 1]; p++)
       s = __fadd_rn(s, term_score(__uint_as_float(a.pidf[p]), fm1[a.plist[p] * C + e] + 1, norm, k));
-    keys[e] = make_key(s, d);
+    u64 key = make_key(s, d);
+    keys[e] = key;
+    if (ticket != 0) atomicAdd(&h[(key >> shift) & mask], 1u);
   }
+  if (ticket == 0) return;
+  __syncthreads();
+  for (u32 j = threadIdx.x; j < nbins; j += blockDim.x)
+    if (h[j] != 0) atomicAdd(&hist[j], h[j]);
+  if (!last_cta(ticket)) return;
+  __threadfence();
+  pick_body(hist, bits, 0, state);
 }
 
 // ---- Disjunctive pass -----------------------------------------------------
@@ -519,11 +592,14 @@ extern "C" __global__ void __launch_bounds__(TILE)
 
 // wave_rows lists the blocks a wave decodes, one row each: segment s
 // (one query's list at one position) holds rows segRow[s] ..
-// segRow[s+1]-1, its list's blocks from segFirst[s] on.
+// segRow[s+1]-1, its list's blocks from segFirst[s] on. Rows from
+// segRow[segs] up to rows are NONE (the decoders skip them), so that the
+// host may launch the decoders over a rounded count.
 extern "C" __global__ void __launch_bounds__(TILE)
-    wave_rows(const u32* segRow, const u32* segFirst, u64 segs, u32* sel) {
+    wave_rows(const u32* segRow, const u32* segFirst, u64 segs, u32* sel, u64 rows) {
   for (u64 s = blockIdx.x; s < segs; s += gridDim.x)
     for (u32 r = segRow[s] + threadIdx.x; r < segRow[s + 1]; r += TILE) sel[r] = segFirst[s] + (r - segRow[s]);
+  for (u64 r = segRow[segs] + (u64)blockIdx.x * TILE + threadIdx.x; r < rows; r += (u64)gridDim.x * TILE) sel[r] = NONE;
 }
 
 // A segment of a wave is one query's list at one position: rows [r0, r1)
@@ -652,10 +728,15 @@ extern "C" __global__ void __launch_bounds__(TILE)
 
 // q_init zeroes words state words, then sets the top-k's need (needs[q]
 // for CTA q when needs is not null, else need) and, at countWord (when not
-// NONE), the count counts[q]. CTA q initializes the slot at state + q *
-// stride bytes.
+// NONE), the count counts[q]. CTA q < W initializes the slot at state + q *
+// stride bytes. Every CTA also zeroes its share of the zeroWords words at
+// zero (histograms, accumulators, tickets: what a run must find zeroed),
+// so that the grid may hold more than W CTAs.
 extern "C" __global__ void __launch_bounds__(TILE)
-    q_init(u32* state, u64 stride, u64 words, const u32* needs, u64 need, u64 countWord, const u32* counts) {
+    q_init(u32* state, u64 stride, u64 words, const u32* needs, u64 need, u64 countWord, const u32* counts, u64 W,
+           u32* zero, u64 zeroWords) {
+  for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < zeroWords; j += (u64)gridDim.x * blockDim.x) zero[j] = 0;
+  if (blockIdx.x >= W) return;
   state = slot_of(state, blockIdx.x, stride);
   for (u64 j = threadIdx.x; j < words; j += blockDim.x) state[j] = 0;
   __syncthreads();
@@ -720,9 +801,14 @@ extern "C" __global__ void __launch_bounds__(TILE)
 // slot at state + q * stride bytes (one CTA for one query).
 extern "C" __global__ void __launch_bounds__(BIG)
     topk_pick(const u32* hist, u64 histStride, u64 bits, u64 round, u32* state, u64 stride) {
+  pick_body(hist + blockIdx.x * histStride, bits, round, slot_of(state, blockIdx.x, stride));
+}
+
+// pick_body is topk_pick's work for one query; every thread of the CTA
+// calls it. hist may have been written by other CTAs of the kernel that
+// calls it, hence the volatile reads.
+static __device__ void pick_body(const volatile u32* hist, u64 bits, u64 round, u32* state) {
   __shared__ u32 sure, bnd, fin, need2;
-  hist += blockIdx.x * histStride;
-  state = slot_of(state, blockIdx.x, stride);
   u32 done = state[S_DONE], need = state[S_NEED];
   if (done) return;
   int nbins = 1 << bits;
@@ -769,6 +855,7 @@ extern "C" __global__ void __launch_bounds__(BIG)
     state[S_NEED] = need2;
     state[S_BC0 + (round & 1)] = 0;
   }
+  __syncthreads();  // a next call rewrites the shared words
 }
 
 // append writes the keys of the warp's lanes whose pred holds at
@@ -840,30 +927,6 @@ extern "C" __global__ void __launch_bounds__(TILE)
                      slot_of(result, q, stride), resultCap, bnd + q * bndCap, bndCap, blockIdx.x % gx, gx);
 }
 
-// topk_hist_wave and topk_compact_wave are topk_hist_keys and
-// topk_compact_keys over the keys of a wave's passes, gx CTAs per query:
-// query q's keys start at keys + keyOff[q], at most keyCap[q] of them,
-// counted at its state word countWord (S_KEYS for or_span_wave's keys);
-// its slot, histogram, result and boundary lie as in topk_hist_dense and
-// topk_compact_dense.
-extern "C" __global__ void __launch_bounds__(TILE)
-    topk_hist_wave(const u64* keys, const u32* keyOff, const u32* keyCap, u64 countWord, u64 shift, u64 bits,
-                   const u32* state, u64 stride, u32* hist, u64 histStride, u64 gx) {
-  u64 q = blockIdx.x / gx;
-  const u32* st = slot_of(state, q, stride);
-  hist_body<false>(keys + keyOff[q], 0, umin(st[countWord], keyCap[q]), shift, bits, st, hist + q * histStride,
-                   blockIdx.x % gx, gx);
-}
-
-extern "C" __global__ void __launch_bounds__(TILE)
-    topk_compact_wave(const u64* keys, const u32* keyOff, const u32* keyCap, u64 countWord, u64 shift, u64 bits,
-                      u64 round, u32* state, u64 stride, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64 gx) {
-  u64 q = blockIdx.x / gx;
-  u32* st = slot_of(state, q, stride);
-  compact_body<false>(keys + keyOff[q], 0, umin(st[countWord], keyCap[q]), shift, bits, round, st,
-                      slot_of(result, q, stride), resultCap, bnd + q * bndCap, bndCap, blockIdx.x % gx, gx);
-}
-
 // topk_finish ends the select: when the round's compaction completed the
 // result, or when the boundary holds at most FIN_CAP keys, which it sorts
 // (bitonic, descending) to append the S_NEED largest. Otherwise it leaves
@@ -872,10 +935,16 @@ extern "C" __global__ void __launch_bounds__(TILE)
 // result at state and result + q * stride bytes.
 extern "C" __global__ void __launch_bounds__(BIG)
     topk_finish(u64 round, const u64* bnd, u64 bndCap, u32* state, u64 stride, u64* result, u64 resultCap) {
+  finish_body(round, bnd + blockIdx.x * bndCap, slot_of(state, blockIdx.x, stride),
+              slot_of(result, blockIdx.x, stride), resultCap);
+}
+
+// finish_body is topk_finish's work for one query; every thread of the CTA
+// calls it. The state's counts may have been added to by other CTAs of
+// the kernel that calls it, hence the volatile reads.
+static __device__ void finish_body(u64 round, const volatile u64* bnd, volatile u32* state, u64* result,
+                                   u64 resultCap) {
   __shared__ u64 sk[FIN_CAP];
-  bnd += blockIdx.x * bndCap;
-  state = slot_of(state, blockIdx.x, stride);
-  result = slot_of(result, blockIdx.x, stride);
   u32 done = state[S_DONE], fin = state[S_FINAL], m = state[S_BC0 + (round & 1)];
   u32 need = state[S_NEED], rc = state[S_RESULT];
   __syncthreads();  // every thread has read the state before thread 0 writes it
@@ -912,6 +981,44 @@ extern "C" __global__ void __launch_bounds__(BIG)
     state[S_RESULT] = rc + take;
     state[S_DONE] = 1;
   }
+  __syncthreads();  // a next call rewrites sk
+}
+
+// topk_hist_wave and topk_compact_wave are topk_hist_keys and
+// topk_compact_keys over the keys of a wave's passes, gx CTAs per query:
+// query q's keys start at keys + keyOff[q], at most keyCap[q] of them,
+// counted at its state word countWord (S_KEYS for or_span_wave's keys);
+// its slot, histogram, result and boundary lie as in topk_hist_dense and
+// topk_compact_dense.
+//
+// With a ticket (zeroed, see last_cta), the last CTA of topk_hist_wave
+// then does topk_pick's work and the last of topk_compact_wave
+// topk_finish's, for each of the w queries (gridDim.x / gx): two launches
+// fewer for a query alone. They run TILE or BIG threads a CTA.
+extern "C" __global__ void __launch_bounds__(BIG)
+    topk_hist_wave(const u64* keys, const u32* keyOff, const u32* keyCap, u64 countWord, u64 shift, u64 bits,
+                   u32* state, u64 stride, u32* hist, u64 histStride, u64 gx, u32* ticket) {
+  u64 q = blockIdx.x / gx;
+  const u32* st = slot_of(state, q, stride);
+  hist_body<false>(keys + keyOff[q], 0, umin(st[countWord], keyCap[q]), shift, bits, st, hist + q * histStride,
+                   blockIdx.x % gx, gx);
+  if (ticket == 0 || !last_cta(ticket)) return;
+  __threadfence();
+  for (u64 p = 0; p < gridDim.x / gx; p++) pick_body(hist + p * histStride, bits, 0, slot_of(state, p, stride));
+}
+
+extern "C" __global__ void __launch_bounds__(BIG)
+    topk_compact_wave(const u64* keys, const u32* keyOff, const u32* keyCap, u64 countWord, u64 shift, u64 bits,
+                      u64 round, u32* state, u64 stride, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64 gx,
+                      u32* ticket) {
+  u64 q = blockIdx.x / gx;
+  u32* st = slot_of(state, q, stride);
+  compact_body<false>(keys + keyOff[q], 0, umin(st[countWord], keyCap[q]), shift, bits, round, st,
+                      slot_of(result, q, stride), resultCap, bnd + q * bndCap, bndCap, blockIdx.x % gx, gx);
+  if (ticket == 0 || !last_cta(ticket)) return;
+  __threadfence();
+  for (u64 p = 0; p < gridDim.x / gx; p++)
+    finish_body(round, bnd + p * bndCap, slot_of(state, p, stride), slot_of(result, p, stride), resultCap);
 }
 
 // ---- Top-k by max tree (the paper's method, for comparison) ----------------

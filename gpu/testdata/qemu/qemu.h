@@ -104,6 +104,8 @@ inline unsigned __ballot_sync(unsigned, bool pred) {
   emu_warp->bar.arrive_and_wait();
   return m;
 }
+// CTAs run one after another, so every write is visible to the next.
+inline void __threadfence() {}
 inline unsigned atomicAdd(unsigned* p, unsigned v) {
   unsigned old = *p;
   *p = old + v;
