@@ -27,9 +27,10 @@ func (o Output) String() string {
 }
 
 // kernels maps each codec the GPU decodes to its kernels' name stem in
-// gpu/kernels/decode.cu (decode_<stem>_gaps, decode_<stem>_docids, made by
-// its DEFINE_DECODE): the one table of the decoders, which
-// TestDecodeKernelsInPTX checks against the compiled decode.ptx.
+// gpu/kernels/decode.cu (decode_<stem>_gaps, decode_<stem>_docids and
+// decodepair_<stem>, made by its DEFINE_DECODE): the one table of the
+// decoders, which TestDecodeKernelsInPTX checks against the compiled
+// decode.ptx.
 var kernels = map[string]string{
 	"gpu-bp128":     "bp128",
 	"gpu-bp256":     "bp256",
@@ -40,11 +41,11 @@ var kernels = map[string]string{
 }
 
 // decodeKernels names the kernels of kernels/decode.cu: copy_u4 and each
-// codec's two decoders.
+// codec's three decoders.
 func decodeKernels() []string {
 	names := []string{"copy_u4"}
 	for _, stem := range kernels {
-		names = append(names, "decode_"+stem+"_gaps", "decode_"+stem+"_docids")
+		names = append(names, "decode_"+stem+"_gaps", "decode_"+stem+"_docids", "decodepair_"+stem)
 	}
 	return names
 }

@@ -60,7 +60,7 @@ type andTable struct {
 // Word offsets of the table's parts that kernels other than the AND
 // steps' read (see and_wave): per query, its need, its shortest list's
 // postings, where its elements start, and rows0 (W+1 words) and the
-// shortest lists' first blocks, for wave_rows.
+// shortest lists' first blocks, for q_init's rows.
 func andNeeds(w int64) int64  { return 0 }
 func andN1(w int64) int64     { return w }
 func andCand(w int64) int64   { return 2 * w }
@@ -172,6 +172,15 @@ func (t *andTable) layout(base devPtr, bs int64) (andScratch, int64) {
 	return s, c.off
 }
 
+// scorePhase is the phase of a step's compaction: PhaseScore when it
+// scores, else PhaseIntersect.
+func scorePhase(scores bool) Phase {
+	if scores {
+		return PhaseScore
+	}
+	return PhaseIntersect
+}
+
 // andWave runs AND passes as one launch sequence and returns those whose
 // top-k needs more than round 0 (none when the wave holds one pass: its
 // rounds run in place).
@@ -211,15 +220,11 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 		steps := []step{
 			{PhaseInit, func() error { return s.upload(sc.tab, bytesOf(t.words)) }},
 			{PhaseInit, func() error {
-				return launchQInit(s, e.initGrid(t.w, sc.zeroWords), qTile, out, slot, uint64(t.scs[0].hdrWords),
-					word(andNeeds(t.w)), 0, sSteps, word(andN1(t.w)), w, sc.hist, uint64(sc.zeroWords))
+				return launchQInit(s, e.initGrid(t.w, sc.zeroWords, t.rows), qTile, out, slot, uint64(t.scs[0].hdrWords),
+					word(andNeeds(t.w)), 0, sSteps, word(andN1(t.w)), w, sc.hist, uint64(sc.zeroWords),
+					word(andRows0(t.w)), word(andFirst0(t.w)), w, sc.sel, uint64(t.rows))
 			}},
-			{PhaseDecode, func() error {
-				return launchWaveRows(s, e.gridFor(max(t.w, t.rows/8)*qTile), qTile, word(andRows0(t.w)),
-					word(andFirst0(t.w)), w, sc.sel, uint64(t.rows))
-			}},
-			{PhaseDecode, func() error { return e.decode(s, &e.docCol, true, 0, sc.sel, t.rows, sc.cand[0]) }},
-			{PhaseDecode, func() error { return e.decode(s, &e.freqCol, false, 0, sc.sel, t.rows, sc.fm1[0]) }},
+			{PhaseDecode, func() error { return e.decodeBoth(s, 0, sc.sel, t.rows, sc.cand[0], sc.fm1[0]) }},
 		}
 		for li := uint64(1); li < m; li++ {
 			a, b := (li-1)&1, li&1
@@ -239,8 +244,7 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 					return launchAndScatterBlocks(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, e.lastDoc, sc.blk,
 						sc.tileOffsets, sc.sel, sc.row)
 				}},
-				step{PhaseDecode, func() error { return e.decode(s, &e.docCol, true, 0, sc.sel, t.selRows, sc.docs) }},
-				step{PhaseDecode, func() error { return e.decode(s, &e.freqCol, false, 0, sc.sel, t.selRows, sc.freqs) }},
+				step{PhaseDecode, func() error { return e.decodeBoth(s, 0, sc.sel, t.selRows, sc.docs, sc.freqs) }},
 				step{PhaseIntersect, func() error {
 					return launchAndIntersect(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, sc.blk, sc.row, sc.docs,
 						e.docCol.counts, uint64(bs), sc.at, sc.tileCounts, sc.tileOffsets, ticket)
@@ -252,17 +256,26 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 				}})
 			}
 			steps = append(steps,
-				step{PhaseIntersect, func() error {
+				// The last step of a pass alone scores its survivors as it
+				// compacts them (and_score's work, timed as the score).
+				step{scorePhase(alone && li == m-1), func() error {
+					var keys devPtr
+					if alone && li == m-1 {
+						keys = sc.keys
+					}
 					return launchAndScatterSurvivors(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, sc.at, sc.row,
-						sc.tileOffsets, sc.freqs, uint64(bs), sc.fm1[a], sc.fm1[b], n, sc.cand[b])
+						sc.tileOffsets, sc.freqs, uint64(bs), sc.fm1[a], sc.fm1[b], n, sc.cand[b], e.norms, uint64(e.k1p1),
+						keys, digitShift[0], digitBits[0], sc.hist, ticket)
 				}},
 			)
 		}
-		steps = append(steps,
-			step{PhaseScore, func() error {
+		if !alone || m == 1 {
+			steps = append(steps, step{PhaseScore, func() error {
 				return launchAndScore(s, grid, qTile, tab, w, m, sc.cand[0], sc.cand[1], sc.fm1[0], sc.fm1[1], n, out, slot,
 					e.norms, uint64(e.k1p1), sc.keys, digitShift[0], digitBits[0], sc.hist, ticket)
-			}},
+			}})
+		}
+		steps = append(steps,
 			step{PhaseTopK, func() error {
 				return e.waveTopK(s, waveRound{w: t.w, gx: e.waveGrid(t.maxN1, t.w), keys: sc.keys,
 					keyOff: word(andCand(t.w)), keyCap: word(andN1(t.w)), countWord: sSteps + m - 1,

@@ -321,10 +321,11 @@ func (t *qtimer) phases(s stream) (Phases, error) {
 // gridFor is the grid of a grid-stride launch over n elements.
 func (e *qengine) gridFor(n int64) int { return gridFor(e.gridCap, n) }
 
-// initGrid is q_init's grid for w slots and zeroWords words to zero: a
-// CTA per slot, and enough for about 16 words a thread.
-func (e *qengine) initGrid(w, zeroWords int64) int {
-	return int(max(w, int64(e.gridFor((zeroWords+15)/16))))
+// initGrid is q_init's grid for w slots (or segments, if more), zeroWords
+// words to zero and rows rows to list: a CTA per slot or segment, and
+// enough for about 16 words a thread and a row a thread.
+func (e *qengine) initGrid(w, zeroWords, rows int64) int {
+	return int(max(w, int64(e.gridFor((zeroWords+15)/16)), int64(e.gridFor(rows))))
 }
 
 // sizeClass rounds n up to a power of two, at least 16. A query alone
@@ -361,12 +362,33 @@ func (e *qengine) decode(s stream, col *devColumn, docids bool, first uint32, se
 		uint64(col.bases), uint64(sel), uint64(first), uint64(nblocks), uint64(col.blocks), uint64(out), uint64(e.bs))
 }
 
+// decodeBoth launches the decoders of both columns over the same
+// nblocks blocks (as decode takes them), docids to docs and frequencies to
+// freqs: one launch when the columns share a format (decodepair_<stem>),
+// else one each.
+func (e *qengine) decodeBoth(s stream, first uint32, sel devPtr, nblocks int64, docs, freqs devPtr) error {
+	if nblocks == 0 {
+		return nil
+	}
+	d, f := &e.docCol, &e.freqCol
+	if d.stem != f.stem {
+		if err := e.decode(s, d, true, first, sel, nblocks, docs); err != nil {
+			return err
+		}
+		return e.decode(s, f, false, first, sel, nblocks, freqs)
+	}
+	grid := 2 * int((nblocks+decodeWarps-1)/decodeWarps)
+	return s.launch("decodepair_"+d.stem, grid, 32*decodeWarps, uint64(d.data), d.dataLen, uint64(d.offs),
+		uint64(d.counts), uint64(d.bases), uint64(d.blocks), uint64(f.data), f.dataLen, uint64(f.offs), uint64(f.counts),
+		uint64(f.blocks), uint64(sel), uint64(first), uint64(nblocks), uint64(docs), uint64(freqs), uint64(e.bs))
+}
+
 func (e *qengine) enqueueOr(s stream, p *qplan, sc *scratch, slot devPtr, tm *qtimer) error {
 	// The accumulators and histograms lie end to end (layout): q_init
 	// zeroes them.
 	zero := int64(sc.hist-sc.acc)/4 + int64(len(digitBits))<<qHistBits
-	if err := launchQInit(s, e.initGrid(1, zero), qTile, slot, 0, uint64(sc.hdrWords), 0, uint64(sc.resultCap), none32, 0,
-		1, sc.acc, uint64(zero)); err != nil {
+	if err := launchQInit(s, e.initGrid(1, zero, 0), qTile, slot, 0, uint64(sc.hdrWords), 0, uint64(sc.resultCap), none32,
+		0, 1, sc.acc, uint64(zero), 0, 0, 0, 0, 0); err != nil {
 		return err
 	}
 	for _, q := range p.pos {
@@ -374,10 +396,7 @@ func (e *qengine) enqueueOr(s stream, p *qplan, sc *scratch, slot devPtr, tm *qt
 		if err := tm.begin(s, PhaseDecode); err != nil {
 			return err
 		}
-		if err := e.decode(s, &e.docCol, true, l.first, 0, int64(l.nb), sc.docs); err != nil {
-			return err
-		}
-		if err := e.decode(s, &e.freqCol, false, l.first, 0, int64(l.nb), sc.freqs); err != nil {
+		if err := e.decodeBoth(s, l.first, 0, int64(l.nb), sc.docs, sc.freqs); err != nil {
 			return err
 		}
 		if err := tm.begin(s, PhaseScore); err != nil {
@@ -456,8 +475,10 @@ func (e *qengine) refine(s stream, sc *scratch, slot devPtr, r int) error {
 }
 
 // run executes the passes: AND passes in waves (runAnd), OR passes in
-// waves (runWaves; a pass alone too, as a wave of one: its launch
-// sequence is a third of runOr's and reads no dense accumulators), and
+// waves (runWaves; a pass alone too, as a wave of one, when the index has
+// at least a span of documents per multiprocessor: its launch sequence is
+// a third of runOr's and reads no dense accumulators, but with fewer spans
+// than multiprocessors or_span_wave leaves the GPU idle), and otherwise,
 // with the max-tree top-k, or when a wave's top-k needs more than its one
 // radix round, one by one over dense accumulators (runOr). With timing, a
 // single pass's phases are measured.
@@ -474,7 +495,8 @@ func (e *qengine) run(ws *workspace, jobs []*qjob, timing bool) error {
 	if err := e.runAnd(ws, and, timing); err != nil {
 		return err
 	}
-	if len(or) > 1 || (len(or) == 1 && e.topk != TopKTree) {
+	spans := (e.docs + orSpan - 1) / orSpan
+	if len(or) > 1 || (len(or) == 1 && e.topk != TopKTree && spans >= e.gridCap/8) {
 		var err error
 		if or, err = e.runWaves(ws, or, timing); err != nil {
 			return err

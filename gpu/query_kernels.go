@@ -12,7 +12,6 @@ var queryKernels = []string{
 	"and_scatter_survivors",
 	"and_score",
 	"or_score",
-	"wave_rows",
 	"or_span_wave",
 	"q_init",
 	"topk_hist_keys",
@@ -58,8 +57,8 @@ func launchAndIntersect(l launcher, grid, block int, tab devPtr, W, M, li uint64
 }
 
 // launchAndScatterSurvivors launches and_scatter_survivors (kernels/query.cu) on grid CTAs of block threads.
-func launchAndScatterSurvivors(l launcher, grid, block int, tab devPtr, W, M, li uint64, cand, state devPtr, stride uint64, slot, row, tileOffsets, freqs devPtr, bs uint64, fm1In, fm1Out devPtr, C uint64, candOut devPtr) error {
-	return l.launch("and_scatter_survivors", grid, block, uint64(tab), W, M, li, uint64(cand), uint64(state), stride, uint64(slot), uint64(row), uint64(tileOffsets), uint64(freqs), bs, uint64(fm1In), uint64(fm1Out), C, uint64(candOut))
+func launchAndScatterSurvivors(l launcher, grid, block int, tab devPtr, W, M, li uint64, cand, state devPtr, stride uint64, slot, row, tileOffsets, freqs devPtr, bs uint64, fm1In, fm1Out devPtr, C uint64, candOut, norms devPtr, k1p1 uint64, keys devPtr, shift, bits uint64, hist, ticket devPtr) error {
+	return l.launch("and_scatter_survivors", grid, block, uint64(tab), W, M, li, uint64(cand), uint64(state), stride, uint64(slot), uint64(row), uint64(tileOffsets), uint64(freqs), bs, uint64(fm1In), uint64(fm1Out), C, uint64(candOut), uint64(norms), k1p1, uint64(keys), shift, bits, uint64(hist), uint64(ticket))
 }
 
 // launchAndScore launches and_score (kernels/query.cu) on grid CTAs of block threads.
@@ -72,19 +71,14 @@ func launchOrScore(l launcher, grid, block int, docs, fm1 devPtr, n, idf, k1p1 u
 	return l.launch("or_score", grid, block, uint64(docs), uint64(fm1), n, idf, k1p1, uint64(norms), uint64(acc))
 }
 
-// launchWaveRows launches wave_rows (kernels/query.cu) on grid CTAs of block threads.
-func launchWaveRows(l launcher, grid, block int, segRow, segFirst devPtr, segs uint64, sel devPtr, rows uint64) error {
-	return l.launch("wave_rows", grid, block, uint64(segRow), uint64(segFirst), segs, uint64(sel), rows)
-}
-
 // launchOrSpanWave launches or_span_wave (kernels/query.cu) on grid CTAs of block threads.
 func launchOrSpanWave(l launcher, grid, block int, docs, fm1, qSeg, segRow, segIdf, segDf devPtr, bs, k1p1 uint64, norms devPtr, spans uint64, state devPtr, stride uint64, keys, keyOff, keyCap, needs devPtr) error {
 	return l.launch("or_span_wave", grid, block, uint64(docs), uint64(fm1), uint64(qSeg), uint64(segRow), uint64(segIdf), uint64(segDf), bs, k1p1, uint64(norms), spans, uint64(state), stride, uint64(keys), uint64(keyOff), uint64(keyCap), uint64(needs))
 }
 
 // launchQInit launches q_init (kernels/query.cu) on grid CTAs of block threads.
-func launchQInit(l launcher, grid, block int, state devPtr, stride, words uint64, needs devPtr, need, countWord uint64, counts devPtr, W uint64, zero devPtr, zeroWords uint64) error {
-	return l.launch("q_init", grid, block, uint64(state), stride, words, uint64(needs), need, countWord, uint64(counts), W, uint64(zero), zeroWords)
+func launchQInit(l launcher, grid, block int, state devPtr, stride, words uint64, needs devPtr, need, countWord uint64, counts devPtr, W uint64, zero devPtr, zeroWords uint64, segRow, segFirst devPtr, segs uint64, sel devPtr, rows uint64) error {
+	return l.launch("q_init", grid, block, uint64(state), stride, words, uint64(needs), need, countWord, uint64(counts), W, uint64(zero), zeroWords, uint64(segRow), uint64(segFirst), segs, uint64(sel), rows)
 }
 
 // launchTopkHistKeys launches topk_hist_keys (kernels/query.cu) on grid CTAs of block threads.

@@ -102,7 +102,7 @@ func (e *qengine) waveTopK(s stream, r waveRound) error {
 // (one query's list at one position), query by query and position by
 // position, and for each query its segments and candidate keys. The
 // segments' rows, one per block to decode, follow in the same order
-// (wave_rows lists them on the device).
+// (q_init lists them on the device).
 type waveTable struct {
 	segRow         []uint32 // per segment: first row (one more: the end)
 	segFirst       []uint32 // per segment: the list's first block
@@ -213,6 +213,12 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error
 	slot := uint64(t.slotSize)
 	spans := (int64(e.docs) + orSpan - 1) / orSpan
 	gx := e.waveGrid(t.maxKeys, w)
+	if alone {
+		// Each span emits about need keys (span_cut): size the top-k's
+		// grid by that rather than by the key capacity, most of which
+		// stays empty.
+		gx = e.waveGrid(min(t.maxKeys, spans*4*int64(t.resultCap)), 1)
+	}
 	err := e.be.run(ws.lane, func(s stream) error {
 		tm := qtimer{on: timing && alone}
 		steps := []struct {
@@ -221,15 +227,10 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error
 		}{
 			{PhaseInit, func() error { return s.upload(tab, bytesOf(table)) }},
 			{PhaseInit, func() error {
-				return launchQInit(s, e.initGrid(w, zeroWords), qTile, ws.out, slot, sKeys+1, needs, 0, none32, 0, uint64(w),
-					hist, uint64(zeroWords))
+				return launchQInit(s, e.initGrid(max(w, segs), zeroWords, rows), qTile, ws.out, slot, sKeys+1, needs, 0,
+					none32, 0, uint64(w), hist, uint64(zeroWords), segRow, segFirst, uint64(segs), sel, uint64(rows))
 			}},
-			{PhaseDecode, func() error {
-				return launchWaveRows(s, e.gridFor(max(segs, rows/8)*qTile), qTile, segRow, segFirst, uint64(segs), sel,
-					uint64(rows))
-			}},
-			{PhaseDecode, func() error { return e.decode(s, &e.docCol, true, 0, sel, rows, docs) }},
-			{PhaseDecode, func() error { return e.decode(s, &e.freqCol, false, 0, sel, rows, freqs) }},
+			{PhaseDecode, func() error { return e.decodeBoth(s, 0, sel, rows, docs, freqs) }},
 			{PhaseScore, func() error {
 				return launchOrSpanWave(s, int(w*spans), qTile, docs, freqs, qSeg, segRow, segIdf, segDf, uint64(bs),
 					uint64(e.k1p1), e.norms, uint64(spans), ws.out, slot, keys, keyOff, keyCap, needs)

@@ -354,15 +354,16 @@ template <> struct Fmt<F_VB1024> { enum { B = 1024, CAP16 = VB1024_CAP16, EXTRA1
 template <> struct Fmt<F_PFOR> { enum { B = 128, CAP16 = PFOR_CAP16, EXTRA16 = PFOR_NODES * 128 / 4, WORDS = 1 }; };
 template <> struct Fmt<F_RICE> { enum { B = 128, CAP16 = RICE_CAP16, EXTRA16 = 128 / 4, WORDS = 1 }; };
 
+// decode_body decodes the blocks of CTA cta's warps.
 template <int F, bool DOCIDS>
 __device__ __forceinline__ void decode_body(const u8* data, u64 dataLen, const u64* offs, const u32* counts,
                                             const u32* bases, const u32* sel, u64 first, u64 nblocks,
-                                            u64 totalBlocks, u32* out, u64 stride) {
+                                            u64 totalBlocks, u32* out, u64 stride, u64 cta) {
   typedef Fmt<F> T;
   __shared__ uint4 stg[WARPS][T::CAP16];
   __shared__ uint4 extra[WARPS][T::EXTRA16];
   int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  u64 k = (u64)blockIdx.x * WARPS + warp;
+  u64 k = cta * WARPS + warp;
   if (k >= nblocks) return;
   u64 b = sel != 0 ? (u64)__ldg(sel + k) : first + k;
   if (b >= totalBlocks) return;
@@ -391,7 +392,16 @@ __device__ __forceinline__ void decode_body(const u8* data, u64 dataLen, const u
 #define DECODE_PARAMS                                                                                         \
   const u8 *data, u64 dataLen, const u64 *offs, const u32 *counts, const u32 *bases, const u32 *sel, u64 first, \
       u64 nblocks, u64 totalBlocks, u32 *out, u64 stride
-#define DECODE_ARGS data, dataLen, offs, counts, bases, sel, first, nblocks, totalBlocks, out, stride
+#define DECODE_ARGS data, dataLen, offs, counts, bases, sel, first, nblocks, totalBlocks, out, stride, blockIdx.x
+
+// decodepair_<name> decodes the same blocks of a docid column (d*) and a
+// frequency column (f*) in the same format in one launch: the first half
+// of its 2 * ceil(nblocks / WARPS) CTAs the docids into dOut, the second
+// the frequencies' gaps into fOut.
+#define PAIR_PARAMS                                                                                             \
+  const u8 *dData, u64 dDataLen, const u64 *dOffs, const u32 *dCounts, const u32 *dBases, u64 dTotal,           \
+      const u8 *fData, u64 fDataLen, const u64 *fOffs, const u32 *fCounts, u64 fTotal, const u32 *sel, u64 first, \
+      u64 nblocks, u32 *dOut, u32 *fOut, u64 stride
 
 #define DEFINE_DECODE(name, F)                                                                            \
   extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_CTAS) decode_##name##_gaps(DECODE_PARAMS) {         \
@@ -399,6 +409,15 @@ __device__ __forceinline__ void decode_body(const u8* data, u64 dataLen, const u
   }                                                                                                       \
   extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_CTAS) decode_##name##_docids(DECODE_PARAMS) {       \
     decode_body<F, true>(DECODE_ARGS);                                                                    \
+  }                                                                                                       \
+  extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_CTAS) decodepair_##name(PAIR_PARAMS) {           \
+    u64 half = gridDim.x / 2;                                                                             \
+    if (blockIdx.x < half)                                                                                \
+      decode_body<F, true>(dData, dDataLen, dOffs, dCounts, dBases, sel, first, nblocks, dTotal, dOut, stride, \
+                           blockIdx.x);                                                                   \
+    else                                                                                                  \
+      decode_body<F, false>(fData, fDataLen, fOffs, fCounts, 0, sel, first, nblocks, fTotal, fOut, stride,     \
+                            blockIdx.x - half);                                                           \
   }
 
 DEFINE_DECODE(bp128, F_BP128)

@@ -8,7 +8,7 @@
 // query alone). The wave's table (AndWave) lays the queries' arrays end to
 // end; the element-wise kernels walk the wave's tiles (grid-stride), each
 // tile serving one query, and the scans run one CTA per query. The
-// shortest list of every query is decoded first (wave_rows lists its
+// shortest list of every query is decoded first (q_init lists its
 // blocks), its docids becoming the candidates; then one step per list
 // after the shortest (lists shortest first), for the queries that have it:
 //   and_select        Parallel Merge Find of every candidate in the list's
@@ -44,8 +44,8 @@
 //
 // Waves: a batch of OR queries shares one launch sequence. Their lists'
 // blocks are decoded together by one launch per column, rows query by
-// query and position by position (wave_rows lists them from a table of
-// each list's first block and rows), then
+// query and position by position (q_init lists them from a table of each
+// list's first block and rows), then
 // or_span_wave scores them with no accumulators in device memory: a CTA
 // owns one query's OR_SPAN documents, adds their postings position by
 // position in shared memory (positions in query order, so scores add up as
@@ -510,12 +510,25 @@ extern "C" __global__ void __launch_bounds__(TILE)
 // candOut and their frequencies (freq-1) into fm1Out: the li earlier
 // lists' from fm1In, list li's from its decoded rows (lists C elements
 // apart).
+//
+// With keys (the last step of a query alone, W = 1), it also does
+// and_score's work and its top-k round up to the pick (see and_score):
+// each survivor's key to keys, the histogram of digit [shift, shift+bits)
+// to hist (zeroed), topk_pick in the last CTA (ticket).
 extern "C" __global__ void __launch_bounds__(TILE)
-    and_scatter_survivors(const u32* tab, u64 W, u64 M, u64 li, const u32* cand, const u32* state, u64 stride,
+    and_scatter_survivors(const u32* tab, u64 W, u64 M, u64 li, const u32* cand, u32* state, u64 stride,
                           const u32* slot, const u32* row, const u32* tileOffsets, const u32* freqs, u64 bs,
-                          const u32* fm1In, u32* fm1Out, u64 C, u32* candOut) {
+                          const u32* fm1In, u32* fm1Out, u64 C, u32* candOut, const float* norms, u64 k1p1,
+                          u64* keys, u64 shift, u64 bits, u32* hist, u32* ticket) {
+  __shared__ u32 h[1 << HIST_BITS];
   AndWave a = and_wave(tab, W, M);
   StepTile st;
+  float k = __uint_as_float((u32)k1p1);
+  u32 nbins = 1u << bits, mask = nbins - 1;
+  if (keys != 0) {
+    for (u32 j = threadIdx.x; j < nbins; j += blockDim.x) h[j] = 0;
+    __syncthreads();
+  }
   for (u32 g = blockIdx.x; g < a.tile[W]; g += gridDim.x) {
     if (!step_tile(a, g, li, state, stride, &st)) continue;
     u64 base = a.cand[st.q], i = (u64)st.t * TILE + threadIdx.x;
@@ -524,11 +537,30 @@ extern "C" __global__ void __launch_bounds__(TILE)
     u32 total;
     u64 o = tileOffsets[g] + block_scan(keep ? 1 : 0, &total);
     if (keep) {
-      candOut[base + o] = cand[base + i];
+      u32 d = cand[base + i], f = freqs[(u64)row[base + i] * bs + s];
+      candOut[base + o] = d;
       for (u64 l = 0; l < li; l++) fm1Out[l * C + base + o] = fm1In[l * C + base + i];
-      fm1Out[li * C + base + o] = freqs[(u64)row[base + i] * bs + s];
+      fm1Out[li * C + base + o] = f;
+      if (keys != 0) {
+        float norm = norms[d], sc = 0.0f;
+        for (u32 p = a.pos[st.q]; p < a.pos[st.q + 1]; p++) {
+          u32 l = a.plist[p];
+          u32 fm = l == li ? f : fm1In[(u64)l * C + base + i];
+          sc = __fadd_rn(sc, term_score(__uint_as_float(a.pidf[p]), fm + 1, norm, k));
+        }
+        u64 key = make_key(sc, d);
+        keys[base + o] = key;
+        atomicAdd(&h[(key >> shift) & mask], 1u);
+      }
     }
   }
+  if (keys == 0) return;
+  __syncthreads();
+  for (u32 j = threadIdx.x; j < nbins; j += blockDim.x)
+    if (h[j] != 0) atomicAdd(&hist[j], h[j]);
+  if (!last_cta(ticket)) return;
+  __threadfence();
+  pick_body(hist, bits, 0, state);
 }
 
 // and_score sums each survivor's term scores in query order into its
@@ -588,18 +620,6 @@ extern "C" __global__ void __launch_bounds__(TILE)
     u32 d = docs[i];
     acc[d] = __fadd_rn(acc[d], term_score(w, fm1[i] + 1, norms[d], k));
   }
-}
-
-// wave_rows lists the blocks a wave decodes, one row each: segment s
-// (one query's list at one position) holds rows segRow[s] ..
-// segRow[s+1]-1, its list's blocks from segFirst[s] on. Rows from
-// segRow[segs] up to rows are NONE (the decoders skip them), so that the
-// host may launch the decoders over a rounded count.
-extern "C" __global__ void __launch_bounds__(TILE)
-    wave_rows(const u32* segRow, const u32* segFirst, u64 segs, u32* sel, u64 rows) {
-  for (u64 s = blockIdx.x; s < segs; s += gridDim.x)
-    for (u32 r = segRow[s] + threadIdx.x; r < segRow[s + 1]; r += TILE) sel[r] = segFirst[s] + (r - segRow[s]);
-  for (u64 r = segRow[segs] + (u64)blockIdx.x * TILE + threadIdx.x; r < rows; r += (u64)gridDim.x * TILE) sel[r] = NONE;
 }
 
 // A segment of a wave is one query's list at one position: rows [r0, r1)
@@ -730,12 +750,22 @@ extern "C" __global__ void __launch_bounds__(TILE)
 // for CTA q when needs is not null, else need) and, at countWord (when not
 // NONE), the count counts[q]. CTA q < W initializes the slot at state + q *
 // stride bytes. Every CTA also zeroes its share of the zeroWords words at
-// zero (histograms, accumulators, tickets: what a run must find zeroed),
-// so that the grid may hold more than W CTAs.
+// zero (histograms, accumulators, tickets: what a run must find zeroed)
+// and lists its share of the blocks a wave decodes first, one row each in
+// sel: segment s of segs (one query's list at one position) holds rows
+// segRow[s] .. segRow[s+1]-1, its list's blocks from segFirst[s] on; rows
+// from segRow[segs] up to rows are NONE (the decoders skip them, so the
+// host may launch them over a rounded count). So the grid may hold more
+// than W CTAs, and a run's first launch prepares all of it.
 extern "C" __global__ void __launch_bounds__(TILE)
     q_init(u32* state, u64 stride, u64 words, const u32* needs, u64 need, u64 countWord, const u32* counts, u64 W,
-           u32* zero, u64 zeroWords) {
-  for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < zeroWords; j += (u64)gridDim.x * blockDim.x) zero[j] = 0;
+           u32* zero, u64 zeroWords, const u32* segRow, const u32* segFirst, u64 segs, u32* sel, u64 rows) {
+  u64 g = (u64)blockIdx.x * blockDim.x + threadIdx.x, step = (u64)gridDim.x * blockDim.x;
+  for (u64 j = g; j < zeroWords; j += step) zero[j] = 0;
+  for (u64 s = blockIdx.x; s < segs; s += gridDim.x)
+    for (u32 r = segRow[s] + threadIdx.x; r < segRow[s + 1]; r += blockDim.x) sel[r] = segFirst[s] + (r - segRow[s]);
+  if (segs != 0)
+    for (u64 r = segRow[segs] + g; r < rows; r += step) sel[r] = NONE;
   if (blockIdx.x >= W) return;
   state = slot_of(state, blockIdx.x, stride);
   for (u64 j = threadIdx.x; j < words; j += blockDim.x) state[j] = 0;
