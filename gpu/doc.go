@@ -67,7 +67,12 @@
 // one pass; a query alone is a wave of one. A batch's OR passes run as
 // waves too: one CTA per query and span of documents keeps the span's
 // accumulators in shared memory and hands the select only the keys that
-// can reach the top-k. Scores follow
+// can reach the top-k; so does a single OR pass on an index of at least
+// a span per multiprocessor. A query alone runs fewer launches: the last
+// CTA of a step's kernel scans or picks or finishes for the next (a
+// ticket word), one kernel decodes both columns, and its last step
+// scores as it compacts; its scratch, grids and counts come from
+// power-of-two size classes, so its graph's parameters repeat. Scores follow
 // bm25.TermScore operation by operation and add up in query-term order, so
 // they equal the CPU's bit for bit. SearchBatch queues many passes per
 // synchronization. Each caller holds a workspace of its own (device
@@ -80,8 +85,8 @@
 // wave it served and keeps its memory, so the memory budget must leave
 // room for four. On the device, a lane records its run's launches and
 // memsets and queues them as one CUDA graph at each copy (internal/cuda's
-// Graph: the executable graph of each shape kept and patched with the
-// next run's parameters), so a launch chain costs one graph launch
+// Graph: the executable graph of each shape kept and patched where the
+// next run's parameters differ), so a launch chain costs one graph launch
 // instead of one launch a kernel (Options.NoGraphs turns it off). Usage accounts for the runs (host time holding the
 // device, device time by CUDA events). Profile times the phases
 // with CUDA events. The engine drives its device through a small
