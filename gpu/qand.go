@@ -204,8 +204,10 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 	out, slot := ws.out, uint64(t.slotSize)
 	alone := t.w == 1
 	grid := e.gridFor(t.tiles * qTile)
-	// A pass alone scans its tiles in the last CTA of and_select and
-	// and_intersect (ticket); a wave's queries, one CTA each, in and_scan.
+	// A pass alone hands each kernel's follow-up work to its last CTA
+	// (ticket): the scans after and_select and and_intersect, the pick
+	// after the keys, the finish after the top-k's compaction. A wave's
+	// queries scan one CTA each in and_scan.
 	var ticket devPtr
 	if alone {
 		ticket = sc.ticket

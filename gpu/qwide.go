@@ -60,8 +60,8 @@ type waveRound struct {
 	slot, hdr, bndCap    int64
 	resultCap            int
 	ticket               devPtr
-	// picked: the keys' kernel did the histogram and the pick (and_score
-	// with a ticket).
+	// picked: the kernel that wrote the keys also did the histogram and
+	// the pick (and_score, or an AND pass alone's last compaction).
 	picked bool
 }
 
