@@ -36,14 +36,18 @@
 //                     scans).
 // Candidates stay sorted, so a tile's flags and ranks need no sort.
 // and_score then sums each survivor's term scores in query-term order into
-// its key, and the wave's top-k runs as for OR waves (below).
+// its key, and the wave's top-k runs as for OR waves (below). A query alone
+// runs fewer launches: its last and_scatter_survivors scores as it
+// compacts, and the last CTA of the kernel before each of topk_pick and
+// topk_finish does their work (see last_cta).
 //
 // OR: the accumulators (one float per document) are zeroed, then one
 // or_score pass per query term in query order adds each posting's score to
 // its document: a document appears once in a list, so no atomics.
 //
 // Waves: a batch of OR queries shares one launch sequence. Their lists'
-// blocks are decoded together by one launch per column, rows query by
+// blocks are decoded together by one launch (decodepair_* in decode.cu,
+// or one per column if their formats differ), rows query by
 // query and position by position (q_init lists them from a table of each
 // list's first block and rows), then
 // or_span_wave scores them with no accumulators in device memory: a CTA
