@@ -22,7 +22,8 @@ import (
 // documents of one to twenty pieces and random queries with phrases:
 // where the text is one piece the two are the same; elsewhere every mark
 // is a word of a query term, the snippet is the text's own, and it holds
-// a query unit whenever the document does.
+// a query unit whenever the document does; a hit described alone reads
+// as it does among the page's, described on several goroutines.
 func TestDescribeLocated(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	vocab := strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon running runs ran café naïve 3.14 don't http.Server")
@@ -78,6 +79,17 @@ func TestDescribeLocated(t *testing.T) {
 		located := slices.Clone(hits)
 		if err := Describe(ix, a, q, located, 160, false); err != nil {
 			t.Fatal(err)
+		}
+		// A page's hits are described on several goroutines: each
+		// alone, on the caller's, must read the same.
+		for i := range located {
+			alone := slices.Clone(hits[i : i+1])
+			if err := Describe(ix, a, q, alone, 160, false); err != nil {
+				t.Fatal(err)
+			}
+			if got := alone[0]; got.Title != located[i].Title || got.Snippet != located[i].Snippet || !slices.Equal(got.Highlights, located[i].Highlights) {
+				t.Fatalf("query %q doc %d: alone %q, on a page %q", raw, got.DocID, marks(got), marks(located[i]))
+			}
 		}
 		whole := slices.Clone(hits)
 		if err := describeWhole(ix, a, q, whole, 160); err != nil {

@@ -3,8 +3,11 @@ package api
 import (
 	"cmp"
 	"html"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/index"
@@ -37,76 +40,140 @@ func (s *Server) describe(ix *index.Index, q query.Query, hits []Hit, noSnippets
 // terms in each hit say where its snippet lies (snippet.Maker.Locate) and
 // only the pieces there are read and scanned; otherwise, or when those
 // pieces miss every term the document holds, the whole text is, skipping
-// the terms the postings say it lacks.
+// the terms the postings say it lacks. The hits are described on up to
+// GOMAXPROCS goroutines, the caller's among them.
 func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, snippetBytes int, asHTML bool) error {
-	if ix.Store() == index.StoreNone {
+	if ix.Store() == index.StoreNone || len(hits) == 0 {
 		return nil
 	}
 	withText := ix.Store() == index.StoreText && snippetBytes > 0
-	located := withText && ix.PiecedText() && ix.HasPositions()
-	var (
-		m  *snippet.Maker
-		lk lookup
-	)
-	if withText {
-		m = snippet.New(snippet.Query{Terms: q.Terms, Phrases: q.Phrases}, snippetBytes)
-		var want func(term int, freq, docLen uint32) bool
-		if located {
-			want = positionsWanted(q, m.Span())
-		}
-		var err error
-		if lk, err = lookUp(ix, q.Terms, hits, want); err != nil {
-			return err
-		}
-	}
-	for i := range hits {
-		h := &hits[i]
-		doc, err := ix.Document(h.DocID, withText && !located)
-		if err != nil {
-			return err
-		}
-		h.Title = doc.Title
-		if !withText {
-			continue
-		}
-		var sn snippet.Snippet
-		if located {
-			sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, lk.positions[i])
-			if err == nil && len(sn.Highlights) == 0 && lk.holdsAny(i) {
-				// The window missed the terms whose positions were not
-				// read, being dense: read them all for this hit.
-				var all lookup
-				all, err = lookUp(ix, q.Terms, hits[i:i+1], func(int, uint32, uint32) bool { return true })
-				if err == nil {
-					sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, all.positions[0])
+	if !withText {
+		return ix.Guard(func() error {
+			for i := range hits {
+				doc, err := ix.Document(hits[i].DocID, false)
+				if err != nil {
+					return err
 				}
+				hits[i].Title = doc.Title
 			}
-			if err != nil {
+			return nil
+		})
+	}
+	d := describer{ix: ix, q: q, hits: hits, size: snippetBytes, asHTML: asHTML,
+		located: ix.PiecedText() && ix.HasPositions()}
+	m := snippet.New(snippet.Query{Terms: q.Terms, Phrases: q.Phrases}, snippetBytes)
+	var want func(term int, freq, docLen uint32) bool
+	if d.located {
+		want = positionsWanted(q, m.Span())
+	}
+	var err error
+	if d.lk, err = lookUp(ix, q.Terms, hits, want); err != nil {
+		return err
+	}
+	return d.run(a, m)
+}
+
+// describer describes the hits of one request with text stored: a title
+// and a snippet each, on up to GOMAXPROCS goroutines, since a snippet
+// costs tens of microseconds (its positions, a piece to decompress, a
+// scan) and the hits of a page are independent.
+type describer struct {
+	ix      *index.Index
+	q       query.Query
+	hits    []Hit
+	lk      lookup
+	size    int
+	located bool // positions say where each snippet lies (locatedSnippet)
+	asHTML  bool
+	next    atomic.Int64 // the next hit to describe
+}
+
+// analyzers lend the analyzers of the goroutines Describe adds to the
+// caller's.
+var analyzers = sync.Pool{New: func() any { return analysis.New() }}
+
+// run describes every hit: the caller's goroutine with a and m, and up to
+// GOMAXPROCS-1 more with their own, each taking the next hit not taken.
+// The first error found is returned.
+func (d *describer) run(a *analysis.Analyzer, m *snippet.Maker) error {
+	helpers := min(runtime.GOMAXPROCS(0), len(d.hits)) - 1
+	errs := make(chan error, helpers)
+	for range helpers {
+		go func() {
+			a := analyzers.Get().(*analysis.Analyzer)
+			defer analyzers.Put(a)
+			errs <- d.work(a, snippet.New(snippet.Query{Terms: d.q.Terms, Phrases: d.q.Phrases}, d.size))
+		}()
+	}
+	err := d.work(a, m)
+	for range helpers {
+		err = cmp.Or(err, <-errs)
+	}
+	return err
+}
+
+// work describes hits until none is left or one fails, reading the index
+// under Guard, as every goroutine that reads it must.
+func (d *describer) work(a *analysis.Analyzer, m *snippet.Maker) error {
+	return d.ix.Guard(func() error {
+		for {
+			i := int(d.next.Add(1) - 1)
+			if i >= len(d.hits) {
+				return nil
+			}
+			if err := d.describe(a, m, i); err != nil {
+				d.next.Store(int64(len(d.hits))) // the others stop too
 				return err
 			}
 		}
-		// The whole text: without located snippets, or where even the
-		// pieces of every term's positions miss the document's terms
-		// (a term matched only inside a phrase that does not occur).
-		if !located || len(sn.Highlights) == 0 && lk.holdsAny(i) {
-			if located {
-				if doc, err = ix.Document(h.DocID, true); err != nil {
-					return err
-				}
+	})
+}
+
+// describe gives hit i its title and snippet.
+func (d *describer) describe(a *analysis.Analyzer, m *snippet.Maker, i int) error {
+	ix, q, lk, h := d.ix, d.q, d.lk, &d.hits[i]
+	doc, err := ix.Document(h.DocID, !d.located)
+	if err != nil {
+		return err
+	}
+	h.Title = doc.Title
+	var sn snippet.Snippet
+	if d.located {
+		sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, lk.positions[i])
+		if err == nil && len(sn.Highlights) == 0 && lk.holdsAny(i) {
+			// The window missed the terms whose positions were not
+			// read, being dense: read them all for this hit.
+			var all lookup
+			all, err = lookUp(ix, q.Terms, d.hits[i:i+1], func(int, uint32, uint32) bool { return true })
+			if err == nil {
+				sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, all.positions[0])
 			}
-			var has func(string) bool
-			if lk.held != nil {
-				has = func(t string) bool {
-					b := slices.Index(q.Terms, t)
-					return b < 0 || lk.held[i]>>b&1 == 1
-				}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	// The whole text: without located snippets, or where even the
+	// pieces of every term's positions miss the document's terms
+	// (a term matched only inside a phrase that does not occur).
+	if !d.located || len(sn.Highlights) == 0 && lk.holdsAny(i) {
+		if d.located {
+			if doc, err = ix.Document(h.DocID, true); err != nil {
+				return err
 			}
-			sn = m.Make(a, doc.Text, has)
 		}
-		h.Snippet, h.Highlights = sn.Text, sn.Highlights
-		if asHTML {
-			h.SnippetHTML = markHTML(sn)
+		var has func(string) bool
+		if lk.held != nil {
+			has = func(t string) bool {
+				b := slices.Index(q.Terms, t)
+				return b < 0 || lk.held[i]>>b&1 == 1
+			}
 		}
+		sn = m.Make(a, doc.Text, has)
+	}
+	h.Snippet, h.Highlights = sn.Text, sn.Highlights
+	if d.asHTML {
+		h.SnippetHTML = markHTML(sn)
 	}
 	return nil
 }
