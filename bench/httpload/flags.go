@@ -34,6 +34,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.NoSnippets, "no-snippets", false, "ask for hits without snippets (snippets=0), to measure what snippets cost")
 	fs.IntVar(&f.Msearch, "msearch", 0, "send POST /msearch requests of this many queries each instead of GET /search (0: /search)")
 	fs.StringVar(&f.Index, "index", "", "also run the queries in process over this index, to measure the HTTP overhead")
+	fs.StringSliceVar(&f.Expect, "expect", nil, "index snapshots (the commits the server may serve during the run): check that every answer equals one of theirs (docids, URLs, scores); mismatches are mixed or wrong answers")
 }
 
 // Complete checks the bounds and parses the mode.
@@ -46,6 +47,9 @@ func (f *Flags) Complete() error {
 	}
 	if f.Msearch < 0 {
 		return errors.New("--msearch must be >= 0")
+	}
+	if f.Msearch > 0 && len(f.Expect) > 0 {
+		return errors.New("--expect checks GET /search answers: not with --msearch")
 	}
 	if f.K <= 0 {
 		return errors.New("--k must be positive")
@@ -70,8 +74,17 @@ func (f *Flags) Run(ctx context.Context, open args.OpenFunc) (*Report, error) {
 		return nil, err
 	}
 	rep, err := Load(ctx, f.Options)
-	if err != nil || f.Index == "" {
-		return rep, err
+	if err != nil {
+		return nil, err
+	}
+	if rep.answers != nil {
+		if rep.Check, err = rep.answers.check(ctx, f.Expect, f.Options, open); err != nil {
+			return nil, err
+		}
+		progress(f.Progress, "answers: %v matched the snapshots %q, %d matched none\n", rep.Check.Matched, rep.Check.Snapshots, rep.Check.Mismatched)
+	}
+	if f.Index == "" {
+		return rep, nil
 	}
 	ix, err := index.Open(f.Index)
 	if err != nil {

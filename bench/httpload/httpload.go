@@ -42,7 +42,11 @@ type Options struct {
 	MaxRequests int64         // stop each run after this many (0: no bound)
 	// Msearch, when positive, sends POST /msearch requests of this many
 	// queries each (the queries round-robin) instead of GET /search.
-	Msearch  int
+	Msearch int
+	// Expect names index snapshots, the commits the server may serve
+	// during the runs: every answer (of warm-ups too) is recorded and, at
+	// the end, checked against the CPU engine's answers on each (Check).
+	Expect   []string
 	Progress io.Writer
 }
 
@@ -58,6 +62,9 @@ type Report struct {
 	Runs        []Run    `json:"runs"`
 	InProcess   *Summary `json:"in_process,omitempty"`                    // same queries, same engine, no HTTP, one at a time
 	OverheadP50 float64  `json:"overhead_vs_in_process_p50_us,omitempty"` // concurrency-1 p50 - in-process p50
+	Check       *Check   `json:"check,omitempty"`                         // with Expect
+
+	answers *answers // recorded for Check, with Expect
 }
 
 // Run is one closed-loop run at a fixed concurrency.
@@ -127,11 +134,14 @@ func Load(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(o.Expect) > 0 {
+		rep.answers = newAnswers(len(reqs))
+	}
 	for _, c := range o.Concurrency {
 		if o.Warmup > 0 {
-			closedLoop(ctx, reqs, c, o.Warmup, 0)
+			closedLoop(ctx, reqs, c, o.Warmup, 0, rep.answers)
 		}
-		run := closedLoop(ctx, reqs, c, o.Duration, o.MaxRequests)
+		run := closedLoop(ctx, reqs, c, o.Duration, o.MaxRequests, rep.answers)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -210,8 +220,8 @@ func progress(w io.Writer, format string, args ...any) {
 
 // closedLoop runs a closed loop of conc workers over reqs (round-robin)
 // until d has passed (d > 0) or max requests were sent (max > 0), or ctx
-// ends.
-func closedLoop(ctx context.Context, reqs []request, conc int, d time.Duration, max int64) Run {
+// ends, recording the answers in rec unless it is nil.
+func closedLoop(ctx context.Context, reqs []request, conc int, d time.Duration, max int64, rec *answers) Run {
 	tr := &http.Transport{MaxIdleConns: conc, MaxIdleConnsPerHost: conc, DisableCompression: true, IdleConnTimeout: time.Minute}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}
@@ -238,7 +248,11 @@ func closedLoop(ctx context.Context, reqs []request, conc int, d time.Duration, 
 					return
 				}
 				t0 := time.Now()
-				t, err := send(ctx, client, reqs[(n-1)%int64(len(reqs))])
+				r := int((n - 1) % int64(len(reqs)))
+				t, answer, err := send(ctx, client, reqs[r])
+				if err == nil && rec != nil {
+					err = rec.record(r, answer)
+				}
 				if err != nil {
 					if ctx.Err() != nil { // cut off by the end of the run
 						return
@@ -273,35 +287,35 @@ var tookField = []byte(`"took_us":`)
 var lineError = []byte(`"error":`)
 
 // send sends r, reads the whole answer, and returns the took_us it
-// reports first (0 when absent); anything but 200 is an error, and so is
-// a /msearch answer with a failed line.
-func send(ctx context.Context, c *http.Client, r request) (time.Duration, error) {
+// reports first (0 when absent) and the answer; anything but 200 is an
+// error, and so is a /msearch answer with a failed line.
+func send(ctx context.Context, c *http.Client, r request) (time.Duration, []byte, error) {
 	method, body := http.MethodGet, io.Reader(nil)
 	if r.body != nil {
 		method, body = http.MethodPost, bytes.NewReader(r.body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, r.url, body)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if r.body != nil {
 		req.Header.Set("Content-Type", "application/x-ndjson")
 	}
 	resp, err := c.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	answer, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("%s %s: %s: %s", method, r.url, resp.Status, strings.TrimSpace(string(answer)))
+		return 0, nil, fmt.Errorf("%s %s: %s: %s", method, r.url, resp.Status, strings.TrimSpace(string(answer)))
 	}
 	if r.body != nil {
 		if i := bytes.Index(answer, lineError); i >= 0 {
-			return 0, fmt.Errorf("%s %s: a line failed: %.200s", method, r.url, answer[i:])
+			return 0, nil, fmt.Errorf("%s %s: a line failed: %.200s", method, r.url, answer[i:])
 		}
 	}
 	var took int64
@@ -314,7 +328,7 @@ func send(ctx context.Context, c *http.Client, r request) (time.Duration, error)
 			took = took*10 + int64(c-'0')
 		}
 	}
-	return time.Duration(took) * time.Microsecond, nil
+	return time.Duration(took) * time.Microsecond, answer, nil
 }
 
 // InProcess times the work a search request does inside the server

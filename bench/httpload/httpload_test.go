@@ -2,6 +2,7 @@ package httpload
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"math"
 	"net/http"
@@ -14,6 +15,13 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gpusearch/gpusearch/analysis"
+	_ "github.com/gpusearch/gpusearch/codecplugins/all"
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/indexer"
+	"github.com/gpusearch/gpusearch/internal/testindex"
+	"github.com/gpusearch/gpusearch/query"
 )
 
 func TestReadQueries(t *testing.T) {
@@ -80,7 +88,7 @@ func TestClosedLoop(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			served.Store(0)
 			start := time.Now()
-			run := closedLoop(context.Background(), reqs, tt.conc, tt.d, tt.max)
+			run := closedLoop(context.Background(), reqs, tt.conc, tt.d, tt.max, nil)
 			n := served.Load()
 			if tt.wantServed > 0 && n != tt.wantServed {
 				t.Errorf("closedLoop sent %d requests, want %d", n, tt.wantServed)
@@ -177,5 +185,63 @@ func TestLoadMsearch(t *testing.T) {
 	}
 	if run := rep.Runs[0]; run.Errors != 3 || !strings.Contains(run.FirstError, "a line failed") {
 		t.Errorf("run %+v: want 3 errors, a failed line", run)
+	}
+}
+
+// TestExpect serves the answers of two indexes of the sample crawl (whole
+// pages and 16-term passages) and, now and then, a wrong one (the first
+// hit's score one float32 step lower): --expect counts each answer for the snapshot
+// it equals and the wrong ones as mismatched.
+func TestExpect(t *testing.T) {
+	snaps := []*index.Index{
+		testindex.Crawl(t, indexer.Options{Workers: 1}),
+		testindex.Crawl(t, indexer.Options{Workers: 1, Passages: 16}),
+	}
+	queries := []string{"json", "http server", "file"} // each has hits in both
+	var served atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := served.Add(1)
+		ix := snaps[n%2]
+		q, err := query.Parse(analysis.New(), r.URL.Query().Get("q"), query.And, 10)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		res, err := query.NewExhaustive(ix).Search(r.Context(), q)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		hits := make([]hit, len(res.Hits))
+		for i, h := range res.Hits {
+			hits[i] = hit{DocID: h.DocID, URL: ix.URL(h.DocID), Score: h.Score}
+		}
+		if n%5 == 0 {
+			hits[0].Score = math.Nextafter32(hits[0].Score, 0)
+		}
+		json.NewEncoder(w).Encode(map[string]any{"took_us": 1, "hits": hits})
+	}))
+	defer ts.Close()
+	f := Flags{Options: Options{Addr: strings.TrimPrefix(ts.URL, "http://"), Queries: queries, Mode: query.And, Engine: "cpu",
+		K: 10, Concurrency: []int{1}, MaxRequests: 30, Expect: []string{snaps[0].Dir(), snaps[1].Dir()}}}
+	rep, err := Load(context.Background(), f.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(ix *index.Index, name string) (query.Engine, func(), error) {
+		eng, err := query.New(ix, name)
+		return eng, func() {}, err
+	}
+	c, err := rep.answers.check(context.Background(), f.Expect, f.Options, open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Of 30 answers, 6 (every fifth) are wrong; of the rest, even
+	// requests came from the whole pages, odd ones from the passages.
+	if c.Mismatched != 6 || c.Matched[0] != 12 || c.Matched[1] != 12 || !strings.Contains(c.FirstMismatch, "answered") {
+		t.Errorf("check = %+v, want 12 and 12 matched, 6 mismatched", c)
+	}
+	if c.Err() == nil || (&Check{Matched: []int64{30}}).Err() != nil {
+		t.Errorf("Err: want an error for mismatches only")
 	}
 }

@@ -29,7 +29,14 @@ gives the HTTP overhead at p50 (the concurrency-1 run's p50 minus the
 in-process p50). Each run also reports the p50 of latency minus the
 took_us the server put in the answer, the overhead measured request by
 request. Serve with server.cache_entries: 0 to measure the engine
-rather than the result cache.`,
+rather than the result cache.
+
+With --expect SNAPSHOT,..., copies of the commits the server may serve
+during the runs (an index updated or merged under load), every answer is
+recorded and then checked against the CPU engine's answers over each
+snapshot: docids, URLs and scores must equal one snapshot's. The report
+counts the answers per snapshot, and the command fails if any matched
+none (a mixed or wrong answer).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := f.Complete(); err != nil {
@@ -42,10 +49,15 @@ rather than the result cache.`,
 				}
 				return openEngine(ix, cfg.GPU, name)
 			})
-			if err != nil || !asJSON {
+			if err != nil {
 				return err
 			}
-			return writeJSON(os.Stdout, rep)
+			if asJSON {
+				if err := writeJSON(os.Stdout, rep); err != nil {
+					return err
+				}
+			}
+			return rep.Check.Err()
 		},
 	}
 	addConfigFlag(cmd)
