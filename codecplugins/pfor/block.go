@@ -53,8 +53,20 @@ func exceptions(buf *[2 * blockLen]uint32, v []uint32, b int) []uint32 {
 	return buf[:k]
 }
 
-// appendBlock encodes v with slot width b, minWidth(maxbits) <= b <= 32.
-func appendBlock(dst []byte, v []uint32, b int) []byte {
+// layout is where a full block's slots lie: in the 4-way vertical layout
+// of package bitpack (newpfor, optpfor) or in its horizontal layout, value
+// i at bit i*b (newpfor-hor, optpfor-hor; the first paper's -Hor codecs).
+// Both take 16*b bytes; a partial block is always horizontal.
+type layout bool
+
+const (
+	vertical   layout = false
+	horizontal layout = true
+)
+
+// appendBlock encodes v with slot width b, minWidth(maxbits) <= b <= 32,
+// its slots in layout lay.
+func appendBlock(dst []byte, v []uint32, b int, lay layout) []byte {
 	if len(v) == 0 {
 		return dst
 	}
@@ -65,7 +77,7 @@ func appendBlock(dst []byte, v []uint32, b int) []byte {
 	} else {
 		dst = append(dst, byte(b)|hasExceptions, byte(len(exc)/2))
 	}
-	if len(v) == blockLen {
+	if len(v) == blockLen && lay == vertical {
 		dst = bitpack.AppendVertical(dst, (*[blockLen]uint32)(v), b)
 	} else {
 		dst = bitpack.AppendHorizontal(dst, v, b)
@@ -86,8 +98,9 @@ func blockLenAt(v []uint32, b int) int {
 // hasExceptions is the header bit that says an exception count follows.
 const hasExceptions = 0x80
 
-// decodeBlock decodes a block of n values for the codec called name.
-func decodeBlock(name string, dst []uint32, src []byte, n int) error {
+// decodeBlock decodes a block of n values, its slots in layout lay, for
+// the codec called name.
+func decodeBlock(name string, dst []uint32, src []byte, n int, lay layout) error {
 	if n < 0 || n > blockLen {
 		return codecplugins.Corrupt(name, 0, "value count out of range")
 	}
@@ -119,7 +132,7 @@ func decodeBlock(name string, dst []uint32, src []byte, n int) error {
 		return codecplugins.Corrupt(name, len(src), "truncated slots")
 	}
 	if e == 0 {
-		unpackSlots(dst, slots, n, b)
+		unpackSlots(dst, slots, n, b, lay)
 		return nil
 	}
 	if b == bitpack.MaxWidth {
@@ -131,10 +144,10 @@ func decodeBlock(name string, dst []uint32, src []byte, n int) error {
 	// large one.
 	if 2*e+s16MaxFields <= smallBuf {
 		var buf [smallBuf]uint32
-		return patched(name, dst, slots, n, b, e, sl, buf[:])
+		return patched(name, dst, slots, n, b, e, sl, buf[:], lay)
 	}
 	var buf [2*blockLen + s16MaxFields]uint32
-	return patched(name, dst, slots, n, b, e, sl, buf[:])
+	return patched(name, dst, slots, n, b, e, sl, buf[:], lay)
 }
 
 // smallBuf is the size of the exception buffer for blocks with few
@@ -143,7 +156,7 @@ const smallBuf = 64
 
 // patched decodes a block with e > 0 exceptions from body, the block after
 // its header; buf holds at least 2e+s16MaxFields values.
-func patched(name string, dst []uint32, body []byte, n, b, e, sl int, buf []uint32) error {
+func patched(name string, dst []uint32, body []byte, n, b, e, sl int, buf []uint32, lay layout) error {
 	const h = 2 // header bytes, for error offsets
 	if !s16Decode(buf, 2*e, body[sl:]) {
 		return codecplugins.Corrupt(name, h+len(body), "truncated exceptions")
@@ -162,7 +175,7 @@ func patched(name string, dst []uint32, body []byte, n, b, e, sl int, buf []uint
 			return codecplugins.Corrupt(name, h+sl, "exception overflows 32 bits")
 		}
 	}
-	unpackSlots(dst, body, n, b)
+	unpackSlots(dst, body, n, b, lay)
 	dst = dst[:n]
 	for i, p := range gaps {
 		dst[p] |= (highs[i] + 1) << b
@@ -170,11 +183,15 @@ func patched(name string, dst []uint32, body []byte, n, b, e, sl int, buf []uint
 	return nil
 }
 
-// unpackSlots decodes the n b-bit slots at the start of slots into dst.
-func unpackSlots(dst []uint32, slots []byte, n, b int) {
-	if n == blockLen {
+// unpackSlots decodes the n b-bit slots at the start of slots, in layout
+// lay, into dst.
+func unpackSlots(dst []uint32, slots []byte, n, b int, lay layout) {
+	switch {
+	case n == blockLen && lay == vertical:
 		bitpack.UnpackVertical((*[blockLen]uint32)(dst), slots, b)
-	} else {
+	case n == blockLen:
+		bitpack.UnpackHorizontalBlock((*[blockLen]uint32)(dst), slots, b)
+	default:
 		bitpack.UnpackHorizontal(dst[:n], slots, b)
 	}
 }

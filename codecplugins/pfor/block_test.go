@@ -32,7 +32,7 @@ func TestBlockFormat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := appendBlock(nil, tt.v, tt.b)
+			got := appendBlock(nil, tt.v, tt.b, vertical)
 			if !slices.Equal(got, tt.want) {
 				t.Fatalf("appendBlock(%v, %d) = %x, want %x", tt.v, tt.b, got, tt.want)
 			}
@@ -40,7 +40,7 @@ func TestBlockFormat(t *testing.T) {
 				t.Errorf("blockLenAt(%v, %d) = %d, want %d", tt.v, tt.b, l, len(got))
 			}
 			dec := make([]uint32, len(tt.v))
-			if err := decodeBlock("test", dec, got, len(tt.v)); err != nil || !slices.Equal(dec, tt.v) {
+			if err := decodeBlock("test", dec, got, len(tt.v), vertical); err != nil || !slices.Equal(dec, tt.v) {
 				t.Errorf("decodeBlock(%x) = %v, %v; want %v", got, dec, err, tt.v)
 			}
 		})
@@ -74,7 +74,7 @@ func TestBlockCorrupt(t *testing.T) {
 			for i := range dst {
 				dst[i] = 0xDEADBEEF
 			}
-			err := decodeBlock("test", dst, tt.src, tt.n)
+			err := decodeBlock("test", dst, tt.src, tt.n, vertical)
 			if !errors.Is(err, codecplugins.ErrCorrupt) {
 				t.Fatalf("decodeBlock(%x, %d) = %v, want ErrCorrupt", tt.src, tt.n, err)
 			}

@@ -18,12 +18,12 @@ func (NewPFor) BlockSize() int { return blockLen }
 
 // AppendBlock implements codecplugins.Codec.
 func (NewPFor) AppendBlock(dst []byte, v []uint32) []byte {
-	return appendBlock(dst, v, newPForWidth(v))
+	return appendBlock(dst, v, newPForWidth(v), vertical)
 }
 
 // DecodeBlock implements codecplugins.Codec.
 func (NewPFor) DecodeBlock(dst []uint32, src []byte, n int) error {
-	return decodeBlock(newPForName, dst, src, n)
+	return decodeBlock(newPForName, dst, src, n, vertical)
 }
 
 // newPForWidth returns the smallest b >= minWidth for which at most

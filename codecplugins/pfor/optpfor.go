@@ -21,12 +21,12 @@ func (OptPFor) BlockSize() int { return blockLen }
 
 // AppendBlock implements codecplugins.Codec.
 func (OptPFor) AppendBlock(dst []byte, v []uint32) []byte {
-	return appendBlock(dst, v, optPForWidth(v))
+	return appendBlock(dst, v, optPForWidth(v), vertical)
 }
 
 // DecodeBlock implements codecplugins.Codec.
 func (OptPFor) DecodeBlock(dst []uint32, src []byte, n int) error {
-	return decodeBlock(optPForName, dst, src, n)
+	return decodeBlock(optPForName, dst, src, n, vertical)
 }
 
 // optPForWidth returns the b that gives the smallest block, trying every

@@ -122,3 +122,15 @@ func grow(dst []byte, n int) (all, tail []byte) {
 	all = dst[:len(dst)+n]
 	return all, all[len(dst):]
 }
+
+// UnpackHorizontalBlock decodes a block of BlockLen values of width b in
+// the horizontal layout (value i at bit i*b) from src. It requires
+// 0 <= b <= 32 and len(src) >= HorizontalLen(BlockLen, b). On amd64 it
+// runs an SSE or AVX2 unpacker for widths up to 25, else the pure-Go one;
+// all give the same values.
+func UnpackHorizontalBlock(dst *[BlockLen]uint32, src []byte, b int) {
+	if unpackHAsm(dst, src, b) {
+		return
+	}
+	UnpackHorizontal(dst[:], src, b)
+}

@@ -142,3 +142,59 @@ func BenchmarkUnpackVertical(b *testing.B) {
 		}
 	}
 }
+
+// TestUnpackHorizontalBlockLevels decodes random bytes, read as a
+// horizontal block of every width, at every SIMD level the CPU has, and
+// requires the pure-Go unpacker's values, from a source cut to exactly
+// the block (the unpackers then read a copy) and from one with room past
+// it (they read in place).
+func TestUnpackHorizontalBlockLevels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, lv := range simd.Levels()[1:] {
+		for b := 0; b <= MaxWidth; b++ {
+			for _, slack := range []int{0, 16, 40} {
+				t.Run(fmt.Sprintf("%s/b=%d/slack=%d", lv, b, slack), func(t *testing.T) {
+					for range 20 {
+						src := make([]byte, HorizontalLen(BlockLen, b)+slack)
+						for i := range src {
+							src[i] = byte(rng.Uint32())
+						}
+						var want, got [BlockLen]uint32
+						for i := range got {
+							got[i] = 0xDEADBEEF
+						}
+						UnpackHorizontal(want[:], src, b)
+						simd.Run(lv, func() { UnpackHorizontalBlock(&got, src, b) })
+						if got != want {
+							for i := range got {
+								if got[i] != want[i] {
+									t.Fatalf("value %d = %#x, pure Go gives %#x", i, got[i], want[i])
+								}
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+func BenchmarkUnpackHorizontalBlock(b *testing.B) {
+	for _, lv := range simd.Levels() {
+		for _, w := range []int{1, 5, 13, 25} {
+			b.Run(fmt.Sprintf("%s/b=%d", lv, w), func(b *testing.B) {
+				src := make([]byte, HorizontalLen(BlockLen, w)+16)
+				for i := range src {
+					src[i] = byte(i * 37)
+				}
+				var dst [BlockLen]uint32
+				b.SetBytes(4 * BlockLen)
+				simd.Run(lv, func() {
+					for b.Loop() {
+						UnpackHorizontalBlock(&dst, src, w)
+					}
+				})
+			})
+		}
+	}
+}

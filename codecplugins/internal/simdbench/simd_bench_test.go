@@ -12,8 +12,12 @@ import (
 )
 
 // simdCodecs are the codecs with an assembly decoder, directly or, for
-// newpfor and optpfor, through package bitpack's vertical unpacker.
-var simdCodecs = []string{"bp128", "newpfor", "optpfor", "streamvbyte", "varint-SU", "varint-G8IU", "varint-G8CU"}
+// the frame-based and split Rice codecs, through package bitpack's
+// vertical and horizontal unpackers; rice and optrice, scalar at every
+// level, are the split codecs' baseline (the first paper's Table 2).
+var simdCodecs = []string{"bp128", "newpfor", "optpfor", "newpfor-hor", "optpfor-hor",
+	"rice", "optrice", "rice-hor", "rice-ver", "optrice-hor", "optrice-ver",
+	"streamvbyte", "varint-SU", "varint-G8IU", "varint-G8CU"}
 
 // synthetic builds the first paper's four synthetic sets once per process,
 // as `gpusearch bench codecs` does by default: seed 1, 2^16 values sparse,
