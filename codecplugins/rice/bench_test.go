@@ -11,7 +11,7 @@ import (
 // per iteration.
 func BenchmarkDecode(b *testing.B) {
 	v := codectest.GeometricGaps(blockSize, 12, 7)
-	for _, c := range []codecplugins.Codec{Rice{}, OptRice{}} {
+	for _, c := range []codecplugins.Codec{Rice{}, OptRice{}, splitCodec(b, "rice-hor"), splitCodec(b, "rice-ver")} {
 		b.Run(c.Name(), func(b *testing.B) { codectest.BenchDecode(b, c, v) })
 	}
 }
