@@ -7,7 +7,7 @@ import (
 
 // Convert rewrites ix into dir with other codecs: same documents, terms,
 // postings, order and BM25 parameters, so every query answers the same;
-// the document store is copied as it lies, and positions are kept
+// the document store and the sources are copied as they lie, and positions are kept
 // (re-encoded with opts.PositionsCodec, by default the new docid codec).
 // opts gives the codecs and Force; the order, the BM25 parameters and
 // whether the index has positions are ix's.
@@ -28,6 +28,14 @@ func Convert(ctx context.Context, ix *Index, dir string, opts WriterOptions) err
 	if err := w.copyStore(ix); err != nil {
 		w.Abort()
 		return err
+	}
+	// The sources, so that the converted index can be updated in place
+	// of the original.
+	if so, srcs, ok := ix.Sources(); ok {
+		if err := w.AddSources(so, srcs); err != nil {
+			w.Abort()
+			return err
+		}
 	}
 	var docids, freqs, positions, buf []uint32
 	for i := range ix.NumTerms() {

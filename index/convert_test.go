@@ -70,6 +70,10 @@ func TestConvertKeepsAnswers(t *testing.T) {
 			if got := answers(cx); !reflect.DeepEqual(got, want) {
 				t.Errorf("answers changed after converting to %s", codec)
 			}
+			so, srcs, ok := ix.Sources()
+			if cso, csrcs, cok := cx.Sources(); !ok || !cok || cso != so || !reflect.DeepEqual(csrcs, srcs) {
+				t.Errorf("sources after converting: %v %v, want %v %v", cok, cso, ok, so)
+			}
 		})
 	}
 }
