@@ -7,8 +7,9 @@ import (
 
 // Convert rewrites ix into dir with other codecs: same documents, terms,
 // postings, order and BM25 parameters, so every query answers the same;
-// the document store and the sources are copied as they lie, and positions are kept
-// (re-encoded with opts.PositionsCodec, by default the new docid codec).
+// the document store and the sources are copied as they lie, and
+// positions are kept (re-encoded with opts.PositionsCodec, by default the
+// new docid codec).
 // opts gives the codecs and Force; the order, the BM25 parameters and
 // whether the index has positions are ix's.
 func Convert(ctx context.Context, ix *Index, dir string, opts WriterOptions) error {
