@@ -129,30 +129,29 @@ func quotients(q []uint32, s []byte, k uint) (int, error) {
 	qLimit := min(uint(escapeQ), uint(1)<<(32-k)) // quotients below it need no escape and fit
 	p := uint(0)
 	for i := 0; i < len(q); {
-		// Every set bit of a window ends a short quotient: take them
-		// while they lie among its valid bits.
+		// Every set bit of a window ends a quotient: visit them in
+		// order, clearing each, while the quotients are short. A loaded
+		// window's bits are all valid (zeros past the end of s).
 		w := bitio.Window(s, p)
-		avail := 64 - p&7
-		for i < len(q) {
-			z := uint(bits.TrailingZeros64(w))
-			if z >= qLimit || z+1 > avail {
+		run := uint(0) // where the current quotient's zeros start, in w
+		for w != 0 && i < len(q) {
+			t := uint(bits.TrailingZeros64(w))
+			if t-run >= qLimit {
 				break
 			}
-			q[i] = uint32(z)
-			w >>= z + 1
-			avail -= z + 1
-			p += z + 1
+			q[i] = uint32(t - run)
+			run = t + 1
+			w &= w - 1
 			i++
 		}
-		if i == len(q) {
-			break
+		p += run
+		if i == len(q) || w == 0 && run > 0 {
+			continue // done, or the next quotient runs past the window
 		}
-		// A window from p holds at least 57 valid bits where 8 bytes
-		// remain: a short quotient there goes round again; else an
-		// escape, a quotient that overflows, or a corrupt run.
+		// A long quotient (or a window of zeros, which holds at least 57
+		// valid bits where 8 bytes remain): an escape, a quotient that
+		// overflows, or a corrupt run.
 		switch z := uint(bits.TrailingZeros64(bitio.Window(s, p))); {
-		case z < qLimit:
-			continue
 		case z == escapeQ:
 			p += escapeQ + 1
 			x := bitio.Window(s, p) & (1<<(32-k) - 1)
