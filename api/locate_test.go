@@ -23,7 +23,7 @@ import (
 // where the text is one piece the two are the same; elsewhere every mark
 // is a word of a query term, the snippet is the text's own, and it holds
 // a query unit whenever the document does; a hit described alone reads
-// as it does among the page's, described on several goroutines.
+// as it does among a page's, where one maker serves hit after hit.
 func TestDescribeLocated(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	vocab := strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon running runs ran café naïve 3.14 don't http.Server")
@@ -80,8 +80,8 @@ func TestDescribeLocated(t *testing.T) {
 		if err := Describe(ix, a, q, located, 160, false); err != nil {
 			t.Fatal(err)
 		}
-		// A page's hits are described on several goroutines: each
-		// alone, on the caller's, must read the same.
+		// One maker serves a page's hits in turn: each alone must
+		// read the same.
 		for i := range located {
 			alone := slices.Clone(hits[i : i+1])
 			if err := Describe(ix, a, q, alone, 160, false); err != nil {

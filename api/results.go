@@ -3,11 +3,8 @@ package api
 import (
 	"cmp"
 	"html"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/index"
@@ -40,8 +37,7 @@ func (s *Server) describe(ix *index.Index, q query.Query, hits []Hit, noSnippets
 // terms in each hit say where its snippet lies (snippet.Maker.Locate) and
 // only the pieces there are read and scanned; otherwise, or when those
 // pieces miss every term the document holds, the whole text is, skipping
-// the terms the postings say it lacks. The hits are described on up to
-// GOMAXPROCS goroutines, the caller's among them.
+// the terms the postings say it lacks.
 func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, snippetBytes int, asHTML bool) error {
 	if ix.Store() == index.StoreNone || len(hits) == 0 {
 		return nil
@@ -59,8 +55,7 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 			return nil
 		})
 	}
-	d := describer{ix: ix, q: q, hits: hits, size: snippetBytes, asHTML: asHTML,
-		located: ix.PiecedText() && ix.HasPositions()}
+	d := describer{ix: ix, q: q, hits: hits, asHTML: asHTML, located: ix.PiecedText() && ix.HasPositions()}
 	m := snippet.New(snippet.Query{Terms: q.Terms, Phrases: q.Phrases}, snippetBytes)
 	var want func(term int, freq, docLen uint32) bool
 	if d.located {
@@ -74,58 +69,27 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 }
 
 // describer describes the hits of one request with text stored: a title
-// and a snippet each, on up to GOMAXPROCS goroutines, since a snippet
-// costs tens of microseconds (its positions, a piece to decompress, a
-// scan) and the hits of a page are independent.
+// and a snippet each.
 type describer struct {
 	ix      *index.Index
 	q       query.Query
 	hits    []Hit
 	lk      lookup
-	size    int
 	located bool // positions say where each snippet lies (locatedSnippet)
 	asHTML  bool
-	next    atomic.Int64 // the next hit to describe
 }
 
-// analyzers lend the analyzers of the goroutines Describe adds to the
-// caller's.
-var analyzers = sync.Pool{New: func() any { return analysis.New() }}
-
-// run describes every hit: the caller's goroutine with a and m, and up to
-// GOMAXPROCS-1 more with their own, each taking the next hit not taken.
-// The first error found is returned.
+// run describes every hit, one after the other, reading the index under
+// Guard. (Describing a page's hits on two goroutines made the median
+// request slower on the 2-core development box, by 5-25%.)
 func (d *describer) run(a *analysis.Analyzer, m *snippet.Maker) error {
-	helpers := min(runtime.GOMAXPROCS(0), len(d.hits)) - 1
-	errs := make(chan error, helpers)
-	for range helpers {
-		go func() {
-			a := analyzers.Get().(*analysis.Analyzer)
-			defer analyzers.Put(a)
-			errs <- d.work(a, snippet.New(snippet.Query{Terms: d.q.Terms, Phrases: d.q.Phrases}, d.size))
-		}()
-	}
-	err := d.work(a, m)
-	for range helpers {
-		err = cmp.Or(err, <-errs)
-	}
-	return err
-}
-
-// work describes hits until none is left or one fails, reading the index
-// under Guard, as every goroutine that reads it must.
-func (d *describer) work(a *analysis.Analyzer, m *snippet.Maker) error {
 	return d.ix.Guard(func() error {
-		for {
-			i := int(d.next.Add(1) - 1)
-			if i >= len(d.hits) {
-				return nil
-			}
+		for i := range d.hits {
 			if err := d.describe(a, m, i); err != nil {
-				d.next.Store(int64(len(d.hits))) // the others stop too
 				return err
 			}
 		}
+		return nil
 	})
 }
 
