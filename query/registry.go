@@ -102,6 +102,9 @@ func Open(ix *index.Index, name string, o Options) (Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ix.Segments() != nil {
+		return openSegmented(ix, name, d, o)
+	}
 	return d.Open(ix, o)
 }
 
