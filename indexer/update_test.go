@@ -159,14 +159,18 @@ func (c *randomCrawl) step() indexer.UpdateReport {
 // reference does on the fresh build.
 func TestUpdateEqualsFreshBuild(t *testing.T) {
 	for _, tt := range []struct {
-		name string
-		o    indexer.Options
+		name  string
+		o     indexer.Options
+		merge indexer.MergePolicy // the updates'
 	}{
-		{"text-positions", indexer.Options{Store: index.StoreText, Positions: true}},
-		{"titles", indexer.Options{Store: index.StoreTitles, DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}},
-		{"passages-positions", indexer.Options{Store: index.StoreText, Positions: true, Passages: 20}},
-		{"none-truncated", indexer.Options{Store: index.StoreNone, MaxDocBytes: 600}},
-		{"oversize-skipped", indexer.Options{Store: index.StoreText, MaxDocBytes: 600, Oversize: "skip"}},
+		{"text-positions", indexer.Options{Store: index.StoreText, Positions: true}, indexer.MergePolicy{}},
+		// Segments pile up: every update adds one and deletes in the others.
+		{"unmerged-positions", indexer.Options{Store: index.StoreText, Positions: true}, indexer.MergePolicy{Off: true}},
+		{"unmerged-passages", indexer.Options{Store: index.StoreTitles, Passages: 20}, indexer.MergePolicy{Off: true}},
+		{"titles", indexer.Options{Store: index.StoreTitles, DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}, indexer.MergePolicy{}},
+		{"passages-positions", indexer.Options{Store: index.StoreText, Positions: true, Passages: 20}, indexer.MergePolicy{}},
+		{"none-truncated", indexer.Options{Store: index.StoreNone, MaxDocBytes: 600}, indexer.MergePolicy{}},
+		{"oversize-skipped", indexer.Options{Store: index.StoreText, MaxDocBytes: 600, Oversize: "skip"}, indexer.MergePolicy{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -177,9 +181,10 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 			if _, err := indexer.Build(ctx, c.dir, dir, o); err != nil {
 				t.Fatal(err)
 			}
+			segments := 1
 			for step := range 6 {
 				want := c.step()
-				rep, err := indexer.Update(ctx, c.dir, dir, indexer.Options{Workers: 2, Force: true})
+				rep, err := indexer.Update(ctx, c.dir, dir, indexer.Options{Workers: 2, Force: true, Merge: tt.merge})
 				if err != nil {
 					t.Fatalf("step %d: %v", step, err)
 				}
@@ -201,7 +206,26 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 					t.Fatalf("step %d (%v): %v", step, got, err)
 				}
 				sameAnswers(t, dir, fresh)
+				segments = max(segments, rep.Segments)
 			}
+			if tt.merge.Off && segments < 4 {
+				t.Errorf("at most %d segments: the test meant to search many", segments)
+			}
+			// Merging everything gives the fresh build's data files.
+			if _, err := indexer.Merge(ctx, dir, indexer.Options{}, true); err != nil {
+				t.Fatal(err)
+			}
+			fresh := filepath.Join(t.TempDir(), "fresh")
+			if _, err := indexer.Build(ctx, c.dir, fresh, o); err != nil {
+				t.Fatal(err)
+			}
+			if m, err := index.ReadMeta(dir); err != nil || len(m.Segments) > 0 {
+				t.Fatalf("after merging all: %d segments, %v", len(m.Segments), err)
+			}
+			if err := sameData(dir, fresh, false); err != nil {
+				t.Fatalf("merged: %v", err)
+			}
+			sameAnswers(t, dir, fresh)
 		})
 	}
 }
