@@ -206,6 +206,7 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 					t.Fatalf("step %d (%v): %v", step, got, err)
 				}
 				sameAnswers(t, dir, fresh)
+				boundsHold(t, dir)
 				segments = max(segments, rep.Segments)
 			}
 			if tt.merge.Off && segments < 4 {
@@ -353,5 +354,33 @@ func TestUpdateRefuses(t *testing.T) {
 	}
 	if _, err := indexer.Update(ctx, crawl, crawlOrder, indexer.Options{}); err == nil || !strings.Contains(err.Error(), "URL order") {
 		t.Errorf("Update of an index in crawl order = %v, want an error about URL order", err)
+	}
+}
+
+// boundsHold checks that every posting of every segment of the index in
+// dir scores, under the collection's statistics, at most its list's and
+// its block's bounds as the segment's cursors give them.
+func boundsHold(t *testing.T, dir string) {
+	t.Helper()
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for _, p := range ix.Segments() {
+		params, norms := p.BM25(), p.Norms()
+		for i := range p.NumTerms() {
+			info := p.Term(i)
+			idf := p.IDF(info)
+			c := p.Cursor(info)
+			for d := c.DocID(); d != index.NoMoreDocs; d = c.Next() {
+				c.ShallowNextGEQ(d)
+				s := params.TermScore(idf, c.Freq(), norms[d])
+				if s > c.BlockMaxScore() || s > info.MaxScore {
+					t.Fatalf("segment %s, term %q, document %d: score %v above its bounds %v (block), %v (list)",
+						p.Meta().Generation, info.Term, d, s, c.BlockMaxScore(), info.MaxScore)
+				}
+			}
+		}
 	}
 }
