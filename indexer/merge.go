@@ -46,11 +46,29 @@ func (p MergePolicy) withDefaults() MergePolicy {
 	return p
 }
 
-// live is a segment's live documents.
-func (s segment) live() int64 { return int64(s.ix.NumDocs()) - int64(s.del.GetCardinality()) }
+// segmentSize is what the policy knows of a segment: its documents and
+// how many of them are deleted (as the commit point records them).
+type segmentSize struct{ docs, deleted uint64 }
+
+func (s segmentSize) live() int64 { return int64(s.docs - s.deleted) }
+
+// sizes are the segments' sizes a commit point records.
+func sizes(m index.Meta) []segmentSize {
+	if len(m.Segments) == 0 {
+		return []segmentSize{{docs: m.Docs}}
+	}
+	out := make([]segmentSize, len(m.Segments))
+	for i, s := range m.Segments {
+		out[i].docs = s.Meta.Docs
+		if s.Deletions != nil {
+			out[i].deleted = s.Deletions.Count
+		}
+	}
+	return out
+}
 
 // plan picks the segments of the next merge, by index, or none.
-func (p MergePolicy) plan(segs []segment) []int {
+func (p MergePolicy) plan(segs []segmentSize) []int {
 	tiers := map[int][]int{}
 	for i, s := range segs {
 		t := 0
@@ -62,7 +80,7 @@ func (p MergePolicy) plan(segs []segment) []int {
 	for _, t := range slices.Sorted(maps.Keys(tiers)) {
 		in := tiers[t]
 		purge := slices.ContainsFunc(in, func(i int) bool {
-			return float64(segs[i].del.GetCardinality()) > p.MaxDeletedShare*float64(segs[i].ix.NumDocs())
+			return float64(segs[i].deleted) > p.MaxDeletedShare*float64(segs[i].docs)
 		})
 		if len(in) < p.SegmentsPerTier && !purge {
 			continue
@@ -94,25 +112,30 @@ func mergeByPolicy(ctx context.Context, d *index.Dir, opts Options, all bool) (i
 		if opts.Merge.Off && !all {
 			return merged, nil
 		}
+		// The plan needs only the commit point; the index opens for a
+		// merge alone.
+		m, err := index.ReadMeta(d.Path())
+		if err != nil {
+			return merged, err
+		}
+		var pick []int
+		switch {
+		case all && (len(m.Segments) > 1 || len(m.Segments) == 1 && m.Segments[0].Deletions != nil):
+			pick = make([]int, len(m.Segments))
+			for i := range pick {
+				pick[i] = i
+			}
+		case !all:
+			pick = opts.Merge.plan(sizes(m))
+		}
+		if pick == nil {
+			return merged, nil
+		}
 		ix, err := index.Open(d.Path())
 		if err != nil {
 			return merged, err
 		}
 		segs := segmentsOf(ix)
-		var pick []int
-		switch {
-		case all && (len(segs) > 1 || segs[0].del.GetCardinality() > 0):
-			pick = make([]int, len(segs))
-			for i := range pick {
-				pick[i] = i
-			}
-		case !all:
-			pick = opts.Merge.plan(segs)
-		}
-		if pick == nil {
-			ix.Close()
-			return merged, nil
-		}
 		progressf(opts, "merge: %d segments\n", len(pick))
 		err = mergeSegments(ctx, d, ix, segs, pick, opts)
 		ix.Close()
