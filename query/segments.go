@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,10 +19,20 @@ import (
 // top k as a fresh build of the live documents would score them; their
 // hits, renumbered into the index's docids (the fresh build's), merge
 // into the top k, ties going to the lower docid as in every engine. The
-// segments are searched one after the other.
+// segments are searched one after the other, the largest first; once k
+// hits are held, the DAAT engines skip in the next segments every
+// document whose score bound is below the k-th score so far (a document
+// scoring it exactly may still rank above it).
 type Segmented struct {
 	ix      *index.Index
 	engines []Engine
+	order   []int // the segments, largest first
+}
+
+// floorSearcher is an engine that searches in a mode, skipping the
+// documents whose score bound is below floor.
+type floorSearcher interface {
+	searchAbove(ctx context.Context, q Query, mode Mode, floor float32) (Result, error)
 }
 
 // openSegmented opens driver d on each segment of ix.
@@ -39,7 +50,9 @@ func openSegmented(ix *index.Index, name string, d Driver, o Options) (Engine, e
 			return nil, err
 		}
 		s.engines = append(s.engines, e)
+		s.order = append(s.order, len(s.order))
 	}
+	slices.SortStableFunc(s.order, func(a, b int) int { return cmp.Compare(segs[b].NumDocs(), segs[a].NumDocs()) })
 	return s, nil
 }
 
@@ -56,29 +69,28 @@ func (s *Segmented) Search(ctx context.Context, q Query) (Result, error) {
 func (s *Segmented) run(ctx context.Context, q Query, mode Mode) (Result, error) {
 	q.Mode = mode
 	var res Result
-	for i, e := range s.engines {
-		r, err := e.Search(ctx, q)
+	top := NewTopK(q.K)
+	for _, i := range s.order {
+		var r Result
+		var err error
+		if f, ok := s.engines[i].(floorSearcher); ok && top.Full() {
+			r, err = f.searchAbove(ctx, q, mode, top.Threshold())
+		} else {
+			r, err = s.engines[i].Search(ctx, q)
+		}
 		if err != nil {
 			return Result{}, err
 		}
 		global := s.ix.SegmentDocIDs(i)
 		for _, h := range r.Hits {
-			res.Hits = append(res.Hits, Hit{DocID: global[h.DocID], Score: h.Score})
+			top.Push(Hit{DocID: global[h.DocID], Score: h.Score})
 		}
 		res.Stats.Algorithm = r.Stats.Algorithm
 		res.Stats.PostingsScored += r.Stats.PostingsScored
 		res.Stats.BlocksDecoded += r.Stats.BlocksDecoded
 		res.Stats.BlocksSkipped += r.Stats.BlocksSkipped
 	}
-	slices.SortFunc(res.Hits, func(a, b Hit) int {
-		if better(a, b) {
-			return -1
-		}
-		return 1
-	})
-	if len(res.Hits) > q.K {
-		res.Hits = res.Hits[:q.K]
-	}
+	res.Hits = top.Hits()
 	return res, nil
 }
 
