@@ -164,6 +164,16 @@ func corruptf(file, format string, args ...any) error {
 	return fmt.Errorf("index: %s: %w: %s", file, ErrCorrupt, fmt.Sprintf(format, args...))
 }
 
+// fileBytes is the size of data file name, over every segment of a
+// segmented index.
+func (m Meta) fileBytes(name string) int64 {
+	n := m.Files[name].Size
+	for _, s := range m.Segments {
+		n += s.Meta.Files[name].Size
+	}
+	return n
+}
+
 // BitsPerDocID is the docid file's size in bits per posting.
 func (m Meta) BitsPerDocID() float64 { return m.bitsPerPosting(fileDocIDs) }
 
@@ -174,5 +184,5 @@ func (m Meta) bitsPerPosting(file string) float64 {
 	if m.Postings == 0 {
 		return 0
 	}
-	return float64(8*m.Files[file].Size) / float64(m.Postings)
+	return float64(8*m.fileBytes(file)) / float64(m.Postings)
 }

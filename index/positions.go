@@ -357,4 +357,4 @@ func (c *Cursor) PositionsTo(dst []uint32, limit uint32) ([]uint32, error) {
 }
 
 // PositionsBytes is the size of the positions' file, 0 without positions.
-func (m Meta) PositionsBytes() int64 { return m.Files[filePositions].Size }
+func (m Meta) PositionsBytes() int64 { return m.fileBytes(filePositions) }

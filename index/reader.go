@@ -419,11 +419,18 @@ func (ix *Index) checkBounds(p boundsParams) error {
 	return nil
 }
 
-// Bytes is the total size of the index's data files.
+// Bytes is the total size of the index's data files (of a segmented
+// index: its segments' and deletions files).
 func (m Meta) Bytes() int64 {
 	var n int64
 	for _, f := range m.Files {
 		n += f.Size
+	}
+	for _, s := range m.Segments {
+		n += s.Meta.Bytes()
+		if s.Deletions != nil {
+			n += s.Deletions.Size
+		}
 	}
 	return n
 }

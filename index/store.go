@@ -551,5 +551,5 @@ func (ix *Index) Document(docid uint32, withText bool) (Document, error) {
 
 // StoreBytes is the size of the document store's files.
 func (m Meta) StoreBytes() int64 {
-	return m.Files[fileTitles].Size + m.Files[fileTexts].Size + m.Files[fileTextPieces].Size
+	return m.fileBytes(fileTitles) + m.fileBytes(fileTexts) + m.fileBytes(fileTextPieces)
 }
