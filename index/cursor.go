@@ -54,7 +54,9 @@ func (ix *Index) LazyCursor(t TermInfo) *Cursor {
 	c := ix.rawCursor(t)
 	if ix.coll != nil {
 		c.del = ix.deleted
-		c.scale = ix.boundScale(t.DF, t.Term)
+		if c.scale = t.scale; c.scale == 0 {
+			_, c.scale = ix.collStats(t.DF, t.Term)
+		}
 	}
 	return c
 }

@@ -153,6 +153,11 @@ type TermInfo struct {
 	CF         uint64  // collection frequency: sum of term frequencies
 	MaxScore   float32 // largest BM25 term score in the list
 	FirstBlock uint32  // index of the list's first block in the skip table
+	// In a segment of a segmented index: the term's idf over the whole
+	// collection and the factor that scales the segment's bounds
+	// (segmented.go), computed once by Lookup and Term; 0 elsewhere.
+	idf   float32
+	scale float64
 }
 
 // NumBlocks is the number of blocks the term's list occupies.

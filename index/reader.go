@@ -509,7 +509,8 @@ func (ix *Index) Term(i int) TermInfo { return ix.termInfo(i, strings.Clone(ix.t
 func (ix *Index) termInfo(i int, term string) TermInfo {
 	t := ix.rawInfo(i, term)
 	if ix.coll != nil {
-		t.MaxScore = scaleUp(t.MaxScore, ix.boundScale(t.DF, term))
+		t.idf, t.scale = ix.collStats(t.DF, term)
+		t.MaxScore = scaleUp(t.MaxScore, t.scale)
 	}
 	return t
 }
@@ -550,7 +551,10 @@ func (ix *Index) termString(i int) string {
 // documents of all segments.
 func (ix *Index) IDF(t TermInfo) float32 {
 	if ix.coll != nil {
-		return bm25.IDF(ix.coll.docs, ix.coll.liveDF(t.Term))
+		if t.idf == 0 {
+			t.idf, _ = ix.collStats(t.DF, t.Term)
+		}
+		return t.idf
 	}
 	return bm25.IDF(ix.meta.Docs, uint64(t.DF))
 }

@@ -200,19 +200,21 @@ func (ix *Index) deletedPostings(t TermInfo, del *roaring.Bitmap) uint64 {
 	return n
 }
 
-// boundScale is the factor that turns a segment's stored score bounds of
-// a term (df postings in the segment) into bounds under the collection's
-// statistics: a term score is idf * tf*(k1+1)/(tf+norm), so it grows with
-// the idf's ratio, and, when the collection's average length is the
-// larger, its norm shrinks by at most that ratio, which tf/(tf+norm)
-// gains at most. The margin covers float32 rounding.
-func (ix *Index) boundScale(df uint32, term string) float64 {
+// collStats returns, for a term of a segment (df postings there), its idf
+// over the collection and the factor that turns the segment's stored
+// score bounds of it into bounds under the collection's statistics: a
+// term score is idf * tf*(k1+1)/(tf+norm), so it grows with the idf's
+// ratio, and, when the collection's average length is the larger, its
+// norm shrinks by at most that ratio, which tf/(tf+norm) gains at most.
+// The margin covers float32 rounding.
+func (ix *Index) collStats(df uint32, term string) (idf float32, scale float64) {
 	s := ix.coll
-	f := float64(bm25.IDF(s.docs, s.liveDF(term))) / float64(bm25.IDF(ix.meta.Docs, uint64(df)))
+	idf = bm25.IDF(s.docs, s.liveDF(term))
+	scale = float64(idf) / float64(bm25.IDF(ix.meta.Docs, uint64(df)))
 	if r := float64(s.avgLen) / float64(ix.avgLen); r > 1 {
-		f *= r
+		scale *= r
 	}
-	return f * (1 + 1e-5)
+	return idf, scale * (1 + 1e-5)
 }
 
 // scaleUp multiplies a bound by f, rounding up.
