@@ -5,13 +5,15 @@
 # offset i, a paragraph appended), so that it holds 1 + i segments with
 # deletions; benchmarks one-thread AND and OR top-10 on the built index
 # (1 segment), after 3 updates (4 segments), after 15 (16), and after
-# merging those 16 into one. Writes WORKDIR/segments.json.
+# merging those 16 into one; and on a second index that took the same 15
+# updates under the default merge policy (its steady state). Writes
+# WORKDIR/segments.json.
 #
 #   bash scripts/segments.sh CRAWL QUERIES WORKDIR [GPUSEARCH]
 set -euo pipefail
 crawl=$1 queries=$2 work=$3 bin=${4:-./gpusearch}
 mkdir -p "$work"
-rm -rf "$work"/c "$work"/ix "$work"/ix-*
+rm -rf "$work"/c "$work"/ix "$work"/ix-* "$work"/bench-*
 printf 'index:\n  merge:\n    policy: off\n' >"$work/nomerge.yaml"
 cp -al "$crawl" "$work/c"
 "$bin" index --quiet --out "$work/ix" "$work/c"
@@ -19,6 +21,7 @@ bench() { # bench NAME: one-thread AND and OR top-10 on the index NAME
 	"$bin" bench queries --index "$work/$1" --queries "$queries" --engine cpu --mode and,or --threads 1 --min-time 2s --json >"$work/bench-$1.json"
 }
 cp -a "$work/ix" "$work/ix-1"
+cp -a "$work/ix" "$work/ix-policy"
 bench ix-1
 for i in $(seq 1 15); do
 	python3 - "$work/c" "$i" <<'PY'
@@ -35,6 +38,7 @@ for k in range(off, len(files), 100):
         f.write(data + b"\n<p>updated paragraph zyzzyva %d</p>\n" % k)
 PY
 	"$bin" index --update --quiet --config "$work/nomerge.yaml" --out "$work/ix" "$work/c"
+	"$bin" index --update --quiet --out "$work/ix-policy" "$work/c"
 	case $i in
 	3) cp -a "$work/ix" "$work/ix-4" && bench ix-4 ;;
 	15) cp -a "$work/ix" "$work/ix-16" && bench ix-16 ;;
@@ -43,13 +47,16 @@ done
 cp -a "$work/ix-16" "$work/ix-merged"
 "$bin" merge --all --quiet --out "$work/ix-merged"
 bench ix-merged
+bench ix-policy
 python3 - "$work" "$crawl" <<'PY'
 import json, sys
 work, crawl = sys.argv[1], sys.argv[2]
 out = {"crawl": crawl, "rows": []}
-for name in ["ix-1", "ix-4", "ix-16", "ix-merged"]:
-    rows = json.load(open(f"{work}/bench-{name}.json"))
-    out["rows"].append({"index": name, "bench": rows})
+for name in ["ix-1", "ix-4", "ix-16", "ix-merged", "ix-policy"]:
+    meta = json.load(open(f"{work}/{name}/meta.json"))["index"]
+    rows = json.load(open(f"{work}/bench-{name}.json"))["results"]
+    out["rows"].append({"index": name, "segments": max(1, len(meta.get("segments", []))),
+                        "bench": [{k: r[k] for k in ["mode", "algorithm", "mean_us", "p50_us", "p99_us", "cpu_us", "queries", "runs"]} for r in rows]})
 json.dump(out, open(f"{work}/segments.json", "w"), indent=1)
 PY
 rm -rf "$work"/c
