@@ -221,8 +221,8 @@ func deleteReplaced(segs []segment, srcs []index.Source, where []srcLoc, kept []
 	}
 	var out []index.CommitSegment
 	for i, s := range segs {
-		if s.del.GetCardinality() == uint64(s.ix.NumDocs()) {
-			continue // nothing live: the commit drops it
+		if s.del.GetCardinality() == uint64(s.ix.NumDocs()) && (i > 0 || len(segs) > 1) {
+			continue // nothing live: the commit drops it (but the last one, so that a commit names a segment)
 		}
 		c := index.CommitSegment{Meta: s.ix.Meta(), Prior: s.prior}
 		if changed[i] {
