@@ -64,6 +64,17 @@ func (e *DAAT) runAbove(ctx context.Context, q Query, mode Mode, floor float64) 
 	if len(terms) == 0 || (mode == And && !all) {
 		return res, nil
 	}
+	if floor >= 0 {
+		// No document here can beat the other segments' k-th score: the
+		// segment is done before a cursor opens.
+		var bound float64
+		for _, t := range terms {
+			bound += float64(t.info.MaxScore)
+		}
+		if bound*boundSlack(len(terms)) <= floor {
+			return res, nil
+		}
+	}
 	s := newSearch(ctx, e.ix, terms, q.K, algo.seeks)
 	s.floor, s.thr = floor, floor
 	var err error
