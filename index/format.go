@@ -126,8 +126,8 @@ type Meta struct {
 	Files        map[string]FileMeta `json:"files"`
 	// Segments, in a version 7 commit point, are the index's segments;
 	// the fields above then summarise them (Generation names the commit,
-	// Docs, Tokens and AvgDocLength count the live documents, Files is
-	// empty). Empty for an index of one segment without deletions.
+	// Docs, Tokens and AvgDocLength count the live documents, Terms,
+	// Postings and Blocks add up the segments', Files is empty). Empty for an index of one segment without deletions.
 	Segments []SegmentMeta `json:"segments,omitempty"`
 }
 
