@@ -161,7 +161,7 @@ func Default() Config {
 			Oversize:       "truncate",
 			Store:          "text",
 			Positions:      true,
-			Merge:          Merge{Policy: "tiered", SegmentsPerTier: 4, TierRatio: 8, MaxDeletedShare: 0.3, MaxMergeDocs: 4_000_000},
+			Merge:          Merge{Policy: "tiered", SegmentsPerTier: 2, TierRatio: 8, MaxDeletedShare: 0.3, MaxMergeDocs: 4_000_000},
 		},
 		BM25:   bm25.DefaultParams(),
 		Search: Search{Mode: "andor", K: 10, Engine: "auto", SnippetBytes: 160},

@@ -24,7 +24,7 @@ import (
 // URLs and one list at a time), nor any when Off.
 type MergePolicy struct {
 	Off             bool
-	SegmentsPerTier int     // segments of one tier that trigger a merge (default 4)
+	SegmentsPerTier int     // segments of one tier that trigger a merge (default 2)
 	TierRatio       float64 // size ratio between tiers (default 8)
 	MaxDeletedShare float64 // deleted share of a segment that triggers its merge (default 0.3)
 	MaxMergeDocs    int64   // most live documents one merge writes (default 4,000,000)
@@ -32,7 +32,7 @@ type MergePolicy struct {
 
 func (p MergePolicy) withDefaults() MergePolicy {
 	if p.SegmentsPerTier < 2 {
-		p.SegmentsPerTier = 4
+		p.SegmentsPerTier = 2
 	}
 	if !(p.TierRatio > 1) {
 		p.TierRatio = 8

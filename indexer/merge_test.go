@@ -7,7 +7,7 @@ import (
 
 // TestMergePlan checks the tiered policy's choices.
 func TestMergePlan(t *testing.T) {
-	p := MergePolicy{}.withDefaults() // 4 per tier, ratio 8, 30% deleted, 4M documents
+	p := MergePolicy{SegmentsPerTier: 4}.withDefaults() // ratio 8, 30% deleted, 4M documents
 	for _, tt := range []struct {
 		name string
 		segs []segmentSize
@@ -27,7 +27,10 @@ func TestMergePlan(t *testing.T) {
 			}
 		})
 	}
-	small := MergePolicy{MaxMergeDocs: 500}.withDefaults()
+	if got := (MergePolicy{}).withDefaults().plan([]segmentSize{{docs: 32000}, {docs: 300}, {docs: 320}}); !slices.Equal(got, []int{1, 2}) {
+		t.Errorf("the default policy (2 per tier) plans %v, want [1 2]", got)
+	}
+	small := MergePolicy{SegmentsPerTier: 4, MaxMergeDocs: 500}.withDefaults()
 	if got := small.plan([]segmentSize{{docs: 300}, {docs: 300}, {docs: 300}, {docs: 300}}); got != nil {
 		t.Errorf("merges beyond max_merge_docs: %v", got)
 	}

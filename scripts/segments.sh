@@ -6,14 +6,17 @@
 # deletions; benchmarks one-thread AND and OR top-10 on the built index
 # (1 segment), after 3 updates (4 segments), after 15 (16), and after
 # merging those 16 into one; and on a second index that took the same 15
-# updates under the default merge policy (its steady state). Writes
+# updates under the merge policy of the configuration POLICY_CONFIG (the
+# default one when unset), its steady state, timing those updates. Writes
 # WORKDIR/segments.json.
 #
 #   bash scripts/segments.sh CRAWL QUERIES WORKDIR [GPUSEARCH]
 set -euo pipefail
 crawl=$1 queries=$2 work=$3 bin=${4:-./gpusearch}
+policy=()
+[ -n "${POLICY_CONFIG:-}" ] && policy=(--config "$POLICY_CONFIG")
 mkdir -p "$work"
-rm -rf "$work"/c "$work"/ix "$work"/ix-* "$work"/bench-*
+rm -rf "$work"/c "$work"/ix "$work"/ix-* "$work"/bench-* "$work"/policy-updates.time
 printf 'index:\n  merge:\n    policy: off\n' >"$work/nomerge.yaml"
 cp -al "$crawl" "$work/c"
 "$bin" index --quiet --out "$work/ix" "$work/c"
@@ -38,7 +41,8 @@ for k in range(off, len(files), 100):
         f.write(data + b"\n<p>updated paragraph zyzzyva %d</p>\n" % k)
 PY
 	"$bin" index --update --quiet --config "$work/nomerge.yaml" --out "$work/ix" "$work/c"
-	"$bin" index --update --quiet --out "$work/ix-policy" "$work/c"
+	/usr/bin/time -f '%e %U %S' -a -o "$work/policy-updates.time" \
+		"$bin" index --update --quiet "${policy[@]}" --out "$work/ix-policy" "$work/c"
 	case $i in
 	3) cp -a "$work/ix" "$work/ix-4" && bench ix-4 ;;
 	15) cp -a "$work/ix" "$work/ix-16" && bench ix-16 ;;
@@ -51,7 +55,9 @@ bench ix-policy
 python3 - "$work" "$crawl" <<'PY'
 import json, sys
 work, crawl = sys.argv[1], sys.argv[2]
-out = {"crawl": crawl, "rows": []}
+times = [list(map(float, l.split())) for l in open(f"{work}/policy-updates.time") if l.strip() and l[0].isdigit()]
+out = {"crawl": crawl, "policy_updates": {"count": len(times), "mean_wall_s": round(sum(t[0] for t in times) / len(times), 2),
+       "mean_cpu_s": round(sum(t[1] + t[2] for t in times) / len(times), 2)}, "rows": []}
 for name in ["ix-1", "ix-4", "ix-16", "ix-merged", "ix-policy"]:
     meta = json.load(open(f"{work}/{name}/meta.json"))["index"]
     rows = json.load(open(f"{work}/bench-{name}.json"))["results"]
