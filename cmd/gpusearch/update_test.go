@@ -236,3 +236,42 @@ func sameIndex(got, want string) error {
 	}
 	return nil
 }
+
+// TestMergeCLI updates an index with the merge policy off, so that it
+// keeps two segments, and merges them with merge --all: one segment that
+// reads and answers as a fresh build of the crawl.
+func TestMergeCLI(t *testing.T) {
+	c := newFlipCrawl(t)
+	out := filepath.Join(t.TempDir(), "out")
+	mustRun(t, "index", "--quiet", "--out", out, c.dir)
+	c.flip(t)
+	cfg := filepath.Join(t.TempDir(), "nomerge.yaml")
+	if err := os.WriteFile(cfg, []byte("index:\n  merge:\n    policy: off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "index", "--update", "--quiet", "--config", cfg, "--out", out, c.dir)
+	if m, err := index.ReadMeta(out); err != nil || len(m.Segments) != 2 {
+		t.Fatalf("after an update with the policy off: %d segments, %v; want 2", len(m.Segments), err)
+	}
+	res := mustRun(t, "merge", "--json", "--out", out)
+	var rep struct{ Inputs, Segments, Documents int }
+	if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Segments != 2 {
+		t.Errorf("merge by the default policy of a large and a small segment: %+v, want them kept", rep)
+	}
+	res = mustRun(t, "merge", "--all", "--json", "--out", out)
+	if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Inputs != 2 || rep.Segments != 1 {
+		t.Errorf("merge --all: %+v, want 2 inputs into 1 segment", rep)
+	}
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	mustRun(t, "index", "--quiet", "--out", fresh, c.dir)
+	if err := sameIndex(out, fresh); err != nil {
+		t.Error(err)
+	}
+	onlyCommitted(t, out, "merge")
+}
