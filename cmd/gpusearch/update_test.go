@@ -275,3 +275,55 @@ func TestMergeCLI(t *testing.T) {
 	}
 	onlyCommitted(t, out, "merge")
 }
+
+// TestMergeKilledAnyInstant kills `merge --all` with SIGKILL at random
+// instants while it merges an index of two segments: after every kill
+// the directory holds the two segments or the merged one, either reading
+// and answering as a fresh build of the crawl; the next merge completes
+// and leaves nothing of the killed ones.
+func TestMergeKilledAnyInstant(t *testing.T) {
+	c := newFlipCrawl(t)
+	out := filepath.Join(t.TempDir(), "out")
+	mustRun(t, "index", "--quiet", "--out", out, c.dir)
+	c.flip(t)
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	mustRun(t, "index", "--quiet", "--out", fresh, c.dir)
+	cfg := filepath.Join(t.TempDir(), "nomerge.yaml")
+	if err := os.WriteFile(cfg, []byte("index:\n  merge:\n    policy: off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "index", "--update", "--quiet", "--config", cfg, "--out", out, c.dir)
+	segmented := filepath.Join(t.TempDir(), "segmented")
+	if err := os.CopyFS(segmented, os.DirFS(out)); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	mustRun(t, "merge", "--all", "--quiet", "--out", out)
+	took := time.Since(start)
+	landed := map[int]int{}
+	for k := range 4 {
+		os.RemoveAll(out)
+		if err := os.CopyFS(out, os.DirFS(segmented)); err != nil {
+			t.Fatal(err)
+		}
+		cmd := cliCommand(t, "merge", "--all", "--quiet", "--out", out)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		delay := rand.N(took + took/2)
+		time.Sleep(delay)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		m, err := index.ReadMeta(out)
+		if err != nil {
+			t.Fatalf("kill %d after %v: %v", k, delay, err)
+		}
+		if err := sameIndex(out, fresh); err != nil {
+			t.Fatalf("kill %d after %v: %v", k, delay, err)
+		}
+		landed[max(1, len(m.Segments))]++
+	}
+	t.Logf("kills left %d indexes of 2 segments, %d merged", landed[2], landed[1])
+	mustRun(t, "merge", "--all", "--quiet", "--out", out)
+	onlyCommitted(t, out, "merge")
+}
