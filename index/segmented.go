@@ -232,7 +232,7 @@ func scaleUp(bound float32, f float64) float32 {
 // engine opened on each answers as on a fresh build of them, but for the
 // docids (SegmentDocIDs maps them). The segments close with ix.
 func (ix *Index) Segments() []*Index {
-	if ix.seg == nil {
+	if ix == nil || ix.seg == nil { // drivers may be opened on no index (tests)
 		return nil
 	}
 	return ix.seg.parts
