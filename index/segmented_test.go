@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -199,6 +200,10 @@ func TestSegmentsAnswerAsAFreshBuild(t *testing.T) {
 	}
 }
 
+// registerGPUDriver registers the test's GPU driver once, however many
+// times the test runs (-count).
+var registerGPUDriver sync.Once
+
 // TestSegmentedRefusesGPUEngines checks that an engine needing a GPU is
 // refused on a segmented index with ErrNoGPU, naming the way out.
 func TestSegmentedRefusesGPUEngines(t *testing.T) {
@@ -218,9 +223,11 @@ func TestSegmentedRefusesGPUEngines(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	query.Register("test-needs-gpu", query.Driver{Needs: query.Needs{GPU: true}, Open: func(*index.Index, query.Options) (query.Engine, error) {
-		return nil, errors.New("opened")
-	}})
+	registerGPUDriver.Do(func() {
+		query.Register("test-needs-gpu", query.Driver{Needs: query.Needs{GPU: true}, Open: func(*index.Index, query.Options) (query.Engine, error) {
+			return nil, errors.New("opened")
+		}})
+	})
 	if _, err := query.Open(ix, "test-needs-gpu", query.DefaultOptions); !errors.Is(err, query.ErrNoGPU) {
 		t.Errorf("a GPU engine on a segmented index: %v, want ErrNoGPU", err)
 	}
