@@ -16,20 +16,20 @@ import (
 )
 
 // UpdateReport summarises an update: how the crawl's files compare with
-// what the index recorded, and the parse of the files that are new or
-// changed.
+// what the index recorded, the parse of the files that are new, changed
+// or touched into a new segment, and the merges that followed.
 type UpdateReport struct {
 	Added     int  `json:"added"`     // files new to the index, parsed
 	Changed   int  `json:"changed"`   // files whose content changed, parsed again
 	Removed   int  `json:"removed"`   // files the index holds that the crawl no longer gives: dropped
 	Unchanged int  `json:"unchanged"` // the same size and modification time: kept
-	Touched   int  `json:"touched"`   // another size or modification time, the same content hash: kept
+	Touched   int  `json:"touched"`   // another size or modification time, the same content hash: parsed again if the update commits, to record the new identity
 	Committed bool `json:"committed"` // a new commit was written (false: nothing changed)
 	Documents int  `json:"documents"` // documents in the index after the update
 	Segments  int  `json:"segments"`  // segments the update's commit named
 	Merged    int  `json:"merged"`    // segments the merge policy then merged (MergeReport.Inputs)
-	// Build is the walk's skipped files and the parse of the added and
-	// changed files (its Documents: theirs).
+	// Build is the walk's skipped files and the parse of the added,
+	// changed and touched files (its Documents: theirs).
 	Build Report `json:"build"`
 	// Where the time went: the walk, hashing the files whose size or
 	// modification time changed, parsing the added, changed and touched
