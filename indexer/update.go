@@ -268,7 +268,8 @@ func progressf(opts Options, format string, args ...any) {
 // sources (in docid, which is URL, order) and counts them in rep. It
 // returns, per source, whether its documents stay, with its identity
 // refreshed when the file was only touched, and the files to parse: those
-// new to the index and those whose content changed.
+// new to the index, those whose content changed and the touched ones (a
+// segment's sources cannot be rewritten: the new segment records them).
 func (rep *UpdateReport) classify(srcs []index.Source, files []docFile, opts Options) (kept []keptSource, parse []docFile) {
 	bySrc := make(map[string]int, len(srcs))
 	for i, s := range srcs {
