@@ -209,13 +209,22 @@ func lookUp(ix *index.Index, terms []string, hits []Hit, want func(term int, fre
 	slices.SortFunc(order, func(x, y int) int { return cmp.Compare(hits[x].DocID, hits[y].DocID) })
 	err := ix.Guard(func() error {
 		for b, t := range terms {
-			info, ok := ix.Lookup(t)
-			if !ok {
-				continue
-			}
-			c := ix.LazyCursor(info)
+			// A segmented index's hits lie in its segments (Locate): one
+			// cursor per run of hits in the same segment.
+			var seg *index.Index
+			var c *index.Cursor
 			for _, i := range order {
-				if c.NextGEQ(hits[i].DocID) != hits[i].DocID {
+				s, d := ix.Locate(hits[i].DocID)
+				if s != seg {
+					if c != nil && c.Err() != nil {
+						return c.Err()
+					}
+					seg, c = s, nil
+					if info, ok := s.Lookup(t); ok {
+						c = s.LazyCursor(info)
+					}
+				}
+				if c == nil || c.NextGEQ(d) != d {
 					continue
 				}
 				if lk.held != nil {
@@ -229,8 +238,8 @@ func lookUp(ix *index.Index, terms []string, hits []Hit, want func(term int, fre
 					lk.positions[i][b] = p
 				}
 			}
-			if err := c.Err(); err != nil {
-				return err
+			if c != nil && c.Err() != nil {
+				return c.Err()
 			}
 		}
 		return nil

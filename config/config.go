@@ -40,6 +40,22 @@ type Index struct {
 	Store          string `yaml:"store"`
 	Positions      bool   `yaml:"positions"`
 	PositionsCodec string `yaml:"positions_codec"`
+	Merge          Merge  `yaml:"merge"`
+}
+
+// Merge is the tiered merge policy that `gpusearch index --update` runs
+// after its commit and `gpusearch merge` runs (indexer.MergePolicy): when
+// a tier (segments of TierRatio^t to TierRatio^(t+1) live documents)
+// holds SegmentsPerTier segments, they merge into one; a segment with
+// more than MaxDeletedShare of its documents deleted is merged too; no
+// merge writes more than MaxMergeDocs live documents (what a merge holds
+// in memory grows with its documents).
+type Merge struct {
+	Policy          string  `yaml:"policy"` // tiered, or off
+	SegmentsPerTier int     `yaml:"segments_per_tier"`
+	TierRatio       float64 `yaml:"tier_ratio"`
+	MaxDeletedShare float64 `yaml:"max_deleted_share"`
+	MaxMergeDocs    int64   `yaml:"max_merge_docs"`
 }
 
 // Search holds query defaults shared by the CLI and the server.
@@ -145,6 +161,7 @@ func Default() Config {
 			Oversize:       "truncate",
 			Store:          "text",
 			Positions:      true,
+			Merge:          Merge{Policy: "tiered", SegmentsPerTier: 2, TierRatio: 8, MaxDeletedShare: 0.3, MaxMergeDocs: 4_000_000},
 		},
 		BM25:   bm25.DefaultParams(),
 		Search: Search{Mode: "andor", K: 10, Engine: "auto", SnippetBytes: 160},
@@ -216,6 +233,11 @@ func (c Config) Validate() error {
 	check(oneOf(c.Index.Order, "url", "crawl", "random"), "index.order %q: want url, crawl or random", c.Index.Order)
 	check(oneOf(c.Index.Oversize, "truncate", "skip"), "index.oversize %q: want truncate or skip", c.Index.Oversize)
 	check(c.Index.MemoryBudgetMB > 0, "index.memory_budget_mb must be positive")
+	check(oneOf(c.Index.Merge.Policy, "tiered", "off"), "index.merge.policy %q: want tiered or off", c.Index.Merge.Policy)
+	check(c.Index.Merge.SegmentsPerTier >= 2, "index.merge.segments_per_tier must be at least 2")
+	check(c.Index.Merge.TierRatio > 1, "index.merge.tier_ratio must be above 1")
+	check(c.Index.Merge.MaxDeletedShare > 0 && c.Index.Merge.MaxDeletedShare <= 1, "index.merge.max_deleted_share must be in (0, 1]")
+	check(c.Index.Merge.MaxMergeDocs > 0, "index.merge.max_merge_docs must be positive")
 	check(c.Index.MaxDocBytes > 0, "index.max_doc_bytes must be positive")
 	check(oneOf(c.Index.Store, "none", "titles", "text"), "index.store %q: want none, titles or text", c.Index.Store)
 	check(c.Server.MaxDocumentBytes > 0, "server.max_document_bytes must be positive")

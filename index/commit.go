@@ -109,9 +109,12 @@ func (d *Dir) TempDir(name string) (string, error) {
 // generation's number. When the commit point is damaged every generation
 // stays: one of them may be what it named.
 func (d *Dir) removeLeftovers() error {
-	keep, keepAll := "", false
+	keep, keepAll := map[string]bool{}, false
 	if m, err := ReadMeta(d.path); err == nil {
-		keep = m.Generation
+		keep = m.named()
+		// A segmented commit's name is a number no directory holds.
+		n, _ := parseGen(m.Generation)
+		d.next = max(d.next, n+1)
 	} else if _, serr := os.Stat(filepath.Join(d.path, fileMeta)); serr == nil {
 		keepAll = !errors.Is(err, ErrVersion) // a version 2 index names no generation
 	}
@@ -125,7 +128,11 @@ func (d *Dir) removeLeftovers() error {
 		if isGen {
 			d.next = max(d.next, n+1)
 		}
-		if (isGen && name != keep && !keepAll) || isLeftover(name) {
+		_, c, isDel := parseDelName(name)
+		if isDel {
+			d.next = max(d.next, c+1)
+		}
+		if ((isGen || isDel) && !keep[name] && !keepAll) || isLeftover(name) {
 			if err := os.RemoveAll(filepath.Join(d.path, name)); err != nil {
 				return fmt.Errorf("index: remove a killed writer's %s: %w", name, err)
 			}
@@ -134,14 +141,17 @@ func (d *Dir) removeLeftovers() error {
 	return nil
 }
 
-// removeOld removes, once generation keep is committed, every other
-// generation and the data files a version 2 index kept beside meta.json.
-// A failure leaves them to the next writer's removeLeftovers.
-func (d *Dir) removeOld(keep string) {
+// removeOld removes, once m is committed, every generation and deletions
+// file it does not name and the data files a version 2 index kept beside
+// meta.json. A failure leaves them to the next writer's removeLeftovers.
+func (d *Dir) removeOld(m Meta) {
+	keep := m.named()
 	entries, _ := os.ReadDir(d.path)
 	for _, e := range entries {
 		name := e.Name()
-		if _, isGen := parseGen(name); (isGen && name != keep) || (!e.IsDir() && knownFile(name)) {
+		_, isGen := parseGen(name)
+		_, _, isDel := parseDelName(name)
+		if ((isGen || isDel) && !keep[name]) || (!e.IsDir() && knownFile(name)) {
 			os.RemoveAll(filepath.Join(d.path, name))
 		}
 	}
@@ -204,8 +214,12 @@ func encodeMeta(m Meta) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
+	version := FormatVersion
+	if len(m.Segments) > 0 {
+		version = SegmentedVersion
+	}
 	return fmt.Appendf(nil, "{\n  \"version\": %d,\n  \"crc32c\": %d,\n  \"index\": %s\n}\n",
-		FormatVersion, crc32.Checksum(body, castagnoli), body), nil
+		version, crc32.Checksum(body, castagnoli), body), nil
 }
 
 // ReadMeta reads and checks an index's commit point, meta.json, without
@@ -230,12 +244,12 @@ func decodeMeta(raw []byte) (Meta, error) {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return Meta{}, corruptf(fileMeta, "%v", err)
 	}
-	if v.Version < minReadVersion || v.Version > FormatVersion {
+	if v.Version < minReadVersion || v.Version > SegmentedVersion {
 		hint := "written by a newer gpusearch"
 		if v.Version < minReadVersion {
 			hint = "rebuild it with gpusearch index"
 		}
-		return Meta{}, fmt.Errorf("index: %s: file is version %d, this build reads %d to %d (%s): %w", fileMeta, v.Version, minReadVersion, FormatVersion, hint, ErrVersion)
+		return Meta{}, fmt.Errorf("index: %s: file is version %d, this build reads %d to %d (%s): %w", fileMeta, v.Version, minReadVersion, SegmentedVersion, hint, ErrVersion)
 	}
 	var env envelope
 	if err := decodeStrict(raw, &env); err != nil {
@@ -245,11 +259,25 @@ func decodeMeta(raw []byte) (Meta, error) {
 		return Meta{}, corruptf(fileMeta, "checksum %d of its index value, it says %d", sum, env.CRC32)
 	}
 	var m Meta
-	if err := decodeStrict(env.Index, &m); err != nil {
+	if env.Version >= SegmentedVersion {
+		var sm segmentedMeta
+		if err := decodeStrict(env.Index, &sm); err != nil {
+			return Meta{}, corruptf(fileMeta, "index: %v", err)
+		}
+		m = sm.Meta
+		m.Segments = sm.Segments
+	} else if err := decodeStrict(env.Index, &m); err != nil {
 		return Meta{}, corruptf(fileMeta, "index: %v", err)
 	}
 	m.Version = env.Version
 	return m, m.check()
+}
+
+// segmentedMeta is a version 7 commit point's index value: Meta, whose
+// segments key is then required.
+type segmentedMeta struct {
+	Meta
+	Segments []SegmentMeta `json:"segments"`
 }
 
 // check validates the values meta.json alone vouches for.
@@ -268,7 +296,63 @@ func (m Meta) check() error {
 	if !(m.B >= 0 && m.B <= 1) {
 		return corruptf(fileMeta, "b is %v: want a value from 0 to 1", m.B)
 	}
+	if m.Version >= SegmentedVersion {
+		return m.checkSegments()
+	}
 	return nil
+}
+
+// checkSegments validates a version 7 commit point's segments: each
+// segment's own value, names and counts, and the values every segment
+// must share with the summary.
+func (m Meta) checkSegments() error {
+	if len(m.Segments) == 0 {
+		return corruptf(fileMeta, "version %d names no segments", m.Version)
+	}
+	if len(m.Files) != 0 {
+		return corruptf(fileMeta, "a segmented commit names files of its own")
+	}
+	seen := map[string]bool{}
+	for i, s := range m.Segments {
+		sm := s.Meta
+		sm.Version = FormatVersion
+		if err := sm.check(); err != nil {
+			return fmt.Errorf("segment %d: %w", i, err)
+		}
+		switch {
+		case len(sm.Segments) != 0:
+			return corruptf(fileMeta, "segment %d has segments", i)
+		case seen[sm.Generation]:
+			return corruptf(fileMeta, "segment %s named twice", sm.Generation)
+		case sm.DocIDCodec != m.DocIDCodec || sm.FreqCodec != m.FreqCodec || sm.BlockSize != m.BlockSize || sm.Order != m.Order:
+			return corruptf(fileMeta, "segment %s has codecs, block size or order unlike the index's", sm.Generation)
+		case math.Float32bits(sm.K1) != math.Float32bits(m.K1) || math.Float32bits(sm.B) != math.Float32bits(m.B):
+			return corruptf(fileMeta, "segment %s has BM25 parameters unlike the index's", sm.Generation)
+		}
+		seen[sm.Generation] = true
+		if d := s.Deletions; d != nil {
+			if seg, _, ok := parseDelName(d.File); !ok || seg != sm.Generation {
+				return corruptf(fileMeta, "segment %s: deletions file %q is not one of its names", sm.Generation, d.File)
+			}
+			if d.Count > sm.Docs {
+				return corruptf(fileMeta, "segment %s: %d deletions of %d documents", sm.Generation, d.Count, sm.Docs)
+			}
+		}
+	}
+	return nil
+}
+
+// named returns the generation directories and deletions files a commit
+// point names.
+func (m Meta) named() map[string]bool {
+	keep := map[string]bool{m.Generation: true}
+	for _, s := range m.Segments {
+		keep[s.Meta.Generation] = true
+		if s.Deletions != nil {
+			keep[s.Deletions.File] = true
+		}
+	}
+	return keep
 }
 
 // decodeStrict decodes a JSON object into v, refusing unknown keys, keys

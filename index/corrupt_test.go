@@ -259,7 +259,7 @@ func TestOpenDamaged(t *testing.T) {
 		}, index.ErrCorrupt, "meta.json"},
 		tc{"meta.json field of wrong type", meta("docs", "many"), index.ErrCorrupt, "meta.json"},
 		tc{"negative document count", meta("docs", -1), index.ErrCorrupt, "meta.json"},
-		tc{"newer version", envelope("version", index.FormatVersion+1), index.ErrVersion, "meta.json"},
+		tc{"newer version", envelope("version", index.SegmentedVersion+1), index.ErrVersion, "meta.json"},
 		tc{"version zero", envelope("version", 0), index.ErrVersion, "meta.json"},
 		tc{"older version", envelope("version", 2), index.ErrVersion, "rebuild"},
 		tc{"no version", func(t *testing.T, dir string) {

@@ -32,12 +32,15 @@ type Cursor struct {
 	err        error
 	posBlk     int            // block whose positions pb decodes, or -1
 	pb         positionsBlock // (positions.go)
+	del        []uint64       // the segment's deleted docids' bits, skipped; nil if none
+	scale      float64        // turns block bounds into the collection's (segmented.go); 0: none
 }
 
 // Cursor opens a cursor on a term's posting list, on its first posting.
 func (ix *Index) Cursor(t TermInfo) *Cursor {
 	c := ix.LazyCursor(t)
 	c.loadBlock(c.first)
+	c.skipDeleted()
 	return c
 }
 
@@ -48,6 +51,19 @@ func (ix *Index) Cursor(t TermInfo) *Cursor {
 // seeks into a list, as AND does into all but its shortest, then never
 // decodes the blocks it jumps over, the first included.
 func (ix *Index) LazyCursor(t TermInfo) *Cursor {
+	c := ix.rawCursor(t)
+	if ix.coll != nil {
+		c.del = ix.deleted
+		if c.scale = t.scale; c.scale == 0 {
+			_, c.scale = ix.collStats(t.DF, t.Term)
+		}
+	}
+	return c
+}
+
+// rawCursor is LazyCursor on the list as it lies: in a segment, deleted
+// documents and the segment's own bounds included.
+func (ix *Index) rawCursor(t TermInfo) *Cursor {
 	bs := ix.meta.BlockSize
 	buf := make([]uint32, 2*bs) // one allocation for both blocks
 	c := &Cursor{
@@ -64,6 +80,14 @@ func (ix *Index) LazyCursor(t TermInfo) *Cursor {
 	return c
 }
 
+// skipDeleted moves the cursor past deleted documents.
+func (c *Cursor) skipDeleted() uint32 {
+	for c.del != nil && c.cur != NoMoreDocs && c.del[c.cur/64]&(1<<(c.cur%64)) != 0 {
+		c.next()
+	}
+	return c.cur
+}
+
 // Term describes the cursor's term.
 func (c *Cursor) Term() TermInfo { return c.info }
 
@@ -75,6 +99,15 @@ func (c *Cursor) Len() int { return int(c.info.DF) }
 
 // Next moves to the next posting and returns its docid.
 func (c *Cursor) Next() uint32 {
+	d := c.next()
+	if c.del != nil {
+		d = c.skipDeleted()
+	}
+	return d
+}
+
+// next is Next without skipping deleted documents.
+func (c *Cursor) next() uint32 {
 	if c.cur == NoMoreDocs {
 		return NoMoreDocs
 	}
@@ -89,6 +122,15 @@ func (c *Cursor) Next() uint32 {
 // NextGEQ moves to the first posting with docid >= target and returns its
 // docid; it does not move when target <= DocID.
 func (c *Cursor) NextGEQ(target uint32) uint32 {
+	d := c.nextGEQ(target)
+	if c.del != nil {
+		d = c.skipDeleted()
+	}
+	return d
+}
+
+// nextGEQ is NextGEQ without skipping deleted documents.
+func (c *Cursor) nextGEQ(target uint32) uint32 {
 	// A lazy cursor before its first block has cur 0 and n 0 (n is 0
 	// otherwise only past the end, where cur is NoMoreDocs).
 	if target <= c.cur && (c.cur != 0 || c.n > 0) {
@@ -156,6 +198,9 @@ func (c *Cursor) ShallowNextGEQ(target uint32) {
 func (c *Cursor) BlockMaxScore() float32 {
 	if c.shallow >= c.end {
 		return 0
+	}
+	if c.scale != 0 {
+		return scaleUp(c.ix.blockMax[c.shallow], c.scale)
 	}
 	return c.ix.blockMax[c.shallow]
 }

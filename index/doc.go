@@ -61,6 +61,13 @@
 // block); frequencies are stored as freq-1. The skip table's offset columns
 // are also the "endpoint" arrays the GPU formats need.
 //
+// An index may also be several segments (version 7, segmented.go and
+// docs/index-format.md): meta.json then names several generation
+// directories, each holding the files above, and a deletions file
+// (deletions.go) per segment with deleted documents; Open numbers the live
+// documents as a fresh build of them would and gives each segment the
+// collection's statistics (Segments). CommitSegments writes such a commit.
+//
 // A writer (Dir, Writer) holds the directory's lock, writes a new
 // generation beside the committed one, fsyncs it, renames a new meta.json
 // over the old and fsyncs the directory, and only then removes the old

@@ -37,12 +37,28 @@ func (ix *Index) Guard(f func() error) (err error) {
 
 // faultError describes a fault at addr, naming the mapped file it lies in.
 func (ix *Index) faultError(addr uintptr) error {
+	if name, off, size, ok := ix.mappedAt(addr); ok {
+		return fmt.Errorf("index: %s: %w: %w: reading byte %d of the %d mapped faulted (the file shrank or was replaced in place)",
+			name, ErrCorrupt, ErrFault, off, size)
+	}
+	return fmt.Errorf("index: %w: %w: reading mapped memory at %#x faulted", ErrCorrupt, ErrFault, addr)
+}
+
+// mappedAt finds the mapped file, of the index or of its segments, that
+// holds addr, and the offset there.
+func (ix *Index) mappedAt(addr uintptr) (name string, off uintptr, size int, ok bool) {
+	if ix.seg != nil {
+		for _, p := range ix.seg.parts {
+			if name, off, size, ok = p.mappedAt(addr); ok {
+				return name, off, size, ok
+			}
+		}
+	}
 	for name, b := range ix.maps {
 		start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 		if addr >= start && addr-start < uintptr(len(b)) {
-			return fmt.Errorf("index: %s: %w: %w: reading byte %d of the %d mapped faulted (the file shrank or was replaced in place)",
-				name, ErrCorrupt, ErrFault, addr-start, len(b))
+			return name, addr - start, len(b), true
 		}
 	}
-	return fmt.Errorf("index: %w: %w: reading mapped memory at %#x faulted", ErrCorrupt, ErrFault, addr)
+	return "", 0, 0, false
 }

@@ -6,7 +6,8 @@ import (
 	"slices"
 )
 
-// FormatVersion is the on-disk format version this package writes and reads.
+// FormatVersion and SegmentedVersion are the on-disk format versions this
+// package writes; it reads minReadVersion to SegmentedVersion.
 //
 // Changelog:
 //
@@ -36,7 +37,20 @@ import (
 //	   `gpusearch index --update` finds the files that changed; an index
 //	   without it is updated only after a rebuild. A version 5 reader
 //	   refuses sources.bin.
+//	7: segments (segmented.go): a commit point may name several
+//	   immutable segments, each a generation directory of version 6, and
+//	   a roaring bitmap of each one's deleted documents in a file of its
+//	   own. An index of one segment without deletions is still written as
+//	   version 6.
+//
+// FormatVersion is what a commit point naming one segment without
+// deletions is written as, so that such an index reads as it did before
+// segments; SegmentedVersion is the newest version, read and written.
 const FormatVersion = 6
+
+// SegmentedVersion is the version of a commit point naming several
+// segments or deletions.
+const SegmentedVersion = 7
 
 // minReadVersion is the oldest format version this package reads.
 const minReadVersion = 3
@@ -110,6 +124,19 @@ type Meta struct {
 	K1           float32             `json:"k1"`
 	B            float32             `json:"b"`
 	Files        map[string]FileMeta `json:"files"`
+	// Segments, in a version 7 commit point, are the index's segments;
+	// the fields above then summarise them (Generation names the commit,
+	// Docs, Tokens and AvgDocLength count the live documents, Terms,
+	// Postings and Blocks add up the segments', Files is empty). Empty for an index of one segment without deletions.
+	Segments []SegmentMeta `json:"segments,omitempty"`
+}
+
+// SegmentMeta is one segment of a version 7 commit point: the segment's
+// own meta.json value (naming its generation directory) and its
+// deletions, nil when none.
+type SegmentMeta struct {
+	Meta      Meta           `json:"meta"`
+	Deletions *DeletionsMeta `json:"deletions"`
 }
 
 // FileMeta records one file's size and CRC-32C (Castagnoli) checksum.
@@ -126,6 +153,11 @@ type TermInfo struct {
 	CF         uint64  // collection frequency: sum of term frequencies
 	MaxScore   float32 // largest BM25 term score in the list
 	FirstBlock uint32  // index of the list's first block in the skip table
+	// In a segment of a segmented index: the term's idf over the whole
+	// collection and the factor that scales the segment's bounds
+	// (segmented.go), computed once by Lookup and Term; 0 elsewhere.
+	idf   float32
+	scale float64
 }
 
 // NumBlocks is the number of blocks the term's list occupies.
@@ -135,6 +167,16 @@ func (t TermInfo) NumBlocks(blockSize int) int {
 
 func corruptf(file, format string, args ...any) error {
 	return fmt.Errorf("index: %s: %w: %s", file, ErrCorrupt, fmt.Sprintf(format, args...))
+}
+
+// fileBytes is the size of data file name, over every segment of a
+// segmented index.
+func (m Meta) fileBytes(name string) int64 {
+	n := m.Files[name].Size
+	for _, s := range m.Segments {
+		n += s.Meta.Files[name].Size
+	}
+	return n
 }
 
 // BitsPerDocID is the docid file's size in bits per posting.
@@ -147,5 +189,5 @@ func (m Meta) bitsPerPosting(file string) float64 {
 	if m.Postings == 0 {
 		return 0
 	}
-	return float64(8*m.Files[file].Size) / float64(m.Postings)
+	return float64(8*m.fileBytes(file)) / float64(m.Postings)
 }

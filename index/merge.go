@@ -39,13 +39,26 @@ type MergeInput struct {
 // is set, which every input must then have, and stores what every input
 // stores (the same for all of them). d stays locked.
 func Merge(ctx context.Context, d *Dir, opts WriterOptions, inputs []MergeInput) error {
+	_, err := merge(ctx, d, opts, inputs, false)
+	return err
+}
+
+// MergeSegment is Merge into a segment: it writes the new generation and
+// makes it durable but commits nothing, and returns the segment's
+// meta.json value for CommitSegments. An input may be a segment of a
+// segmented index (Index.Segments): its deleted documents must be Dropped.
+func MergeSegment(ctx context.Context, d *Dir, opts WriterOptions, inputs []MergeInput) (Meta, error) {
+	return merge(ctx, d, opts, inputs, true)
+}
+
+func merge(ctx context.Context, d *Dir, opts WriterOptions, inputs []MergeInput, segmentOnly bool) (Meta, error) {
 	m, err := planMerge(inputs, opts.Positions)
 	if err != nil {
-		return err
+		return Meta{}, err
 	}
-	w, err := d.NewWriter(opts, m.docLens, m.urls)
+	w, err := d.newWriter(opts, m.docLens, m.urls, segmentOnly)
 	if err != nil {
-		return err
+		return Meta{}, err
 	}
 	if m.store != StoreNone {
 		err = w.mergeStore(d, m)
@@ -58,9 +71,12 @@ func Merge(ctx context.Context, d *Dir, opts WriterOptions, inputs []MergeInput)
 	}
 	if err != nil {
 		w.Abort()
-		return err
+		return Meta{}, err
 	}
-	return w.Close()
+	if err := w.Close(); err != nil {
+		return Meta{}, err
+	}
+	return w.meta, nil
 }
 
 // mergePlan is a merge's document table: for each new docid, where it
@@ -313,10 +329,13 @@ func (w *Writer) mergePostings(ctx context.Context, m *mergePlan) error {
 			if next[i] >= ix.NumTerms() || ix.termString(next[i]) != term {
 				continue
 			}
-			info := ix.termInfo(next[i], term)
+			// The list as it lies: a segment's deleted documents are
+			// Dropped in its map.
+			info := ix.rawInfo(next[i], term)
 			next[i]++
 			err := ix.Guard(func() error {
-				c := ix.Cursor(info)
+				c := ix.rawCursor(info)
+				c.loadBlock(c.first)
 				sorted := true
 				for d := c.DocID(); d != NoMoreDocs; d = c.Next() {
 					nd := in.DocMap[d]

@@ -290,10 +290,18 @@ func (ix *Index) readPositions() error {
 }
 
 // HasPositions reports whether the index stores token positions.
-func (ix *Index) HasPositions() bool { return ix.positions != nil }
+func (ix *Index) HasPositions() bool {
+	if ix.seg != nil {
+		return ix.seg.parts[0].HasPositions()
+	}
+	return ix.positions != nil
+}
 
 // PositionsCodec is the positions' codec, or nil without positions.
 func (ix *Index) PositionsCodec() codecplugins.Codec {
+	if ix.seg != nil {
+		return ix.seg.parts[0].PositionsCodec()
+	}
 	if ix.positions == nil {
 		return nil
 	}
@@ -349,4 +357,4 @@ func (c *Cursor) PositionsTo(dst []uint32, limit uint32) ([]uint32, error) {
 }
 
 // PositionsBytes is the size of the positions' file, 0 without positions.
-func (m Meta) PositionsBytes() int64 { return m.Files[filePositions].Size }
+func (m Meta) PositionsBytes() int64 { return m.fileBytes(filePositions) }

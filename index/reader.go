@@ -45,6 +45,9 @@ type Index struct {
 	// positions.bin (positions.go), nil if absent
 	positions *positionsFile
 	sources   *sourceTable // sources.bin (sources.go), nil if absent
+	seg       *segmented   // a segmented index's segments (segmented.go), nil if one
+	coll      *segmented   // for a segment of one: the whole, whose statistics score
+	deleted   []uint64     // for such a segment: its deleted docids' bits, nil if none
 }
 
 // Open maps the index that dir's commit point, meta.json, names,
@@ -68,8 +71,11 @@ func Open(dir string) (*Index, error) {
 	}
 }
 
-// open maps the generation meta names.
+// open maps the generation meta names, or the segments.
 func open(dir string, meta Meta) (*Index, error) {
+	if len(meta.Segments) > 0 {
+		return openSegmented(dir, meta)
+	}
 	var err error
 	ix := &Index{dir: dir, meta: meta, maps: map[string][]byte{}}
 	if ix.dc, err = codecplugins.Lookup(ix.meta.DocIDCodec); err != nil {
@@ -413,11 +419,18 @@ func (ix *Index) checkBounds(p boundsParams) error {
 	return nil
 }
 
-// Bytes is the total size of the index's data files.
+// Bytes is the total size of the index's data files (of a segmented
+// index: its segments' and deletions files).
 func (m Meta) Bytes() int64 {
 	var n int64
 	for _, f := range m.Files {
 		n += f.Size
+	}
+	for _, s := range m.Segments {
+		n += s.Meta.Bytes()
+		if s.Deletions != nil {
+			n += s.Deletions.Size
+		}
 	}
 	return n
 }
@@ -425,6 +438,13 @@ func (m Meta) Bytes() int64 {
 // Close unmaps the index. Cursors must not be used afterwards.
 func (ix *Index) Close() error {
 	var first error
+	if ix.seg != nil {
+		for _, p := range ix.seg.parts {
+			if err := p.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
 	for name, b := range ix.maps {
 		if err := unmap(b); err != nil && first == nil {
 			first = fmt.Errorf("index: unmap %s: %w", name, err)
@@ -444,7 +464,7 @@ func (ix *Index) Meta() Meta { return ix.meta }
 func (ix *Index) NumDocs() int { return int(ix.meta.Docs) }
 
 // NumTerms is the number of distinct terms.
-func (ix *Index) NumTerms() int { return int(ix.meta.Terms) }
+func (ix *Index) NumTerms() int { return len(ix.lexicon) } // a segmented index's: none
 
 // BlockSize is the number of postings per full block.
 func (ix *Index) BlockSize() int { return ix.meta.BlockSize }
@@ -456,7 +476,12 @@ func (ix *Index) Codecs() (docids, freqs codecplugins.Codec) { return ix.dc, ix.
 func (ix *Index) BM25() bm25.Params { return ix.params }
 
 // AvgDocLen is the average document length, as BM25 uses it.
-func (ix *Index) AvgDocLen() float32 { return ix.avgLen }
+func (ix *Index) AvgDocLen() float32 {
+	if ix.coll != nil {
+		return ix.coll.avgLen
+	}
+	return ix.avgLen
+}
 
 // Norms returns every document's BM25 length normalisation (read-only).
 func (ix *Index) Norms() []float32 { return ix.norms }
@@ -469,14 +494,29 @@ func (ix *Index) DocLens() []uint32 { return ix.docLens }
 
 // URL returns a document's URL.
 func (ix *Index) URL(docid uint32) string {
+	if ix.seg != nil {
+		p, d := ix.Locate(docid)
+		return p.URL(d)
+	}
 	return string(ix.urls[ix.urlOffs[docid]:ix.urlOffs[docid+1]])
 }
 
 // Term returns the i-th term of the sorted lexicon.
 func (ix *Index) Term(i int) TermInfo { return ix.termInfo(i, strings.Clone(ix.termString(i))) }
 
-// termInfo is the i-th term's TermInfo, its text given.
+// termInfo is the i-th term's TermInfo, its text given; in a segment of
+// a segmented index, with its bound under the collection's statistics.
 func (ix *Index) termInfo(i int, term string) TermInfo {
+	t := ix.rawInfo(i, term)
+	if ix.coll != nil {
+		t.idf, t.scale = ix.collStats(t.DF, term)
+		t.MaxScore = scaleUp(t.MaxScore, t.scale)
+	}
+	return t
+}
+
+// rawInfo is the i-th term's TermInfo as the lexicon holds it.
+func (ix *Index) rawInfo(i int, term string) TermInfo {
 	e := &ix.lexicon[i]
 	return TermInfo{ID: i, Term: term, CF: e.cf, DF: e.df, MaxScore: e.maxScore, FirstBlock: e.firstBlock}
 }
@@ -507,7 +547,17 @@ func (ix *Index) termString(i int) string {
 }
 
 // IDF is the term's BM25 inverse document frequency in this collection.
-func (ix *Index) IDF(t TermInfo) float32 { return bm25.IDF(ix.meta.Docs, uint64(t.DF)) }
+// In a segment of a segmented index it is the collection's: over the live
+// documents of all segments.
+func (ix *Index) IDF(t TermInfo) float32 {
+	if ix.coll != nil {
+		if t.idf == 0 {
+			t.idf, _ = ix.collStats(t.DF, t.Term)
+		}
+		return t.idf
+	}
+	return bm25.IDF(ix.meta.Docs, uint64(t.DF))
+}
 
 // SkipTable exposes the skip table's columns (read-only, mapped), for
 // engines that work on whole blocks, such as the GPU back end.

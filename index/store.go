@@ -494,6 +494,9 @@ func (ix *Index) openStore() error {
 // Store says what the index stores of its documents: StoreNone,
 // StoreTitles or StoreText.
 func (ix *Index) Store() string {
+	if ix.seg != nil {
+		return ix.seg.parts[0].Store()
+	}
 	switch {
 	case ix.texts != nil, ix.pieces != nil:
 		return StoreText
@@ -508,6 +511,10 @@ func (ix *Index) Store() string {
 // its extracted text. Reading the title or text decodes one block each; a
 // damaged block gives an error wrapping ErrCorrupt.
 func (ix *Index) Document(docid uint32, withText bool) (Document, error) {
+	if ix.seg != nil && uint64(docid) < ix.meta.Docs {
+		p, d := ix.Locate(docid)
+		return p.Document(d, withText)
+	}
 	if uint64(docid) >= ix.meta.Docs {
 		return Document{}, fmt.Errorf("index: no document %d: the index holds %d documents", docid, ix.meta.Docs)
 	}
@@ -544,5 +551,5 @@ func (ix *Index) Document(docid uint32, withText bool) (Document, error) {
 
 // StoreBytes is the size of the document store's files.
 func (m Meta) StoreBytes() int64 {
-	return m.Files[fileTitles].Size + m.Files[fileTexts].Size + m.Files[fileTextPieces].Size
+	return m.fileBytes(fileTitles) + m.fileBytes(fileTexts) + m.fileBytes(fileTextPieces)
 }

@@ -560,13 +560,22 @@ func (f *pieceFile) span(d, from, to uint32) (TextSpan, error) {
 
 // PiecedText reports whether the index stores its text in pieces, so
 // that TextSpan reads only part of a document.
-func (ix *Index) PiecedText() bool { return ix.pieces != nil }
+func (ix *Index) PiecedText() bool {
+	if ix.seg != nil {
+		return ix.seg.parts[0].PiecedText()
+	}
+	return ix.pieces != nil
+}
 
 // TextSpan returns the part of document docid's stored text that holds
 // its tokens from through to (token ordinals, as positions count them):
 // the pieces holding them, at least one, decoded. The index must store
 // its text in pieces (PiecedText).
 func (ix *Index) TextSpan(docid, from, to uint32) (TextSpan, error) {
+	if ix.seg != nil && uint64(docid) < ix.meta.Docs {
+		p, d := ix.Locate(docid)
+		return p.TextSpan(d, from, to)
+	}
 	if ix.pieces == nil {
 		return TextSpan{}, fmt.Errorf("index: the text is not stored in pieces")
 	}

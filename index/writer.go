@@ -63,6 +63,10 @@ type Writer struct {
 	termBytes uint64      // the terms' bytes so far
 	closed    bool
 	committed bool // meta.json names the new generation
+	// segmentOnly: Close makes the generation durable but commits
+	// nothing; the caller names it in a commit (CommitSegments).
+	segmentOnly bool
+	meta        Meta // the generation's meta.json value, once finished
 }
 
 // skipEntry is one block's row of the skip table, as the writer gathers it.
@@ -95,6 +99,17 @@ func NewWriter(dir string, opts WriterOptions, docLens []uint32, urls []string) 
 // refuses with ErrShrink to replace an index with an empty one or one of
 // fewer than half its documents unless opts.Force is set.
 func (d *Dir) NewWriter(opts WriterOptions, docLens []uint32, urls []string) (*Writer, error) {
+	return d.newWriter(opts, docLens, urls, false)
+}
+
+// NewSegmentWriter is NewWriter for a segment: Close writes the new
+// generation and makes it durable but commits nothing (the old index
+// stays); Segment then gives its meta.json value, for CommitSegments.
+func (d *Dir) NewSegmentWriter(opts WriterOptions, docLens []uint32, urls []string) (*Writer, error) {
+	return d.newWriter(opts, docLens, urls, true)
+}
+
+func (d *Dir) newWriter(opts WriterOptions, docLens []uint32, urls []string, segmentOnly bool) (*Writer, error) {
 	if len(docLens) != len(urls) {
 		return nil, fmt.Errorf("index: %d document lengths but %d URLs", len(docLens), len(urls))
 	}
@@ -122,7 +137,7 @@ func (d *Dir) NewWriter(opts WriterOptions, docLens []uint32, urls []string) (*W
 	if opts.BM25 == (bm25.Params{}) {
 		opts.BM25 = bm25.DefaultParams()
 	}
-	if old, err := ReadMeta(d.path); err == nil && !opts.Force && shrinks(old.Docs, uint64(len(docLens))) {
+	if old, err := ReadMeta(d.path); err == nil && !segmentOnly && !opts.Force && shrinks(old.Docs, uint64(len(docLens))) {
 		return nil, fmt.Errorf("index: %s holds an index of %d documents and the new one has %d: %w",
 			d.path, old.Docs, len(docLens), ErrShrink)
 	}
@@ -131,7 +146,7 @@ func (d *Dir) NewWriter(opts WriterOptions, docLens []uint32, urls []string) (*W
 		return nil, err
 	}
 	w := &Writer{root: d, gen: gen, dir: filepath.Join(d.path, gen), opts: opts, dc: dc, fc: fc, bs: bs,
-		docLens: docLens, files: map[string]FileMeta{}}
+		docLens: docLens, files: map[string]FileMeta{}, segmentOnly: segmentOnly}
 	for _, l := range docLens {
 		w.tokens += uint64(l)
 	}
@@ -381,7 +396,9 @@ func (w *Writer) Close() error {
 		return err
 	}
 	w.closed = true
-	w.root.removeOld(w.gen)
+	if !w.segmentOnly {
+		w.root.removeOld(w.meta)
+	}
 	if w.ownsRoot {
 		w.root.Unlock()
 	}
@@ -419,7 +436,7 @@ func (w *Writer) finish() error {
 			return fmt.Errorf("index: sync %s: %w", dir, err)
 		}
 	}
-	err = w.root.commit(Meta{
+	w.meta = Meta{
 		Version:      FormatVersion,
 		Generation:   w.gen,
 		DocIDCodec:   w.dc.Name(),
@@ -435,8 +452,11 @@ func (w *Writer) finish() error {
 		K1:           w.opts.BM25.K1,
 		B:            w.opts.BM25.B,
 		Files:        w.files,
-	})
-	if err != nil {
+	}
+	if w.segmentOnly {
+		return nil
+	}
+	if err := w.root.commit(w.meta); err != nil {
 		return err
 	}
 	w.committed = true
@@ -445,6 +465,10 @@ func (w *Writer) finish() error {
 	}
 	return nil
 }
+
+// Segment is the meta.json value of the generation a segment writer
+// closed (NewSegmentWriter).
+func (w *Writer) Segment() Meta { return w.meta }
 
 // Abort discards the new generation, unless a failing Close committed it
 // already; the directory's index, if any, is as it was. It unlocks the directory if NewWriter locked it.

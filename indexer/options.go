@@ -31,6 +31,7 @@ type Options struct {
 	BM25           bm25.Params // scoring parameters of the stored bounds (default k1=0.9, b=0.4)
 	Progress       io.Writer   // progress lines; nil for quiet
 	Logger         *slog.Logger
+	Merge          MergePolicy // when an update merges segments (merge.go)
 }
 
 func (o Options) withDefaults() Options {
@@ -61,6 +62,7 @@ func (o Options) withDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	o.Merge = o.Merge.withDefaults()
 	return o
 }
 

@@ -11,29 +11,34 @@ import (
 	"sync"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/gpusearch/gpusearch/index"
 )
 
 // UpdateReport summarises an update: how the crawl's files compare with
-// what the index recorded, and the parse of the files that are new or
-// changed.
+// what the index recorded, the parse of the files that are new, changed
+// or touched into a new segment, and the merges that followed.
 type UpdateReport struct {
 	Added     int  `json:"added"`     // files new to the index, parsed
 	Changed   int  `json:"changed"`   // files whose content changed, parsed again
 	Removed   int  `json:"removed"`   // files the index holds that the crawl no longer gives: dropped
 	Unchanged int  `json:"unchanged"` // the same size and modification time: kept
-	Touched   int  `json:"touched"`   // another size or modification time, the same content hash: kept
-	Committed bool `json:"committed"` // a new generation was written (false: nothing changed)
+	Touched   int  `json:"touched"`   // another size or modification time, the same content hash: parsed again if the update commits, to record the new identity
+	Committed bool `json:"committed"` // a new commit was written (false: nothing changed)
 	Documents int  `json:"documents"` // documents in the index after the update
-	// Build is the walk's skipped files and the parse of the added and
-	// changed files (its Documents: theirs).
+	Segments  int  `json:"segments"`  // segments the update's commit named
+	Merged    int  `json:"merged"`    // segments the merge policy then merged (MergeReport.Inputs)
+	// Build is the walk's skipped files and the parse of the added,
+	// changed and touched files (its Documents: theirs).
 	Build Report `json:"build"`
 	// Where the time went: the walk, hashing the files whose size or
-	// modification time changed, parsing the added and changed ones into
-	// a temporary index, and merging it with the old one.
+	// modification time changed, parsing the added, changed and touched
+	// ones into a new segment, the commit (deletions and commit point),
+	// and the merge policy's merges.
 	Walk    time.Duration `json:"walk_ns"`
 	Hash    time.Duration `json:"hash_ns"`
 	Parse   time.Duration `json:"parse_ns"`
+	Commit  time.Duration `json:"commit_ns"`
 	Merge   time.Duration `json:"merge_ns"`
 	Elapsed time.Duration `json:"elapsed_ns"`
 }
@@ -42,21 +47,22 @@ type UpdateReport struct {
 // not record what it was built from: an index of format 5 or older.
 var ErrNoSources = errors.New("the index records no sources (format 5 or older): rebuild it once with gpusearch index")
 
-// Update brings the index in indexDir up to date with the crawl in
+// Update brings the index in indexDir up to date with its crawl in
 // crawlDir: it walks the crawl as Build does, compares each file with
 // what the index recorded of it (index.Source: URL, size, modification
-// time, then content hash), parses only the new and changed files, into a
-// temporary index, and merges that with the old index's documents that
-// are neither removed nor changed into one new generation, in URL order,
-// which it commits: the same index, file for file, that Build would write
-// from the crawl (sources.bin aside, which keeps the identities of touched
-// files as the last commit recorded them when nothing else changed). When
-// nothing changed it writes nothing.
+// time, then content hash), parses only the new, changed and touched
+// files into one new segment, marks the documents of the removed,
+// changed and touched files deleted in the segments that hold them, and
+// commits the new set of segments; then it merges segments as the merge
+// policy (opts.Merge) asks. The index then answers every query as a fresh
+// Build of the crawl would (index.Index numbers its live documents as the
+// build does). When nothing was added, changed or removed it writes
+// nothing.
 //
 // The codecs, BM25 parameters, positions, store, passage size and
 // document size limits are the index's own, whatever opts says; opts
-// gives the workers, the memory budget, the scratch directory, Force,
-// progress and logging.
+// gives the workers, the memory budget, the scratch directory, Force, the
+// merge policy, progress and logging.
 func Update(ctx context.Context, crawlDir, indexDir string, opts Options) (UpdateReport, error) {
 	start := time.Now()
 	var rep UpdateReport
@@ -73,11 +79,12 @@ func Update(ctx context.Context, crawlDir, indexDir string, opts Options) (Updat
 		return rep, fmt.Errorf("indexer: update: %w", err)
 	}
 	defer old.Close()
-	opts, err = updateOptions(old, opts)
+	segs := segmentsOf(old)
+	opts, err = updateOptions(segs[0].ix, opts)
 	if err != nil {
 		return rep, err
 	}
-	_, srcs, _ := old.Sources()
+	srcs, where := liveSources(segs)
 
 	files, err := walk(ctx, crawlDir, opts, &rep.Build)
 	if err != nil {
@@ -103,34 +110,127 @@ func Update(ctx context.Context, crawlDir, indexDir string, opts Options) (Updat
 		return rep, err
 	}
 	defer os.RemoveAll(tmpDir)
-	var fresh *index.Index
+	var added *index.Meta
 	if len(parse) > 0 {
-		if fresh, err = buildInto(ctx, parse, tmpDir, opts, &rep.Build); err != nil {
+		fresh, err := buildInto(ctx, parse, tmpDir, opts, &rep.Build)
+		if err != nil {
 			return rep, err
 		}
-		defer fresh.Close()
+		docs := fresh.NumDocs()
+		fresh.Close()
+		if docs > 0 {
+			m, err := out.AdoptSegment(tmpDir)
+			if err != nil {
+				return rep, err
+			}
+			added = &m
+		}
 	}
 	rep.Parse = time.Since(t)
 
 	t = time.Now()
-	progressf(opts, "update: merging %d kept documents with %d new ones\n", countDocs(srcs, kept), rep.Build.Documents)
-	inputs := mergeInputs(old, srcs, kept, fresh)
-	wopts := index.WriterOptions{DocIDCodec: opts.DocIDCodec, FreqCodec: opts.FreqCodec, Order: opts.Order, BM25: opts.BM25,
-		Force: opts.Force, Positions: opts.Positions, PositionsCodec: opts.PositionsCodec}
-	if err := index.Merge(ctx, out, wopts, inputs); err != nil {
+	commit := deleteReplaced(segs, srcs, where, kept)
+	if added != nil {
+		commit = append(commit, index.CommitSegment{Meta: *added})
+	}
+	m, err := out.CommitSegments(commit, opts.Force)
+	if err != nil {
+		return rep, err
+	}
+	rep.Committed = true
+	rep.Documents = int(m.Docs)
+	rep.Segments = max(1, len(m.Segments))
+	rep.Commit = time.Since(t)
+
+	t = time.Now()
+	if rep.Merged, err = mergeByPolicy(ctx, out, opts, false); err != nil {
 		return rep, err
 	}
 	rep.Merge = time.Since(t)
-	rep.Committed = true
-	for _, in := range inputs {
-		for _, d := range in.DocMap {
-			if d != index.Dropped {
-				rep.Documents++
-			}
-		}
-	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil
+}
+
+// segment is one segment of an index being updated or merged.
+type segment struct {
+	ix     *index.Index
+	global []uint32             // its docids' in the whole index, index.Dropped when deleted; nil: the same
+	del    *roaring.Bitmap      // its deleted documents
+	prior  *index.DeletionsMeta // its deletions file
+}
+
+// segmentsOf lists an index's segments: itself for an index of one
+// segment without deletions.
+func segmentsOf(ix *index.Index) []segment {
+	parts := ix.Segments()
+	if parts == nil {
+		return []segment{{ix: ix, del: roaring.New()}}
+	}
+	out := make([]segment, len(parts))
+	for i, p := range parts {
+		out[i] = segment{ix: p, global: ix.SegmentDocIDs(i), del: ix.Deleted(i), prior: ix.Meta().Segments[i].Deletions}
+	}
+	return out
+}
+
+// srcLoc is where a live source's documents lie: its segment and first
+// docid there.
+type srcLoc struct {
+	seg   int
+	first uint32
+}
+
+// liveSources lists the live sources of every segment in URL order (the
+// order of the index's docids) and where each lies.
+func liveSources(segs []segment) ([]index.Source, []srcLoc) {
+	type located struct {
+		src index.Source
+		at  srcLoc
+	}
+	var all []located
+	for i, s := range segs {
+		_, srcs, _ := s.ix.Sources()
+		first := uint32(0)
+		for _, src := range srcs {
+			if !s.del.Contains(first) {
+				all = append(all, located{src, srcLoc{i, first}})
+			}
+			first += src.Docs
+		}
+	}
+	slices.SortFunc(all, func(a, b located) int { return cmp.Compare(a.src.URL, b.src.URL) })
+	srcs, where := make([]index.Source, len(all)), make([]srcLoc, len(all))
+	for i, l := range all {
+		srcs[i], where[i] = l.src, l.at
+	}
+	return srcs, where
+}
+
+// deleteReplaced marks the documents of the sources not kept (removed,
+// changed, or touched: parsed again so that the new segment records their
+// identity) deleted in their segments, and returns the commit's old
+// segments: those with live documents left, with their deletions.
+func deleteReplaced(segs []segment, srcs []index.Source, where []srcLoc, kept []keptSource) []index.CommitSegment {
+	changed := make([]bool, len(segs))
+	for i, src := range srcs {
+		if !kept[i].keep || kept[i].src != src {
+			at := where[i]
+			segs[at.seg].del.AddRange(uint64(at.first), uint64(at.first)+uint64(src.Docs))
+			changed[at.seg] = true
+		}
+	}
+	var out []index.CommitSegment
+	for i, s := range segs {
+		if s.del.GetCardinality() == uint64(s.ix.NumDocs()) && (i > 0 || len(segs) > 1) {
+			continue // nothing live: the commit drops it (but the last one, so that a commit names a segment)
+		}
+		c := index.CommitSegment{Meta: s.ix.Meta(), Prior: s.prior}
+		if changed[i] {
+			c.Deleted = s.del
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // updateOptions are the options an update of ix parses with: ix's own
@@ -168,7 +268,8 @@ func progressf(opts Options, format string, args ...any) {
 // sources (in docid, which is URL, order) and counts them in rep. It
 // returns, per source, whether its documents stay, with its identity
 // refreshed when the file was only touched, and the files to parse: those
-// new to the index and those whose content changed.
+// new to the index, those whose content changed and the touched ones (a
+// segment's sources cannot be rewritten: the new segment records them).
 func (rep *UpdateReport) classify(srcs []index.Source, files []docFile, opts Options) (kept []keptSource, parse []docFile) {
 	bySrc := make(map[string]int, len(srcs))
 	for i, s := range srcs {
@@ -209,7 +310,7 @@ func (rep *UpdateReport) classify(srcs []index.Source, files []docFile, opts Opt
 		}
 	}
 	for _, f := range files {
-		if i, ok := bySrc[f.url]; !ok || !kept[i].keep {
+		if i, ok := bySrc[f.url]; !ok || !kept[i].keep || kept[i].src != srcs[i] {
 			parse = append(parse, f)
 		}
 	}
@@ -270,62 +371,4 @@ func buildInto(ctx context.Context, files []docFile, dir string, opts Options, r
 		return nil, err
 	}
 	return index.Open(dir)
-}
-
-// countDocs counts the kept sources' documents.
-func countDocs(srcs []index.Source, kept []keptSource) int {
-	n := 0
-	for i, s := range srcs {
-		if kept[i].keep {
-			n += int(s.Docs)
-		}
-	}
-	return n
-}
-
-// mergeInputs numbers the documents of the update: the old index's kept
-// sources and the fresh index's, in URL order, each source's documents
-// consecutively.
-func mergeInputs(old *index.Index, srcs []index.Source, kept []keptSource, fresh *index.Index) []index.MergeInput {
-	type placed struct {
-		url         string
-		input       int
-		first, docs uint32
-	}
-	var all []placed
-	inputs := []index.MergeInput{{Index: old, DocMap: make([]uint32, old.NumDocs())}}
-	refreshed := make([]index.Source, len(srcs))
-	doc := uint32(0)
-	for i, s := range srcs {
-		refreshed[i] = s
-		if kept[i].keep {
-			refreshed[i] = kept[i].src
-			all = append(all, placed{s.URL, 0, doc, s.Docs})
-		}
-		doc += s.Docs
-	}
-	inputs[0].Sources = refreshed
-	if fresh != nil {
-		_, fs, _ := fresh.Sources()
-		inputs = append(inputs, index.MergeInput{Index: fresh, DocMap: make([]uint32, fresh.NumDocs())})
-		doc = 0
-		for _, s := range fs {
-			all = append(all, placed{s.URL, 1, doc, s.Docs})
-			doc += s.Docs
-		}
-	}
-	for _, in := range inputs {
-		for d := range in.DocMap {
-			in.DocMap[d] = index.Dropped
-		}
-	}
-	slices.SortFunc(all, func(a, b placed) int { return cmp.Compare(a.url, b.url) })
-	next := uint32(0)
-	for _, p := range all {
-		for k := range p.docs {
-			inputs[p.input].DocMap[p.first+k] = next
-			next++
-		}
-	}
-	return inputs
 }

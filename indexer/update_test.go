@@ -159,14 +159,18 @@ func (c *randomCrawl) step() indexer.UpdateReport {
 // reference does on the fresh build.
 func TestUpdateEqualsFreshBuild(t *testing.T) {
 	for _, tt := range []struct {
-		name string
-		o    indexer.Options
+		name  string
+		o     indexer.Options
+		merge indexer.MergePolicy // the updates'
 	}{
-		{"text-positions", indexer.Options{Store: index.StoreText, Positions: true}},
-		{"titles", indexer.Options{Store: index.StoreTitles, DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}},
-		{"passages-positions", indexer.Options{Store: index.StoreText, Positions: true, Passages: 20}},
-		{"none-truncated", indexer.Options{Store: index.StoreNone, MaxDocBytes: 600}},
-		{"oversize-skipped", indexer.Options{Store: index.StoreText, MaxDocBytes: 600, Oversize: "skip"}},
+		{"text-positions", indexer.Options{Store: index.StoreText, Positions: true}, indexer.MergePolicy{}},
+		// Segments pile up: every update adds one and deletes in the others.
+		{"unmerged-positions", indexer.Options{Store: index.StoreText, Positions: true}, indexer.MergePolicy{Off: true}},
+		{"unmerged-passages", indexer.Options{Store: index.StoreTitles, Passages: 20}, indexer.MergePolicy{Off: true}},
+		{"titles", indexer.Options{Store: index.StoreTitles, DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}, indexer.MergePolicy{}},
+		{"passages-positions", indexer.Options{Store: index.StoreText, Positions: true, Passages: 20}, indexer.MergePolicy{}},
+		{"none-truncated", indexer.Options{Store: index.StoreNone, MaxDocBytes: 600}, indexer.MergePolicy{}},
+		{"oversize-skipped", indexer.Options{Store: index.StoreText, MaxDocBytes: 600, Oversize: "skip"}, indexer.MergePolicy{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -177,9 +181,10 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 			if _, err := indexer.Build(ctx, c.dir, dir, o); err != nil {
 				t.Fatal(err)
 			}
+			segments := 1
 			for step := range 6 {
 				want := c.step()
-				rep, err := indexer.Update(ctx, c.dir, dir, indexer.Options{Workers: 2, Force: true})
+				rep, err := indexer.Update(ctx, c.dir, dir, indexer.Options{Workers: 2, Force: true, Merge: tt.merge})
 				if err != nil {
 					t.Fatalf("step %d: %v", step, err)
 				}
@@ -201,7 +206,27 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 					t.Fatalf("step %d (%v): %v", step, got, err)
 				}
 				sameAnswers(t, dir, fresh)
+				boundsHold(t, dir)
+				segments = max(segments, rep.Segments)
 			}
+			if tt.merge.Off && segments < 4 {
+				t.Errorf("at most %d segments: the test meant to search many", segments)
+			}
+			// Merging everything gives the fresh build's data files.
+			if _, err := indexer.Merge(ctx, dir, indexer.Options{}, true); err != nil {
+				t.Fatal(err)
+			}
+			fresh := filepath.Join(t.TempDir(), "fresh")
+			if _, err := indexer.Build(ctx, c.dir, fresh, o); err != nil {
+				t.Fatal(err)
+			}
+			if m, err := index.ReadMeta(dir); err != nil || len(m.Segments) > 0 {
+				t.Fatalf("after merging all: %d segments, %v", len(m.Segments), err)
+			}
+			if err := sameData(dir, fresh, false); err != nil {
+				t.Fatalf("merged: %v", err)
+			}
+			sameAnswers(t, dir, fresh)
 		})
 	}
 }
@@ -214,8 +239,13 @@ func counts(r indexer.UpdateReport) [5]int {
 
 // sameData compares two indexes' data files byte for byte, sources.bin
 // only if withSources, and the stored texts by what they read (an update
-// keeps the old index's dictionary, a build samples its own).
+// keeps the old index's dictionary, a build samples its own). An update
+// left in segments is compared by what it reads: each document's URL,
+// title and text.
 func sameData(got, want string, withSources bool) error {
+	if m, err := index.ReadMeta(got); err != nil || len(m.Segments) > 0 {
+		return testindex.SameTexts(got, want)
+	}
 	read := func(dir string) (map[string][]byte, error) {
 		m, err := index.ReadMeta(dir)
 		if err != nil {
@@ -324,5 +354,33 @@ func TestUpdateRefuses(t *testing.T) {
 	}
 	if _, err := indexer.Update(ctx, crawl, crawlOrder, indexer.Options{}); err == nil || !strings.Contains(err.Error(), "URL order") {
 		t.Errorf("Update of an index in crawl order = %v, want an error about URL order", err)
+	}
+}
+
+// boundsHold checks that every posting of every segment of the index in
+// dir scores, under the collection's statistics, at most its list's and
+// its block's bounds as the segment's cursors give them.
+func boundsHold(t *testing.T, dir string) {
+	t.Helper()
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for _, p := range ix.Segments() {
+		params, norms := p.BM25(), p.Norms()
+		for i := range p.NumTerms() {
+			info := p.Term(i)
+			idf := p.IDF(info)
+			c := p.Cursor(info)
+			for d := c.DocID(); d != index.NoMoreDocs; d = c.Next() {
+				c.ShallowNextGEQ(d)
+				s := params.TermScore(idf, c.Freq(), norms[d])
+				if s > c.BlockMaxScore() || s > info.MaxScore {
+					t.Fatalf("segment %s, term %q, document %d: score %v above its bounds %v (block), %v (list)",
+						p.Meta().Generation, info.Term, d, s, c.BlockMaxScore(), info.MaxScore)
+				}
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"math"
 	"slices"
 	"time"
 
@@ -37,6 +38,19 @@ func (e *DAAT) Search(ctx context.Context, q Query) (Result, error) {
 }
 
 func (e *DAAT) run(ctx context.Context, q Query, mode Mode) (Result, error) {
+	return e.runAbove(ctx, q, mode, -1)
+}
+
+// searchAbove implements floorSearcher.
+func (e *DAAT) searchAbove(ctx context.Context, q Query, mode Mode, floor float32) (Result, error) {
+	// A document scoring floor may still enter (it may rank first among
+	// equals): only bounds below it prune.
+	return e.runAbove(ctx, q, mode, math.Nextafter(float64(floor), math.Inf(-1)))
+}
+
+// runAbove is run where a document's score bound must exceed floor for it
+// to be scored (-1: no floor).
+func (e *DAAT) runAbove(ctx context.Context, q Query, mode Mode, floor float64) (Result, error) {
 	algo := e.or
 	if mode == And {
 		algo = e.and
@@ -50,7 +64,19 @@ func (e *DAAT) run(ctx context.Context, q Query, mode Mode) (Result, error) {
 	if len(terms) == 0 || (mode == And && !all) {
 		return res, nil
 	}
+	if floor >= 0 {
+		// No document here can beat the other segments' k-th score: the
+		// segment is done before a cursor opens.
+		var bound float64
+		for _, t := range terms {
+			bound += float64(t.info.MaxScore)
+		}
+		if bound*boundSlack(len(terms)) <= floor {
+			return res, nil
+		}
+	}
 	s := newSearch(ctx, e.ix, terms, q.K, algo.seeks)
+	s.floor, s.thr = floor, floor
 	var err error
 	if s.phrases, err = newPhraseFilter(e.ix, q, mode); err != nil {
 		return res, err
@@ -85,6 +111,7 @@ type search struct {
 	lists   []*termList // in query-term order
 	top     *TopK
 	thr     float64       // see push
+	floor   float64       // what thr never falls below: other segments' (segments.go), else -1
 	phrases *phraseFilter // the query's phrases, nil without
 	stats   Stats
 	slack   float64 // multiplies every score bound before it is compared
@@ -117,6 +144,7 @@ func newSearch(ctx context.Context, ix *index.Index, terms []term, k int, lazy b
 		norms:  ix.Norms(),
 		top:    NewTopK(k),
 		thr:    -1,
+		floor:  -1,
 		slack:  boundSlack(len(terms)),
 	}
 	n := len(terms)
@@ -165,7 +193,7 @@ func (s *search) push(h Hit) {
 		return
 	}
 	if s.top.Push(h) && s.top.Full() {
-		s.thr = float64(s.top.Threshold())
+		s.thr = max(float64(s.top.Threshold()), s.floor)
 	}
 }
 

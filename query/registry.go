@@ -96,11 +96,17 @@ func Lookup(name string) (Driver, error) {
 	return d, nil
 }
 
-// Open makes the engine registered under name over ix, with o.
+// Open makes the engine registered under name over ix, with o. Over a
+// segmented index (ix.Segments) it opens the engine on each segment and
+// merges their answers (Segmented); an engine that needs a GPU is refused
+// there with ErrNoGPU.
 func Open(ix *index.Index, name string, o Options) (Engine, error) {
 	d, err := Lookup(name)
 	if err != nil {
 		return nil, err
+	}
+	if ix.Segments() != nil {
+		return openSegmented(ix, name, d, o)
 	}
 	return d.Open(ix, o)
 }

@@ -3,9 +3,11 @@
 # Builds an index of CRAWL; then, for each share of changed files, makes a
 # hard-linked copy of the crawl, rewrites that share of its files (every
 # k-th in path order, a paragraph appended), times an update of a copy of
-# the index (with a CPU profile) and a full rebuild of the changed crawl,
-# and checks that the two have the same data files (all but the stored
-# texts, which an update compresses with the old index's dictionary). Writes
+# the index (with a CPU profile; it writes a segment) and a full rebuild of
+# the changed crawl, and checks, after merging the updated index's
+# segments into one (untimed), that the two have the same data files (all
+# but the stored texts, which a merge compresses with its largest input's
+# dictionary). Writes
 # WORKDIR/summary.json. INDEX_FLAGS are given to the build and the
 # rebuilds (an update keeps the index's own options); SHARES lists the
 # shares of files to change.
@@ -42,6 +44,7 @@ PY
 	timed "update-$share" "$bin" index --update --quiet --json --out "$work/i-$share" \
 		--cpuprofile "$work/update-$share.pprof" "$work/c-$share" >"$work/update-$share.json"
 	timed "rebuild-$share" "$bin" index $flags --quiet --json --out "$work/r-$share" "$work/c-$share" >"$work/rebuild-$share.json"
+	"$bin" merge --all --quiet --out "$work/i-$share"
 	same=true
 	for f in "$work/r-$share"/gen-*/*; do
 		# The stored texts read the same but are compressed with the old
@@ -64,7 +67,8 @@ out = {"crawl": crawl, "flags": flags, "documents": build["documents"], "input_m
 for share in shares:
     u = json.load(open(f"{work}/update-{share}.json"))
     row = {"share": float(share), "changed": u["changed"], "update": t(f"update-{share}"),
-           "phases_s": {k: round(u[k + "_ns"] / 1e9, 2) for k in ["walk", "hash", "parse", "merge"]},
+           "segments": u["segments"],
+           "phases_s": {k: round(u[k + "_ns"] / 1e9, 2) for k in ["walk", "hash", "parse", "commit", "merge"]},
            "rebuild": t(f"rebuild-{share}"), "same_files": open(f"{work}/same-{share}").read().strip() == "true"}
     row["update_over_rebuild_wall"] = round(row["update"]["wall_s"] / row["rebuild"]["wall_s"], 3)
     row["update_over_rebuild_cpu"] = round(row["update"]["cpu_s"] / row["rebuild"]["cpu_s"], 3)

@@ -99,7 +99,18 @@ func onlyCommitted(t *testing.T, out, what string) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := []string{".lock", m.Generation, "meta.json"}; !slices.Equal(names, want) {
+	want := []string{".lock", m.Generation, "meta.json"}
+	if len(m.Segments) > 0 {
+		want = []string{".lock", "meta.json"}
+		for _, s := range m.Segments {
+			want = append(want, s.Meta.Generation)
+			if s.Deletions != nil {
+				want = append(want, s.Deletions.File)
+			}
+		}
+		slices.Sort(want)
+	}
+	if !slices.Equal(names, want) {
 		t.Errorf("after a completed %s the output directory holds %v, want %v: leftovers of killed runs stay", what, names, want)
 	}
 }

@@ -40,7 +40,7 @@ func openEngine(ix *index.Index, cfg config.GPU, name string) (query.Engine, fun
 		}
 		o.GPU.Device = cfg.Devices[0]
 	}
-	e, err := d.Open(ix, o)
+	e, err := query.Open(ix, name, o)
 	if err != nil {
 		return nil, nil, fmt.Errorf("engine %s: %w", name, err)
 	}

@@ -119,8 +119,14 @@ func indexOptions(cfg config.Config) indexer.Options {
 		DocIDCodec: ic.DocIDCodec, FreqCodec: ic.FreqCodec, Order: ic.Order, Seed: ic.Seed,
 		Workers: ic.Workers, MemoryBudget: ic.MemoryBudgetMB << 20, MaxDocBytes: ic.MaxDocBytes,
 		Oversize: ic.Oversize, TempDir: ic.TempDir, Store: ic.Store, BM25: cfg.BM25,
-		Positions: ic.Positions, PositionsCodec: ic.PositionsCodec,
+		Positions: ic.Positions, PositionsCodec: ic.PositionsCodec, Merge: mergePolicy(ic.Merge),
 	}
+}
+
+// mergePolicy is the merge policy the config's index.merge gives.
+func mergePolicy(m config.Merge) indexer.MergePolicy {
+	return indexer.MergePolicy{Off: m.Policy == "off", SegmentsPerTier: m.SegmentsPerTier, TierRatio: m.TierRatio,
+		MaxDeletedShare: m.MaxDeletedShare, MaxMergeDocs: m.MaxMergeDocs}
 }
 
 // forceUsage documents the --force of the commands that write an index.

@@ -27,13 +27,13 @@ func updateIndex(cmd *cobra.Command, f indexFlags, opts indexer.Options, args []
 	}
 	if !f.quiet {
 		printProblems(rep.Build)
-		what := "nothing changed: no new generation"
+		what := "nothing changed: no new commit"
 		if rep.Committed {
-			what = fmt.Sprintf("committed %d documents", rep.Documents)
+			what = fmt.Sprintf("committed %d documents in %d segments, then merged %d", rep.Documents, rep.Segments, rep.Merged)
 		}
-		fmt.Fprintf(os.Stderr, "updated in %s (walk %s, hash %s, parse %s, merge %s): %d added, %d changed, %d removed, %d unchanged, %d touched; %s\n",
+		fmt.Fprintf(os.Stderr, "updated in %s (walk %s, hash %s, parse %s, commit %s, merge %s): %d added, %d changed, %d removed, %d unchanged, %d touched; %s\n",
 			rep.Elapsed.Round(time.Millisecond), rep.Walk.Round(time.Millisecond), rep.Hash.Round(time.Millisecond),
-			rep.Parse.Round(time.Millisecond), rep.Merge.Round(time.Millisecond),
+			rep.Parse.Round(time.Millisecond), rep.Commit.Round(time.Millisecond), rep.Merge.Round(time.Millisecond),
 			rep.Added, rep.Changed, rep.Removed, rep.Unchanged, rep.Touched, what)
 	}
 	if f.json {

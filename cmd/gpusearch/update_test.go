@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/internal/testindex"
+	"github.com/gpusearch/gpusearch/query"
 )
 
 // flipCrawl is a copy of the sample crawl that switches between two
@@ -104,32 +106,25 @@ func (c *flipCrawl) flip(t *testing.T) {
 // fresh build of its state, and opening; a completed update leaves nothing of the killed ones.
 func TestUpdateKilledAnyInstant(t *testing.T) {
 	c := newFlipCrawl(t)
-	// The stored texts are compared by what they read: an update keeps
-	// the old index's dictionary, a fresh build samples its own.
-	fresh, freshDir := map[bool]map[string]index.FileMeta{}, map[bool]string{}
+	freshDir := map[bool]string{}
 	for range 2 {
 		dir := filepath.Join(t.TempDir(), "fresh")
 		mustRun(t, "index", "--quiet", "--out", dir, c.dir)
-		fresh[c.inB], _ = committed(t, dir)
-		delete(fresh[c.inB], "textpieces.bin")
 		freshDir[c.inB] = dir
 		c.flip(t)
 	}
 	out := filepath.Join(t.TempDir(), "out")
 	mustRun(t, "index", "--quiet", "--out", out, c.dir)
+	// An update leaves segments: the index is told by what it reads and
+	// answers, which must be a fresh build's.
 	state := func() bool {
 		t.Helper()
-		files, _ := committed(t, out)
-		delete(files, "textpieces.bin")
 		for _, s := range []bool{false, true} {
-			if maps.Equal(files, fresh[s]) {
-				if err := testindex.SameTexts(out, freshDir[s]); err != nil {
-					t.Fatalf("the index is state B=%v's fresh build but for its texts: %v", s, err)
-				}
+			if sameIndex(out, freshDir[s]) == nil {
 				return s
 			}
 		}
-		t.Fatalf("the index is neither state's fresh build")
+		t.Fatalf("the index is neither state's fresh build: %v; %v", sameIndex(out, freshDir[false]), sameIndex(out, freshDir[true]))
 		return false
 	}
 	args := []string{"index", "--update", "--quiet", "--out", out, c.dir}
@@ -196,4 +191,139 @@ func TestUpdateCLI(t *testing.T) {
 	if after, _ := committed(t, out); !maps.Equal(after, before) {
 		t.Errorf("an update of an unchanged crawl changed the index")
 	}
+}
+
+// sameIndex reports how the index in got differs from the fresh build in
+// want: each document's URL, title and text, and the answers of every
+// engine to one-term and two-term OR queries over want's terms.
+func sameIndex(got, want string) error {
+	if err := testindex.SameTexts(got, want); err != nil {
+		return err
+	}
+	g, err := index.Open(got)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	w, err := index.Open(want)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	ref, err := query.New(w, "exhaustive")
+	if err != nil {
+		return err
+	}
+	for _, name := range []string{"exhaustive", "bmw", "maxscore"} {
+		eng, err := query.New(g, name)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < w.NumTerms(); i += 7 {
+			q := query.Query{Terms: []string{w.Term(i).Term, w.Term((i * 13) % w.NumTerms()).Term}, Mode: query.Or, K: 10}
+			a, err := eng.Search(context.Background(), q)
+			if err != nil {
+				return err
+			}
+			b, err := ref.Search(context.Background(), q)
+			if err != nil {
+				return err
+			}
+			if !slices.Equal(a.Hits, b.Hits) {
+				return fmt.Errorf("%s %v: %v, a fresh build's %v", name, q.Terms, a.Hits, b.Hits)
+			}
+		}
+	}
+	return nil
+}
+
+// TestMergeCLI updates an index with the merge policy off, so that it
+// keeps two segments, and merges them with merge --all: one segment that
+// reads and answers as a fresh build of the crawl.
+func TestMergeCLI(t *testing.T) {
+	c := newFlipCrawl(t)
+	out := filepath.Join(t.TempDir(), "out")
+	mustRun(t, "index", "--quiet", "--out", out, c.dir)
+	c.flip(t)
+	cfg := filepath.Join(t.TempDir(), "nomerge.yaml")
+	if err := os.WriteFile(cfg, []byte("index:\n  merge:\n    policy: off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "index", "--update", "--quiet", "--config", cfg, "--out", out, c.dir)
+	if m, err := index.ReadMeta(out); err != nil || len(m.Segments) != 2 {
+		t.Fatalf("after an update with the policy off: %d segments, %v; want 2", len(m.Segments), err)
+	}
+	res := mustRun(t, "merge", "--json", "--out", out)
+	var rep struct{ Inputs, Segments, Documents int }
+	if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Segments != 2 {
+		t.Errorf("merge by the default policy of a large and a small segment: %+v, want them kept", rep)
+	}
+	res = mustRun(t, "merge", "--all", "--json", "--out", out)
+	if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Inputs != 2 || rep.Segments != 1 {
+		t.Errorf("merge --all: %+v, want 2 inputs into 1 segment", rep)
+	}
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	mustRun(t, "index", "--quiet", "--out", fresh, c.dir)
+	if err := sameIndex(out, fresh); err != nil {
+		t.Error(err)
+	}
+	onlyCommitted(t, out, "merge")
+}
+
+// TestMergeKilledAnyInstant kills `merge --all` with SIGKILL at random
+// instants while it merges an index of two segments: after every kill
+// the directory holds the two segments or the merged one, either reading
+// and answering as a fresh build of the crawl; the next merge completes
+// and leaves nothing of the killed ones.
+func TestMergeKilledAnyInstant(t *testing.T) {
+	c := newFlipCrawl(t)
+	out := filepath.Join(t.TempDir(), "out")
+	mustRun(t, "index", "--quiet", "--out", out, c.dir)
+	c.flip(t)
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	mustRun(t, "index", "--quiet", "--out", fresh, c.dir)
+	cfg := filepath.Join(t.TempDir(), "nomerge.yaml")
+	if err := os.WriteFile(cfg, []byte("index:\n  merge:\n    policy: off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "index", "--update", "--quiet", "--config", cfg, "--out", out, c.dir)
+	segmented := filepath.Join(t.TempDir(), "segmented")
+	if err := os.CopyFS(segmented, os.DirFS(out)); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	mustRun(t, "merge", "--all", "--quiet", "--out", out)
+	took := time.Since(start)
+	landed := map[int]int{}
+	for k := range 4 {
+		os.RemoveAll(out)
+		if err := os.CopyFS(out, os.DirFS(segmented)); err != nil {
+			t.Fatal(err)
+		}
+		cmd := cliCommand(t, "merge", "--all", "--quiet", "--out", out)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		delay := rand.N(took + took/2)
+		time.Sleep(delay)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		m, err := index.ReadMeta(out)
+		if err != nil {
+			t.Fatalf("kill %d after %v: %v", k, delay, err)
+		}
+		if err := sameIndex(out, fresh); err != nil {
+			t.Fatalf("kill %d after %v: %v", k, delay, err)
+		}
+		landed[max(1, len(m.Segments))]++
+	}
+	t.Logf("kills left %d indexes of 2 segments, %d merged", landed[2], landed[1])
+	mustRun(t, "merge", "--all", "--quiet", "--out", out)
+	onlyCommitted(t, out, "merge")
 }
