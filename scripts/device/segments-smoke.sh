@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# GPU machine run: a server with a GPU follows an index through an update
+# into segments. From the repository root, with .device/gpusearch (a CUDA
+# build) carried:
+#   OUT=... bash scripts/device/segments-smoke.sh
+# Indexes the sample crawl and serves it (commit point watched every
+# 200 ms), sends the sample queries with engine=auto and engine=gpu, then
+# changes 5% of the crawl, runs index --update (a second segment), waits
+# for the reload and sends them again: status codes per engine before and
+# after go to stdout, the server's log to $OUT/serve.log. GPUSEARCH
+# names another binary (a build without CUDA, to try the script here).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/segments-smoke-out}
+B=${GPUSEARCH:-$(pwd)/.device/gpusearch}
+W=$(mktemp -d)
+mkdir -p "$OUT"
+$B index --quiet --out "$W/ix" examples/crawl
+printf 'server:\n  addr: 127.0.0.1:18081\n  index: %s\n  watch_interval: 200ms\n  cache_entries: 0\n  access_log: false\n' "$W/ix" >"$W/cfg.yaml"
+$B serve --config "$W/cfg.yaml" 2>"$OUT/serve.log" &
+pid=$!
+for _ in $(seq 100); do
+	curl -sf http://127.0.0.1:18081/healthz >/dev/null && break
+	sleep 0.2
+done
+ask() { # ask LABEL: status codes of every sample query per engine
+	for e in auto gpu cpu; do
+		echo "== $1 engine=$e: $(cut -f2 examples/queries.txt | xargs -P 8 -I{} curl -s -G --data-urlencode "q={}" \
+			--data-urlencode "engine=$e" -o /dev/null -w '%{http_code}\n' http://127.0.0.1:18081/search | sort | uniq -c | tr '\n' ' ')"
+	done
+}
+ask "one segment"
+cp -al examples/crawl "$W/crawl"
+python3 scripts/change-crawl.py "$W/crawl" 0.05
+$B index --update --quiet --out "$W/ix" "$W/crawl"
+sleep 2
+ask "two segments"
+curl -s -G --data-urlencode "q=http server" --data-urlencode "engine=gpu" http://127.0.0.1:18081/search | head -c 400
+echo
+kill -TERM $pid
+wait $pid
+echo "serve exit status $?"
+grep -iE "reload|generation|error" "$OUT/serve.log" | tail -8
+rm -rf "$W"
