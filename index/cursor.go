@@ -19,12 +19,15 @@ import (
 type Cursor struct {
 	ix         *Index
 	info       TermInfo
-	first, end int // the list's blocks: [first, end)
-	blk        int // decoded block, or first-1 before any
-	docs       []uint32
+	first, end int      // the list's blocks: [first, end)
+	blk        int      // decoded block, or first-1 before any
+	buf        []uint32 // room for a block's docids
+	docs       []uint32 // the decoded block's docids: buf[:n]
 	freqs      []uint32
 	n, pos     int
 	cur        uint32
+	last       int64                      // the decoded block's last docid; -1 when none is decoded
+	pd         codecplugins.PrefixDecoder // the docid codec's prefix decode, if any
 	freqsReady bool
 	shallow    int
 	decoded    int
@@ -55,12 +58,16 @@ func (ix *Index) LazyCursor(t TermInfo) *Cursor {
 		info:  t,
 		first: int(t.FirstBlock),
 		end:   int(t.FirstBlock) + t.NumBlocks(bs),
-		docs:  buf[:bs:bs],
+		buf:   buf[:bs:bs],
+		docs:  buf[:0],
 		freqs: buf[bs:],
+		last:  -1,
 	}
 	c.blk = c.first - 1
 	c.shallow = c.first
 	c.posBlk = -1
+	// Asked once here rather than at every block.
+	c.pd, _ = ix.dc.(codecplugins.PrefixDecoder)
 	return c
 }
 
@@ -75,52 +82,64 @@ func (c *Cursor) Len() int { return int(c.info.DF) }
 
 // Next moves to the next posting and returns its docid.
 func (c *Cursor) Next() uint32 {
-	if c.cur == NoMoreDocs {
-		return NoMoreDocs
-	}
 	c.pos++
-	if c.pos < c.n {
+	if c.pos < len(c.docs) {
 		c.cur = c.docs[c.pos]
 		return c.cur
 	}
+	// Past the end, blk is end and loadBlock keeps the cursor exhausted.
 	return c.loadBlock(c.blk + 1)
 }
 
 // NextGEQ moves to the first posting with docid >= target and returns its
 // docid; it does not move when target <= DocID.
+// A target inside the decoded block (the common case of every query loop)
+// costs a compare and a short scan; anything else goes to nextGEQBlock.
 func (c *Cursor) NextGEQ(target uint32) uint32 {
-	// A lazy cursor before its first block has cur 0 and n 0 (n is 0
-	// otherwise only past the end, where cur is NoMoreDocs).
-	if target <= c.cur && (c.cur != 0 || c.n > 0) {
-		return c.cur
+	if int64(target) > c.last {
+		return c.nextGEQBlock(target)
+	}
+	// The block's last docid is >= target: the scan stops inside it.
+	p := c.pos
+	for c.docs[p] < target {
+		p++
+	}
+	c.pos = p
+	c.cur = c.docs[p]
+	return c.cur
+}
+
+// nextGEQBlock is NextGEQ for a target past the decoded block (or a cursor
+// with no block decoded: lazy, or past the end): it gallops over the skip
+// table, then binary searches the bracket, decodes the block it lands in
+// and scans it.
+func (c *Cursor) nextGEQBlock(target uint32) uint32 {
+	if c.blk >= c.end {
+		return NoMoreDocs
 	}
 	lastDoc := c.ix.lastDoc
-	if c.n == 0 || target > lastDoc[c.blk] {
-		// Gallop over the skip table, then binary search the bracket.
-		lo, step := c.blk+1, 1
-		hi := lo
-		for hi < c.end && lastDoc[hi] < target {
-			lo = hi + 1
-			hi += step
-			step <<= 1
-		}
-		hi = min(hi, c.end)
-		for lo < hi {
-			mid := int(uint(lo+hi) >> 1)
-			if lastDoc[mid] < target {
-				lo = mid + 1
-			} else {
-				hi = mid
-			}
-		}
-		c.skipped += lo - c.blk - 1
-		if c.loadBlock(lo) == NoMoreDocs {
-			return NoMoreDocs
+	lo, step := c.blk+1, 1
+	hi := lo
+	for hi < c.end && lastDoc[hi] < target {
+		lo = hi + 1
+		hi += step
+		step <<= 1
+	}
+	hi = min(hi, c.end)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if lastDoc[mid] < target {
+			lo = mid + 1
+		} else {
+			hi = mid
 		}
 	}
-	// The target is inside the current block.
-	docs := c.docs[:c.n]
-	p := c.pos
+	c.skipped += lo - c.blk - 1
+	if c.loadBlock(lo) == NoMoreDocs {
+		return NoMoreDocs
+	}
+	docs := c.docs
+	p := 0
 	for docs[p] < target {
 		p++
 	}
@@ -195,17 +214,17 @@ func (c *Cursor) loadBlock(b int) uint32 {
 	if b > c.first {
 		base = uint64(c.ix.lastDoc[b-1])
 	}
-	docs := c.docs[:n]
+	docs := c.buf[:n]
 	var sum uint64
-	if pd, ok := c.ix.dc.(codecplugins.PrefixDecoder); ok {
+	if c.pd != nil {
 		// The codec adds the gaps up as it decodes (SIMD bp128).
-		if err := pd.DecodeBlockPrefix(c.docs, src, n, uint32(base)); err != nil {
+		if err := c.pd.DecodeBlockPrefix(c.buf, src, n, uint32(base)); err != nil {
 			c.finish(c.blockError("docid", b, err))
 			return NoMoreDocs
 		}
 		sum = uint64(docs[n-1])
 	} else {
-		if err := c.ix.dc.DecodeBlock(c.docs, src, n); err != nil {
+		if err := c.ix.dc.DecodeBlock(c.buf, src, n); err != nil {
 			c.finish(c.blockError("docid", b, err))
 			return NoMoreDocs
 		}
@@ -220,6 +239,8 @@ func (c *Cursor) loadBlock(b int) uint32 {
 		return NoMoreDocs
 	}
 	c.blk, c.n, c.pos = b, n, 0
+	c.docs = docs
+	c.last = int64(docs[n-1])
 	c.freqsReady = false
 	c.decoded++
 	c.cur = docs[0]
@@ -248,6 +269,8 @@ func (c *Cursor) finish(err error) {
 	}
 	c.cur = NoMoreDocs
 	c.n, c.pos = 0, 0
+	c.docs = c.buf[:0]
+	c.last = -1
 	c.blk = c.end
 	c.shallow = c.end
 	// Freq past the end reads this 0 (stored as freq-1) instead of decoding
