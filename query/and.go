@@ -30,7 +30,7 @@ func andQuery(s *search) error {
 			d = x
 			continue
 		}
-		s.scoreMatches(d)
+		s.scoreAll(d)
 		d = ls[0].Next()
 	}
 	return nil
@@ -69,7 +69,7 @@ func blockMaxAndQuery(s *search) error {
 			d = x
 			continue
 		}
-		s.scoreMatches(d)
+		s.scoreAll(d)
 		d = ls[0].Next()
 	}
 	return nil
