@@ -116,7 +116,7 @@ func TestPipeline(t *testing.T) {
 	for _, e := range rep.Engines {
 		byName[e.Name] = e
 	}
-	for _, name := range []string{"gpusearch", "lucene", "xapian", "bleve"} {
+	for _, name := range []string{"gpusearch", "lucene", "xapian", "bleve", "pisa", "pisa-optpfor"} {
 		t.Run(name, func(t *testing.T) {
 			e, ok := byName[name]
 			if !ok {
