@@ -112,7 +112,7 @@ func (c *Cursor) NextGEQ(target uint32) uint32 {
 // nextGEQBlock is NextGEQ for a target past the decoded block (or a cursor
 // with no block decoded: lazy, or past the end): it gallops over the skip
 // table, then binary searches the bracket, decodes the block it lands in
-// and scans it.
+// and binary searches that.
 func (c *Cursor) nextGEQBlock(target uint32) uint32 {
 	if c.blk >= c.end {
 		return NoMoreDocs
@@ -138,13 +138,20 @@ func (c *Cursor) nextGEQBlock(target uint32) uint32 {
 	if c.loadBlock(lo) == NoMoreDocs {
 		return NoMoreDocs
 	}
+	// A fresh block is entered 25 to 40 postings deep on average (all
+	// RFCs, AND and OR): binary search it. Its last docid is >= target.
 	docs := c.docs
-	p := 0
-	for docs[p] < target {
-		p++
+	lo, hi = 0, len(docs)-1
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if docs[mid] < target {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
 	}
-	c.pos = p
-	c.cur = docs[p]
+	c.pos = lo
+	c.cur = docs[lo]
 	return c.cur
 }
 
