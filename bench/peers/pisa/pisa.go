@@ -316,7 +316,8 @@ func queryFile(queries []string) []byte {
 }
 
 // parseTimes reads the queries tool's times file, "algorithm<TAB>qid<TAB>
-// run<TAB>microseconds" lines with runs counted from 1, and returns the
+// run<TAB>microseconds" lines with runs counted from 1 under a header
+// line, and returns the
 // times of runs drop+1 to drop+repeat, pass by pass, n queries each.
 func parseTimes(r io.Reader, n, drop, repeat int) ([]time.Duration, error) {
 	out := make([]time.Duration, n*repeat)
@@ -328,6 +329,9 @@ func parseTimes(r io.Reader, n, drop, repeat int) ([]time.Duration, error) {
 		f := strings.Split(sc.Text(), "\t")
 		if len(f) != 4 {
 			return nil, fmt.Errorf("times line %d: %d fields, want 4", line, len(f))
+		}
+		if line == 1 && f[0] == "algorithm" {
+			continue // the header
 		}
 		q, err1 := strconv.Atoi(f[1])
 		run, err2 := strconv.Atoi(f[2])

@@ -49,6 +49,7 @@ func TestParseTimes(t *testing.T) {
 		err          string
 	}{
 		{"one pass", "maxscore\t0\t1\t5\nmaxscore\t1\t1\t7\n", 2, 0, 1, []time.Duration{5 * us, 7 * us}, ""},
+		{"header", "algorithm\tqid\trun\tusec\nmaxscore\t0\t1\t5\n", 1, 0, 1, []time.Duration{5 * us}, ""},
 		{"passes dropped and kept in pass order", "a\t0\t1\t9\na\t0\t2\t1\na\t0\t3\t2\na\t1\t1\t9\na\t1\t2\t3\na\t1\t3\t4\n", 2, 1, 2,
 			[]time.Duration{1 * us, 3 * us, 2 * us, 4 * us}, ""},
 		{"missing query", "a\t0\t1\t5\n", 2, 0, 1, nil, "no time for query 1"},
