@@ -19,12 +19,15 @@ import (
 type Cursor struct {
 	ix         *Index
 	info       TermInfo
-	first, end int // the list's blocks: [first, end)
-	blk        int // decoded block, or first-1 before any
-	docs       []uint32
+	first, end int      // the list's blocks: [first, end)
+	blk        int      // decoded block, or first-1 before any
+	buf        []uint32 // room for a block's docids
+	docs       []uint32 // the decoded block's docids: buf[:n]
 	freqs      []uint32
 	n, pos     int
 	cur        uint32
+	last       int64                      // the decoded block's last docid; -1 when none is decoded
+	pd         codecplugins.PrefixDecoder // the docid codec's prefix decode, if any
 	freqsReady bool
 	shallow    int
 	decoded    int
@@ -71,12 +74,16 @@ func (ix *Index) rawCursor(t TermInfo) *Cursor {
 		info:  t,
 		first: int(t.FirstBlock),
 		end:   int(t.FirstBlock) + t.NumBlocks(bs),
-		docs:  buf[:bs:bs],
+		buf:   buf[:bs:bs],
+		docs:  buf[:0],
 		freqs: buf[bs:],
+		last:  -1,
 	}
 	c.blk = c.first - 1
 	c.shallow = c.first
 	c.posBlk = -1
+	// Asked once here rather than at every block.
+	c.pd, _ = ix.dc.(codecplugins.PrefixDecoder)
 	return c
 }
 
@@ -108,19 +115,19 @@ func (c *Cursor) Next() uint32 {
 
 // next is Next without skipping deleted documents.
 func (c *Cursor) next() uint32 {
-	if c.cur == NoMoreDocs {
-		return NoMoreDocs
-	}
 	c.pos++
-	if c.pos < c.n {
+	if c.pos < len(c.docs) {
 		c.cur = c.docs[c.pos]
 		return c.cur
 	}
+	// Past the end, blk is end and loadBlock keeps the cursor exhausted.
 	return c.loadBlock(c.blk + 1)
 }
 
 // NextGEQ moves to the first posting with docid >= target and returns its
 // docid; it does not move when target <= DocID.
+// A target inside the decoded block (the common case of every query loop)
+// costs a compare and a short scan; anything else goes to nextGEQBlock.
 func (c *Cursor) NextGEQ(target uint32) uint32 {
 	d := c.nextGEQ(target)
 	if c.del != nil {
@@ -131,43 +138,80 @@ func (c *Cursor) NextGEQ(target uint32) uint32 {
 
 // nextGEQ is NextGEQ without skipping deleted documents.
 func (c *Cursor) nextGEQ(target uint32) uint32 {
-	// A lazy cursor before its first block has cur 0 and n 0 (n is 0
-	// otherwise only past the end, where cur is NoMoreDocs).
-	if target <= c.cur && (c.cur != 0 || c.n > 0) {
-		return c.cur
+	if int64(target) > c.last {
+		return c.nextGEQBlock(target)
 	}
-	lastDoc := c.ix.lastDoc
-	if c.n == 0 || target > lastDoc[c.blk] {
-		// Gallop over the skip table, then binary search the bracket.
-		lo, step := c.blk+1, 1
-		hi := lo
-		for hi < c.end && lastDoc[hi] < target {
-			lo = hi + 1
-			hi += step
-			step <<= 1
-		}
-		hi = min(hi, c.end)
-		for lo < hi {
-			mid := int(uint(lo+hi) >> 1)
-			if lastDoc[mid] < target {
-				lo = mid + 1
-			} else {
-				hi = mid
-			}
-		}
-		c.skipped += lo - c.blk - 1
-		if c.loadBlock(lo) == NoMoreDocs {
-			return NoMoreDocs
-		}
-	}
-	// The target is inside the current block.
-	docs := c.docs[:c.n]
+	// The block's last docid is >= target: the scan stops inside it. It
+	// moves 4.6 postings on average (AND on all RFCs; 87% of the moves
+	// are 8 or fewer), so a loop that exits on the first docid >= target
+	// mispredicts its exit about once a call: counting the docids below
+	// target eight at a time, without a branch, costs less.
+	docs := c.docs
 	p := c.pos
+	for p+8 <= len(docs) {
+		w := docs[p : p+8 : p+8]
+		t := uint64(target)
+		// (x - t) >> 63 is 1 exactly when x < t.
+		k := (uint64(w[0])-t)>>63 + (uint64(w[1])-t)>>63 + (uint64(w[2])-t)>>63 + (uint64(w[3])-t)>>63 +
+			(uint64(w[4])-t)>>63 + (uint64(w[5])-t)>>63 + (uint64(w[6])-t)>>63 + (uint64(w[7])-t)>>63
+		p += int(k)
+		if k < 8 {
+			c.pos = p
+			c.cur = docs[p]
+			return c.cur
+		}
+	}
 	for docs[p] < target {
 		p++
 	}
 	c.pos = p
 	c.cur = docs[p]
+	return c.cur
+}
+
+// nextGEQBlock is NextGEQ for a target past the decoded block (or a cursor
+// with no block decoded: lazy, or past the end): it gallops over the skip
+// table, then binary searches the bracket, decodes the block it lands in
+// and binary searches that.
+func (c *Cursor) nextGEQBlock(target uint32) uint32 {
+	if c.blk >= c.end {
+		return NoMoreDocs
+	}
+	lastDoc := c.ix.lastDoc
+	lo, step := c.blk+1, 1
+	hi := lo
+	for hi < c.end && lastDoc[hi] < target {
+		lo = hi + 1
+		hi += step
+		step <<= 1
+	}
+	hi = min(hi, c.end)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if lastDoc[mid] < target {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	c.skipped += lo - c.blk - 1
+	if c.loadBlock(lo) == NoMoreDocs {
+		return NoMoreDocs
+	}
+	// A fresh block is entered 25 to 40 postings deep on average (all
+	// RFCs, AND and OR): binary search it. Its last docid is >= target.
+	docs := c.docs
+	lo, hi = 0, len(docs)-1
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if docs[mid] < target {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	c.pos = lo
+	c.cur = docs[lo]
 	return c.cur
 }
 
@@ -240,17 +284,17 @@ func (c *Cursor) loadBlock(b int) uint32 {
 	if b > c.first {
 		base = uint64(c.ix.lastDoc[b-1])
 	}
-	docs := c.docs[:n]
+	docs := c.buf[:n]
 	var sum uint64
-	if pd, ok := c.ix.dc.(codecplugins.PrefixDecoder); ok {
+	if c.pd != nil {
 		// The codec adds the gaps up as it decodes (SIMD bp128).
-		if err := pd.DecodeBlockPrefix(c.docs, src, n, uint32(base)); err != nil {
+		if err := c.pd.DecodeBlockPrefix(c.buf, src, n, uint32(base)); err != nil {
 			c.finish(c.blockError("docid", b, err))
 			return NoMoreDocs
 		}
 		sum = uint64(docs[n-1])
 	} else {
-		if err := c.ix.dc.DecodeBlock(c.docs, src, n); err != nil {
+		if err := c.ix.dc.DecodeBlock(c.buf, src, n); err != nil {
 			c.finish(c.blockError("docid", b, err))
 			return NoMoreDocs
 		}
@@ -265,6 +309,8 @@ func (c *Cursor) loadBlock(b int) uint32 {
 		return NoMoreDocs
 	}
 	c.blk, c.n, c.pos = b, n, 0
+	c.docs = docs
+	c.last = int64(docs[n-1])
 	c.freqsReady = false
 	c.decoded++
 	c.cur = docs[0]
@@ -293,6 +339,8 @@ func (c *Cursor) finish(err error) {
 	}
 	c.cur = NoMoreDocs
 	c.n, c.pos = 0, 0
+	c.docs = c.buf[:0]
+	c.last = -1
 	c.blk = c.end
 	c.shallow = c.end
 	// Freq past the end reads this 0 (stored as freq-1) instead of decoding

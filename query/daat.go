@@ -227,6 +227,20 @@ func (s *search) scoreMatches(d uint32) {
 	s.push(Hit{DocID: d, Score: sum})
 }
 
+// scoreAll scores doc d, on which every list stands (a conjunctive match),
+// adding the term scores in query order, and offers it to the heap. It
+// skips termScore's memo: no algorithm that calls it asks for a score
+// twice.
+func (s *search) scoreAll(d uint32) {
+	norm := s.norms[d]
+	var sum float32
+	for _, l := range s.lists {
+		sum += s.params.TermScore(l.idf, l.Freq(), norm)
+	}
+	s.stats.PostingsScored += int64(len(s.lists))
+	s.push(Hit{DocID: d, Score: sum})
+}
+
 // tick counts one step of an algorithm's main loop and, every checkEvery
 // steps, reports a cancelled context.
 func (s *search) tick() error {

@@ -26,8 +26,10 @@
 //	                tested against
 //	daat            DAAT AND (and.go): the shortest list drives, the
 //	                others follow with NextGEQ, decoding only the blocks
-//	                landed in, frequencies decoded only for matches;
-//	                exhaustive DAAT OR (or.go)
+//	                landed in, frequencies decoded only for candidates;
+//	                once the heap is full a candidate is scored list by
+//	                list and dropped when its scores and the bounds left
+//	                cannot enter; exhaustive DAAT OR (or.go)
 //	maxscore        DAAT AND; MaxScore OR (maxscore.go)
 //	wand            DAAT AND; WAND OR (wand.go)
 //	bmw             block-max DAAT AND (and.go); Block-Max WAND OR (bmw.go)

@@ -14,6 +14,11 @@ import (
 // then completed from the non-essential lists, largest bound first, with
 // NextGEQ, and dropped as soon as its partial score plus the bounds of the
 // lists not yet probed cannot beat the threshold.
+//
+// One pass over the essential lists scores the candidate, moves the lists
+// standing on it and finds the next candidate. The threshold only rises
+// when a document enters the heap, so the essential lists are recounted
+// only then.
 func maxScoreQuery(s *search) error {
 	ls := append([]*termList(nil), s.lists...)
 	sort.SliceStable(ls, func(i, j int) bool { return ls[i].bound < ls[j].bound })
@@ -23,31 +28,31 @@ func maxScoreQuery(s *search) error {
 		acc += l.bound
 		upTo[i] = acc
 	}
-	have := make([]bool, len(ls)) // by query position: the list holds d
-	first := 0                    // ls[:first] are non-essential
-	for {
+	// By query position: the candidate's term scores, 0 for a list that
+	// does not hold it. Adding a 0 leaves a float32 sum unchanged, so
+	// summing them all is the query-order sum of the lists that hold it.
+	scores := make([]float32, len(ls))
+	first := 0 // ls[:first] are non-essential
+	d := index.NoMoreDocs
+	for _, l := range ls {
+		d = min(d, l.DocID())
+	}
+	for d != index.NoMoreDocs {
 		if err := s.tick(); err != nil {
 			return err
 		}
-		for first < len(ls) && !s.canEnter(upTo[first]) {
-			first++
-		}
-		if first == len(ls) {
-			return nil // not even a document in every list can enter
-		}
-		d := index.NoMoreDocs
-		for _, l := range ls[first:] {
-			d = min(d, l.DocID())
-		}
-		if d == index.NoMoreDocs {
-			return nil
-		}
+		norm := s.norms[d]
+		next := index.NoMoreDocs
 		var partial float64
 		for _, l := range ls[first:] {
 			if l.DocID() == d {
-				have[l.pos] = true
-				partial += float64(s.termScore(l))
+				sc := s.params.TermScore(l.idf, l.Freq(), norm)
+				s.stats.PostingsScored++
+				scores[l.pos] = sc
+				partial += float64(sc)
+				l.Next()
 			}
+			next = min(next, l.DocID())
 		}
 		complete := true
 		for i := first - 1; i >= 0; i-- {
@@ -56,24 +61,32 @@ func maxScoreQuery(s *search) error {
 				break
 			}
 			if l := ls[i]; l.NextGEQ(d) == d {
-				have[l.pos] = true
-				partial += float64(s.termScore(l))
+				sc := s.params.TermScore(l.idf, l.Freq(), norm)
+				s.stats.PostingsScored++
+				scores[l.pos] = sc
+				partial += float64(sc)
 			}
 		}
 		if complete {
 			var sum float32
-			for pos, ok := range have {
-				if ok {
-					sum += s.memo[pos].score
+			for _, sc := range scores {
+				sum += sc
+			}
+			thr := s.thr
+			s.push(Hit{DocID: d, Score: sum})
+			if s.thr != thr {
+				for first < len(ls) && !s.canEnter(upTo[first]) {
+					first++
+				}
+				if first == len(ls) {
+					return nil // not even a document in every list can enter
 				}
 			}
-			s.push(Hit{DocID: d, Score: sum})
 		}
-		clear(have)
-		for _, l := range ls[first:] {
-			if l.DocID() == d {
-				l.Next()
-			}
-		}
+		clear(scores)
+		// A list that just turned non-essential may hold next, and every
+		// essential list's next docid is >= next: nothing is passed over.
+		d = next
 	}
+	return nil
 }

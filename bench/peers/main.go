@@ -19,6 +19,7 @@ import (
 	"github.com/gpusearch/gpusearch/bench/peers/bleve"
 	"github.com/gpusearch/gpusearch/bench/peers/lucene"
 	"github.com/gpusearch/gpusearch/bench/peers/peer"
+	"github.com/gpusearch/gpusearch/bench/peers/pisa"
 	"github.com/gpusearch/gpusearch/bench/peers/xapian"
 	"github.com/gpusearch/gpusearch/eval"
 	"github.com/gpusearch/gpusearch/index"
@@ -55,6 +56,8 @@ type options struct {
 	store          string
 	gpusearchAlgo  string
 	gpusearchCodec string
+	pisaBin        string
+	pisaEncodings  string
 	warmupQueries  int
 	repeat, limit  int
 	work           string
@@ -84,9 +87,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.queries, "queries", "", "queries file, qid<TAB>text lines (required)")
 	fs.StringVar(&o.ks, "k", "10,1000", "comma-separated result depths")
 	fs.StringVar(&o.modes, "modes", "and,or", "comma-separated modes: and, or, phrase (each query one phrase; needs --positions and engines gpusearch and lucene only)")
-	fs.StringVar(&o.engines, "engines", "gpusearch,lucene,xapian,bleve", "comma-separated engines; gpusearch always runs first")
+	fs.StringVar(&o.engines, "engines", "gpusearch,lucene,xapian,bleve,pisa", "comma-separated engines; gpusearch always runs first")
 	fs.StringVar(&o.gpusearchAlgo, "gpusearch-engine", "cpu", "gpusearch's CPU engine (query.New): cpu, daat, maxscore, wand, bmw, exhaustive, bitmap")
 	fs.StringVar(&o.gpusearchCodec, "gpusearch-codec", "", "gpusearch's docid and frequency codec (default: the indexer's)")
+	fs.StringVar(&o.pisaBin, "pisa-bin", os.Getenv("PISA_BIN"), "directory of PISA's tools, as bench/peers/pisa/build.sh builds them (default $PISA_BIN)")
+	fs.StringVar(&o.pisaEncodings, "pisa-encodings", "block_simdbp,block_optpfor", "PISA index encodings, one engine each (pisa, pisa-optpfor, ...)")
 	fs.StringVar(&o.luceneAnalyzer, "lucene-analyzer", "porter2", "Lucene analyzer: porter2, english or standard")
 	fs.BoolVar(&o.positions, "positions", false, "index positions (gpusearch's index.positions, Lucene's DOCS_AND_FREQS_AND_POSITIONS)")
 	fs.StringVar(&o.store, "store", "none", "stored fields: none, titles or text (gpusearch's index.store; Lucene's stored title and body)")
@@ -218,9 +223,28 @@ func newEngines(ctx context.Context, o options, stderr io.Writer) ([]peer.Engine
 			e, err = xapian.New(ctx)
 		case "bleve":
 			e = bleve.New()
+		case "pisa":
+			po := pisa.DefaultOptions(o.pisaBin)
+			po.Encodings = strings.Split(o.pisaEncodings, ",")
+			ps, err := pisa.New(po)
+			if errors.Is(err, peer.ErrNotInstalled) {
+				fmt.Fprintf(stderr, "skipping pisa: %v\n", err)
+				for _, enc := range po.Encodings {
+					skipped[pisa.EngineName(enc)] = err.Error()
+				}
+				continue
+			}
+			if err != nil {
+				closeAll(engines)
+				return nil, nil, err
+			}
+			for _, p := range ps {
+				engines = append(engines, p)
+			}
+			continue
 		default:
 			closeAll(engines)
-			return nil, nil, usagef("--engines: unknown engine %q (want gpusearch, lucene, xapian or bleve)", name)
+			return nil, nil, usagef("--engines: unknown engine %q (want gpusearch, lucene, xapian, bleve or pisa)", name)
 		}
 		switch {
 		case errors.Is(err, peer.ErrNotInstalled):
@@ -250,8 +274,12 @@ func printReport(w io.Writer, rep *peer.Report) error {
 	fmt.Fprintln(tw, "engine\tindex s\tindex MB\tmode\tk\tcpu mean\tcpu p50\tcpu p99\twall mean\twall p50\tcpu x gpusearch\toverlap@10\t")
 	for _, e := range rep.Engines {
 		for _, r := range e.Runs {
+			name := e.Name
+			if r.Algorithm != "" {
+				name += " (" + r.Algorithm + ")"
+			}
 			fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.2f\t%.3f\t\n",
-				e.Name, e.IndexSeconds, float64(e.IndexBytes)/1e6, r.Mode, r.K,
+				name, e.IndexSeconds, float64(e.IndexBytes)/1e6, r.Mode, r.K,
 				r.CPUMeanUS, r.CPUP50US, r.CPUP99US, r.WallMeanUS, r.WallP50US, r.CPUVsGPUSearch, r.Overlap10)
 		}
 	}

@@ -28,11 +28,14 @@ type Hit struct {
 // Run is an engine's answer to one Spec: each query's wall-clock and thread
 // CPU time, pass by pass (SearchOptions.Repeat times the number of queries),
 // and each query's first hits (at most SearchOptions.Keep), in query order.
+// Algorithm names the engine's query algorithm where the engine picked one
+// per run (PISA's fastest of several); empty otherwise.
 type Run struct {
-	Spec Spec
-	Wall []time.Duration
-	CPU  []time.Duration
-	Hits [][]Hit
+	Spec      Spec
+	Wall      []time.Duration
+	CPU       []time.Duration
+	Hits      [][]Hit
+	Algorithm string
 }
 
 // SearchOptions say how Search runs the queries.

@@ -63,11 +63,12 @@ type RunReport struct {
 	OverlapQueries  int     `json:"overlap_queries"`
 	CPUVsGPUSearch  float64 `json:"cpu_vs_gpusearch"`
 	WallVsGPUSearch float64 `json:"wall_vs_gpusearch"`
+	Algorithm       string  `json:"algorithm,omitempty"` // Run.Algorithm
 }
 
 // summarize fills the time figures of a run.
 func summarize(r Run) RunReport {
-	rep := RunReport{Spec: r.Spec, Samples: len(r.Wall)}
+	rep := RunReport{Spec: r.Spec, Samples: len(r.Wall), Algorithm: r.Algorithm}
 	cpu, wall := latency.Summarize(slices.Clone(r.CPU)), latency.Summarize(slices.Clone(r.Wall))
 	rep.CPUMeanUS, rep.CPUP50US, rep.CPUP99US = cpu.MeanUS, cpu.P50US, cpu.P99US
 	rep.WallMeanUS, rep.WallP50US, rep.WallP99US = wall.MeanUS, wall.P50US, wall.P99US
