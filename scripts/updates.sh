@@ -26,20 +26,7 @@ timed() { # timed NAME COMMAND...: wall, user and system seconds in NAME.time
 timed build "$bin" index $flags --quiet --json --out "$work/base" "$crawl" >"$work/build.json"
 for share in $shares; do
 	cp -al "$crawl" "$work/c-$share"
-	python3 - "$work/c-$share" "$share" <<'PY'
-import os, sys
-root, share = sys.argv[1], float(sys.argv[2])
-files = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs
-               if f.endswith((".html", ".htm", ".txt", ".md")) and not f.startswith(".")
-               and not os.path.islink(os.path.join(d, f)))
-step = max(1, round(1 / share))
-for i in range(0, len(files), step):
-    p = files[i]
-    data = open(p, "rb").read()
-    os.unlink(p)  # the hard link to the original crawl stays as it was
-    with open(p, "wb") as f:
-        f.write(data + b"\n<p>updated paragraph zyzzyva %d</p>\n" % i)
-PY
+	python3 "$(dirname "$0")/change-crawl.py" "$work/c-$share" "$share"
 	cp -a "$work/base" "$work/i-$share"
 	timed "update-$share" "$bin" index --update --quiet --json --out "$work/i-$share" \
 		--cpuprofile "$work/update-$share.pprof" "$work/c-$share" >"$work/update-$share.json"
