@@ -4,10 +4,11 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/gpusearch/gpusearch/index"
 )
@@ -23,10 +24,18 @@ import (
 // hits are held, the DAAT engines skip in the next segments every
 // document whose score bound is below the k-th score so far (a document
 // scoring it exactly may still rank above it).
+//
+// A GPU engine reads a segment's lists as they lie, its deleted documents
+// included (its scores are still the collection's: index.IDF and the
+// norms are). It is asked for k plus the segment's deleted count and its
+// deleted hits are dropped: at most that many can rank above a live one,
+// so the segment's live top k is among them, in the same order, since a
+// segment numbers its documents in the whole's order.
 type Segmented struct {
 	ix      *index.Index
 	engines []Engine
-	order   []int // the segments, largest first
+	order   []int             // the segments, largest first
+	deleted []*roaring.Bitmap // per segment, for engines that see deleted documents; else nil
 }
 
 // floorSearcher is an engine that searches in a mode, skipping the
@@ -38,12 +47,11 @@ type floorSearcher interface {
 // openSegmented opens driver d on each segment of ix.
 func openSegmented(ix *index.Index, name string, d Driver, o Options) (Engine, error) {
 	segs := ix.Segments()
-	if d.Needs.GPU {
-		return nil, fmt.Errorf("query: engine %s: %w: the index has %d segments or deletions, which only the CPU engines search; merge it into one (gpusearch merge)",
-			name, ErrNoGPU, len(segs))
-	}
 	s := &Segmented{ix: ix}
-	for _, seg := range segs {
+	for i, seg := range segs {
+		if d.Needs.GPU {
+			s.deleted = append(s.deleted, ix.Deleted(i))
+		}
 		e, err := d.Open(seg, o)
 		if err != nil {
 			s.Close()
@@ -73,9 +81,18 @@ func (s *Segmented) run(ctx context.Context, q Query, mode Mode) (Result, error)
 	for _, i := range s.order {
 		var r Result
 		var err error
-		if f, ok := s.engines[i].(floorSearcher); ok && top.Full() {
+		var del *roaring.Bitmap
+		if s.deleted != nil && !s.deleted[i].IsEmpty() {
+			del = s.deleted[i]
+		}
+		switch f, ok := s.engines[i].(floorSearcher); {
+		case ok && top.Full():
 			r, err = f.searchAbove(ctx, q, mode, top.Threshold())
-		} else {
+		case del != nil:
+			sq := q
+			sq.K += int(del.GetCardinality())
+			r, err = s.engines[i].Search(ctx, sq)
+		default:
 			r, err = s.engines[i].Search(ctx, q)
 		}
 		if err != nil {
@@ -83,7 +100,9 @@ func (s *Segmented) run(ctx context.Context, q Query, mode Mode) (Result, error)
 		}
 		global := s.ix.SegmentDocIDs(i)
 		for _, h := range r.Hits {
-			top.Push(Hit{DocID: global[h.DocID], Score: h.Score})
+			if del == nil || !del.Contains(h.DocID) {
+				top.Push(Hit{DocID: global[h.DocID], Score: h.Score})
+			}
 		}
 		res.Stats.Algorithm = r.Stats.Algorithm
 		res.Stats.PostingsScored += r.Stats.PostingsScored

@@ -4,10 +4,12 @@
 # build) carried:
 #   OUT=... bash scripts/device/segments-smoke.sh
 # Indexes the sample crawl and serves it (commit point watched every
-# 200 ms), sends the sample queries with engine=auto and engine=gpu, then
-# changes 5% of the crawl, runs index --update (a second segment), waits
-# for the reload and sends them again: status codes per engine before and
-# after go to stdout, the server's log to $OUT/serve.log. GPUSEARCH
+# 200 ms), sends the sample queries with engine=auto, gpu and cpu, then
+# changes 5% of the crawl, runs index --update (a second segment, with
+# deletions in the first), waits for the reload and sends them again:
+# status codes per engine before and after, and how many answers of
+# engine=gpu equal engine=cpu's (docids and scores, every mode), go to
+# stdout, the server's log to $OUT/serve.log. GPUSEARCH
 # names another binary (a build without CUDA, to try the script here).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -35,8 +37,15 @@ python3 scripts/change-crawl.py "$W/crawl" 0.05
 $B index --update --quiet --out "$W/ix" "$W/crawl"
 sleep 2
 ask "two segments"
-curl -s -G --data-urlencode "q=http server" --data-urlencode "engine=gpu" http://127.0.0.1:18081/search | head -c 400
-echo
+same=0 differ=0
+for mode in and or andor; do
+	while read -r q; do
+		hits() { curl -s -G --data-urlencode "q=$q" --data-urlencode "engine=$1" --data-urlencode "mode=$mode" \
+			--data-urlencode snippets=0 http://127.0.0.1:18081/search | python3 -c 'import json,sys; print([(h["docid"], h["score"]) for h in json.load(sys.stdin).get("hits", [])])'; }
+		if [ "$(hits gpu)" = "$(hits cpu)" ]; then same=$((same + 1)); else differ=$((differ + 1)); echo "differs: $mode $q"; fi
+	done < <(cut -f2 examples/queries.txt)
+done
+echo "== two segments: engine=gpu answers equal to engine=cpu's: $same, different: $differ"
 kill -TERM $pid
 wait $pid
 echo "serve exit status $?"
