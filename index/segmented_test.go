@@ -2,12 +2,10 @@ package index_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -202,33 +200,3 @@ func TestSegmentsAnswerAsAFreshBuild(t *testing.T) {
 
 // registerGPUDriver registers the test's GPU driver once, however many
 // times the test runs (-count).
-var registerGPUDriver sync.Once
-
-// TestSegmentedRefusesGPUEngines checks that an engine needing a GPU is
-// refused on a segmented index with ErrNoGPU, naming the way out.
-func TestSegmentedRefusesGPUEngines(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "ix")
-	d, err := index.LockDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := writeSegDocs(t, d, []segDoc{{"a", []string{"x"}}, {"b", []string{"y"}}}, false)
-	b := writeSegDocs(t, d, []segDoc{{"c", []string{"x", "y"}}}, false)
-	if _, err := d.CommitSegments([]index.CommitSegment{{Meta: a}, {Meta: b}}, false); err != nil {
-		t.Fatal(err)
-	}
-	d.Unlock()
-	ix, err := index.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	registerGPUDriver.Do(func() {
-		query.Register("test-needs-gpu", query.Driver{Needs: query.Needs{GPU: true}, Open: func(*index.Index, query.Options) (query.Engine, error) {
-			return nil, errors.New("opened")
-		}})
-	})
-	if _, err := query.Open(ix, "test-needs-gpu", query.DefaultOptions); !errors.Is(err, query.ErrNoGPU) {
-		t.Errorf("a GPU engine on a segmented index: %v, want ErrNoGPU", err)
-	}
-}
