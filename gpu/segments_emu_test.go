@@ -27,20 +27,26 @@ var registerEmu sync.Once
 type emuSearcher struct{ e *qengine }
 
 func (s emuSearcher) Search(ctx context.Context, q query.Query) (query.Result, error) {
-	rs, _, err := s.e.search(ctx, []query.Query{q}, false)
+	rs, err := s.SearchBatch(ctx, []query.Query{q})
 	if err != nil {
 		return query.Result{}, err
 	}
 	return rs[0], nil
 }
 
+func (s emuSearcher) SearchBatch(ctx context.Context, qs []query.Query) ([]query.Result, error) {
+	rs, _, err := s.e.search(ctx, qs, false)
+	return rs, err
+}
+
 // TestSegmentsEmulated: the GPU engine over a segmented index (a base
 // build, then an update that rewrites, removes and adds files, its
 // merge policy off) answers every mode exactly as the exhaustive engine
 // over a fresh build of the changed crawl: the same docids, the same
-// float32 scores. Each segment's engine reads its lists deleted
-// documents included; query.Segmented asks it for k plus the segment's
-// deleted count and drops them.
+// float32 scores, one query at a time and all in one batch. Each
+// segment's engine reads its lists deleted documents included;
+// query.Segmented asks it for k plus the segment's deleted count and
+// drops them.
 func TestSegmentsEmulated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the kernels under a C++ emulation")
@@ -128,7 +134,16 @@ func TestSegmentsEmulated(t *testing.T) {
 	}
 	ref := query.NewExhaustive(fx)
 	ctx := context.Background()
-	for i, q := range randomQueries(rand.New(rand.NewPCG(33, 34)), 60, 40) {
+	qs := randomQueries(rand.New(rand.NewPCG(33, 34)), 60, 40)
+	be, ok := eng.(query.BatchEngine)
+	if !ok {
+		t.Fatalf("the GPU engine over segments (%T) answers no batches", eng)
+	}
+	batch, err := be.SearchBatch(ctx, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range qs {
 		want, err := ref.Search(ctx, q)
 		if err != nil {
 			t.Fatal(err)
@@ -139,6 +154,9 @@ func TestSegmentsEmulated(t *testing.T) {
 		}
 		if !slices.Equal(got.Hits, want.Hits) {
 			t.Fatalf("query %d %v:\n got %v\nwant %v", i, q, got.Hits, want.Hits)
+		}
+		if !slices.Equal(batch[i].Hits, want.Hits) {
+			t.Fatalf("query %d %v in a batch:\n got %v\nwant %v", i, q, batch[i].Hits, want.Hits)
 		}
 	}
 }

@@ -98,8 +98,8 @@ func Lookup(name string) (Driver, error) {
 
 // Open makes the engine registered under name over ix, with o. Over a
 // segmented index (ix.Segments) it opens the engine on each segment and
-// merges their answers (Segmented); an engine that needs a GPU is refused
-// there with ErrNoGPU.
+// merges their answers (Segmented); over GPU engines the result also
+// answers batches and reports the devices' usage.
 func Open(ix *index.Index, name string, o Options) (Engine, error) {
 	d, err := Lookup(name)
 	if err != nil {

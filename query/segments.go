@@ -61,6 +61,9 @@ func openSegmented(ix *index.Index, name string, d Driver, o Options) (Engine, e
 		s.order = append(s.order, len(s.order))
 	}
 	slices.SortStableFunc(s.order, func(a, b int) int { return cmp.Compare(segs[b].NumDocs(), segs[a].NumDocs()) })
+	if d.Needs.GPU {
+		return deviceSegmented{s}, nil
+	}
 	return s, nil
 }
 
@@ -81,36 +84,164 @@ func (s *Segmented) run(ctx context.Context, q Query, mode Mode) (Result, error)
 	for _, i := range s.order {
 		var r Result
 		var err error
-		var del *roaring.Bitmap
-		if s.deleted != nil && !s.deleted[i].IsEmpty() {
-			del = s.deleted[i]
-		}
-		switch f, ok := s.engines[i].(floorSearcher); {
-		case ok && top.Full():
+		k, del := s.segmentK(i, q.K)
+		if f, ok := s.engines[i].(floorSearcher); ok && top.Full() {
 			r, err = f.searchAbove(ctx, q, mode, top.Threshold())
-		case del != nil:
+		} else {
 			sq := q
-			sq.K += int(del.GetCardinality())
+			sq.K = k
 			r, err = s.engines[i].Search(ctx, sq)
-		default:
-			r, err = s.engines[i].Search(ctx, q)
 		}
 		if err != nil {
 			return Result{}, err
 		}
-		global := s.ix.SegmentDocIDs(i)
-		for _, h := range r.Hits {
-			if del == nil || !del.Contains(h.DocID) {
-				top.Push(Hit{DocID: global[h.DocID], Score: h.Score})
-			}
-		}
-		res.Stats.Algorithm = r.Stats.Algorithm
-		res.Stats.PostingsScored += r.Stats.PostingsScored
-		res.Stats.BlocksDecoded += r.Stats.BlocksDecoded
-		res.Stats.BlocksSkipped += r.Stats.BlocksSkipped
+		s.add(i, r, del, top, &res.Stats)
 	}
 	res.Hits = top.Hits()
 	return res, nil
+}
+
+// segmentK is the k to ask segment i's engine for, for k hits, and the
+// deleted documents to drop from its hits: for an engine that sees them,
+// k plus their count; else k and nil.
+func (s *Segmented) segmentK(i, k int) (int, *roaring.Bitmap) {
+	if s.deleted == nil || s.deleted[i].IsEmpty() {
+		return k, nil
+	}
+	return k + int(s.deleted[i].GetCardinality()), s.deleted[i]
+}
+
+// add pushes segment i's hits r into top, renumbered into the index's
+// docids, those in del dropped, and adds r's work to st.
+func (s *Segmented) add(i int, r Result, del *roaring.Bitmap, top *TopK, st *Stats) {
+	global := s.ix.SegmentDocIDs(i)
+	for _, h := range r.Hits {
+		if del == nil || !del.Contains(h.DocID) {
+			top.Push(Hit{DocID: global[h.DocID], Score: h.Score})
+		}
+	}
+	st.Algorithm = r.Stats.Algorithm
+	st.PostingsScored += r.Stats.PostingsScored
+	st.BlocksDecoded += r.Stats.BlocksDecoded
+	st.BlocksSkipped += r.Stats.BlocksSkipped
+}
+
+// deviceSegmented is Segmented over GPU engines: it answers batches, one
+// batch per segment and mode, and reports the devices' usage, so that
+// the server's batching and scheduling serve a segmented index as they
+// serve one.
+type deviceSegmented struct{ *Segmented }
+
+// SearchBatch implements BatchEngine: each segment's engine answers the
+// batch (its own SearchBatch, or one query after another), AND-then-OR
+// deciding on the whole index's AND hits as Search does. Stats.Took is
+// the whole batch's time.
+func (s deviceSegmented) SearchBatch(ctx context.Context, qs []Query) ([]Result, error) {
+	start := time.Now()
+	res := make([]Result, len(qs))
+	modes := make([]Mode, len(qs))
+	var first []int
+	for i, q := range qs {
+		if q.K <= 0 || len(q.Terms) == 0 {
+			continue
+		}
+		modes[i] = q.Mode
+		if onePhrase(q) || q.Mode == AndOr {
+			modes[i] = And // OR over one phrase answers as AND
+		}
+		first = append(first, i)
+	}
+	if err := s.batch(ctx, qs, modes, first, res); err != nil {
+		return nil, err
+	}
+	var second []int
+	for _, i := range first {
+		if qs[i].Mode == AndOr && !onePhrase(qs[i]) && len(res[i].Hits) < qs[i].K {
+			modes[i] = Or
+			second = append(second, i)
+		}
+	}
+	or := make([]Result, len(qs))
+	if err := s.batch(ctx, qs, modes, second, or); err != nil {
+		return nil, err
+	}
+	for _, i := range second {
+		and := res[i].Stats
+		res[i] = or[i]
+		if and.Algorithm != "" {
+			res[i].Stats.Algorithm = and.Algorithm + "+" + or[i].Stats.Algorithm
+		}
+		res[i].Stats.PostingsScored += and.PostingsScored
+		res[i].Stats.BlocksDecoded += and.BlocksDecoded
+		res[i].Stats.BlocksSkipped += and.BlocksSkipped
+	}
+	took := time.Since(start)
+	for i := range res {
+		res[i].Stats.Took = took
+	}
+	return res, nil
+}
+
+// batch answers qs[i] in modes[i] into res[i] for every i of idx: each
+// segment's engine answers them together.
+func (s deviceSegmented) batch(ctx context.Context, qs []Query, modes []Mode, idx []int, res []Result) error {
+	if len(idx) == 0 {
+		return nil
+	}
+	tops := make([]*TopK, len(idx))
+	for j, i := range idx {
+		tops[j] = NewTopK(qs[i].K)
+	}
+	sub := make([]Query, len(idx))
+	for _, g := range s.order {
+		for j, i := range idx {
+			sub[j] = qs[i]
+			sub[j].Mode = modes[i]
+			sub[j].K, _ = s.segmentK(g, qs[i].K)
+		}
+		rs, err := searchAll(ctx, s.engines[g], sub)
+		if err != nil {
+			return err
+		}
+		_, del := s.segmentK(g, 0)
+		for j, i := range idx {
+			s.add(g, rs[j], del, tops[j], &res[i].Stats)
+		}
+	}
+	for j, i := range idx {
+		res[i].Hits = tops[j].Hits()
+	}
+	return nil
+}
+
+// searchAll answers qs on e: in one SearchBatch where e has it.
+func searchAll(ctx context.Context, e Engine, qs []Query) ([]Result, error) {
+	if be, ok := e.(BatchEngine); ok {
+		return be.SearchBatch(ctx, qs)
+	}
+	rs := make([]Result, len(qs))
+	for i, q := range qs {
+		var err error
+		if rs[i], err = e.Search(ctx, q); err != nil {
+			return nil, err
+		}
+	}
+	return rs, nil
+}
+
+// DeviceUsage implements DeviceEngine: the segments' engines' usage,
+// summed.
+func (s deviceSegmented) DeviceUsage() DeviceUsage {
+	var sum DeviceUsage
+	for _, e := range s.engines {
+		if d, ok := e.(DeviceEngine); ok {
+			u := d.DeviceUsage()
+			sum.Runs += u.Runs
+			sum.Held += u.Held
+			sum.Busy += u.Busy
+		}
+	}
+	return sum
 }
 
 // Close closes the segments' engines that hold resources.
