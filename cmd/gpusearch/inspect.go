@@ -97,14 +97,44 @@ func inspect(ix *index.Index, top int) inspection {
 	for name, f := range m.Files {
 		in.FileBytes[name] = f.Size
 	}
-	terms := make([]topTerm, 0, ix.NumTerms())
-	for i := range ix.NumTerms() {
-		t := ix.Term(i)
-		terms = append(terms, topTerm{t.Term, t.DF, t.CF})
-	}
-	sort.SliceStable(terms, func(i, j int) bool { return terms[i].DF > terms[j].DF })
-	in.TopTerms = terms[:min(top, len(terms))]
+	in.TopTerms = topTerms(ix, top)
 	return in
+}
+
+// topTerms lists ix's top terms by document frequency, ties in term
+// order. A segmented index's frequencies add up its segments', deleted
+// postings included, as its other counts do.
+func topTerms(ix *index.Index, top int) []topTerm {
+	var terms []topTerm
+	if parts := ix.Segments(); parts == nil {
+		terms = make([]topTerm, ix.NumTerms())
+		for i := range terms {
+			t := ix.Term(i)
+			terms[i] = topTerm{t.Term, t.DF, t.CF}
+		}
+	} else {
+		at := map[string]int{}
+		for _, p := range parts {
+			for i := range p.NumTerms() {
+				t := p.Term(i)
+				j, ok := at[t.Term]
+				if !ok {
+					j = len(terms)
+					at[t.Term] = j
+					terms = append(terms, topTerm{Term: t.Term})
+				}
+				terms[j].DF += t.DF
+				terms[j].CF += t.CF
+			}
+		}
+	}
+	sort.Slice(terms, func(i, j int) bool {
+		if terms[i].DF != terms[j].DF {
+			return terms[i].DF > terms[j].DF
+		}
+		return terms[i].Term < terms[j].Term
+	})
+	return terms[:min(top, len(terms))]
 }
 
 func printInspection(w io.Writer, in inspection) {

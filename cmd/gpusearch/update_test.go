@@ -253,6 +253,33 @@ func TestMergeCLI(t *testing.T) {
 	if m, err := index.ReadMeta(out); err != nil || len(m.Segments) != 2 {
 		t.Fatalf("after an update with the policy off: %d segments, %v; want 2", len(m.Segments), err)
 	}
+	// inspect lists a segmented index's top terms, df added up over
+	// its segments.
+	var in struct {
+		TopTerms []struct {
+			Term string
+			DF   uint32
+		} `json:"top_terms"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "inspect", "--json", "--top", "3", "--index", out).stdout), &in); err != nil || len(in.TopTerms) != 3 {
+		t.Fatalf("inspect of two segments: %+v, %v; want 3 top terms", in, err)
+	}
+	ix, err := index.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range in.TopTerms {
+		var df uint32
+		for _, p := range ix.Segments() {
+			if info, ok := p.Lookup(tt.Term); ok {
+				df += info.DF
+			}
+		}
+		if df != tt.DF {
+			t.Errorf("inspect: %q df %d, the segments' %d", tt.Term, tt.DF, df)
+		}
+	}
+	ix.Close()
 	res := mustRun(t, "merge", "--json", "--out", out)
 	var rep struct{ Inputs, Segments, Documents int }
 	if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil {
