@@ -39,107 +39,80 @@ func (s *Server) describe(ix *index.Index, q query.Query, hits []Hit, noSnippets
 // pieces miss every term the document holds, the whole text is, skipping
 // the terms the postings say it lacks.
 func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, snippetBytes int, asHTML bool) error {
-	if ix.Store() == index.StoreNone || len(hits) == 0 {
+	if ix.Store() == index.StoreNone {
 		return nil
 	}
 	withText := ix.Store() == index.StoreText && snippetBytes > 0
-	if !withText {
-		return ix.Guard(func() error {
-			for i := range hits {
-				doc, err := ix.Document(hits[i].DocID, false)
+	located := withText && ix.PiecedText() && ix.HasPositions()
+	var (
+		m  *snippet.Maker
+		lk lookup
+	)
+	if withText {
+		m = snippet.New(snippet.Query{Terms: q.Terms, Phrases: q.Phrases}, snippetBytes)
+		var want func(term int, freq, docLen uint32) bool
+		if located {
+			want = positionsWanted(q, m.Span())
+		}
+		var err error
+		if lk, err = lookUp(ix, q.Terms, hits, want); err != nil {
+			return err
+		}
+	}
+	// The mapped titles and texts are read under Guard, as every
+	// reader of the index must.
+	return ix.Guard(func() error {
+		for i := range hits {
+			h := &hits[i]
+			doc, err := ix.Document(h.DocID, withText && !located)
+			if err != nil {
+				return err
+			}
+			h.Title = doc.Title
+			if !withText {
+				continue
+			}
+			var sn snippet.Snippet
+			if located {
+				sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, lk.positions[i])
+				if err == nil && len(sn.Highlights) == 0 && lk.holdsAny(i) {
+					// The window missed the terms whose positions were not
+					// read, being dense: read them all for this hit.
+					var all lookup
+					all, err = lookUp(ix, q.Terms, hits[i:i+1], func(int, uint32, uint32) bool { return true })
+					if err == nil {
+						sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, all.positions[0])
+					}
+				}
 				if err != nil {
 					return err
 				}
-				hits[i].Title = doc.Title
 			}
-			return nil
-		})
-	}
-	d := describer{ix: ix, q: q, hits: hits, asHTML: asHTML, located: ix.PiecedText() && ix.HasPositions()}
-	m := snippet.New(snippet.Query{Terms: q.Terms, Phrases: q.Phrases}, snippetBytes)
-	var want func(term int, freq, docLen uint32) bool
-	if d.located {
-		want = positionsWanted(q, m.Span())
-	}
-	var err error
-	if d.lk, err = lookUp(ix, q.Terms, hits, want); err != nil {
-		return err
-	}
-	return d.run(a, m)
-}
-
-// describer describes the hits of one request with text stored: a title
-// and a snippet each.
-type describer struct {
-	ix      *index.Index
-	q       query.Query
-	hits    []Hit
-	lk      lookup
-	located bool // positions say where each snippet lies (locatedSnippet)
-	asHTML  bool
-}
-
-// run describes every hit, one after the other, reading the index under
-// Guard. (Describing a page's hits on two goroutines made the median
-// request slower on the 2-core development box, by 5-25%.)
-func (d *describer) run(a *analysis.Analyzer, m *snippet.Maker) error {
-	return d.ix.Guard(func() error {
-		for i := range d.hits {
-			if err := d.describe(a, m, i); err != nil {
-				return err
+			// The whole text: without located snippets, or where even the
+			// pieces of every term's positions miss the document's terms
+			// (a term matched only inside a phrase that does not occur).
+			if !located || len(sn.Highlights) == 0 && lk.holdsAny(i) {
+				if located {
+					if doc, err = ix.Document(h.DocID, true); err != nil {
+						return err
+					}
+				}
+				var has func(string) bool
+				if lk.held != nil {
+					has = func(t string) bool {
+						b := slices.Index(q.Terms, t)
+						return b < 0 || lk.held[i]>>b&1 == 1
+					}
+				}
+				sn = m.Make(a, doc.Text, has)
+			}
+			h.Snippet, h.Highlights = sn.Text, sn.Highlights
+			if asHTML {
+				h.SnippetHTML = markHTML(sn)
 			}
 		}
 		return nil
 	})
-}
-
-// describe gives hit i its title and snippet.
-func (d *describer) describe(a *analysis.Analyzer, m *snippet.Maker, i int) error {
-	ix, q, lk, h := d.ix, d.q, d.lk, &d.hits[i]
-	doc, err := ix.Document(h.DocID, !d.located)
-	if err != nil {
-		return err
-	}
-	h.Title = doc.Title
-	var sn snippet.Snippet
-	if d.located {
-		sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, lk.positions[i])
-		if err == nil && len(sn.Highlights) == 0 && lk.holdsAny(i) {
-			// The window missed the terms whose positions were not
-			// read, being dense: read them all for this hit.
-			var all lookup
-			all, err = lookUp(ix, q.Terms, d.hits[i:i+1], func(int, uint32, uint32) bool { return true })
-			if err == nil {
-				sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, all.positions[0])
-			}
-		}
-		if err != nil {
-			return err
-		}
-	}
-	// The whole text: without located snippets, or where even the
-	// pieces of every term's positions miss the document's terms
-	// (a term matched only inside a phrase that does not occur).
-	if !d.located || len(sn.Highlights) == 0 && lk.holdsAny(i) {
-		if d.located {
-			if doc, err = ix.Document(h.DocID, true); err != nil {
-				return err
-			}
-		}
-		var has func(string) bool
-		if lk.held != nil {
-			has = func(t string) bool {
-				b := slices.Index(q.Terms, t)
-				return b < 0 || lk.held[i]>>b&1 == 1
-			}
-		}
-		sn = m.Make(a, doc.Text, has)
-	}
-	h.Snippet, h.Highlights = sn.Text, sn.Highlights
-	if d.asHTML {
-		h.SnippetHTML = markHTML(sn)
-	}
-	return nil
 }
 
 // locatedSnippet makes the snippet of document doc from the pieces of its
