@@ -99,8 +99,8 @@ func (s split) DecodeBlock(dst []uint32, src []byte, n int) error {
 	// The quotients go to q first: dst is written only once the block
 	// proves whole.
 	var q [blockSize]uint32
-	if at, err := quotients(q[:n], src[1+lowLen:], k); err != nil {
-		return codecplugins.Corrupt(s.name, 1+lowLen+at, err.Error())
+	if at, problem := quotients(q[:n], src[1+lowLen:], k); problem != "" {
+		return codecplugins.Corrupt(s.name, 1+lowLen+at, problem)
 	}
 	low, d := src[1:1+lowLen], dst[:n]
 	switch {
@@ -117,15 +117,10 @@ func (s split) DecodeBlock(dst []uint32, src []byte, n int) error {
 	return nil
 }
 
-// quotientError is a corrupt quotient stream; the caller adds the codec's
-// name and the offset.
-type quotientError string
-
-func (e quotientError) Error() string { return string(e) }
-
 // quotients decodes len(q) unary quotients from s, checking that each
-// keeps q << k within 32 bits. On error it returns the byte offset in s.
-func quotients(q []uint32, s []byte, k uint) (int, error) {
+// keeps q << k within 32 bits. A corrupt stream gives the problem and
+// its byte offset in s; a sound one an empty problem.
+func quotients(q []uint32, s []byte, k uint) (at int, problem string) {
 	qLimit := min(uint(escapeQ), uint(1)<<(32-k)) // quotients below it need no escape and fit
 	p := uint(0)
 	for i := 0; i < len(q); {
@@ -156,22 +151,22 @@ func quotients(q []uint32, s []byte, k uint) (int, error) {
 			p += escapeQ + 1
 			x := bitio.Window(s, p) & (1<<(32-k) - 1)
 			if x < escapeQ {
-				return int(p >> 3), quotientError("escaped quotient out of range")
+				return int(p >> 3), "escaped quotient out of range"
 			}
 			q[i] = uint32(x)
 			p += 32 - k
 			i++
 		case z < escapeQ:
-			return int(p >> 3), quotientError("value overflows 32 bits")
+			return int(p >> 3), "value overflows 32 bits"
 		default:
-			return int(p >> 3), quotientError("quotient too long")
+			return int(p >> 3), "quotient too long"
 		}
 		if p > 8*uint(len(s)) {
 			break
 		}
 	}
 	if p > 8*uint(len(s)) {
-		return len(s), quotientError("truncated quotients")
+		return len(s), "truncated quotients"
 	}
-	return 0, nil
+	return 0, ""
 }
