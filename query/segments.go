@@ -34,8 +34,12 @@ import (
 type Segmented struct {
 	ix      *index.Index
 	engines []Engine
-	order   []int             // the segments, largest first
-	deleted []*roaring.Bitmap // per segment, for engines that see deleted documents; else nil
+	order   []int // the segments, largest first
+	// deleted holds, for engines that see deleted documents, each
+	// segment's (nil where it has none), and dropped their counts; both
+	// are nil for engines that skip them.
+	deleted []*roaring.Bitmap
+	dropped []int
 }
 
 // floorSearcher is an engine that searches in a mode, skipping the
@@ -50,7 +54,13 @@ func openSegmented(ix *index.Index, name string, d Driver, o Options) (Engine, e
 	s := &Segmented{ix: ix}
 	for i, seg := range segs {
 		if d.Needs.GPU {
-			s.deleted = append(s.deleted, ix.Deleted(i))
+			del := ix.Deleted(i)
+			n := int(del.GetCardinality())
+			if n == 0 {
+				del = nil
+			}
+			s.deleted = append(s.deleted, del)
+			s.dropped = append(s.dropped, n)
 		}
 		e, err := d.Open(seg, o)
 		if err != nil {
@@ -84,12 +94,12 @@ func (s *Segmented) run(ctx context.Context, q Query, mode Mode) (Result, error)
 	for _, i := range s.order {
 		var r Result
 		var err error
-		k, del := s.segmentK(i, q.K)
+		extra, del := s.toDrop(i)
 		if f, ok := s.engines[i].(floorSearcher); ok && top.Full() {
 			r, err = f.searchAbove(ctx, q, mode, top.Threshold())
 		} else {
 			sq := q
-			sq.K = k
+			sq.K += extra
 			r, err = s.engines[i].Search(ctx, sq)
 		}
 		if err != nil {
@@ -101,14 +111,14 @@ func (s *Segmented) run(ctx context.Context, q Query, mode Mode) (Result, error)
 	return res, nil
 }
 
-// segmentK is the k to ask segment i's engine for, for k hits, and the
-// deleted documents to drop from its hits: for an engine that sees them,
-// k plus their count; else k and nil.
-func (s *Segmented) segmentK(i, k int) (int, *roaring.Bitmap) {
-	if s.deleted == nil || s.deleted[i].IsEmpty() {
-		return k, nil
+// toDrop is what segment i's engine sees but must not answer: how many
+// more hits to ask it for, and the deleted documents to drop from them
+// (0 and nil for an engine that skips them, or a segment without any).
+func (s *Segmented) toDrop(i int) (extra int, del *roaring.Bitmap) {
+	if s.deleted == nil {
+		return 0, nil
 	}
-	return k + int(s.deleted[i].GetCardinality()), s.deleted[i]
+	return s.dropped[i], s.deleted[i]
 }
 
 // add pushes segment i's hits r into top, renumbered into the index's
@@ -194,16 +204,16 @@ func (s deviceSegmented) batch(ctx context.Context, qs []Query, modes []Mode, id
 	}
 	sub := make([]Query, len(idx))
 	for _, g := range s.order {
+		extra, del := s.toDrop(g)
 		for j, i := range idx {
 			sub[j] = qs[i]
 			sub[j].Mode = modes[i]
-			sub[j].K, _ = s.segmentK(g, qs[i].K)
+			sub[j].K += extra
 		}
 		rs, err := searchAll(ctx, s.engines[g], sub)
 		if err != nil {
 			return err
 		}
-		_, del := s.segmentK(g, 0)
 		for j, i := range idx {
 			s.add(g, rs[j], del, tops[j], &res[i].Stats)
 		}
