@@ -13,7 +13,7 @@ import (
 // (full blocks with their slots laid out differently, partial ones
 // identical), and decodes to the same values.
 func TestHorizontalLikeVertical(t *testing.T) {
-	pairs := []struct{ hor, ver codecplugins.Codec }{{NewPForHor{}, NewPFor{}}, {OptPForHor{}, OptPFor{}}}
+	pairs := []struct{ hor, ver codecplugins.Codec }{{lookup(t, "newpfor-hor"), NewPFor{}}, {lookup(t, "optpfor-hor"), OptPFor{}}}
 	v := codectest.ClusteredGaps(5000, 7)
 	for _, p := range pairs {
 		for start := 0; start < len(v); start += blockLen {
@@ -30,18 +30,29 @@ func TestHorizontalLikeVertical(t *testing.T) {
 	}
 }
 
-func TestNewPForHorGoldenSize(t *testing.T) { codectest.ClusteredSize(t, NewPForHor{}, 1000, 511) }
+// lookup returns the registered codec called name.
+func lookup(t testing.TB, name string) codecplugins.Codec {
+	c, err := codecplugins.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestNewPForHorGoldenSize(t *testing.T) {
+	codectest.ClusteredSize(t, lookup(t, "newpfor-hor"), 1000, 511)
+}
 
 func FuzzDecodeNewPForHor(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) {
-		codectest.Fuzz(NewPForHor{}, data, n)
-		codectest.FuzzLevels(NewPForHor{}, data, n)
+		codectest.Fuzz(lookup(t, "newpfor-hor"), data, n)
+		codectest.FuzzLevels(lookup(t, "newpfor-hor"), data, n)
 	})
 }
 
 func FuzzDecodeOptPForHor(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, n int) {
-		codectest.Fuzz(OptPForHor{}, data, n)
-		codectest.FuzzLevels(OptPForHor{}, data, n)
+		codectest.Fuzz(lookup(t, "optpfor-hor"), data, n)
+		codectest.FuzzLevels(lookup(t, "optpfor-hor"), data, n)
 	})
 }
