@@ -31,6 +31,22 @@ func committed(t *testing.T, dir string) (map[string]index.FileMeta, string) {
 	return ix.Meta().Files, ix.Meta().Order
 }
 
+// killWithin starts the gpusearch command of args, kills it with SIGKILL
+// at a random instant within 1.5 times took (what it takes when left to
+// finish), waits for it, and returns the instant.
+func killWithin(t *testing.T, took time.Duration, args ...string) time.Duration {
+	t.Helper()
+	cmd := cliCommand(t, args...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	delay := rand.N(took + took/2)
+	time.Sleep(delay)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	return delay
+}
+
 // TestIndexKilledAnyInstant kills `index` with SIGKILL at random instants
 // while it rebuilds an index in place, with a small memory budget so that
 // it spills runs: after every kill the output directory holds the old
@@ -60,14 +76,7 @@ func TestIndexKilledAnyInstant(t *testing.T) {
 	cur := "url"
 	landed := map[string]int{}
 	for k := range kills {
-		cmd := cliCommand(t, args(other[cur], out)...)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		delay := rand.N(took + took/2)
-		time.Sleep(delay)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+		delay := killWithin(t, took, args(other[cur], out)...)
 		_, now := committed(t, out)
 		what := map[bool]string{true: "old", false: "new"}[now == cur]
 		landed[what]++

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -140,14 +138,7 @@ func TestUpdateKilledAnyInstant(t *testing.T) {
 		if state() == c.inB {
 			c.flip(t)
 		}
-		cmd := cliCommand(t, args...)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		delay := rand.N(took + took/2)
-		time.Sleep(delay)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+		delay := killWithin(t, took, args...)
 		what := map[bool]string{true: "new", false: "old"}[state() == c.inB]
 		landed[what]++
 		t.Logf("kill %d after %v: the %s index", k, delay.Round(time.Millisecond), what)
@@ -333,14 +324,7 @@ func TestMergeKilledAnyInstant(t *testing.T) {
 		if err := os.CopyFS(out, os.DirFS(segmented)); err != nil {
 			t.Fatal(err)
 		}
-		cmd := cliCommand(t, "merge", "--all", "--quiet", "--out", out)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		delay := rand.N(took + took/2)
-		time.Sleep(delay)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+		delay := killWithin(t, took, "merge", "--all", "--quiet", "--out", out)
 		m, err := index.ReadMeta(out)
 		if err != nil {
 			t.Fatalf("kill %d after %v: %v", k, delay, err)
