@@ -492,15 +492,20 @@ func (s *Scheduler) collect(g int, held []*Job, t *time.Timer) []*Job {
 			break
 		}
 		s.fillAt[g].Store(s.arrived.Load() + int64(s.cfg.GPUBatch-len(held)))
-		s.mu.Unlock()
-		t.Reset(wait)
-		select {
-		case <-t.C:
-		case <-s.fill[g]:
+		// A job put before that count was read counted itself without
+		// seeing fillAt, so it wakes nobody: one still in the inbox is
+		// taken now, not after the window.
+		if !s.in.pending() {
+			s.mu.Unlock()
+			t.Reset(wait)
+			select {
+			case <-t.C:
+			case <-s.fill[g]:
+			}
+			t.Stop()
+			s.mu.Lock()
 		}
-		t.Stop()
 		s.fillAt[g].Store(0)
-		s.mu.Lock()
 		s.admitInbox()
 		now := time.Since(s.start)
 		for len(held) < s.cfg.GPUBatch {
