@@ -28,7 +28,7 @@ type SearchResponse struct {
 // params is a checked search request, as the broker forwards it.
 type params struct {
 	q, mode, engine, snippets, highlight string // "" when absent: the nodes' defaults
-	k, start                                 int
+	k, start                             int
 }
 
 // httpError is an answer's status and message.

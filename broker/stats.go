@@ -58,7 +58,7 @@ func newMetrics(reg *prometheus.Registry, b *Broker) (*metrics, error) {
 		cache: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "cache_lookups_total",
 			Help: "Result cache lookups, by result."}, []string{"result"}),
 		overhead: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: ns, Name: "overhead_seconds",
-			Help: "Time an answer took beyond its slowest shard's request: parsing, scattering, merging.",
+			Help:    "Time an answer took beyond its slowest shard's request: parsing, scattering, merging.",
 			Buckets: prometheus.ExponentialBuckets(10e-6, 2, 16)}),
 	}
 	for _, c := range []prometheus.Collector{m.requests, m.requestTime, m.shardRequests, m.shardTime, m.outstanding,

@@ -21,9 +21,9 @@ import (
 
 // Config is the whole configuration.
 type Config struct {
-	Index  Index       `yaml:"index"`
-	BM25   bm25.Params `yaml:"bm25"`
-	Search Search      `yaml:"search"`
+	Index   Index       `yaml:"index"`
+	BM25    bm25.Params `yaml:"bm25"`
+	Search  Search      `yaml:"search"`
 	Server  Server      `yaml:"server"`
 	GPU     GPU         `yaml:"gpu"`
 	Cluster Cluster     `yaml:"cluster"`
