@@ -20,6 +20,7 @@ import (
 
 	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/config"
+	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/query"
 )
 
@@ -36,6 +37,11 @@ type Options struct {
 	Registry *prometheus.Registry
 	// Auto builds the engine=auto engine for each index; nil: the CPU.
 	Auto AutoFunc
+	// Loaded, if not nil, is told of each index the server starts
+	// serving: the first in New, then each reload's (a cluster node
+	// publishes the shard and generation it serves). It must not keep
+	// the index, which closes once it is replaced and unused.
+	Loaded func(*index.Index)
 }
 
 // Server answers the REST API over a swappable index.
@@ -45,6 +51,7 @@ type Server struct {
 	reg       *prometheus.Registry
 	m         *metrics
 	auto      AutoFunc
+	loaded    func(*index.Index)
 	page      *template.Template
 	pageCSP   string // the page's Content-Security-Policy
 	router    *mux.Router
@@ -77,7 +84,7 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("api: search.engine: %w", err)
 		}
 	}
-	s := &Server{cfg: opts.Config, log: opts.Logger, reg: opts.Registry, auto: opts.Auto, started: time.Now()}
+	s := &Server{cfg: opts.Config, log: opts.Logger, reg: opts.Registry, auto: opts.Auto, loaded: opts.Loaded, started: time.Now()}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -119,6 +126,9 @@ func New(opts Options) (*Server, error) {
 		s.log.Info("engine gpu unavailable", "reason", g.gpuErr)
 	}
 	s.routes()
+	if s.loaded != nil {
+		s.loaded(g.ix)
+	}
 	return s, nil
 }
 
@@ -172,6 +182,12 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("api: %w", err)
 	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve serves on ln as ListenAndServe does, for a caller that listens
+// first (a cluster node registers once it accepts connections).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	c := s.cfg.Server
 	srv := &http.Server{
 		Handler:           s.handler,
@@ -262,6 +278,9 @@ func (s *Server) reload(dir string) (ReloadResponse, error) {
 	s.m.reloads.WithLabelValues("ok").Inc()
 	s.reloads.Add(1)
 	s.done(old)
+	if s.loaded != nil {
+		s.loaded(g.ix)
+	}
 	resp := ReloadResponse{Index: s.root.show(dir), Previous: s.root.show(old.ix.Dir()), Docs: g.ix.Meta().Docs,
 		TookMS: time.Since(start).Milliseconds()}
 	s.log.Info("reloaded", "dir", dir, "previous", old.ix.Dir(), "docs", resp.Docs, "took_ms", resp.TookMS)

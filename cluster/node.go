@@ -1,0 +1,109 @@
+package cluster
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/gpusearch/gpusearch/config"
+	"github.com/gpusearch/gpusearch/index"
+)
+
+// Node is a serving node's presence in the cluster: it registers the
+// shard replica of the index the node serves, and the new generation
+// after each reload, until Close.
+type Node struct {
+	cfg  config.Cluster
+	url  string
+	id   string
+	log  *slog.Logger
+	cli  *clientv3.Client
+	mu     sync.Mutex
+	last   *Member // the latest index's member
+	reg    *Registrar
+	closed sync.Once
+}
+
+// NewNode connects to the cluster's etcd (c.Cluster) for a node serving
+// on c.Server.Addr. The node registers at Start.
+func NewNode(c config.Config, log *slog.Logger) (*Node, error) {
+	n := &Node{cfg: c.Cluster, url: c.Cluster.AdvertiseURL, id: c.Cluster.NodeID, log: log}
+	if n.url == "" {
+		host, port, err := net.SplitHostPort(c.Server.Addr)
+		if err != nil || port == "0" || host == "" || net.ParseIP(host).IsUnspecified() {
+			return nil, fmt.Errorf("cluster: brokers cannot reach server.addr %q as it is: set cluster.advertise_url", c.Server.Addr)
+		}
+		n.url = "http://" + c.Server.Addr
+	}
+	u, err := url.Parse(n.url)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: advertise URL %q: %w", n.url, err)
+	}
+	if n.id == "" {
+		n.id = u.Host
+	}
+	if n.cli, err = Dial(Config{Endpoints: c.Cluster.Endpoints, DialTimeout: c.Cluster.DialTimeout}); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// Loaded records the index the node now serves: its shard of its
+// collection (cluster.collection overrides the collection's identity)
+// and its generation; once started, the registration is updated.
+func (n *Node) Loaded(ix *index.Index) {
+	info, _ := ix.Shard()
+	m := Member{Collection: info.Collection, Shard: info.Index, Shards: info.Count,
+		Generation: ParseGeneration(ix.Meta().Generation), URL: n.url, Node: n.id}
+	if n.cfg.Collection != "" {
+		m.Collection = n.cfg.Collection
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.last = &m
+	if n.reg != nil {
+		if err := n.reg.Set([]Member{m}); err != nil {
+			n.log.Error("cluster: registration refused", "err", err)
+		}
+	}
+}
+
+// Start registers the node's latest index (the node accepts
+// connections by then).
+func (n *Node) Start() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.last == nil {
+		return fmt.Errorf("cluster: node %s has no index to register", n.id)
+	}
+	reg, err := NewRegistrar(n.cli, RegistrarOptions{Prefix: n.cfg.Prefix, LeaseTTL: n.cfg.LeaseTTL, Logger: n.log}, []Member{*n.last})
+	if err != nil {
+		return err
+	}
+	n.reg = reg
+	n.log.Info("cluster: registering", "node", n.id, "url", n.url, "collection", n.last.Collection,
+		"shard", n.last.Shard, "shards", n.last.Shards, "generation", n.last.Generation, "etcd", n.cfg.Endpoints)
+	return nil
+}
+
+// Close deregisters the node (its lease revoked, so brokers stop sending
+// it queries at once) and closes the etcd client; later calls do nothing.
+func (n *Node) Close() error {
+	var err error
+	n.closed.Do(func() {
+		n.mu.Lock()
+		reg := n.reg
+		n.reg = nil
+		n.mu.Unlock()
+		if reg != nil {
+			err = reg.Close(2 * time.Second)
+		}
+		n.cli.Close()
+	})
+	return err
+}
