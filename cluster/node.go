@@ -18,11 +18,11 @@ import (
 // shard replica of the index the node serves, and the new generation
 // after each reload, until Close.
 type Node struct {
-	cfg  config.Cluster
-	url  string
-	id   string
-	log  *slog.Logger
-	cli  *clientv3.Client
+	cfg    config.Cluster
+	url    string
+	id     string
+	log    *slog.Logger
+	cli    *clientv3.Client
 	mu     sync.Mutex
 	last   *Member // the latest index's member
 	reg    *Registrar
