@@ -37,11 +37,12 @@ type Options struct {
 	Registry *prometheus.Registry
 	// Auto builds the engine=auto engine for each index; nil: the CPU.
 	Auto AutoFunc
-	// Loaded, if not nil, is told of each index the server starts
-	// serving: the first in New, then each reload's (a cluster node
-	// publishes the shard and generation it serves). It must not keep
-	// the index, which closes once it is replaced and unused.
-	Loaded func(*index.Index)
+	// Loaded, if not nil, is told of the indexes the server starts
+	// serving (an index, or a sharded collection's shards): the first in
+	// New, then each reload's (a cluster node publishes the shards and
+	// generations it serves). It must not keep them: they close once
+	// replaced and unused.
+	Loaded func(parts []*index.Index)
 }
 
 // Server answers the REST API over a swappable index.
@@ -51,7 +52,7 @@ type Server struct {
 	reg       *prometheus.Registry
 	m         *metrics
 	auto      AutoFunc
-	loaded    func(*index.Index)
+	loaded    func([]*index.Index)
 	page      *template.Template
 	pageCSP   string // the page's Content-Security-Policy
 	router    *mux.Router
@@ -127,7 +128,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.routes()
 	if s.loaded != nil {
-		s.loaded(g.ix)
+		s.loaded([]*index.Index{g.ix})
 	}
 	return s, nil
 }
@@ -279,7 +280,7 @@ func (s *Server) reload(dir string) (ReloadResponse, error) {
 	s.reloads.Add(1)
 	s.done(old)
 	if s.loaded != nil {
-		s.loaded(g.ix)
+		s.loaded([]*index.Index{g.ix})
 	}
 	resp := ReloadResponse{Index: s.root.show(dir), Previous: s.root.show(old.ix.Dir()), Docs: g.ix.Meta().Docs,
 		TookMS: time.Since(start).Milliseconds()}

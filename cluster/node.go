@@ -24,7 +24,7 @@ type Node struct {
 	log    *slog.Logger
 	cli    *clientv3.Client
 	mu     sync.Mutex
-	last   *Member // the latest index's member
+	last   []Member // the latest indexes' members
 	reg    *Registrar
 	closed sync.Once
 }
@@ -53,21 +53,29 @@ func NewNode(c config.Config, log *slog.Logger) (*Node, error) {
 	return n, nil
 }
 
-// Loaded records the index the node now serves: its shard of its
-// collection (cluster.collection overrides the collection's identity)
-// and its generation; once started, the registration is updated.
-func (n *Node) Loaded(ix *index.Index) {
-	info, _ := ix.Shard()
-	m := Member{Collection: info.Collection, Shard: info.Index, Shards: info.Count,
-		Generation: ParseGeneration(ix.Meta().Generation), URL: n.url, Node: n.id}
+// Loaded records the indexes the node now serves and, once started,
+// registers them. A node serving one index registers its shard of its
+// collection; one serving a whole sharded collection (several indexes)
+// answers for all of it, so it registers as the one shard of a
+// collection of one, at the newest of its shards' generations.
+// cluster.collection overrides the collection's identity.
+func (n *Node) Loaded(parts []*index.Index) {
+	info, _ := parts[0].Shard()
+	m := Member{Collection: info.Collection, Shard: info.Index, Shards: info.Count, URL: n.url, Node: n.id}
+	if len(parts) > 1 {
+		m.Shard, m.Shards = 0, 1
+	}
+	for _, ix := range parts {
+		m.Generation = max(m.Generation, ParseGeneration(ix.Meta().Generation))
+	}
 	if n.cfg.Collection != "" {
 		m.Collection = n.cfg.Collection
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.last = &m
+	n.last = []Member{m}
 	if n.reg != nil {
-		if err := n.reg.Set([]Member{m}); err != nil {
+		if err := n.reg.Set(n.last); err != nil {
 			n.log.Error("cluster: registration refused", "err", err)
 		}
 	}
@@ -78,16 +86,18 @@ func (n *Node) Loaded(ix *index.Index) {
 func (n *Node) Start() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.last == nil {
+	if len(n.last) == 0 {
 		return fmt.Errorf("cluster: node %s has no index to register", n.id)
 	}
-	reg, err := NewRegistrar(n.cli, RegistrarOptions{Prefix: n.cfg.Prefix, LeaseTTL: n.cfg.LeaseTTL, Logger: n.log}, []Member{*n.last})
+	reg, err := NewRegistrar(n.cli, RegistrarOptions{Prefix: n.cfg.Prefix, LeaseTTL: n.cfg.LeaseTTL, Logger: n.log}, n.last)
 	if err != nil {
 		return err
 	}
 	n.reg = reg
-	n.log.Info("cluster: registering", "node", n.id, "url", n.url, "collection", n.last.Collection,
-		"shard", n.last.Shard, "shards", n.last.Shards, "generation", n.last.Generation, "etcd", n.cfg.Endpoints)
+	for _, m := range n.last {
+		n.log.Info("cluster: registering", "node", n.id, "url", n.url, "collection", m.Collection,
+			"shard", m.Shard, "shards", m.Shards, "generation", m.Generation, "etcd", n.cfg.Endpoints)
+	}
 	return nil
 }
 
