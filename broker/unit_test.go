@@ -1,0 +1,287 @@
+package broker
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gpusearch/gpusearch/api"
+	"github.com/gpusearch/gpusearch/cluster"
+	"github.com/gpusearch/gpusearch/config"
+)
+
+func mem(coll string, shard, shards int, gen int64, node string) cluster.Member {
+	return cluster.Member{Collection: coll, Shard: shard, Shards: shards, Generation: gen, URL: "http://" + node + ":1", Node: node}
+}
+
+// TestRoute: the collection and generations chosen, and each shard's
+// replicas.
+func TestRoute(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		want       string // broker.collection
+		members    []cluster.Member
+		collection string
+		gens       []int64    // per shard; -1 missing
+		routed     [][]string // per shard, nodes
+		consistent bool
+	}{
+		{"newest complete generation", "", []cluster.Member{mem("c", 0, 2, 2, "a"), mem("c", 0, 2, 1, "b"), mem("c", 1, 2, 2, "c"), mem("c", 1, 2, 1, "d")},
+			"c", []int64{2, 2}, [][]string{{"a"}, {"c"}}, true},
+		{"rolling reload half done", "", []cluster.Member{mem("c", 0, 2, 2, "a"), mem("c", 0, 2, 1, "b"), mem("c", 1, 2, 1, "d")},
+			"c", []int64{1, 1}, [][]string{{"b"}, {"d"}}, true},
+		{"no common generation: each shard's newest", "", []cluster.Member{mem("c", 0, 2, 2, "a"), mem("c", 1, 2, 1, "d")},
+			"c", []int64{2, 1}, [][]string{{"a"}, {"d"}}, false},
+		{"missing shard", "", []cluster.Member{mem("c", 0, 2, 1, "a"), mem("c", 0, 2, 1, "b")},
+			"c", []int64{1, -1}, [][]string{{"a", "b"}, nil}, true},
+		{"a complete collection over an incomplete newer one", "", []cluster.Member{mem("x", 0, 2, 1, "a"), mem("x", 1, 2, 1, "b"), mem("y", 0, 2, 9, "c")},
+			"x", []int64{1, 1}, [][]string{{"a"}, {"b"}}, true},
+		{"the collection configured", "y", []cluster.Member{mem("x", 0, 2, 1, "a"), mem("x", 1, 2, 1, "b"), mem("y", 0, 2, 9, "c")},
+			"y", []int64{9, -1}, [][]string{{"c"}, nil}, true},
+		{"a whole-collection node beside shards: the newer", "", []cluster.Member{mem("c", 0, 2, 1, "a"), mem("c", 1, 2, 1, "b"), mem("c", 0, 1, 3, "w")},
+			"c", []int64{3}, [][]string{{"w"}}, true},
+		{"nothing registered", "", nil, "", nil, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := map[int]*shardState{}
+			tb := route(tc.members, tc.want, func(m cluster.Member) *replica { return &replica{m: m, lat: newWindow()} },
+				func(i int) *shardState {
+					if st[i] == nil {
+						st[i] = &shardState{lat: newWindow()}
+					}
+					return st[i]
+				})
+			var gens []int64
+			var routed [][]string
+			for _, s := range tb.shards {
+				gens = append(gens, s.generation)
+				var nodes []string
+				for _, r := range s.replicas {
+					nodes = append(nodes, r.m.Node)
+				}
+				routed = append(routed, nodes)
+			}
+			if tb.collection != tc.collection || !reflect.DeepEqual(gens, tc.gens) || !reflect.DeepEqual(routed, tc.routed) || tb.consistent != tc.consistent {
+				t.Errorf("collection %q generations %v routed %v consistent %v, want %q %v %v %v",
+					tb.collection, gens, routed, tb.consistent, tc.collection, tc.gens, tc.routed, tc.consistent)
+			}
+		})
+	}
+}
+
+// TestPickLeastOutstanding: the replica with the fewest requests
+// outstanding is picked, a failed one only when no other is left.
+func TestPickLeastOutstanding(t *testing.T) {
+	rs := []*replica{{label: "a"}, {label: "b"}, {label: "c"}}
+	s := &shard{replicas: rs}
+	now := time.Now()
+	rs[0].outstanding.Store(3)
+	rs[1].outstanding.Store(1)
+	rs[2].outstanding.Store(2)
+	for range 10 {
+		if got := s.pick(nil, now); got != rs[1] {
+			t.Fatalf("picked %s, want b (1 outstanding)", got.label)
+		}
+	}
+	rs[1].downUntil.Store(now.Add(time.Second).UnixNano())
+	if got := s.pick(nil, now); got != rs[2] {
+		t.Fatalf("with b down, picked %s, want c", got.label)
+	}
+	if got := s.pick([]*replica{rs[0], rs[2]}, now); got != rs[1] {
+		t.Fatalf("with a and c tried, picked %v, want b although down", got)
+	}
+	if got := s.pick(rs, now); got != nil {
+		t.Fatalf("with every replica tried, picked %s", got.label)
+	}
+}
+
+// TestMergeHitsEqualsSortedUnion: shards' top n lists, merged, are the
+// best n of all their documents, on random scores with many ties.
+func TestMergeHitsEqualsSortedUnion(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	rank := func(a, b api.Hit) int {
+		if ranksAbove(a, b) {
+			return -1
+		}
+		if ranksAbove(b, a) {
+			return 1
+		}
+		return 0
+	}
+	for trial := range 300 {
+		docs, shards, n := 1+r.IntN(300), 1+r.IntN(6), 1+r.IntN(40)
+		all := make([]api.Hit, docs)
+		for d := range all {
+			all[d] = api.Hit{DocID: uint32(d), Score: float32(r.IntN(20)) / 4} // few distinct scores: ties
+		}
+		parts := make([][]api.Hit, shards)
+		for d, h := range all { // contiguous docid ranges, as shards are
+			s := d * shards / docs
+			parts[s] = append(parts[s], h)
+		}
+		for i := range parts {
+			slices.SortFunc(parts[i], rank)
+			parts[i] = parts[i][:min(n, len(parts[i]))]
+		}
+		slices.SortFunc(all, rank)
+		want := all[:min(n, len(all))]
+		if got := mergeHits(parts, n); !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d: merge of %d shards = %v, want %v", trial, shards, got, want)
+		}
+	}
+}
+
+// fakeNode answers /search with fixed hits after delay (read per
+// request), counting its requests.
+type fakeNode struct {
+	srv   *httptest.Server
+	hits  []api.Hit
+	delay atomic.Int64
+	calls atomic.Int64
+}
+
+func newFakeNode(t *testing.T, hits []api.Hit) *fakeNode {
+	f := &fakeNode{hits: hits}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.calls.Add(1)
+		select {
+		case <-time.After(time.Duration(f.delay.Load())):
+		case <-r.Context().Done():
+			return
+		}
+		json.NewEncoder(w).Encode(api.SearchResponse{Query: r.URL.Query().Get("q"), Mode: "or", Engine: "cpu", Hits: f.hits})
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// newTestBroker is a broker over members, without etcd.
+func newTestBroker(t *testing.T, tune func(*config.Broker), members ...cluster.Member) *Broker {
+	c := config.Default()
+	c.Broker.CacheEntries = 0
+	if tune != nil {
+		tune(&c.Broker)
+	}
+	b, err := New(Options{Config: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Update(cluster.Snapshot{Members: members})
+	t.Cleanup(b.Close)
+	return b
+}
+
+func memberAt(f *fakeNode, shard, shards int, node string) cluster.Member {
+	return cluster.Member{Collection: "c", Shard: shard, Shards: shards, Generation: 1, URL: f.srv.URL, Node: node}
+}
+
+func get(t *testing.T, b *Broker, path string) (int, SearchResponse) {
+	t.Helper()
+	w := httptest.NewRecorder()
+	b.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+	var resp SearchResponse
+	if w.Code == http.StatusOK {
+		if err := json.Unmarshal(w.Body.Bytes(), &resp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w.Code, resp
+}
+
+// TestHedgeSlowReplica: once a shard's p95 is known, a request slower
+// than it is sent to the other replica too, and the faster answer wins.
+func TestHedgeSlowReplica(t *testing.T) {
+	hits := []api.Hit{{DocID: 1, Score: 2}}
+	a, bnode := newFakeNode(t, hits), newFakeNode(t, hits)
+	b := newTestBroker(t, nil, memberAt(a, 0, 1, "a"), memberAt(bnode, 0, 1, "b"))
+	for i := range 2 * minHedgeSamples {
+		if code, _ := get(t, b, fmt.Sprintf("/search?q=warm%d", i)); code != http.StatusOK {
+			t.Fatalf("warming up: %d", code)
+		}
+	}
+	a.delay.Store(int64(2 * time.Second))
+	for i := range 6 {
+		began := time.Now()
+		code, resp := get(t, b, fmt.Sprintf("/search?q=slow%d", i))
+		if code != http.StatusOK || len(resp.Hits) != 1 {
+			t.Fatalf("status %d, %d hits", code, len(resp.Hits))
+		}
+		if took := time.Since(began); took > time.Second {
+			t.Fatalf("answer took %s: the slow replica was not hedged", took)
+		}
+	}
+	if st := b.Stats().Cluster.Shards[0]; st.Hedges == 0 {
+		t.Fatalf("no hedge counted: %+v", st)
+	}
+}
+
+// TestPartialWhenShardDown: with no replica of shard 1 left, answers
+// carry shard 0's hits, flagged partial, and are not cached; /healthz
+// says which shard is missing; with no shard at all, 503.
+func TestPartialWhenShardDown(t *testing.T) {
+	s0 := newFakeNode(t, []api.Hit{{DocID: 3, Score: 5}, {DocID: 1, Score: 4}})
+	s1 := newFakeNode(t, []api.Hit{{DocID: 12, Score: 4.5}})
+	b := newTestBroker(t, func(c *config.Broker) { c.CacheEntries = 100 }, memberAt(s0, 0, 2, "a"), memberAt(s1, 1, 2, "b"))
+	code, resp := get(t, b, "/search?q=x&k=3")
+	if ids := docids(resp.Hits); code != http.StatusOK || resp.Partial || !slices.Equal(ids, []uint32{3, 12, 1}) {
+		t.Fatalf("complete: %d partial %v hits %v", code, resp.Partial, ids)
+	}
+	s1.srv.Close() // its registration stays until its lease expires
+	for range 2 {
+		code, resp = get(t, b, "/search?q=y&k=3")
+		if ids := docids(resp.Hits); code != http.StatusOK || !resp.Partial || !slices.Equal(resp.MissingShards, []int{1}) || !slices.Equal(ids, []uint32{3, 1}) {
+			t.Fatalf("shard 1 down: %d partial %v missing %v hits %v", code, resp.Partial, resp.MissingShards, ids)
+		}
+		if resp.Cached {
+			t.Fatal("a partial answer came from the cache")
+		}
+	}
+	b.Update(cluster.Snapshot{Members: []cluster.Member{memberAt(s0, 0, 2, "a")}}) // its lease expired
+	w := httptest.NewRecorder()
+	b.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+	if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "1") {
+		t.Errorf("/healthz: %d %q, want 503 naming shard 1", w.Code, w.Body.String())
+	}
+	if _, resp = get(t, b, "/search?q=z&k=3"); !resp.Partial || !slices.Equal(resp.MissingShards, []int{1}) {
+		t.Errorf("shard 1 unregistered: partial %v missing %v", resp.Partial, resp.MissingShards)
+	}
+	s0.srv.Close()
+	if code, _ := get(t, b, "/search?q=w"); code != http.StatusServiceUnavailable {
+		t.Errorf("no shard answering: %d, want 503", code)
+	}
+	b.Update(cluster.Snapshot{})
+	if code, _ := get(t, b, "/search?q=w"); code != http.StatusServiceUnavailable {
+		t.Errorf("no member: %d, want 503", code)
+	}
+}
+
+func docids(hits []api.Hit) []uint32 {
+	out := make([]uint32, len(hits))
+	for i, h := range hits {
+		out[i] = h.DocID
+	}
+	return out
+}
+
+// TestWindowQuantiles: quantiles of the held samples, the oldest dropped.
+func TestWindowQuantiles(t *testing.T) {
+	w := newWindow()
+	if q := w.quantiles(0.5); q[0] != 0 || w.P95() != 0 {
+		t.Fatalf("empty window: %v, p95 %s", q, w.P95())
+	}
+	for i := range 2 * windowSize {
+		w.add(time.Duration(cmp.Or(i/windowSize*1000, 1)) * time.Microsecond) // the first half 1us, the second 1ms
+	}
+	if q := w.quantiles(0.5, 0.99); q[0] != time.Millisecond || q[1] != time.Millisecond || w.P95() != time.Millisecond {
+		t.Fatalf("quantiles %v, p95 %s: want the latest samples' 1ms", q, w.P95())
+	}
+}
