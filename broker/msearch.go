@@ -116,12 +116,12 @@ func (b *Broker) handleMsearch(w http.ResponseWriter, r *http.Request) {
 		}
 		m.key = m.p.cacheKey(t.gens)
 		if c, ok := b.cache.get(m.key); ok {
-			b.m.cache.WithLabelValues("hit").Inc()
+			b.m.cacheHit.Inc()
 			c.Cached = true
 			m.resp, m.done = c, true
 			continue
 		}
-		b.m.cache.WithLabelValues("miss").Inc()
+		b.m.cacheMiss.Inc()
 		nv := map[string]string{}
 		for name, vals := range m.p.nodeParams() {
 			nv[name] = vals[0]

@@ -22,6 +22,7 @@ type replica struct {
 	requests    atomic.Int64
 	errors      atomic.Int64
 	lat         *window
+	pm          replicaMetrics
 }
 
 // down reports whether r failed lately.

@@ -28,11 +28,10 @@ const maxNodeAnswer = 64 << 20
 
 // attempt is one request to one replica.
 type attempt struct {
-	r     *replica
-	body  []byte
-	err   error
-	took  time.Duration
-	hedge bool
+	r    *replica
+	body []byte
+	err  error
+	took time.Duration
 }
 
 // call sends one shard's request (GET path, or POST path with body) to a
@@ -47,16 +46,16 @@ func (b *Broker) call(ctx context.Context, s *shard, path string, body []byte) (
 	s.st.requests.Add(1)
 	results := make(chan attempt, len(s.replicas)) // each replica at most once: sends never block
 	var tried []*replica
-	launch := func(hedge bool) bool {
+	launch := func() bool {
 		r := s.pick(tried, time.Now())
 		if r == nil {
 			return false
 		}
 		tried = append(tried, r)
-		go func() { results <- b.send(ctx, s, r, path, body, hedge) }()
+		go func() { results <- b.send(ctx, r, path, body) }()
 		return true
 	}
-	if !launch(false) {
+	if !launch() {
 		s.st.errors.Add(1)
 		return nil, 0, errors.New("no replica")
 	}
@@ -74,7 +73,7 @@ func (b *Broker) call(ctx context.Context, s *shard, path string, body []byte) (
 			inflight--
 			if a.err == nil {
 				s.st.lat.add(a.took)
-				b.m.shardTime.WithLabelValues(s.label(), a.r.label).Observe(a.took.Seconds())
+				a.r.pm.time.Observe(a.took.Seconds())
 				return a.body, a.took, nil
 			}
 			var ne *nodeError
@@ -82,14 +81,14 @@ func (b *Broker) call(ctx context.Context, s *shard, path string, body []byte) (
 				return nil, a.took, ne
 			}
 			lastErr = a.err
-			if ctx.Err() == nil && launch(false) {
+			if ctx.Err() == nil && launch() {
 				inflight++
 				s.st.retries.Add(1)
 				b.m.retries.WithLabelValues(s.label()).Inc()
 			}
 		case <-hedgeC:
 			hedgeC = nil
-			if launch(true) {
+			if launch() {
 				inflight++
 				s.st.hedges.Add(1)
 				b.m.hedges.WithLabelValues(s.label()).Inc()
@@ -106,15 +105,14 @@ func (b *Broker) call(ctx context.Context, s *shard, path string, body []byte) (
 // send is one request to replica r, counted in its outstanding requests
 // and metrics. A failure to reach r, or a 5xx, marks it down for
 // broker.down_for, unless the request was cancelled by the broker.
-func (b *Broker) send(ctx context.Context, s *shard, r *replica, path string, body []byte, hedge bool) attempt {
+func (b *Broker) send(ctx context.Context, r *replica, path string, body []byte) attempt {
 	r.outstanding.Add(1)
-	gauge := b.m.outstanding.WithLabelValues(s.label(), r.label)
-	gauge.Inc()
-	defer func() { r.outstanding.Add(-1); gauge.Dec() }()
+	r.pm.outstanding.Inc()
+	defer func() { r.outstanding.Add(-1); r.pm.outstanding.Dec() }()
 	r.requests.Add(1)
 	began := time.Now()
 	data, err := b.do(ctx, r.m.URL+path, body)
-	a := attempt{r: r, body: data, err: err, took: time.Since(began), hedge: hedge}
+	a := attempt{r: r, body: data, err: err, took: time.Since(began)}
 	outcome := "ok"
 	var ne *nodeError
 	switch {
@@ -129,7 +127,7 @@ func (b *Broker) send(ctx context.Context, s *shard, r *replica, path string, bo
 		r.errors.Add(1)
 		r.downUntil.Store(time.Now().Add(b.cfg.DownFor).UnixNano())
 	}
-	b.m.shardRequests.WithLabelValues(s.label(), r.label, outcome).Inc()
+	r.pm.outcomes[outcome].Inc()
 	return a
 }
 

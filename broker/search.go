@@ -178,11 +178,11 @@ func (b *Broker) search(ctx context.Context, p params) (SearchResponse, error) {
 	}
 	key := p.cacheKey(t.gens)
 	if c, ok := b.cache.get(key); ok {
-		b.m.cache.WithLabelValues("hit").Inc()
+		b.m.cacheHit.Inc()
 		c.Cached, c.TookUS = true, time.Since(began).Microseconds()
 		return c, nil
 	}
-	b.m.cache.WithLabelValues("miss").Inc()
+	b.m.cacheMiss.Inc()
 	path := "/search?" + p.nodeParams().Encode()
 	parts := make([]part, len(t.shards))
 	scatter(t, func(i int, s *shard) {

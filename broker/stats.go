@@ -27,6 +27,8 @@ type metrics struct {
 	hedges        *prometheus.CounterVec   // shard
 	partial       prometheus.Counter
 	cache         *prometheus.CounterVec // result: hit, miss
+	cacheHit      prometheus.Counter
+	cacheMiss     prometheus.Counter
 	overhead      prometheus.Histogram
 }
 
@@ -61,6 +63,7 @@ func newMetrics(reg *prometheus.Registry, b *Broker) (*metrics, error) {
 			Help:    "Time an answer took beyond its slowest shard's request: parsing, scattering, merging.",
 			Buckets: prometheus.ExponentialBuckets(10e-6, 2, 16)}),
 	}
+	m.cacheHit, m.cacheMiss = m.cache.WithLabelValues("hit"), m.cache.WithLabelValues("miss")
 	for _, c := range []prometheus.Collector{m.requests, m.requestTime, m.shardRequests, m.shardTime, m.outstanding,
 		m.replicas, m.retries, m.hedges, m.partial, m.cache, m.overhead,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "etcd_synced_timestamp_seconds",
@@ -76,6 +79,25 @@ func newMetrics(reg *prometheus.Registry, b *Broker) (*metrics, error) {
 		}
 	}
 	return m, nil
+}
+
+// replicaMetrics are a replica's series, looked up once rather than by
+// label on every request.
+type replicaMetrics struct {
+	time        prometheus.Observer
+	outstanding prometheus.Gauge
+	outcomes    map[string]prometheus.Counter // ok, error, refused, cancelled
+}
+
+// forReplica looks up the series of the replica of shard shard on node.
+func (m *metrics) forReplica(shard int, node string) replicaMetrics {
+	sl := strconv.Itoa(shard)
+	rm := replicaMetrics{time: m.shardTime.WithLabelValues(sl, node), outstanding: m.outstanding.WithLabelValues(sl, node),
+		outcomes: map[string]prometheus.Counter{}}
+	for _, o := range []string{"ok", "error", "refused", "cancelled"} {
+		rm.outcomes[o] = m.shardRequests.WithLabelValues(sl, node, o)
+	}
+	return rm
 }
 
 // statusWriter records the status an answer was given.

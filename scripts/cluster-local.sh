@@ -11,7 +11,9 @@
 # Ports: the broker on PORT, etcd on PORT+1 (clients) and PORT+2 (peers),
 # the nodes on PORT+3 onwards. Environment: GPUSEARCH (the binary; default:
 # built from this checkout into the work directory), WORKDIR (logs, etcd's
-# data and the generated config; default: a new temporary directory).
+# data and the generated config; default: a new temporary directory),
+# CACHE_ENTRIES (the nodes' and the broker's result cache sizes, 10000;
+# 0 to measure the shards rather than the caches).
 # Prints the supervisor's pid: `kill PID` stops the cluster.
 set -euo pipefail
 if (($# != 3)); then
@@ -89,6 +91,9 @@ curl -fs "http://127.0.0.1:$((port + 1))/health" >/dev/null || fail "etcd did no
 cat >"$work/cluster.yaml" <<YAML
 server:
   access_log: false
+  cache_entries: ${CACHE_ENTRIES:-10000}
+broker:
+  cache_entries: ${CACHE_ENTRIES:-10000}
 cluster:
   endpoints: [http://127.0.0.1:$((port + 1))]
   prefix: /gpusearch-local-$port
