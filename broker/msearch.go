@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gpusearch/gpusearch/api"
+	"github.com/gpusearch/gpusearch/query"
 )
 
 // MsearchResponse is the broker's answer of POST /msearch: a node's, its
@@ -77,8 +78,10 @@ type mline struct {
 	key   string
 	resp  SearchResponse
 	err   error
-	parts []part
 	done  bool // answered from the cache, or refused
+	parts []part
+	last  merged  // the latest round's merged answer
+	and   *merged // an AND-then-OR line's AND round, when it went on in OR
 }
 
 // nodeMsearch is a node's answer of /msearch.
@@ -92,7 +95,8 @@ type nodeMsearch struct {
 
 // handleMsearch answers POST /msearch: each line is checked and looked up
 // in the cache, and the others go to every shard as one /msearch (a GPU
-// node answers them as a batch), whose items are merged line by line.
+// node answers them as a batch), whose items are merged line by line; the
+// AND-then-OR lines whose AND hits are too few go again in OR.
 func (b *Broker) handleMsearch(w http.ResponseWriter, r *http.Request) {
 	began := time.Now()
 	raw, err := b.readMsearch(r.Body)
@@ -102,8 +106,7 @@ func (b *Broker) handleMsearch(w http.ResponseWriter, r *http.Request) {
 	}
 	t := b.table.Load()
 	lines := make([]mline, len(raw))
-	var body bytes.Buffer
-	var sent []*mline
+	var todo []*mline
 	for i, l := range raw {
 		m := &lines[i]
 		v, err := lineValues(l)
@@ -114,6 +117,10 @@ func (b *Broker) handleMsearch(w http.ResponseWriter, r *http.Request) {
 			m.err, m.done = err, true
 			continue
 		}
+		if len(t.shards) == 0 {
+			m.err, m.done = errorf(http.StatusServiceUnavailable, "no shard registered in the cluster yet"), true
+			continue
+		}
 		m.key = m.p.cacheKey(t.gens)
 		if c, ok := b.cache.get(m.key); ok {
 			b.m.cacheHit.Inc()
@@ -122,36 +129,30 @@ func (b *Broker) handleMsearch(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		b.m.cacheMiss.Inc()
-		nv := map[string]string{}
-		for name, vals := range m.p.nodeParams() {
-			nv[name] = vals[0]
-		}
-		enc, _ := json.Marshal(nv) // strings only: cannot fail
-		body.Write(enc)
-		body.WriteByte('\n')
-		sent = append(sent, m)
-		m.parts = make([]part, len(t.shards))
+		todo = append(todo, m)
 	}
-	if len(sent) > 0 {
-		if len(t.shards) == 0 {
-			for _, m := range sent {
-				m.err, m.done = errorf(http.StatusServiceUnavailable, "no shard registered in the cluster yet"), true
-			}
-		} else {
-			b.msearchShards(r.Context(), t, body.Bytes(), sent)
+	b.msearchRound(r.Context(), t, todo, func(m *mline) query.Mode {
+		if m.p.mode == query.AndOr {
+			return query.And
+		}
+		return m.p.mode
+	})
+	var again []*mline
+	for _, m := range todo {
+		if m.err == nil && needsOr(m.p, m.last) {
+			and := m.last
+			m.and, again = &and, append(again, m)
 		}
 	}
+	b.msearchRound(r.Context(), t, again, func(*mline) query.Mode { return query.Or })
 	resp := MsearchResponse{Responses: make([]MsearchItem, len(lines))}
 	for i := range lines {
 		m := &lines[i]
-		if !m.done {
-			var slowest time.Duration
-			m.resp, slowest, m.err = b.assemble(m.p, t, m.parts, began)
-			if m.err == nil {
-				b.answered(m.resp, slowest, began)
-				if !m.resp.Partial {
-					b.cache.add(m.key, m.resp)
-				}
+		if !m.done && m.err == nil {
+			m.resp = answer(m.p, m.last, m.and, began)
+			b.answered(m.resp, shardTime(m.last, m.and), began)
+			if !m.resp.Partial {
+				b.cache.add(m.key, m.resp)
 			}
 		}
 		if m.err != nil {
@@ -171,13 +172,28 @@ func (b *Broker) handleMsearch(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// msearchShards sends body to every shard's /msearch and gives each sent
-// line its shards' items; a node's 4xx item for a line is the line's
-// error, any other failure leaves the shard missing for it.
-func (b *Broker) msearchShards(ctx context.Context, t *table, body []byte, sent []*mline) {
+// msearchRound sends lines, each in its mode, to every shard's /msearch
+// and merges each line's items into its last (or its err); a node's 4xx
+// item for a line is the line's error, any other failure leaves the
+// shard missing for it.
+func (b *Broker) msearchRound(ctx context.Context, t *table, lines []*mline, mode func(*mline) query.Mode) {
+	if len(lines) == 0 {
+		return
+	}
+	var body bytes.Buffer
+	for _, m := range lines {
+		nv := map[string]string{}
+		for name, vals := range m.p.nodeParams(mode(m)) {
+			nv[name] = vals[0]
+		}
+		enc, _ := json.Marshal(nv) // strings only: cannot fail
+		body.Write(enc)
+		body.WriteByte('\n')
+		m.parts = make([]part, len(t.shards))
+	}
 	scatter(t, func(i int, s *shard) {
 		fail := func(err error) {
-			for _, m := range sent {
+			for _, m := range lines {
 				m.parts[i].err = err
 			}
 		}
@@ -185,17 +201,17 @@ func (b *Broker) msearchShards(ctx context.Context, t *table, body []byte, sent 
 			fail(errors.New("no replica"))
 			return
 		}
-		data, took, err := b.call(ctx, s, "/msearch", body)
+		data, took, err := b.call(ctx, s, "/msearch", body.Bytes())
 		if err != nil {
 			fail(err)
 			return
 		}
 		var nm nodeMsearch
-		if err := json.Unmarshal(data, &nm); err != nil || len(nm.Responses) != len(sent) {
-			fail(fmt.Errorf("shard %d: unreadable /msearch answer (%d items for %d lines): %v", i, len(nm.Responses), len(sent), err))
+		if err := json.Unmarshal(data, &nm); err != nil || len(nm.Responses) != len(lines) {
+			fail(fmt.Errorf("shard %d: unreadable /msearch answer (%d items for %d lines): %v", i, len(nm.Responses), len(lines), err))
 			return
 		}
-		for n, m := range sent {
+		for n, m := range lines {
 			it := &nm.Responses[n]
 			switch {
 			case it.Status == http.StatusOK:
@@ -208,6 +224,9 @@ func (b *Broker) msearchShards(ctx context.Context, t *table, body []byte, sent 
 			}
 		}
 	})
+	for _, m := range lines {
+		m.last, m.err = merge(m.p, m.parts)
+	}
 }
 
 // readMsearch reads a multi-search body into its non-blank lines, with

@@ -1,12 +1,14 @@
 package broker
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,8 +29,9 @@ type SearchResponse struct {
 
 // params is a checked search request, as the broker forwards it.
 type params struct {
-	q, mode, engine, snippets, highlight string // "" when absent: the nodes' defaults
-	k, start                             int
+	q, engine, snippets, highlight string // "" when absent: the nodes' defaults
+	mode                           query.Mode
+	k, start                       int
 }
 
 // httpError is an answer's status and message.
@@ -48,7 +51,7 @@ func errorf(status int, format string, args ...any) error {
 // refuses what every node would refuse without asking them).
 func (b *Broker) parse(v url.Values) (params, error) {
 	lim := b.full.Server
-	p := params{q: v.Get("q"), mode: v.Get("mode"), engine: v.Get("engine"), snippets: v.Get("snippets"), highlight: v.Get("highlight")}
+	p := params{q: v.Get("q"), engine: v.Get("engine"), snippets: v.Get("snippets"), highlight: v.Get("highlight")}
 	bad := func(format string, args ...any) (params, error) {
 		return p, errorf(http.StatusBadRequest, format, args...)
 	}
@@ -58,12 +61,11 @@ func (b *Broker) parse(v url.Values) (params, error) {
 	if len(p.q) > lim.MaxQueryBytes {
 		return bad("q is %d bytes, over the limit max_query_bytes=%d", len(p.q), lim.MaxQueryBytes)
 	}
-	if p.mode != "" {
-		if _, err := query.ParseMode(p.mode); err != nil {
-			return bad("mode %q: want and, or or andor", p.mode)
-		}
-	}
+	mode := cmp.Or(v.Get("mode"), b.full.Search.Mode)
 	var err error
+	if p.mode, err = query.ParseMode(mode); err != nil {
+		return bad("mode %q: want and, or or andor", mode)
+	}
 	if p.k, err = intParam(v, "k", b.full.Search.K); err != nil {
 		return p, err
 	}
@@ -96,11 +98,11 @@ func intParam(v url.Values, name string, def int) (int, error) {
 	return n, nil
 }
 
-// nodeParams is what a shard is asked: its own best start+k hits, from
-// rank 0, of which the merge keeps ranks start to start+k-1.
-func (p params) nodeParams() url.Values {
-	v := url.Values{"q": {p.q}, "k": {strconv.Itoa(p.start + p.k)}}
-	for name, val := range map[string]string{"mode": p.mode, "engine": p.engine, "snippets": p.snippets, "highlight": p.highlight} {
+// nodeParams is what a shard is asked in mode: its own best start+k hits,
+// from rank 0, of which the merge keeps ranks start to start+k-1.
+func (p params) nodeParams(mode query.Mode) url.Values {
+	v := url.Values{"q": {p.q}, "k": {strconv.Itoa(p.start + p.k)}, "mode": {string(mode)}}
+	for name, val := range map[string]string{"engine": p.engine, "snippets": p.snippets, "highlight": p.highlight} {
 		if val != "" {
 			v.Set(name, val)
 		}
@@ -111,7 +113,7 @@ func (p params) nodeParams() url.Values {
 // cacheKey identifies an answer: the request and the generations the
 // shards answer it from.
 func (p params) cacheKey(gens string) string {
-	return strings.Join([]string{p.q, p.mode, strconv.Itoa(p.k), strconv.Itoa(p.start), p.engine, p.snippets, p.highlight, gens}, "\x00")
+	return strings.Join([]string{p.q, string(p.mode), strconv.Itoa(p.k), strconv.Itoa(p.start), p.engine, p.snippets, p.highlight, gens}, "\x00")
 }
 
 // part is one shard's answer to one query.
@@ -121,41 +123,80 @@ type part struct {
 	err  error
 }
 
-// assemble merges the shards' answers into the broker's answer: a
-// node's error about the request is the answer's; a shard without an
-// answer is missing (the answer is partial); no answer at all is a 503.
-func (b *Broker) assemble(p params, t *table, parts []part, began time.Time) (SearchResponse, time.Duration, error) {
+// merged is the shards' answers to one query in one mode, merged.
+type merged struct {
+	hits    []api.Hit // the best start+k
+	missing []int     // shards without an answer
+	slowest time.Duration
+	first   *api.SearchResponse // the first shard's answer: engine, algorithm
+	stats   query.Stats         // added up; Took the slowest shard's
+}
+
+// merge merges the shards' answers to one mode's round: a node's error
+// about the request is the round's; a shard without an answer is
+// missing; no answer at all is a 503.
+func merge(p params, parts []part) (merged, error) {
 	var lists [][]api.Hit
-	var out SearchResponse
-	var slowest time.Duration
+	var m merged
 	for i, pt := range parts {
 		var ne *nodeError
 		switch {
 		case errors.As(pt.err, &ne):
-			return out, 0, errorf(ne.status, "%s", ne.msg)
+			return m, errorf(ne.status, "%s", ne.msg)
 		case pt.err != nil || pt.resp == nil:
-			out.MissingShards = append(out.MissingShards, i)
+			m.missing = append(m.missing, i)
 			continue
 		}
 		r := pt.resp
-		if len(lists) == 0 {
-			out.Mode, out.Engine, out.Stats.Algorithm = r.Mode, r.Engine, r.Stats.Algorithm
+		if m.first == nil {
+			m.first, m.stats.Algorithm = r, r.Stats.Algorithm
 		}
 		lists = append(lists, r.Hits)
-		out.Stats.PostingsScored += r.Stats.PostingsScored
-		out.Stats.BlocksDecoded += r.Stats.BlocksDecoded
-		out.Stats.BlocksSkipped += r.Stats.BlocksSkipped
-		out.Stats.Took = max(out.Stats.Took, r.Stats.Took)
-		slowest = max(slowest, pt.took)
+		m.stats.PostingsScored += r.Stats.PostingsScored
+		m.stats.BlocksDecoded += r.Stats.BlocksDecoded
+		m.stats.BlocksSkipped += r.Stats.BlocksSkipped
+		m.stats.Took = max(m.stats.Took, r.Stats.Took)
+		m.slowest = max(m.slowest, pt.took)
 	}
 	if len(lists) == 0 {
-		return out, 0, errorf(http.StatusServiceUnavailable, "no shard answered: %v", firstErr(parts))
+		return m, errorf(http.StatusServiceUnavailable, "no shard answered: %v", firstErr(parts))
 	}
-	hits := mergeHits(lists, p.start+p.k)
-	out.Hits = hits[min(p.start, len(hits)):]
-	out.Query, out.Start, out.Partial = p.q, p.start, len(out.MissingShards) > 0
+	m.hits = mergeHits(lists, p.start+p.k)
+	return m, nil
+}
+
+// needsOr reports whether an AND-then-OR query's AND round found fewer
+// than start+k hits over all the shards: the single index then answers
+// in OR, so the broker asks the shards again (a shard alone cannot tell).
+func needsOr(p params, and merged) bool {
+	return p.mode == query.AndOr && len(and.hits) < p.start+p.k
+}
+
+// answer is the broker's answer from the last round (and, for an
+// AND-then-OR query answered in OR, the AND round before it, whose
+// statistics count as the single index's do).
+func answer(p params, last merged, and *merged, began time.Time) SearchResponse {
+	out := SearchResponse{Partial: len(last.missing) > 0, MissingShards: last.missing}
+	out.Query, out.Mode, out.Start, out.Stats = p.q, string(p.mode), p.start, last.stats
+	out.Engine = last.first.Engine
+	out.Hits = last.hits[min(p.start, len(last.hits)):]
+	if and != nil {
+		if and.stats.Algorithm != "" {
+			out.Stats.Algorithm = and.stats.Algorithm + "+" + out.Stats.Algorithm
+		}
+		out.Stats.PostingsScored += and.stats.PostingsScored
+		out.Stats.BlocksDecoded += and.stats.BlocksDecoded
+		out.Stats.BlocksSkipped += and.stats.BlocksSkipped
+		for _, s := range and.missing { // missing in either round
+			if !slices.Contains(out.MissingShards, s) {
+				out.MissingShards = append(out.MissingShards, s)
+			}
+		}
+		slices.Sort(out.MissingShards)
+		out.Partial = len(out.MissingShards) > 0
+	}
 	out.TookUS = time.Since(began).Microseconds()
-	return out, slowest, nil
+	return out
 }
 
 // firstErr is the first shard's error, for a message.
@@ -169,7 +210,8 @@ func firstErr(parts []part) error {
 }
 
 // search answers one query: from the cache, or by asking every shard of
-// the current routing table and merging.
+// the current routing table and merging (an AND-then-OR query in AND,
+// then in OR if the shards' AND hits are too few).
 func (b *Broker) search(ctx context.Context, p params) (SearchResponse, error) {
 	began := time.Now()
 	t := b.table.Load()
@@ -183,7 +225,32 @@ func (b *Broker) search(ctx context.Context, p params) (SearchResponse, error) {
 		return c, nil
 	}
 	b.m.cacheMiss.Inc()
-	path := "/search?" + p.nodeParams().Encode()
+	mode := p.mode
+	if mode == query.AndOr {
+		mode = query.And
+	}
+	last, err := b.round(ctx, t, p, mode)
+	if err != nil {
+		return SearchResponse{}, err
+	}
+	var and *merged
+	if needsOr(p, last) {
+		and = &last
+		if last, err = b.round(ctx, t, p, query.Or); err != nil {
+			return SearchResponse{}, err
+		}
+	}
+	resp := answer(p, last, and, began)
+	b.answered(resp, shardTime(last, and), began)
+	if !resp.Partial {
+		b.cache.add(key, resp)
+	}
+	return resp, nil
+}
+
+// round asks every shard for p in mode and merges their answers.
+func (b *Broker) round(ctx context.Context, t *table, p params, mode query.Mode) (merged, error) {
+	path := "/search?" + p.nodeParams(mode).Encode()
 	parts := make([]part, len(t.shards))
 	scatter(t, func(i int, s *shard) {
 		if len(s.replicas) == 0 {
@@ -199,15 +266,16 @@ func (b *Broker) search(ctx context.Context, p params) (SearchResponse, error) {
 			}
 		}
 	})
-	resp, slowest, err := b.assemble(p, t, parts, began)
-	if err != nil {
-		return resp, err
+	return merge(p, parts)
+}
+
+// shardTime is the time the shards took for a query: its slowest
+// answer in each round.
+func shardTime(last merged, and *merged) time.Duration {
+	if and != nil {
+		return last.slowest + and.slowest
 	}
-	b.answered(resp, slowest, began)
-	if !resp.Partial {
-		b.cache.add(key, resp)
-	}
-	return resp, nil
+	return last.slowest
 }
 
 // answered records an answer's partiality and the broker's overhead over
