@@ -12,7 +12,7 @@ import (
 const windowSize = 1024
 
 // window keeps the latest latencies of something and their quantiles. The
-// p95 that hedging reads on every request is recomputed every 16 samples
+// p95 that hedging reads on every request is recomputed every 64 samples
 // rather than sorted per read.
 type window struct {
 	mu   sync.Mutex
@@ -36,7 +36,7 @@ func (w *window) add(d time.Duration) {
 	w.d[w.next] = d
 	w.next = (w.next + 1) % windowSize
 	w.n = min(w.n+1, windowSize)
-	if w.adds++; w.n >= minHedgeSamples && w.adds%16 == 0 {
+	if w.adds++; w.n >= minHedgeSamples && w.adds%64 == 0 {
 		w.p95.Store(int64(w.quantilesLocked(0.95)[0]))
 	}
 }
