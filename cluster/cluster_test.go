@@ -1,14 +1,22 @@
 package cluster_test
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/gpusearch/gpusearch/api"
 	"github.com/gpusearch/gpusearch/cluster"
 	"github.com/gpusearch/gpusearch/cluster/etcdtest"
+	_ "github.com/gpusearch/gpusearch/codecplugins/all"
+	"github.com/gpusearch/gpusearch/config"
+	"github.com/gpusearch/gpusearch/indexer"
 )
 
 func member(shard int, node string, gen int64) cluster.Member {
@@ -120,6 +128,73 @@ func TestParseGeneration(t *testing.T) {
 	for in, want := range map[string]int64{"gen-1": 1, "gen-42": 42, "gen-": 0, "seg-3": 0, "": 0, "gen--2": 0} {
 		if got := cluster.ParseGeneration(in); got != want {
 			t.Errorf("ParseGeneration(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+// TestNodePublishesReloads: a node registers the index it serves, and
+// the new generation after a reload; Close deregisters it at once.
+func TestNodePublishesReloads(t *testing.T) {
+	e := etcdtest.Start(t)
+	root := t.TempDir()
+	crawl, dir := filepath.Join(root, "crawl"), filepath.Join(root, "idx")
+	if err := os.MkdirAll(crawl, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	build := func(text string) {
+		if err := os.WriteFile(filepath.Join(crawl, "a.txt"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := indexer.Build(context.Background(), crawl, dir, indexer.Options{Workers: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build("alpha bravo")
+	cfg := config.Default()
+	cfg.Server.Index, cfg.Server.Addr, cfg.Server.AccessLog = dir, "127.0.0.1:18999", false
+	cfg.Cluster.Endpoints, cfg.Cluster.Prefix, cfg.Cluster.LeaseTTL = e.Endpoints(), "/node-test", 2*time.Second
+	node, err := cluster.NewNode(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	srv, err := api.New(api.Options{Config: cfg, Loaded: node.Loaded})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if err := node.Start(); err != nil {
+		t.Fatal(err)
+	}
+	cli, err := cluster.Dial(cluster.Config{Endpoints: e.Endpoints()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	w := cluster.Watch(cli, "/node-test", nil, nil)
+	defer w.Close()
+	want := cluster.Member{Shards: 1, Generation: 1, URL: "http://127.0.0.1:18999", Node: "127.0.0.1:18999"}
+	waitFor(t, w, "the node at generation 1", func(s cluster.Snapshot) bool { return len(s.Members) == 1 && s.Members[0] == want })
+
+	build("alpha charlie") // the next commit: gen-2
+	if _, err := srv.Reload(""); err != nil {
+		t.Fatal(err)
+	}
+	want.Generation = 2
+	waitFor(t, w, "the node at generation 2", func(s cluster.Snapshot) bool { return len(s.Members) == 1 && s.Members[0] == want })
+
+	if err := node.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, w, "no member after Close", func(s cluster.Snapshot) bool { return len(s.Members) == 0 })
+}
+
+func TestNewNodeNeedsAReachableURL(t *testing.T) {
+	for _, addr := range []string{"127.0.0.1:0", "0.0.0.0:8080", ":8080"} {
+		cfg := config.Default()
+		cfg.Server.Addr, cfg.Cluster.Endpoints = addr, []string{"http://127.0.0.1:1"}
+		if _, err := cluster.NewNode(cfg, nil); err == nil || !strings.Contains(err.Error(), "advertise_url") {
+			t.Errorf("server.addr %s: err %v, want one asking for cluster.advertise_url", addr, err)
 		}
 	}
 }

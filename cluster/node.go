@@ -30,8 +30,12 @@ type Node struct {
 }
 
 // NewNode connects to the cluster's etcd (c.Cluster) for a node serving
-// on c.Server.Addr. The node registers at Start.
+// on c.Server.Addr, logging to log (nil: discard). The node registers at
+// Start.
 func NewNode(c config.Config, log *slog.Logger) (*Node, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	n := &Node{cfg: c.Cluster, url: c.Cluster.AdvertiseURL, id: c.Cluster.NodeID, log: log}
 	if n.url == "" {
 		host, port, err := net.SplitHostPort(c.Server.Addr)
