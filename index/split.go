@@ -35,9 +35,6 @@ type SplitOptions struct {
 // exist. Shard directories of an earlier, larger collection there are
 // removed once the new manifest is committed.
 func Split(ctx context.Context, src *Index, out string, n int, opts SplitOptions) (Manifest, error) {
-	if _, ok := src.Shard(); ok {
-		return Manifest{}, fmt.Errorf("index: split: %s is a shard already: split the collection's original index", src.Dir())
-	}
 	if n < 1 {
 		return Manifest{}, fmt.Errorf("index: split: %d shards: want at least 1", n)
 	}
@@ -49,11 +46,15 @@ func Split(ctx context.Context, src *Index, out string, n int, opts SplitOptions
 		return Manifest{}, err
 	}
 	defer d.Unlock()
-	return splitInto(ctx, src, d, n, opts)
+	return d.Split(ctx, src, n, opts)
 }
 
-// splitInto is Split into the locked collection directory d.
-func splitInto(ctx context.Context, src *Index, d *Dir, n int, opts SplitOptions) (Manifest, error) {
+// Split is Split into d, a collection directory its caller locked (with
+// LockDir), which may hold the caller's scratch directories (TempDir).
+func (d *Dir) Split(ctx context.Context, src *Index, n int, opts SplitOptions) (Manifest, error) {
+	if _, ok := src.Shard(); ok {
+		return Manifest{}, fmt.Errorf("index: split: %s is a shard already: split the collection's original index", src.Dir())
+	}
 	cuts, err := planShards(src, n)
 	if err != nil {
 		return Manifest{}, err
