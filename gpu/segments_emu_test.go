@@ -46,7 +46,9 @@ func (s emuSearcher) SearchBatch(ctx context.Context, qs []query.Query) ([]query
 // float32 scores, one query at a time and all in one batch. Each
 // segment's engine reads its lists deleted documents included;
 // query.Segmented asks it for k plus the segment's deleted count and
-// drops them.
+// drops them. Then the segmented index split into three shards, each
+// searched by the GPU engine and merged by query.Sharded, answers the
+// same.
 func TestSegmentsEmulated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the kernels under a C++ emulation")
@@ -157,6 +159,48 @@ func TestSegmentsEmulated(t *testing.T) {
 		}
 		if !slices.Equal(batch[i].Hits, want.Hits) {
 			t.Fatalf("query %d %v in a batch:\n got %v\nwant %v", i, q, batch[i].Hits, want.Hits)
+		}
+	}
+
+	// The segmented index split into shards: the GPU engine on each
+	// shard, which reads its idf and norms under the collection's
+	// statistics, merged by query.Sharded, answers as the fresh build.
+	coll := filepath.Join(root, "shards")
+	if _, err := index.Split(ctx, sx, coll, 3, index.SplitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	shards, _, err := index.OpenSharded(coll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range shards {
+		defer s.Close()
+	}
+	sheng, err := query.OpenSharded(shards, "gpu-emu", query.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sbe, ok := sheng.(query.BatchEngine)
+	if !ok {
+		t.Fatalf("the GPU engine over shards (%T) answers no batches", sheng)
+	}
+	if batch, err = sbe.SearchBatch(ctx, qs); err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range qs {
+		want, err := ref.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := sheng.Search(ctx, q)
+		if err != nil {
+			t.Fatalf("shards: query %d %v: %v", i, q, err)
+		}
+		if !slices.Equal(got.Hits, want.Hits) {
+			t.Fatalf("shards: query %d %v:\n got %v\nwant %v", i, q, got.Hits, want.Hits)
+		}
+		if !slices.Equal(batch[i].Hits, want.Hits) {
+			t.Fatalf("shards: query %d %v in a batch:\n got %v\nwant %v", i, q, batch[i].Hits, want.Hits)
 		}
 	}
 }
