@@ -111,14 +111,17 @@ func (s *Sharded) run(ctx context.Context, q Query, mode Mode) (Result, error) {
 }
 
 // each runs f for every shard, concurrently, and returns the first error.
+// Each goroutine reads its shard under the shard's Guard, as every
+// goroutine reading an index must, so that a file that shrank on disk is
+// an error (index.ErrCorrupt), not the end of the process.
 func (s *Sharded) each(f func(j int) error) error {
 	if len(s.engines) == 1 {
-		return f(0)
+		return s.shards[0].Guard(func() error { return f(0) })
 	}
 	errs := make([]error, len(s.engines))
 	var wg sync.WaitGroup
 	for j := range s.engines {
-		wg.Go(func() { errs[j] = f(j) })
+		wg.Go(func() { errs[j] = s.shards[j].Guard(func() error { return f(j) }) })
 	}
 	wg.Wait()
 	for _, err := range errs {
