@@ -3,9 +3,9 @@ package gpu
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 	"time"
 
@@ -56,6 +56,7 @@ var (
 type qengine struct {
 	ix        *index.Index
 	be        backend
+	cols      *columns // docCol, freqCol and lastDoc, maybe shared with other engines
 	bs        int
 	docs      int
 	k1p1      uint32 // float32 bits of k1+1
@@ -118,14 +119,32 @@ func (e *qengine) takeWorkspace(ctx context.Context) (*workspace, error) {
 // newQEngine uploads ix to the backend. A column whose codec has no GPU
 // decoder is re-encoded first (see gpuColumn).
 func newQEngine(ix *index.Index, be backend) (*qengine, error) {
-	e := &qengine{ix: ix, be: be, bs: ix.BlockSize(), docs: ix.NumDocs(), gridCap: 8 * max(1, be.multiprocessors()),
+	cols, err := uploadColumns(ix, be)
+	if err != nil {
+		return nil, err
+	}
+	cols.refs = 1
+	return newQEngineOn(ix, cols)
+}
+
+// newQEngineOn makes an engine for ix on columns holding its lists,
+// taking over one reference to them, and uploads ix's norms, which
+// follow the statistics of ix's collection.
+func newQEngineOn(ix *index.Index, cols *columns) (*qengine, error) {
+	be := cols.be
+	e := &qengine{ix: ix, be: be, cols: cols, docCol: cols.doc, freqCol: cols.freq, lastDoc: cols.lastDoc, reencoded: cols.reencoded,
+		bs: ix.BlockSize(), docs: ix.NumDocs(), gridCap: 8 * max(1, be.multiprocessors()),
 		wavePostings: defaultWavePostings, waveCandidates: defaultWaveCandidates, topk: TopKRadix, spare: make(chan *workspace, workspaces)}
 	for i := range workspaces {
 		e.spare <- &workspace{lane: i}
 	}
 	p := ix.BM25()
 	e.k1p1 = math.Float32bits(p.K1 + 1)
-	if err := e.upload(ix); err != nil {
+	var err error
+	if e.norms, err = e.alloc(4 * int64(len(ix.Norms()))); err == nil {
+		err = e.be.upload(e.norms, bytesOf(ix.Norms()))
+	}
+	if err != nil {
 		e.release()
 		return nil, err
 	}
@@ -139,47 +158,6 @@ func (e *qengine) alloc(size int64) (devPtr, error) {
 	}
 	e.owned = append(e.owned, p)
 	return p, nil
-}
-
-func (e *qengine) upload(ix *index.Index) error {
-	dh, fh := IndexColumns(ix)
-	// The columns' data are the index's mapped files. They are read into
-	// memory under Guard first, so that a file shrinking on disk (a copy
-	// over a served index still running at a reload) fails the upload
-	// instead of faulting inside the CUDA driver, where no Go code can
-	// recover. The copies live until the upload ends.
-	err := ix.Guard(func() error {
-		dh.Data, fh.Data = slices.Clone(dh.Data), slices.Clone(fh.Data)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("gpu: %w", err)
-	}
-	var re [2]bool
-	if dh, re[0], err = gpuColumn(dh); err != nil {
-		return fmt.Errorf("gpu: docid column: %w", err)
-	}
-	if fh, re[1], err = gpuColumn(fh); err != nil {
-		return fmt.Errorf("gpu: frequency column: %w", err)
-	}
-	e.reencoded = re[0] || re[1]
-	if e.docCol, err = uploadColumn(e.be, &dh, e.alloc); err != nil {
-		return fmt.Errorf("gpu: upload docids: %w", err)
-	}
-	if e.freqCol, err = uploadColumn(e.be, &fh, e.alloc); err != nil {
-		return fmt.Errorf("gpu: upload frequencies: %w", err)
-	}
-	sk := ix.Skips()
-	if e.lastDoc, err = e.alloc(4 * int64(len(sk.LastDocIDs))); err != nil {
-		return err
-	}
-	if err = e.be.upload(e.lastDoc, bytesOf(sk.LastDocIDs)); err != nil {
-		return err
-	}
-	if e.norms, err = e.alloc(4 * int64(len(ix.Norms()))); err != nil {
-		return err
-	}
-	return e.be.upload(e.norms, bytesOf(ix.Norms()))
 }
 
 // release frees every device allocation, after the searches in flight;
@@ -197,7 +175,7 @@ func (e *qengine) release() error {
 		ptrs = append(ptrs, ws.scratch, ws.out)
 	}
 	e.owned = nil
-	return freeAll(e.be, ptrs...)
+	return errors.Join(freeAll(e.be, ptrs...), e.cols.drop())
 }
 
 // grow makes *p at least size bytes (with headroom), freeing the old block.
