@@ -22,7 +22,8 @@ type cliShards struct {
 
 // TestCLIShards: index --shards and split write the same partition of the
 // sample crawl; inspect describes the shards; index --update refuses a
-// sharded collection and a shard with a clear error.
+// sharded collection and a shard with a clear error; search on a shard
+// answers the collection's docids.
 func TestCLIShards(t *testing.T) {
 	ix, dir := openSampleIndex(t)
 	root := t.TempDir()
@@ -52,6 +53,20 @@ func TestCLIShards(t *testing.T) {
 	res = mustRun(t, "inspect", "--index", filepath.Join(root, "split"))
 	if strings.Count(res.stdout, "collection statistics") != 3 {
 		t.Errorf("inspect of a collection:\n%s", res.stdout)
+	}
+	var found cliSearch
+	res = mustRun(t, "search", "--json", "--index", filepath.Join(root, "split", "shard-02"), "--mode", "or", "--k", "50", "http", "server")
+	if err := json.Unmarshal([]byte(res.stdout), &found); err != nil {
+		t.Fatal(err)
+	}
+	lo := split.Shards[2].FirstDoc
+	for _, h := range found.Hits {
+		if h.DocID < lo || uint64(h.DocID) >= uint64(lo)+split.Shards[2].Docs || h.URL != ix.URL(h.DocID) {
+			t.Errorf("search on shard 2 (docids %d..): hit %d %s, the index's %s", lo, h.DocID, h.URL, ix.URL(h.DocID))
+		}
+	}
+	if len(found.Hits) == 0 {
+		t.Error("search on shard 2 found nothing")
 	}
 	for _, out := range []string{filepath.Join(root, "built"), filepath.Join(root, "built", "shard-00")} {
 		res = runCLI(t, "index", "--update", "--out", out, sampleCrawl)
