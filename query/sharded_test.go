@@ -129,15 +129,15 @@ func (c *shardedCase) check(t *testing.T, q Query) {
 // some shards lack included.
 func TestShardsMatchSingleIndexOnRandomCorpora(t *testing.T) {
 	rng := rand.New(rand.NewPCG(36, 1))
-	corpora := 4
+	corpora := 3
 	if testing.Short() {
-		corpora = 2
+		corpora = 1
 	}
 	absent := 0 // queries with a term that some shard lacks and another has
 	for _, codec := range testCodecs(t) {
 		for c := range corpora {
 			spec := corpusSpec{
-				Docs:   20 + rng.IntN(1500),
+				Docs:   20 + rng.IntN(1000),
 				Vocab:  20 + rng.IntN(600),
 				Zipf:   0.8 + 0.5*rng.Float64(),
 				AvgLen: 10 + 80*rng.Float64(),
@@ -149,7 +149,7 @@ func TestShardsMatchSingleIndexOnRandomCorpora(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%d/shards=%d", codec, c, n), func(t *testing.T) {
 					shards := splitShards(t, ix, n)
 					sc := newShardedCase(t, ix, shards)
-					for range 40 {
+					for range 30 {
 						q := Query{
 							Terms: randomQuery(rng, spec.Vocab),
 							Mode:  []Mode{And, Or, AndOr}[rng.IntN(3)],
