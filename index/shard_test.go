@@ -482,3 +482,29 @@ func TestManifestDamaged(t *testing.T) {
 		})
 	}
 }
+
+// FuzzCollection feeds arbitrary records to Open through a shard's
+// collection.bin (checksum fixed): Open must refuse them with ErrCorrupt
+// or give a shard whose every accessor and cursor stays in bounds.
+func FuzzCollection(f *testing.F) {
+	whole := openIndex(f, goodIndex(f))
+	out := filepath.Join(f.TempDir(), "coll")
+	if _, err := index.Split(context.Background(), whole, out, 2, index.SplitOptions{}); err != nil {
+		f.Fatal(err)
+	}
+	good := filepath.Join(out, "shard-01")
+	b, err := os.ReadFile(dataPath(f, good, "collection.bin"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(inflate(f, b))
+	f.Fuzz(func(t *testing.T, records []byte) {
+		dir := copyIndex(t, good)
+		editStream(t, dir, "collection.bin", func([]byte) []byte { return records })
+		if openErr, err := exercise(dir); err != nil {
+			t.Fatal(err)
+		} else if openErr != nil && !errors.Is(openErr, index.ErrCorrupt) {
+			t.Fatalf("Open error = %v, want ErrCorrupt", openErr)
+		}
+	})
+}
