@@ -62,8 +62,8 @@ func newIndexCmd() *cobra.Command {
 				return updateIndex(cmd, f, opts, args)
 			}
 			if fl.Changed("shards") {
-				if f.fromCompressed != "" || len(args) != 1 {
-					return usagef("index: --shards needs CRAWL_DIR (not --from-compressed)")
+				if f.fromCompressed != "" || len(args) != 1 || f.shards < 1 {
+					return usagef("index: --shards needs a count of at least 1 and CRAWL_DIR (not --from-compressed)")
 				}
 				rep, err := indexer.BuildShards(cmd.Context(), args[0], f.out, f.shards, opts)
 				if err != nil {

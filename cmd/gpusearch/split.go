@@ -33,6 +33,9 @@ makes the collection exist. gpusearch serve OUT_DIR serves every shard,
 serve OUT_DIR/shard-03 one of them.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if shards < 1 {
+				return usagef("split: --shards %d: want at least 1", shards)
+			}
 			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
