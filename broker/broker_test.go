@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,26 +39,30 @@ func sameAnswer(got broker.SearchResponse, want api.SearchResponse) error {
 // TestClusterEqualsSingleIndex: every sample query in every mode, through
 // the broker over the shards' replicas, gets the single index's answer.
 func TestClusterEqualsSingleIndex(t *testing.T) {
-	c := startCluster(t, 2)
+	c := startCluster(t, 2, 10000)
 	queries := sampleQueries(t)
 	for _, mode := range []string{"and", "or", "andor"} {
-		for _, k := range []int{10, 50} {
-			for _, q := range queries {
-				path := searchPath(q, mode, k)
-				var want api.SearchResponse
-				if status, body, err := get(c.ref.URL, path, &want); err != nil || status != http.StatusOK {
-					t.Fatalf("reference %s: %d %s %v", path, status, body, err)
-				}
-				var got broker.SearchResponse
-				if status, body, err := get(c.broker.srv.URL, path, &got); err != nil || status != http.StatusOK {
-					t.Fatalf("broker %s: %d %s %v", path, status, body, err)
-				}
-				if err := sameAnswer(got, want); err != nil {
-					t.Fatalf("%s: %v", path, err)
-				}
+		for _, q := range queries {
+			path := searchPath(q, mode, 10)
+			var want api.SearchResponse
+			if status, body, err := get(c.ref.URL, path, &want); err != nil || status != http.StatusOK {
+				t.Fatalf("reference %s: %d %s %v", path, status, body, err)
+			}
+			var got broker.SearchResponse
+			if status, body, err := get(c.broker.srv.URL, path, &got); err != nil || status != http.StatusOK {
+				t.Fatalf("broker %s: %d %s %v", path, status, body, err)
+			}
+			if err := sameAnswer(got, want); err != nil {
+				t.Fatalf("%s: %v", path, err)
 			}
 		}
 	}
+	// The same query again comes from the broker's cache.
+	var again broker.SearchResponse
+	if _, _, err := get(c.broker.srv.URL, searchPath(queries[0], "or", 10), &again); err != nil || !again.Cached {
+		t.Errorf("a query asked again: cached %v (%v), want from the broker's cache", again.Cached, err)
+	}
+
 	// A page further down, and a request every node refuses.
 	var want api.SearchResponse
 	var got broker.SearchResponse
@@ -81,7 +86,7 @@ func TestClusterEqualsSingleIndex(t *testing.T) {
 // TestClusterMsearch: a multi-search through the broker answers each line
 // as the single index does, errors included, in order.
 func TestClusterMsearch(t *testing.T) {
-	c := startCluster(t, 2)
+	c := startCluster(t, 2, 0)
 	queries := sampleQueries(t)[:40]
 	var body strings.Builder
 	for i, q := range queries {
@@ -121,13 +126,12 @@ func TestClusterMsearch(t *testing.T) {
 	}
 }
 
-// load runs clients that query the broker until stop is closed and
-// counts the answers that failed, or were partial or wrong; each query
-// is checked against the single index's answer.
+// load counts the answers of clients querying the broker: those that
+// failed or were wrong, and the partial ones.
 type load struct {
-	ok, failed atomic.Int64
-	mu         sync.Mutex
-	errs       []string
+	ok, partial, failed atomic.Int64
+	mu                  sync.Mutex
+	errs                []string
 }
 
 func (l *load) fail(format string, args ...any) {
@@ -139,16 +143,15 @@ func (l *load) fail(format string, args ...any) {
 	l.mu.Unlock()
 }
 
-// runLoad starts clients goroutines asking the queries of want in turn;
-// the returned function stops them and returns the counts.
-func runLoad(base string, clients int, want map[string]api.SearchResponse) func() *load {
+// check is what a load accepts of an answer: nil, or why it is wrong.
+type check func(path string, got broker.SearchResponse) error
+
+// runLoad starts clients goroutines asking paths in turn and checking
+// each answer; the function returned stops them and returns the counts.
+func runLoad(base string, clients int, paths []string, ok check) func() *load {
 	l := &load{}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	paths := make([]string, 0, len(want))
-	for p := range want {
-		paths = append(paths, p)
-	}
 	for c := range clients {
 		wg.Add(1)
 		go func() {
@@ -168,8 +171,10 @@ func runLoad(base string, clients int, want map[string]api.SearchResponse) func(
 				case status != http.StatusOK:
 					l.fail("%s: %d %s", p, status, body)
 				default:
-					if err := sameAnswer(got, want[p]); err != nil {
+					if err := ok(p, got); err != nil {
 						l.fail("%s: %v", p, err)
+					} else if got.Partial {
+						l.partial.Add(1)
 					} else {
 						l.ok.Add(1)
 					}
@@ -180,42 +185,135 @@ func runLoad(base string, clients int, want map[string]api.SearchResponse) func(
 	return func() *load { close(stop); wg.Wait(); return l }
 }
 
-// expected asks the single index for the answers of queries' paths,
-// with k past the broker's cache (varied per query so that the load
-// reaches the shards).
-func expected(t *testing.T, c *testCluster, queries []string) map[string]api.SearchResponse {
+// answers are the single index's answers to the load's queries: whole,
+// and without each shard's documents (what a partial answer must be).
+type answers struct {
+	paths   []string
+	whole   map[string]api.SearchResponse
+	without []map[string][]api.Hit // by shard missing
+}
+
+// expected asks the single index for the answers of queries (k=10, no
+// snippets, the modes in turn), and for each shard the answer over the
+// other shards' documents: the top 10 of the single index's best max_k
+// hits outside it, in AND-then-OR those of AND if there are 10, else of
+// OR, as the broker decides on the shards it has.
+func expected(t *testing.T, c *testCluster, queries []string) answers {
 	t.Helper()
-	want := map[string]api.SearchResponse{}
+	a := answers{whole: map[string]api.SearchResponse{}, without: make([]map[string][]api.Hit, len(shardDirs))}
+	for s := range a.without {
+		a.without[s] = map[string][]api.Hit{}
+	}
+	deep := func(q, mode string) []api.Hit {
+		var r api.SearchResponse
+		p := searchPath(q, mode, 1000) + "&snippets=0"
+		if status, body, err := get(c.ref.URL, p, &r); err != nil || status != http.StatusOK {
+			t.Fatalf("reference %s: %d %s %v", p, status, body, err)
+		}
+		return r.Hits
+	}
+	outside := func(hits []api.Hit, s int) []api.Hit {
+		var rest []api.Hit
+		for _, h := range hits {
+			if (h.DocID < shardDocs[s][0] || h.DocID >= shardDocs[s][1]) && len(rest) < 10 {
+				rest = append(rest, h)
+			}
+		}
+		if len(rest) < 10 && len(hits) == 1000 {
+			t.Fatalf("fewer than 10 of the single index's best 1000 hits are outside shard %d", s)
+		}
+		return rest
+	}
 	for i, q := range queries {
-		p := searchPath(q, []string{"and", "or", "andor"}[i%3], 10) + "&snippets=0"
+		mode := []string{"and", "or", "andor"}[i%3]
+		p := searchPath(q, mode, 10) + "&snippets=0"
 		var r api.SearchResponse
 		if status, body, err := get(c.ref.URL, p, &r); err != nil || status != http.StatusOK {
 			t.Fatalf("reference %s: %d %s %v", p, status, body, err)
 		}
-		want[p] = r
+		a.paths, a.whole[p] = append(a.paths, p), r
+		for s := range shardDirs {
+			if mode != "andor" {
+				a.without[s][p] = outside(deep(q, mode), s)
+			} else if and := outside(deep(q, "and"), s); len(and) == 10 {
+				a.without[s][p] = and
+			} else {
+				a.without[s][p] = outside(deep(q, "or"), s)
+			}
+		}
 	}
-	return want
+	return a
+}
+
+// complete accepts the single index's answers only.
+func (a answers) complete(path string, got broker.SearchResponse) error {
+	return sameAnswer(got, a.whole[path])
+}
+
+// completeOrWithout accepts the single index's answer, or one flagged
+// partial, missing shard s only, whose hits are exactly the single
+// index's best outside shard s.
+func (a answers) completeOrWithout(s int) check {
+	return func(path string, got broker.SearchResponse) error {
+		if !got.Partial {
+			return a.complete(path, got)
+		}
+		if !slices.Equal(got.MissingShards, []int{s}) {
+			return fmt.Errorf("partial, missing shards %v, want [%d]", got.MissingShards, s)
+		}
+		if want := a.without[s][path]; !reflect.DeepEqual(got.Hits, want) && !(len(got.Hits) == 0 && len(want) == 0) {
+			return fmt.Errorf("partial without shard %d: hits %+v, want %+v", s, got.Hits, want)
+		}
+		return nil
+	}
 }
 
 // TestClusterSurvivesReplicaKills: under load, one replica of each shard
-// is killed in turn (and brought back), then etcd is stopped: no request
-// fails and every answer is the single index's.
+// is killed in turn (and brought back): no request fails, every answer is
+// the single index's. Both replicas of one shard killed: answers are
+// flagged partial and are exactly the other shards' best; restarted, the
+// answers are complete again. etcd stopped: the broker keeps answering.
 func TestClusterSurvivesReplicaKills(t *testing.T) {
-	c := startCluster(t, 2)
-	want := expected(t, c, sampleQueries(t))
-	stop := runLoad(c.broker.srv.URL, 4, want)
+	c := startCluster(t, 2, 0) // every answer from the shards
+	a := expected(t, c, sampleQueries(t))
+	stop := runLoad(c.broker.srv.URL, 4, a.paths, a.complete)
 	time.Sleep(200 * time.Millisecond)
 	for s, rs := range c.nodes {
 		rs[s%2].kill()
 		time.Sleep(400 * time.Millisecond)
 		rs[s%2].start()
 	}
+	if l := stop(); l.failed.Load() > 0 || l.ok.Load() == 0 {
+		t.Fatalf("one replica killed per shard: %d answers right, %d failed: %v", l.ok.Load(), l.failed.Load(), l.errs)
+	} else {
+		t.Logf("one replica killed per shard: %d answers, none failed", l.ok.Load())
+	}
+
+	dead := len(c.nodes) - 1
+	stop = runLoad(c.broker.srv.URL, 4, a.paths, a.completeOrWithout(dead))
+	for _, n := range c.nodes[dead] {
+		n.kill()
+	}
+	time.Sleep(600 * time.Millisecond)
+	l := stop()
+	if l.failed.Load() > 0 || l.partial.Load() == 0 {
+		t.Fatalf("shard %d dead: %d answers complete, %d partial, %d failed: %v", dead, l.ok.Load(), l.partial.Load(), l.failed.Load(), l.errs)
+	}
+	t.Logf("shard %d dead: %d answers complete, %d partial and exact", dead, l.ok.Load(), l.partial.Load())
+
+	for _, n := range c.nodes[dead] {
+		n.start()
+	}
+	c.broker.waitReplicas(t, len(shardDirs), 2)
+	time.Sleep(300 * time.Millisecond) // past broker.down_for
+	stop = runLoad(c.broker.srv.URL, 4, a.paths, a.complete)
+	time.Sleep(300 * time.Millisecond)
 	c.etcd.Kill()
 	time.Sleep(500 * time.Millisecond)
-	l := stop()
+	l = stop()
 	c.etcd.Restart()
-	if l.failed.Load() > 0 || l.ok.Load() == 0 {
-		t.Fatalf("%d answers right, %d failed: %v", l.ok.Load(), l.failed.Load(), l.errs)
+	if l.failed.Load() > 0 || l.ok.Load() == 0 || l.partial.Load() > 0 {
+		t.Fatalf("restarted, then etcd down: %d answers right, %d partial, %d failed: %v", l.ok.Load(), l.partial.Load(), l.failed.Load(), l.errs)
 	}
-	t.Logf("%d answers, none failed", l.ok.Load())
+	t.Logf("restarted, then etcd down: %d answers, all complete and right", l.ok.Load())
 }

@@ -31,8 +31,9 @@ import (
 
 // The sample crawl's index and its shards, built once by TestMain.
 var (
-	wholeIndex string   // the single index the cluster must equal
-	shardDirs  []string // its shards, in shard order
+	wholeIndex string      // the single index the cluster must equal
+	shardDirs  []string    // its shards, in shard order
+	shardDocs  [][2]uint32 // each shard's collection docids: first, last+1
 )
 
 func TestMain(m *testing.M) {
@@ -51,14 +52,25 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// buildIndexes indexes the sample crawl into root/whole and shards it.
+// testShards is how many shards the test collection has.
+const testShards = 3
+
+// buildIndexes indexes the sample crawl into root/whole and splits it
+// into testShards shards under root/shards.
 func buildIndexes(root string) error {
 	wholeIndex = filepath.Join(root, "whole")
 	opts := indexer.Options{Workers: 2, Positions: true}
 	if _, err := indexer.Build(context.Background(), "../examples/crawl", wholeIndex, opts); err != nil {
 		return fmt.Errorf("indexer.Build: %w", err)
 	}
-	shardDirs = []string{wholeIndex}
+	rep, err := indexer.Split(context.Background(), wholeIndex, filepath.Join(root, "shards"), testShards, opts)
+	if err != nil {
+		return fmt.Errorf("indexer.Split: %w", err)
+	}
+	for _, s := range rep.Manifest.Shards {
+		shardDirs = append(shardDirs, filepath.Join(root, "shards", s.Dir))
+		shardDocs = append(shardDocs, [2]uint32{s.FirstDoc, s.FirstDoc + uint32(s.Docs)})
+	}
 	return nil
 }
 
@@ -172,12 +184,12 @@ type testBroker struct {
 	w   *cluster.Watcher
 }
 
-// startBroker starts a broker watching etcd and waits until every shard
-// has replicas routed.
-func startBroker(t *testing.T, etcd []string, shards, replicas int) *testBroker {
+// startBroker starts a broker watching etcd, with a result cache of
+// cache entries, and waits until every shard has replicas routed.
+func startBroker(t *testing.T, etcd []string, shards, replicas, cache int) *testBroker {
 	t.Helper()
 	c := config.Default()
-	c.Broker.DownFor = 200 * time.Millisecond
+	c.Broker.DownFor, c.Broker.CacheEntries = 200*time.Millisecond, cache
 	b, err := broker.New(broker.Options{Config: c})
 	if err != nil {
 		t.Fatal(err)
@@ -220,8 +232,9 @@ func (tb *testBroker) waitReplicas(t *testing.T, shards, replicas int) {
 	}
 }
 
-// cluster3 is the test cluster: real etcd, every shard served by
-// replicas in-process nodes, and a broker.
+// testCluster is the test cluster: real etcd, every shard served by
+// replicas in-process nodes, and a broker (cache entries in its result
+// cache).
 type testCluster struct {
 	etcd   *etcdtest.Etcd
 	nodes  [][]*node // by shard, then replica
@@ -229,7 +242,7 @@ type testCluster struct {
 	ref    *httptest.Server // the single index, served alone
 }
 
-func startCluster(t *testing.T, replicas int) *testCluster {
+func startCluster(t *testing.T, replicas, cache int) *testCluster {
 	t.Helper()
 	c := &testCluster{etcd: etcdtest.Start(t)}
 	for s, dir := range shardDirs {
@@ -245,7 +258,7 @@ func startCluster(t *testing.T, replicas int) *testCluster {
 	}
 	c.ref = httptest.NewServer(ref.Handler())
 	t.Cleanup(func() { c.ref.Close(); ref.Close() })
-	c.broker = startBroker(t, c.etcd.Endpoints(), len(shardDirs), replicas)
+	c.broker = startBroker(t, c.etcd.Endpoints(), len(shardDirs), replicas, cache)
 	return c
 }
 

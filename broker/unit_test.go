@@ -108,14 +108,8 @@ func TestPickLeastOutstanding(t *testing.T) {
 // best n of all their documents, on random scores with many ties.
 func TestMergeHitsEqualsSortedUnion(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	rank := func(a, b api.Hit) int {
-		if ranksAbove(a, b) {
-			return -1
-		}
-		if ranksAbove(b, a) {
-			return 1
-		}
-		return 0
+	rank := func(a, b api.Hit) int { // higher score first, then lower docid
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.DocID, b.DocID))
 	}
 	for trial := range 300 {
 		docs, shards, n := 1+r.IntN(300), 1+r.IntN(6), 1+r.IntN(40)
