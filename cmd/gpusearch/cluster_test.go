@@ -87,22 +87,22 @@ func brokerStats(base string) (broker.StatsResponse, error) {
 	return st, json.NewDecoder(resp.Body).Decode(&st)
 }
 
-// waitRouted waits until the broker routes every shard of shards to n
-// live (not down) replicas.
-func waitRouted(t *testing.T, base string, shards, n int, logs string) {
+// waitRouted waits until the broker routes each shard s to live[s] live
+// (not down) replicas.
+func waitRouted(t *testing.T, base string, live []int, logs string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if st, err := brokerStats(base); err == nil && len(st.Cluster.Shards) == shards {
+		if st, err := brokerStats(base); err == nil && len(st.Cluster.Shards) == len(live) {
 			ok := true
-			for _, s := range st.Cluster.Shards {
-				live := 0
+			for i, s := range st.Cluster.Shards {
+				n := 0
 				for _, r := range s.Replicas {
 					if r.Routed && !r.Down {
-						live++
+						n++
 					}
 				}
-				ok = ok && live == n
+				ok = ok && n == live[i]
 			}
 			if ok {
 				return
@@ -112,32 +112,38 @@ func waitRouted(t *testing.T, base string, shards, n int, logs string) {
 	}
 	st, _ := brokerStats(base)
 	out, _ := os.ReadFile(logs)
-	t.Fatalf("after 20s the broker routes %+v, want %d shards of %d replicas\n%s", st.Cluster, shards, n, out)
+	t.Fatalf("after 20s the broker routes %+v, want %v live replicas\n%s", st.Cluster, live, out)
 }
 
-// TestClusterOfProcesses runs etcd, two serve processes as two replicas
-// of the sample crawl's index and a broker process, and under load kills
-// each replica with SIGKILL in turn (restarting the first before the
-// second dies): no request fails and every answer is the index's own.
+// TestClusterOfProcesses runs etcd, the sample crawl's index split into
+// two shards, each served by two serve processes, and a broker process,
+// and under load kills one replica of each shard in turn with SIGKILL
+// (restarting it before the next dies): no request fails and every
+// answer is the whole index's.
 func TestClusterOfProcesses(t *testing.T) {
 	e := etcdtest.Start(t)
 	dir := t.TempDir()
-	idx := filepath.Join(dir, "idx")
+	idx, coll := filepath.Join(dir, "idx"), filepath.Join(dir, "coll")
 	mustRun(t, "index", "--quiet", "--out", idx, sampleCrawl)
+	mustRun(t, "split", "--quiet", "--shards", "2", idx, coll)
 	cfgFile := filepath.Join(dir, "cluster.yaml")
-	yaml := fmt.Sprintf("server:\n  access_log: false\n  watch_interval: 0s\ncluster:\n  endpoints: [%s]\n  prefix: /proc-test\n  lease_ttl: 2s\nbroker:\n  down_for: 200ms\n", e.Endpoints()[0])
+	yaml := fmt.Sprintf("server:\n  access_log: false\n  watch_interval: 0s\ncluster:\n  endpoints: [%s]\n  prefix: /proc-test\n  lease_ttl: 2s\nbroker:\n  down_for: 200ms\n  cache_entries: 0\n", e.Endpoints()[0])
 	if err := os.WriteFile(cfgFile, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	logs := filepath.Join(dir, "logs")
-	var nodes []*process
-	for range 2 {
-		nodes = append(nodes, startProcess(t, logs, "serve", "--config", cfgFile, "--index", idx, "--addr", freePort(t)))
+	var nodes [][]*process // by shard, then replica
+	for _, shard := range []string{"shard-00", "shard-01"} {
+		var rs []*process
+		for range 2 {
+			rs = append(rs, startProcess(t, logs, "serve", "--config", cfgFile, "--index", filepath.Join(coll, shard), "--addr", freePort(t)))
+		}
+		nodes = append(nodes, rs)
 	}
 	baddr := freePort(t)
 	b := startProcess(t, logs, "broker", "--config", cfgFile, "--addr", baddr)
 	base := "http://" + baddr
-	waitRouted(t, base, 1, 2, logs)
+	waitRouted(t, base, []int{2, 2}, logs)
 
 	cfg := config.Default()
 	cfg.Server.Index, cfg.Server.AccessLog = idx, false
@@ -190,12 +196,12 @@ func TestClusterOfProcesses(t *testing.T) {
 		}()
 	}
 	time.Sleep(300 * time.Millisecond)
-	nodes[0].signal(syscall.SIGKILL)
-	time.Sleep(500 * time.Millisecond)
-	nodes[0].start()
-	waitRouted(t, base, 1, 2, logs)
-	nodes[1].signal(syscall.SIGKILL)
-	time.Sleep(500 * time.Millisecond)
+	for s, rs := range nodes {
+		rs[s%2].signal(syscall.SIGKILL)
+		time.Sleep(500 * time.Millisecond)
+		rs[s%2].start()
+		waitRouted(t, base, []int{2, 2}, logs)
+	}
 	close(stop)
 	wg.Wait()
 	if failed.Load() > 0 || ok.Load() == 0 {
@@ -204,12 +210,14 @@ func TestClusterOfProcesses(t *testing.T) {
 	}
 	t.Logf("%d answers, none failed", ok.Load())
 
-	// A node stopped gracefully leaves the rotation at once; the broker
+	// A node stopped gracefully leaves the rotation; the broker
 	// stops cleanly.
-	nodes[0].signal(syscall.SIGTERM)
-	if nodes[0].cmd.ProcessState.ExitCode() != 0 {
-		t.Errorf("serve exited %d after SIGTERM", nodes[0].cmd.ProcessState.ExitCode())
+	n := nodes[1][0]
+	n.signal(syscall.SIGTERM)
+	if n.cmd.ProcessState.ExitCode() != 0 {
+		t.Errorf("serve exited %d after SIGTERM", n.cmd.ProcessState.ExitCode())
 	}
+	waitRouted(t, base, []int{2, 1}, logs) // it revoked its lease and left
 	b.signal(syscall.SIGTERM)
 	if b.cmd.ProcessState.ExitCode() != 0 {
 		out, _ := os.ReadFile(logs)
