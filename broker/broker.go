@@ -113,7 +113,7 @@ func (b *Broker) Update(s cluster.Snapshot) {
 	stateOf := func(i int) *shardState {
 		st := b.states[i]
 		if st == nil {
-			st = &shardState{lat: newWindow()}
+			st = &shardState{lat: newWindow(), batchLat: newWindow()}
 			b.states[i] = st
 		}
 		return st

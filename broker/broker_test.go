@@ -74,7 +74,7 @@ func TestClusterEqualsSingleIndex(t *testing.T) {
 	if err := sameAnswer(got, want); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	for _, bad := range []string{"/search?q=", "/search?q=x&k=0", "/search?q=x&mode=xor", "/search?q=x&k=900&start=200", "/search?q=x&snippets=2"} {
+	for _, bad := range []string{"/search?q=", "/search?q=x&k=0", "/search?q=x&mode=xor", "/search?q=x&k=900&start=200", "/search?q=x&start=2000", "/search?q=x&k=ten", "/search?q=x&snippets=2"} {
 		status, body, _ := get(c.broker.srv.URL, bad, nil)
 		wantStatus, wantBody, _ := get(c.ref.URL, bad, nil)
 		if status != http.StatusBadRequest || status != wantStatus || body != wantBody {

@@ -41,7 +41,11 @@ type shard struct {
 
 // shardState is a shard's state that survives routing changes.
 type shardState struct {
-	lat      *window // successful answers' latencies: the running p95 hedges against
+	// lat and batchLat are successful answers' latencies, of /search
+	// and of /msearch: the running p95s their requests are hedged
+	// against (a multi-search takes longer than one query).
+	lat      *window
+	batchLat *window
 	requests atomic.Int64
 	errors   atomic.Int64 // answers that failed on every replica tried
 	retries  atomic.Int64

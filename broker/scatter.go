@@ -44,6 +44,10 @@ func (b *Broker) call(ctx context.Context, s *shard, path string, body []byte) (
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.ShardTimeout)
 	defer cancel() // stops the hedge or the retry that lost
 	s.st.requests.Add(1)
+	lat := s.st.lat
+	if body != nil {
+		lat = s.st.batchLat
+	}
 	results := make(chan attempt, len(s.replicas)) // each replica at most once: sends never block
 	var tried []*replica
 	launch := func() bool {
@@ -60,7 +64,7 @@ func (b *Broker) call(ctx context.Context, s *shard, path string, body []byte) (
 		return nil, 0, errors.New("no replica")
 	}
 	var hedgeC <-chan time.Time
-	if p95 := s.st.lat.P95(); b.cfg.Hedge && p95 > 0 && len(s.replicas) > 1 {
+	if p95 := lat.P95(); b.cfg.Hedge && p95 > 0 && len(s.replicas) > 1 {
 		t := time.NewTimer(max(p95, b.cfg.HedgeMin))
 		defer t.Stop()
 		hedgeC = t.C
@@ -72,7 +76,7 @@ func (b *Broker) call(ctx context.Context, s *shard, path string, body []byte) (
 		case a := <-results:
 			inflight--
 			if a.err == nil {
-				s.st.lat.add(a.took)
+				lat.add(a.took)
 				a.r.pm.time.Observe(a.took.Seconds())
 				return a.body, a.took, nil
 			}

@@ -79,6 +79,8 @@ func (b *Broker) parse(v url.Values) (params, error) {
 		return bad("k=%d is over the limit max_k=%d", p.k, lim.MaxK)
 	case p.start < 0:
 		return bad("start=%d: want a non-negative integer", p.start)
+	case p.start > lim.MaxK:
+		return bad("start=%d is over the limit max_k=%d", p.start, lim.MaxK)
 	case p.start > lim.MaxK-p.k:
 		return bad("start+k=%d is over the limit max_k=%d", p.start+p.k, lim.MaxK)
 	}

@@ -202,8 +202,9 @@ type ShardStats struct {
 	Errors     int64 `json:"errors"`     // requests no replica answered
 	Retries    int64 `json:"retries"`
 	Hedges     int64 `json:"hedges"`
-	// P50US and P95US are the latest 1024 answers' latencies; requests
-	// slower than P95US are hedged.
+	// P50US and P95US are the latest 1024 /search answers' latencies;
+	// requests slower than P95US are hedged (multi-searches against
+	// their own p95).
 	P50US    float64        `json:"p50_us"`
 	P95US    float64        `json:"p95_us"`
 	Replicas []ReplicaStats `json:"replicas"`

@@ -56,7 +56,7 @@ func TestRoute(t *testing.T) {
 			tb := route(tc.members, tc.want, func(m cluster.Member) *replica { return &replica{m: m, lat: newWindow()} },
 				func(i int) *shardState {
 					if st[i] == nil {
-						st[i] = &shardState{lat: newWindow()}
+						st[i] = &shardState{lat: newWindow(), batchLat: newWindow()}
 					}
 					return st[i]
 				})
