@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -152,6 +153,15 @@ func newFakeNode(t *testing.T, hits []api.Hit) *fakeNode {
 		case <-r.Context().Done():
 			return
 		}
+		if r.Method == http.MethodPost { // /msearch: every line gets the hits
+			var items []map[string]any
+			body, _ := io.ReadAll(r.Body)
+			for range strings.Count(string(body), "\n") {
+				items = append(items, map[string]any{"mode": "or", "engine": "cpu", "hits": f.hits, "status": 200})
+			}
+			json.NewEncoder(w).Encode(map[string]any{"responses": items})
+			return
+		}
 		json.NewEncoder(w).Encode(api.SearchResponse{Query: r.URL.Query().Get("q"), Mode: "or", Engine: "cpu", Hits: f.hits})
 	}))
 	t.Cleanup(f.srv.Close)
@@ -239,8 +249,19 @@ func TestPartialWhenShardDown(t *testing.T) {
 			t.Fatal("a partial answer came from the cache")
 		}
 	}
-	b.Update(cluster.Snapshot{Members: []cluster.Member{memberAt(s0, 0, 2, "a")}}) // its lease expired
 	w := httptest.NewRecorder()
+	b.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/msearch", strings.NewReader("{\"q\": \"a\", \"k\": 1}\n{\"q\": \"b\"}\n")))
+	var ms MsearchResponse
+	if err := json.Unmarshal(w.Body.Bytes(), &ms); err != nil || w.Code != http.StatusOK || len(ms.Responses) != 2 {
+		t.Fatalf("/msearch: %d %s", w.Code, w.Body.String())
+	}
+	for i, it := range ms.Responses {
+		if it.Status != http.StatusOK || !it.Partial || !slices.Equal(it.MissingShards, []int{1}) || len(it.Hits) != []int{1, 2}[i] {
+			t.Errorf("/msearch line %d: status %d partial %v missing %v, %d hits", i+1, it.Status, it.Partial, it.MissingShards, len(it.Hits))
+		}
+	}
+	b.Update(cluster.Snapshot{Members: []cluster.Member{memberAt(s0, 0, 2, "a")}}) // its lease expired
+	w = httptest.NewRecorder()
 	b.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/healthz", nil))
 	if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "1") {
 		t.Errorf("/healthz: %d %q, want 503 naming shard 1", w.Code, w.Body.String())
