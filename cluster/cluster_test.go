@@ -80,7 +80,7 @@ func TestRegistrarAndWatcher(t *testing.T) {
 
 	// etcd goes away: the watcher keeps what it saw; back, it follows again.
 	e.Kill()
-	time.Sleep(300 * time.Millisecond)
+	waitFor(t, w, "saying etcd is silent", func(s cluster.Snapshot) bool { return s.Err != "" })
 	if got := nodes(w.Snapshot()); !slices.Equal(got, []string{"a", "b"}) {
 		t.Fatalf("during the outage the membership is %v, want a and b", got)
 	}
@@ -89,7 +89,7 @@ func TestRegistrarAndWatcher(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, w, "a at generation 3 after the outage", func(s cluster.Snapshot) bool {
-		return len(s.Members) == 2 && s.Members[0].Generation == 3
+		return len(s.Members) == 2 && s.Members[0].Generation == 3 && s.Err == ""
 	})
 
 	// b's process dies (its client closes without revoking): its lease

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
@@ -121,35 +122,62 @@ func (w *Watcher) read(ctx context.Context) (map[string]Member, int64, error) {
 	return members, resp.Header.Revision, nil
 }
 
+// staleAfter is how long etcd may stay silent before the snapshot says
+// so: the watcher asks for a progress notification every second.
+const staleAfter = 3 * time.Second
+
 // follow applies the watch's events after rev to members, publishing
 // each change, until the watch fails. While etcd is unreachable the
 // client retries by itself and the channel stays open: the membership
-// stays as last seen.
+// stays as last seen, and after staleAfter without an answer to its
+// progress requests the snapshot carries an error saying so.
 func (w *Watcher) follow(ctx context.Context, members map[string]Member, rev int64) error {
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	defer cancel()
-	for wr := range w.cli.Watch(wctx, w.prefix, clientv3.WithPrefix(), clientv3.WithRev(rev+1)) {
-		if err := wr.Err(); err != nil {
-			return err
-		}
-		for _, ev := range wr.Events {
-			key := string(ev.Kv.Key)
-			switch ev.Type {
-			case clientv3.EventTypeDelete: // deleted, or its lease expired
-				delete(members, key)
-			case clientv3.EventTypePut:
-				m, err := decodeMember(ev.Kv.Key, ev.Kv.Value)
-				if err != nil {
-					w.log.Warn("etcd: skipping a registration", "err", err)
+	wch := w.cli.Watch(wctx, w.prefix, clientv3.WithPrefix(), clientv3.WithRev(rev+1), clientv3.WithProgressNotify())
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	heard := time.Now()
+	for {
+		select {
+		case wr, ok := <-wch:
+			if !ok {
+				return ctx.Err()
+			}
+			if err := wr.Err(); err != nil {
+				return err
+			}
+			heard = time.Now()
+			for _, ev := range wr.Events {
+				key := string(ev.Kv.Key)
+				switch ev.Type {
+				case clientv3.EventTypeDelete: // deleted, or its lease expired
 					delete(members, key)
-					continue
+				case clientv3.EventTypePut:
+					m, err := decodeMember(ev.Kv.Key, ev.Kv.Value)
+					if err != nil {
+						w.log.Warn("etcd: skipping a registration", "err", err)
+						delete(members, key)
+						continue
+					}
+					members[key] = m
 				}
-				members[key] = m
+			}
+			if w.Snapshot().Err != "" {
+				w.log.Info("etcd: answering again")
+			}
+			w.publish(Snapshot{Members: sorted(members), Revision: wr.Header.Revision, Synced: heard})
+		case <-tick.C:
+			pctx, pcancel := context.WithTimeout(wctx, time.Second)
+			w.cli.RequestProgress(pctx) // the answer, if any, comes on wch
+			pcancel()
+			if last := w.Snapshot(); time.Since(heard) > staleAfter && last.Err == "" {
+				w.log.Warn("etcd: no answer; routing by the last membership seen", "members", len(last.Members), "silent", time.Since(heard).Round(time.Second))
+				last.Err = fmt.Sprintf("etcd has not answered since %s", heard.UTC().Format(time.RFC3339))
+				w.publish(last)
 			}
 		}
-		w.publish(Snapshot{Members: sorted(members), Revision: wr.Header.Revision, Synced: time.Now()})
 	}
-	return ctx.Err()
 }
 
 // sorted lists members by collection, shard and node.
