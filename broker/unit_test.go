@@ -138,10 +138,11 @@ func TestMergeHitsEqualsSortedUnion(t *testing.T) {
 // fakeNode answers /search with fixed hits after delay (read per
 // request), counting its requests.
 type fakeNode struct {
-	srv   *httptest.Server
-	hits  []api.Hit
-	delay atomic.Int64
-	calls atomic.Int64
+	srv    *httptest.Server
+	hits   []api.Hit
+	delay  atomic.Int64
+	calls  atomic.Int64
+	status atomic.Int64 // answered instead of hits when not 0
 }
 
 func newFakeNode(t *testing.T, hits []api.Hit) *fakeNode {
@@ -151,6 +152,11 @@ func newFakeNode(t *testing.T, hits []api.Hit) *fakeNode {
 		select {
 		case <-time.After(time.Duration(f.delay.Load())):
 		case <-r.Context().Done():
+			return
+		}
+		if st := int(f.status.Load()); st != 0 {
+			w.WriteHeader(st)
+			json.NewEncoder(w).Encode(api.ErrorResponse{Error: "failing on purpose"})
 			return
 		}
 		if r.Method == http.MethodPost { // /msearch: every line gets the hits
@@ -298,5 +304,35 @@ func TestWindowQuantiles(t *testing.T) {
 	}
 	if q := w.quantiles(0.5, 0.99); q[0] != time.Millisecond || q[1] != time.Millisecond || w.P95() != time.Millisecond {
 		t.Fatalf("quantiles %v, p95 %s: want the latest samples' 1ms", q, w.P95())
+	}
+}
+
+// TestRetryAndDeadline: a replica answering 500 is retried on the other
+// and avoided afterwards; a 4xx is the client's answer; a shard slower
+// than broker.shard_timeout is missing from the answer.
+func TestRetryAndDeadline(t *testing.T) {
+	hits := []api.Hit{{DocID: 1, Score: 2}}
+	bad, good, slow := newFakeNode(t, hits), newFakeNode(t, hits), newFakeNode(t, []api.Hit{{DocID: 9, Score: 3}})
+	bad.status.Store(http.StatusInternalServerError)
+	slow.delay.Store(int64(time.Second))
+	b := newTestBroker(t, func(c *config.Broker) { c.ShardTimeout, c.Hedge, c.DownFor = 200*time.Millisecond, false, time.Minute },
+		memberAt(bad, 0, 2, "bad"), memberAt(good, 0, 2, "good"), memberAt(slow, 1, 2, "slow"))
+	for i := range 3 {
+		code, resp := get(t, b, fmt.Sprintf("/search?q=q%d&mode=or", i))
+		if code != http.StatusOK || !slices.Equal(docids(resp.Hits), []uint32{1}) || !slices.Equal(resp.MissingShards, []int{1}) {
+			t.Fatalf("status %d, hits %v, missing %v; want shard 0's hit, shard 1 missing", code, docids(resp.Hits), resp.MissingShards)
+		}
+	}
+	if n := bad.calls.Load(); n != 1 {
+		t.Errorf("the failing replica was sent %d requests, want 1 (then avoided)", n)
+	}
+	st := b.Stats().Cluster.Shards[0]
+	if st.Retries != 1 || st.Errors != 0 || !st.Replicas[0].Down || st.Replicas[0].Errors != 1 {
+		t.Errorf("shard 0: %+v, want one retry, the bad replica down with one error", st)
+	}
+	good.status.Store(http.StatusConflict) // the request's fault: every replica would say so
+	bad.status.Store(http.StatusConflict)
+	if code, _ := get(t, b, "/search?q=phrase&mode=or"); code != http.StatusConflict {
+		t.Errorf("a node's 409: the broker answered %d", code)
 	}
 }
