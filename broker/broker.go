@@ -105,7 +105,7 @@ func (b *Broker) Update(s cluster.Snapshot) {
 	replicaOf := func(m cluster.Member) *replica {
 		r := b.replicas[m]
 		if r == nil {
-			r = &replica{m: m, label: m.Node, lat: newWindow(), pm: b.m.forReplica(m.Shard, m.Node)}
+			r = &replica{m: m, lat: newWindow(), pm: b.m.forReplica(m.Shard, m.Node)}
 		}
 		keep[m] = r
 		return r

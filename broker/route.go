@@ -16,7 +16,6 @@ import (
 // it. Replicas outlive routing tables, so that their counters do.
 type replica struct {
 	m           cluster.Member
-	label       string       // the metrics' replica label: the node id
 	outstanding atomic.Int64 // requests sent and not yet answered
 	downUntil   atomic.Int64 // unix ns: skipped until then after a failure
 	requests    atomic.Int64

@@ -82,7 +82,7 @@ func TestRoute(t *testing.T) {
 // TestPickLeastOutstanding: the replica with the fewest requests
 // outstanding is picked, a failed one only when no other is left.
 func TestPickLeastOutstanding(t *testing.T) {
-	rs := []*replica{{label: "a"}, {label: "b"}, {label: "c"}}
+	rs := []*replica{{m: cluster.Member{Node: "a"}}, {m: cluster.Member{Node: "b"}}, {m: cluster.Member{Node: "c"}}}
 	s := &shard{replicas: rs}
 	now := time.Now()
 	rs[0].outstanding.Store(3)
@@ -90,18 +90,18 @@ func TestPickLeastOutstanding(t *testing.T) {
 	rs[2].outstanding.Store(2)
 	for range 10 {
 		if got := s.pick(nil, now); got != rs[1] {
-			t.Fatalf("picked %s, want b (1 outstanding)", got.label)
+			t.Fatalf("picked %s, want b (1 outstanding)", got.m.Node)
 		}
 	}
 	rs[1].downUntil.Store(now.Add(time.Second).UnixNano())
 	if got := s.pick(nil, now); got != rs[2] {
-		t.Fatalf("with b down, picked %s, want c", got.label)
+		t.Fatalf("with b down, picked %s, want c", got.m.Node)
 	}
 	if got := s.pick([]*replica{rs[0], rs[2]}, now); got != rs[1] {
 		t.Fatalf("with a and c tried, picked %v, want b although down", got)
 	}
 	if got := s.pick(rs, now); got != nil {
-		t.Fatalf("with every replica tried, picked %s", got.label)
+		t.Fatalf("with every replica tried, picked %s", got.m.Node)
 	}
 }
 

@@ -28,13 +28,12 @@ type Registrar struct {
 	kick    chan struct{}    // Set changed the members
 	cancel  context.CancelFunc
 	done    chan struct{}
-	regs    chan struct{} // closed and replaced after each registration, for Registered
 }
 
 // RegistrarOptions configure a Registrar.
 type RegistrarOptions struct {
 	Prefix   string        // key prefix, e.g. /gpusearch
-	LeaseTTL time.Duration // rounded up to whole seconds; etcd refuses TTLs below its minimum (2s by default)
+	LeaseTTL time.Duration // rounded up to whole seconds; etcd raises a TTL below its minimum (2s by default) to it
 	Logger   *slog.Logger  // nil: discard
 }
 
@@ -56,8 +55,7 @@ func NewRegistrar(cli *clientv3.Client, opts RegistrarOptions, members []Member)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Registrar{cli: cli, prefix: opts.Prefix, ttl: ttl, log: log.With("component", "cluster"),
-		members: slices.Clone(members), kick: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{}),
-		regs: make(chan struct{})}
+		members: slices.Clone(members), kick: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{})}
 	go r.run(ctx)
 	return r, nil
 }
@@ -78,14 +76,6 @@ func (r *Registrar) Set(members []Member) error {
 	default:
 	}
 	return nil
-}
-
-// Registered returns a channel closed after the next successful
-// registration of the members (a start, a Set or a new lease).
-func (r *Registrar) Registered() <-chan struct{} {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.regs
 }
 
 // Close stops renewing the lease and revokes it, which deletes the
@@ -191,10 +181,6 @@ func (r *Registrar) register(ctx context.Context, lease clientv3.LeaseID, before
 		return before, err
 	}
 	r.log.Info("etcd: registered", "members", len(members), "lease", fmt.Sprintf("%x", lease))
-	r.mu.Lock()
-	close(r.regs)
-	r.regs = make(chan struct{})
-	r.mu.Unlock()
 	return keys, nil
 }
 
