@@ -336,3 +336,36 @@ func TestRetryAndDeadline(t *testing.T) {
 		t.Errorf("a node's 409: the broker answered %d", code)
 	}
 }
+
+// TestRollingReload: while one shard has a replica of the new generation
+// and the other not yet, queries stay on the old one; once both have it,
+// every shard answers from the new one, and the cache does not serve the
+// old generation's answers.
+func TestRollingReload(t *testing.T) {
+	old0, old1 := newFakeNode(t, []api.Hit{{DocID: 1, Score: 1}}), newFakeNode(t, []api.Hit{{DocID: 11, Score: 1}})
+	new0, new1 := newFakeNode(t, []api.Hit{{DocID: 2, Score: 2}}), newFakeNode(t, []api.Hit{{DocID: 12, Score: 2}})
+	at := func(f *fakeNode, shard int, gen int64, node string) cluster.Member {
+		m := memberAt(f, shard, 2, node)
+		m.Generation = gen
+		return m
+	}
+	b := newTestBroker(t, func(c *config.Broker) { c.CacheEntries = 100 }, at(old0, 0, 1, "o0"), at(old1, 1, 1, "o1"))
+	ask := func(want ...uint32) {
+		t.Helper()
+		code, resp := get(t, b, "/search?q=x&mode=or")
+		if got := docids(resp.Hits); code != http.StatusOK || !slices.Equal(got, want) {
+			t.Fatalf("status %d, hits %v, want %v", code, got, want)
+		}
+	}
+	ask(1, 11)
+	b.Update(cluster.Snapshot{Members: []cluster.Member{at(old0, 0, 1, "o0"), at(old1, 1, 1, "o1"), at(new0, 0, 2, "n0")}})
+	ask(1, 11)
+	if new0.calls.Load() != 0 {
+		t.Errorf("the new generation of shard 0 was asked before shard 1 had one")
+	}
+	b.Update(cluster.Snapshot{Members: []cluster.Member{at(old0, 0, 1, "o0"), at(old1, 1, 1, "o1"), at(new0, 0, 2, "n0"), at(new1, 1, 2, "n1")}})
+	ask(2, 12)
+	if st := b.Stats().Cluster; !st.Consistent || st.Shards[0].Generation != 2 || st.Shards[1].Generation != 2 {
+		t.Errorf("routing %+v, want both shards at generation 2", st)
+	}
+}
