@@ -22,6 +22,16 @@ type nodeError struct {
 
 func (e *nodeError) Error() string { return fmt.Sprintf("node answered %d: %s", e.status, e.msg) }
 
+// failedAnswer is a node's answer with another status than 200 and
+// 4xx: worth another replica, but an answer, so the node is up (a 503 may
+// be this request's own: its deadline, an engine the node lacks).
+type failedAnswer struct {
+	status int
+	msg    string
+}
+
+func (e *failedAnswer) Error() string { return fmt.Sprintf("node answered %d: %s", e.status, e.msg) }
+
 // maxNodeAnswer bounds the body read from a node: a top-k of max_k hits
 // with their snippets is well under it.
 const maxNodeAnswer = 64 << 20
@@ -107,8 +117,8 @@ func (b *Broker) call(ctx context.Context, s *shard, path string, body []byte) (
 }
 
 // send is one request to replica r, counted in its outstanding requests
-// and metrics. A failure to reach r, or a 5xx, marks it down for
-// broker.down_for, unless the request was cancelled by the broker.
+// and metrics. A failure to reach r marks it down for broker.down_for,
+// unless the request was cancelled by the broker.
 func (b *Broker) send(ctx context.Context, r *replica, path string, body []byte) attempt {
 	r.outstanding.Add(1)
 	r.pm.outstanding.Inc()
@@ -119,6 +129,7 @@ func (b *Broker) send(ctx context.Context, r *replica, path string, body []byte)
 	a := attempt{r: r, body: data, err: err, took: time.Since(began)}
 	outcome := "ok"
 	var ne *nodeError
+	var fa *failedAnswer
 	switch {
 	case err == nil:
 		r.lat.add(a.took)
@@ -126,6 +137,9 @@ func (b *Broker) send(ctx context.Context, r *replica, path string, body []byte)
 		outcome = "cancelled"
 	case errors.As(err, &ne):
 		outcome = "refused"
+	case errors.As(err, &fa):
+		outcome = "failed"
+		r.errors.Add(1)
 	default:
 		outcome = "error"
 		r.errors.Add(1)
@@ -170,7 +184,7 @@ func (b *Broker) do(ctx context.Context, url string, body []byte) ([]byte, error
 	if resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusRequestTimeout && resp.StatusCode != http.StatusMisdirectedRequest {
 		return nil, &nodeError{status: resp.StatusCode, msg: e.Error}
 	}
-	return nil, fmt.Errorf("node answered %d: %s", resp.StatusCode, e.Error)
+	return nil, &failedAnswer{status: resp.StatusCode, msg: e.Error}
 }
 
 // label is the shard's metrics label.

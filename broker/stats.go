@@ -43,7 +43,7 @@ func newMetrics(reg *prometheus.Registry, b *Broker) (*metrics, error) {
 		requestTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: ns, Name: "request_seconds",
 			Help: "Time to answer a request, by route.", Buckets: latencyBuckets}, []string{"route"}),
 		shardRequests: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "shard_requests_total",
-			Help: "Requests sent to a shard replica, by outcome: ok, error (the replica is then avoided for broker.down_for), refused (a 4xx: the request's fault), cancelled (a hedge or retry that lost, or the shard's deadline)."},
+			Help: "Requests sent to a shard replica, by outcome: ok, error (not reached: the replica is then avoided for broker.down_for), failed (a 5xx answer), refused (a 4xx: the request's fault), cancelled (a hedge or retry that lost, or the shard's deadline)."},
 			[]string{"shard", "replica", "outcome"}),
 		shardTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: ns, Name: "shard_seconds",
 			Help: "Time of the replica request that answered for its shard.", Buckets: latencyBuckets}, []string{"shard", "replica"}),
@@ -86,7 +86,7 @@ func newMetrics(reg *prometheus.Registry, b *Broker) (*metrics, error) {
 type replicaMetrics struct {
 	time        prometheus.Observer
 	outstanding prometheus.Gauge
-	outcomes    map[string]prometheus.Counter // ok, error, refused, cancelled
+	outcomes    map[string]prometheus.Counter // ok, error, failed, refused, cancelled
 }
 
 // forReplica looks up the series of the replica of shard shard on node.
@@ -94,7 +94,7 @@ func (m *metrics) forReplica(shard int, node string) replicaMetrics {
 	sl := strconv.Itoa(shard)
 	rm := replicaMetrics{time: m.shardTime.WithLabelValues(sl, node), outstanding: m.outstanding.WithLabelValues(sl, node),
 		outcomes: map[string]prometheus.Counter{}}
-	for _, o := range []string{"ok", "error", "refused", "cancelled"} {
+	for _, o := range []string{"ok", "error", "failed", "refused", "cancelled"} {
 		rm.outcomes[o] = m.shardRequests.WithLabelValues(sl, node, o)
 	}
 	return rm
@@ -216,10 +216,10 @@ type ReplicaStats struct {
 	URL         string  `json:"url"`
 	Generation  int64   `json:"generation"`
 	Routed      bool    `json:"routed"` // serves the shard's routed generation
-	Down        bool    `json:"down"`   // failed within broker.down_for
+	Down        bool    `json:"down"`   // not reached within broker.down_for
 	Outstanding int64   `json:"outstanding"`
 	Requests    int64   `json:"requests"`
-	Errors      int64   `json:"errors"`
+	Errors      int64   `json:"errors"` // requests not reached or answered with a 5xx
 	P50US       float64 `json:"p50_us"`
 	P99US       float64 `json:"p99_us"`
 }

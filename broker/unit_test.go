@@ -307,31 +307,42 @@ func TestWindowQuantiles(t *testing.T) {
 	}
 }
 
-// TestRetryAndDeadline: a replica answering 500 is retried on the other
-// and avoided afterwards; a 4xx is the client's answer; a shard slower
-// than broker.shard_timeout is missing from the answer.
+// TestRetryAndDeadline: a replica that cannot be reached is retried on
+// the other and avoided afterwards; one answering 503 is retried on the
+// other but stays in the rotation (the 503 may be the request's own); a
+// 4xx is the client's answer; a shard slower than broker.shard_timeout is
+// missing from the answer.
 func TestRetryAndDeadline(t *testing.T) {
 	hits := []api.Hit{{DocID: 1, Score: 2}}
-	bad, good, slow := newFakeNode(t, hits), newFakeNode(t, hits), newFakeNode(t, []api.Hit{{DocID: 9, Score: 3}})
-	bad.status.Store(http.StatusInternalServerError)
+	dead, failing, good := newFakeNode(t, hits), newFakeNode(t, hits), newFakeNode(t, hits)
+	slow := newFakeNode(t, []api.Hit{{DocID: 9, Score: 3}})
+	dead.srv.Close()
+	failing.status.Store(http.StatusServiceUnavailable)
 	slow.delay.Store(int64(time.Second))
 	b := newTestBroker(t, func(c *config.Broker) { c.ShardTimeout, c.Hedge, c.DownFor = 200*time.Millisecond, false, time.Minute },
-		memberAt(bad, 0, 2, "bad"), memberAt(good, 0, 2, "good"), memberAt(slow, 1, 2, "slow"))
-	for i := range 3 {
-		code, resp := get(t, b, fmt.Sprintf("/search?q=q%d&mode=or", i))
-		if code != http.StatusOK || !slices.Equal(docids(resp.Hits), []uint32{1}) || !slices.Equal(resp.MissingShards, []int{1}) {
-			t.Fatalf("status %d, hits %v, missing %v; want shard 0's hit, shard 1 missing", code, docids(resp.Hits), resp.MissingShards)
+		memberAt(dead, 0, 2, "dead"), memberAt(good, 0, 2, "good"), memberAt(slow, 1, 2, "slow"))
+	search := func(n int) {
+		t.Helper()
+		for i := range n {
+			code, resp := get(t, b, fmt.Sprintf("/search?q=q%d&mode=or", i))
+			if code != http.StatusOK || !slices.Equal(docids(resp.Hits), []uint32{1}) || !slices.Equal(resp.MissingShards, []int{1}) {
+				t.Fatalf("status %d, hits %v, missing %v; want shard 0's hit, shard 1 missing", code, docids(resp.Hits), resp.MissingShards)
+			}
 		}
 	}
-	if n := bad.calls.Load(); n != 1 {
-		t.Errorf("the failing replica was sent %d requests, want 1 (then avoided)", n)
-	}
+	search(3)
 	st := b.Stats().Cluster.Shards[0]
-	if st.Retries != 1 || st.Errors != 0 || !st.Replicas[0].Down || st.Replicas[0].Errors != 1 {
-		t.Errorf("shard 0: %+v, want one retry, the bad replica down with one error", st)
+	if d := st.Replicas[0]; st.Retries != 1 || st.Errors != 0 || !d.Down || d.Requests != 1 {
+		t.Errorf("shard 0: %+v, want one retry and the unreachable replica down after its one request", st)
+	}
+
+	b.Update(cluster.Snapshot{Members: []cluster.Member{memberAt(failing, 0, 2, "failing"), memberAt(good, 0, 2, "good"), memberAt(slow, 1, 2, "slow")}})
+	search(4)
+	if f := b.Stats().Cluster.Shards[0].Replicas[0]; f.Node != "failing" || f.Down || f.Errors == 0 || failing.calls.Load() < 2 {
+		t.Errorf("the replica answering 503: %+v after %d calls, want it asked again, not down", f, failing.calls.Load())
 	}
 	good.status.Store(http.StatusConflict) // the request's fault: every replica would say so
-	bad.status.Store(http.StatusConflict)
+	failing.status.Store(http.StatusConflict)
 	if code, _ := get(t, b, "/search?q=phrase&mode=or"); code != http.StatusConflict {
 		t.Errorf("a node's 409: the broker answered %d", code)
 	}
