@@ -70,7 +70,7 @@ type Broker struct {
 	Hedge bool `yaml:"hedge"`
 	// HedgeMin is the least a request waits before it is hedged.
 	HedgeMin time.Duration `yaml:"hedge_min"`
-	// DownFor is how long a replica that failed a request is avoided
+	// DownFor is how long a replica that could not be reached is avoided
 	// (then one request tries it again).
 	DownFor time.Duration `yaml:"down_for"`
 	// CacheEntries is the broker's result cache size; 0 turns it off.
