@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -124,7 +125,7 @@ func (b *Broker) Update(s cluster.Snapshot) {
 	for _, sh := range t.shards {
 		b.m.replicas.WithLabelValues(sh.label()).Set(float64(len(sh.replicas)))
 	}
-	if t.gens != old.gens || len(t.missing()) != len(old.missing()) || !t.consistent {
+	if t.gens != old.gens || !slices.Equal(t.missing(), old.missing()) || t.consistent != old.consistent {
 		b.log.Info("routing", "collection", t.collection, "shards", len(t.shards), "missing", t.missing(),
 			"consistent", t.consistent, "members", len(s.Members))
 	}
