@@ -114,6 +114,7 @@ func TestMemberValidate(t *testing.T) {
 		{"ok", member(1, "n", 3), true},
 		{"shard past count", cluster.Member{Shard: 2, Shards: 2, URL: "http://h:1", Node: "n"}, false},
 		{"no shards", cluster.Member{URL: "http://h:1", Node: "n"}, false},
+		{"too many shards", cluster.Member{Shards: cluster.MaxShards + 1, URL: "http://h:1", Node: "n"}, false},
 		{"no node", cluster.Member{Shards: 1, URL: "http://h:1"}, false},
 		{"bad url", cluster.Member{Shards: 1, URL: "h:1", Node: "n"}, false},
 		{"negative generation", cluster.Member{Shards: 1, URL: "http://h:1", Node: "n", Generation: -1}, false},

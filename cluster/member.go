@@ -34,11 +34,16 @@ type Member struct {
 	Node       string `json:"node"` // the node's identity, unique in the cluster
 }
 
+// MaxShards bounds a registration's shard count: a broker allocates a
+// routing slot per shard, and a garbled key must not make it allocate
+// billions.
+const MaxShards = 1 << 16
+
 // Validate checks the fields a broker relies on.
 func (m Member) Validate() error {
 	var errs []error
-	if m.Shards < 1 || m.Shard < 0 || m.Shard >= m.Shards {
-		errs = append(errs, fmt.Errorf("shard %d of %d: want 0 <= shard < shards", m.Shard, m.Shards))
+	if m.Shards < 1 || m.Shards > MaxShards || m.Shard < 0 || m.Shard >= m.Shards {
+		errs = append(errs, fmt.Errorf("shard %d of %d: want 0 <= shard < shards <= %d", m.Shard, m.Shards, MaxShards))
 	}
 	if m.Node == "" {
 		errs = append(errs, errors.New("empty node id"))
