@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,6 +72,17 @@ func TestRegistrarAndWatcher(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, w, "a and b", func(s cluster.Snapshot) bool { return slices.Equal(nodes(s), []string{"a", "b"}) })
+
+	// Garbled registrations are skipped.
+	for i, v := range []string{"{not json", `{"shard": 0, "shards": 2000000000, "url": "http://h:1", "node": "x"}`, `{"shards": 1, "url": "ftp://h", "node": "y"}`} {
+		if _, err := wc.Put(context.Background(), fmt.Sprintf("/t/members/c/0/bad%d", i), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, w, "past the garbled keys", func(s cluster.Snapshot) bool { return s.Revision >= 6 })
+	if got := nodes(w.Snapshot()); !slices.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("after garbled registrations the membership is %v, want a and b", got)
+	}
 
 	// A reload publishes the new generation.
 	if err := a.Set([]cluster.Member{member(0, "a", 2)}); err != nil {
