@@ -138,6 +138,7 @@ func (b *Broker) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /search", b.instrument("search", b.handleSearch))
 	mux.Handle("POST /msearch", b.instrument("msearch", b.handleMsearch))
+	mux.Handle("GET /documents/{docid}", b.instrument("documents", b.handleDocument))
 	mux.Handle("GET /healthz", b.instrument("healthz", b.handleHealthz))
 	mux.Handle("GET /stats", b.instrument("stats", b.handleStats))
 	mux.Handle("GET /metrics", b.instrument("metrics", b.handleMetrics()))

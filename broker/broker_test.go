@@ -83,6 +83,25 @@ func TestClusterEqualsSingleIndex(t *testing.T) {
 	}
 }
 
+// TestClusterDocuments: GET /documents/{docid} through the broker is the
+// single index's answer, for documents of every shard, and its errors.
+func TestClusterDocuments(t *testing.T) {
+	c := startCluster(t, 1, 0)
+	var paths []string
+	for _, docs := range shardDocs {
+		paths = append(paths, fmt.Sprintf("/documents/%d", docs[0]), fmt.Sprintf("/documents/%d?text=1", docs[1]-1))
+	}
+	last := shardDocs[len(shardDocs)-1][1]
+	paths = append(paths, fmt.Sprintf("/documents/%d", last), "/documents/x1", "/documents/5?text=maybe")
+	for _, p := range paths {
+		gotStatus, got := rawGet(t, c.broker.srv.URL+p)
+		wantStatus, want := rawGet(t, c.ref.URL+p)
+		if gotStatus != wantStatus || (gotStatus == http.StatusOK && got != want) {
+			t.Errorf("%s: %d %.200s, want %d %.200s", p, gotStatus, got, wantStatus, want)
+		}
+	}
+}
+
 // TestClusterMsearch: a multi-search through the broker answers each line
 // as the single index does, errors included, in order.
 func TestClusterMsearch(t *testing.T) {

@@ -132,10 +132,11 @@ func startNode(t *testing.T, etcd []string, dir, id string) *node {
 		t.Fatal(err)
 	}
 	info, _ := ix.Shard()
-	gen := cluster.ParseGeneration(ix.Meta().Generation)
+	gen, docs := cluster.ParseGeneration(ix.Meta().Generation), uint64(ix.NumDocs())
 	ix.Close()
 	n := &node{t: t, cfg: nodeConfig(dir), etcd: etcd, addr: "127.0.0.1:0",
-		member: cluster.Member{Collection: info.Collection, Shard: info.Index, Shards: info.Count, Generation: gen, Node: id}}
+		member: cluster.Member{Collection: info.Collection, Shard: info.Index, Shards: info.Count, Generation: gen, Node: id,
+			FirstDoc: info.FirstDoc, Docs: docs}}
 	n.start()
 	t.Cleanup(n.kill)
 	return n
@@ -287,3 +288,18 @@ func searchPath(q, mode string, k int) string {
 
 // decodeJSON decodes a response's body.
 func decodeJSON(resp *http.Response, v any) error { return json.NewDecoder(resp.Body).Decode(v) }
+
+// rawGet fetches url and returns the status and body.
+func rawGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
+}

@@ -32,6 +32,8 @@ func (r *replica) down(now time.Time) bool { return now.UnixNano() < r.downUntil
 type shard struct {
 	index      int
 	generation int64
+	firstDoc   uint32 // the shard's collection docids, as its routed replicas register them
+	docs       uint64
 	replicas   []*replica // serving generation, sorted by node
 	others     []*replica // registered at other generations: not sent queries
 	next       atomic.Uint64
@@ -178,6 +180,9 @@ func route(members []cluster.Member, want string, replicaOf func(cluster.Member)
 		byNode := func(a, b *replica) int { return cmp.Compare(a.m.Node, b.m.Node) }
 		slices.SortFunc(s.replicas, byNode)
 		slices.SortFunc(s.others, byNode)
+		if len(s.replicas) > 0 {
+			s.firstDoc, s.docs = s.replicas[0].m.FirstDoc, s.replicas[0].m.Docs
+		}
 		gens = append(gens, strconv.FormatInt(s.generation, 10))
 		if len(s.replicas) > 0 && s.generation != t.shards[0].generation {
 			t.consistent = false

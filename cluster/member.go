@@ -32,6 +32,10 @@ type Member struct {
 	Generation int64  `json:"generation"`
 	URL        string `json:"url"`  // the node's base URL, http://host:port
 	Node       string `json:"node"` // the node's identity, unique in the cluster
+	// FirstDoc and Docs are the shard's collection docids, FirstDoc to
+	// FirstDoc+Docs-1: where a broker sends GET /documents/{docid}.
+	FirstDoc uint32 `json:"first_doc"`
+	Docs     uint64 `json:"docs"`
 }
 
 // MaxShards bounds a registration's shard count: a broker allocates a

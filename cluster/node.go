@@ -65,12 +65,13 @@ func NewNode(c config.Config, log *slog.Logger) (*Node, error) {
 // cluster.collection overrides the collection's identity.
 func (n *Node) Loaded(parts []*index.Index) {
 	info, _ := parts[0].Shard()
-	m := Member{Collection: info.Collection, Shard: info.Index, Shards: info.Count, URL: n.url, Node: n.id}
+	m := Member{Collection: info.Collection, Shard: info.Index, Shards: info.Count, URL: n.url, Node: n.id, FirstDoc: info.FirstDoc}
 	if len(parts) > 1 {
 		m.Shard, m.Shards = 0, 1
 	}
 	for _, ix := range parts {
 		m.Generation = max(m.Generation, ParseGeneration(ix.Meta().Generation))
+		m.Docs += uint64(ix.NumDocs())
 	}
 	if n.cfg.Collection != "" {
 		m.Collection = n.cfg.Collection
