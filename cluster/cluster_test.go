@@ -186,7 +186,7 @@ func TestNodePublishesReloads(t *testing.T) {
 	defer cli.Close()
 	w := cluster.Watch(cli, "/node-test", nil, nil)
 	defer w.Close()
-	want := cluster.Member{Shards: 1, Generation: 1, URL: "http://127.0.0.1:18999", Node: "127.0.0.1:18999"}
+	want := cluster.Member{Shards: 1, Generation: 1, URL: "http://127.0.0.1:18999", Node: "127.0.0.1:18999", Docs: 1}
 	waitFor(t, w, "the node at generation 1", func(s cluster.Snapshot) bool { return len(s.Members) == 1 && s.Members[0] == want })
 
 	build("alpha charlie") // the next commit: gen-2
