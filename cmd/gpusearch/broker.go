@@ -21,11 +21,12 @@ func newBrokerCmd() *cobra.Command {
 		Use:   "broker --config FILE [--addr HOST:PORT] [--etcd URL,...]",
 		Short: "Answer the search API over a cluster's shards, following its membership in etcd",
 		Long: `Serve GET /search, POST /msearch, /documents/{docid}, /healthz, /stats
-and /metrics over the index nodes registered in etcd (cluster.endpoints, cluster.prefix) until
-SIGINT or SIGTERM: each query goes to one replica of every shard, and the
-shards' hits are merged into the collection's top k. An answer missing a
-shard says "partial": true and lists the missing shards; /healthz answers
-503 while a shard has no replica. Settings: broker.* (docs/cluster.md).`,
+and /metrics over the index nodes registered in etcd (cluster.endpoints,
+cluster.prefix) until SIGINT or SIGTERM: each query goes to one replica of
+every shard, and the shards' hits are merged into the collection's top k.
+An answer missing a shard says "partial": true and lists the missing
+shards; /healthz answers 503 while a shard has no replica. Settings:
+broker.* (docs/cluster.md).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(cmd)
