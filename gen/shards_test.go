@@ -3,6 +3,7 @@ package gen
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -244,6 +246,58 @@ func TestShardsErrors(t *testing.T) {
 			}
 			if err := f.Complete(); err == nil || !strings.Contains(err.Error(), tt.errHas) {
 				t.Errorf("Complete(%q): %v, want an error saying %q", tt.args, err, tt.errHas)
+			}
+		})
+	}
+}
+
+// TestShardsCancel: a generation of shards cancelled at any point (at
+// once, in the first pass, as the shard writers start) returns the
+// context's error, aborts every shard writer and leaves no manifest, so
+// no collection.
+func TestShardsCancel(t *testing.T) {
+	tests := []struct {
+		name string
+		when func(dir string, cancel func())
+	}{
+		{"at once", nil},
+		{"in the first pass", func(_ string, cancel func()) { time.AfterFunc(50*time.Millisecond, cancel) }},
+		{"as the writers start", func(dir string, cancel func()) {
+			go func() {
+				for {
+					if _, err := os.Stat(filepath.Join(dir, index.ShardDir(2))); err == nil {
+						cancel()
+						return
+					}
+					time.Sleep(time.Millisecond)
+				}
+			}()
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tt.when == nil {
+				cancel()
+			} else {
+				tt.when(dir, cancel)
+			}
+			_, err := Generate(ctx, dir, Options{Docs: 20000, Seed: 1, Params: smallParams(), Shards: 3, AheadPostings: 1 << 12})
+			if err == nil {
+				return // finished first: nothing to check
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("Generate: %v, want the context's error", err)
+			}
+			if index.IsSharded(dir) {
+				t.Errorf("a cancelled generation left %s", index.ManifestFile)
+			}
+			for j := range 3 {
+				if _, err := index.ReadMeta(filepath.Join(dir, index.ShardDir(j))); err == nil {
+					t.Errorf("a cancelled generation committed %s", index.ShardDir(j))
+				}
 			}
 		})
 	}
