@@ -30,7 +30,7 @@ func (f *IndexFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.FreqCodec, "freq-codec", "", "codec for frequencies")
 	fs.StringVar(&f.Fit, "fit", "", "parameters from `gen fit` (JSON file); default: the built-in Gov2-like parameters")
 	fs.IntVar(&f.Workers, "workers", 0, "generating goroutines (0 = every core)")
-	fs.Int64Var(&f.AheadMB, "ahead-mb", 128, "MiB of posting lists generated ahead of the index writer")
+	fs.Int64Var(&f.AheadMB, "ahead-mb", 128, "MiB of posting lists generated ahead of the index writer (of the slowest shard writer, with --shards)")
 	fs.BoolVar(&f.Force, "force", false, "replace the index in --out even with one of fewer than half its documents")
 	fs.IntVar(&f.Shards, "shards", 0, "write --out as a sharded collection of N shards (URL ranges of balanced document counts, each scored under the whole collection's statistics; shards.json names them), each shard written by its own writer at once; url order only")
 	f.fs = fs
