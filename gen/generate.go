@@ -36,7 +36,8 @@ type Options struct {
 	// statistics, written at once by one index writer each.
 	Shards int
 	// AheadPostings bounds the postings generated ahead of the index
-	// writer (default 1<<24, about 128 MiB of lists).
+	// writer, or of the slowest shard writer (default 1<<24, about 128
+	// MiB of lists).
 	AheadPostings int64
 	Progress      io.Writer // progress lines; nil for quiet
 }
