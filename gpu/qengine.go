@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -70,6 +71,10 @@ type qengine struct {
 	// runAnd).
 	wavePostings, waveCandidates int64
 	topk                         string // a single OR pass's top-k: TopKRadix or TopKTree
+	// cache configures the list cache, and qc is the cache when the
+	// engine has one (the long lists do not stay resident).
+	cache cacheOptions
+	qc    *qcache
 
 	// life is held for reading by searches and for writing by release.
 	life     sync.RWMutex
@@ -118,8 +123,15 @@ func (e *qengine) takeWorkspace(ctx context.Context) (*workspace, error) {
 // newQEngine uploads ix to the backend. A column whose codec has no GPU
 // decoder is re-encoded first (see gpuColumn).
 func newQEngine(ix *index.Index, be backend) (*qengine, error) {
+	return newQEngineCache(ix, be, cacheOptions{})
+}
+
+// newQEngineCache is newQEngine with a list cache where co asks for one
+// (see wantCache).
+func newQEngineCache(ix *index.Index, be backend, co cacheOptions) (*qengine, error) {
 	e := &qengine{ix: ix, be: be, bs: ix.BlockSize(), docs: ix.NumDocs(), gridCap: 8 * max(1, be.multiprocessors()),
-		wavePostings: defaultWavePostings, waveCandidates: defaultWaveCandidates, topk: TopKRadix, spare: make(chan *workspace, workspaces)}
+		wavePostings: defaultWavePostings, waveCandidates: defaultWaveCandidates, topk: TopKRadix, spare: make(chan *workspace, workspaces),
+		cache: co}
 	for i := range workspaces {
 		e.spare <- &workspace{lane: i}
 	}
@@ -163,6 +175,25 @@ func (e *qengine) upload(ix *index.Index) error {
 		return fmt.Errorf("gpu: frequency column: %w", err)
 	}
 	e.reencoded = re[0] || re[1]
+	if e.cache.bytes > 0 || e.cache.budget > 0 {
+		lay, err := newCacheLayout(ix, &dh, &fh, e.cache.longMin)
+		if err != nil {
+			return err
+		}
+		capacity, err := wantCache(ix, &dh, &fh, lay, e.cache)
+		if err != nil {
+			return err
+		}
+		if capacity > 0 {
+			if err := e.uploadCached(ix, &dh, &fh, lay, capacity, e.cache); err != nil {
+				return err
+			}
+			if e.norms, err = e.alloc(4 * int64(len(ix.Norms()))); err != nil {
+				return err
+			}
+			return e.be.upload(e.norms, bytesOf(ix.Norms()))
+		}
+	}
 	if e.docCol, err = uploadColumn(e.be, &dh, e.alloc); err != nil {
 		return fmt.Errorf("gpu: upload docids: %w", err)
 	}
@@ -197,7 +228,7 @@ func (e *qengine) release() error {
 		ptrs = append(ptrs, ws.scratch, ws.out)
 	}
 	e.owned = nil
-	return freeAll(e.be, ptrs...)
+	return errors.Join(freeAll(e.be, ptrs...), e.qc.release())
 }
 
 // grow makes *p at least size bytes (with headroom), freeing the old block.
@@ -665,7 +696,7 @@ func (e *qengine) search(ctx context.Context, qs []query.Query, timing bool) ([]
 		if err := ctx.Err(); err != nil {
 			return nil, phases, err
 		}
-		if err := e.run(ws, todo, timing); err != nil {
+		if err := e.runCached(ws, todo, timing); err != nil {
 			return nil, phases, err
 		}
 		for i, j := range waves[w] {
