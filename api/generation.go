@@ -61,7 +61,8 @@ type lazyEngine struct {
 // first of gpu.devices.
 func engineOptions(cfg config.Config) query.Options {
 	o := query.Options{CacheBytes: cfg.Server.BitmapCacheMB << 20,
-		GPU: query.GPUOptions{MemoryBudgetMB: cfg.GPU.MemoryBudgetMB, Wait: cfg.GPU.Wait}}
+		GPU: query.GPUOptions{MemoryBudgetMB: cfg.GPU.MemoryBudgetMB, Wait: cfg.GPU.Wait, CachePolicy: cfg.GPU.CachePolicy,
+			CacheMB: cfg.GPU.CacheMB}}
 	if len(cfg.GPU.Devices) > 0 {
 		o.GPU.Device = cfg.GPU.Devices[0]
 	}

@@ -20,6 +20,17 @@ type Options struct {
 	// NoGraphs queues every launch on its own instead of each run's
 	// launches between copies as one CUDA graph (for comparison).
 	NoGraphs bool
+	// CachePolicy is the list cache's policy, CacheLRU (default) or
+	// CacheLFU. The engine has a list cache when the index and a scratch
+	// reserve of a quarter of the budget do not fit MemoryBudgetMB, or
+	// when CacheMB is positive: short lists stay resident, long ones (at
+	// least LongListBytes, default DefaultLongListBytes) are copied to
+	// the cache when a query needs them (see docs/gpu-cache.md).
+	CachePolicy string
+	// CacheMB, when positive, is the list cache's size, whatever the
+	// budget; 0 sizes it from the budget, when needed.
+	CacheMB       int64
+	LongListBytes int64
 }
 
 // Engine answers queries on a GPU: the index stays resident in device
@@ -48,7 +59,14 @@ func NewEngine(ix *index.Index, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	be.graphs = !opts.NoGraphs
-	q, err := newQEngine(ix, be)
+	policy, err := checkPolicy(opts.CachePolicy)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	co := cacheOptions{policy: policy, bytes: opts.CacheMB << 20, budget: d.Info().BudgetBytes - d.Used(),
+		longMin: opts.LongListBytes}
+	q, err := newQEngineCache(ix, be, co)
 	if err != nil {
 		d.Close()
 		return nil, err
@@ -88,8 +106,25 @@ func (e *Engine) Profile(ctx context.Context, q query.Query) (query.Result, Phas
 // Device describes the engine's GPU.
 func (e *Engine) Device() DeviceInfo { return e.dev.Info() }
 
-// Usage reports the engine's runs on the device so far.
-func (e *Engine) Usage() DeviceUsage { return e.be.deviceUsage() }
+// Usage reports the engine's runs on the device so far, and its list
+// cache's accesses.
+func (e *Engine) Usage() DeviceUsage {
+	u := e.be.deviceUsage()
+	if st, ok := e.CacheStats(); ok {
+		u.ListCache = query.ListCacheUsage{On: true, Hits: st.Hits, Misses: st.Misses, StreamedBytes: st.StreamedBytes,
+			Evictions: st.Evictions}
+	}
+	return u
+}
+
+// CacheStats reports the list cache, and false when the engine holds the
+// whole index resident.
+func (e *Engine) CacheStats() (CacheStats, bool) {
+	if e.q.qc == nil {
+		return CacheStats{}, false
+	}
+	return e.q.qc.lc.snapshot(), true
+}
 
 // Reencoded reports whether the index's columns were re-encoded at upload
 // because their codec has no GPU decoder.

@@ -245,10 +245,7 @@ func (s deviceSegmented) DeviceUsage() DeviceUsage {
 	var sum DeviceUsage
 	for _, e := range s.engines {
 		if d, ok := e.(DeviceEngine); ok {
-			u := d.DeviceUsage()
-			sum.Runs += u.Runs
-			sum.Held += u.Held
-			sum.Busy += u.Busy
+			sum = sum.Add(d.DeviceUsage())
 		}
 	}
 	return sum

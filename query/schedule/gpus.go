@@ -52,10 +52,7 @@ func (gs GPUs) Usage() query.DeviceUsage {
 	var sum query.DeviceUsage
 	for _, g := range gs {
 		if d, ok := g.(query.DeviceEngine); ok {
-			u := d.DeviceUsage()
-			sum.Runs += u.Runs
-			sum.Held += u.Held
-			sum.Busy += u.Busy
+			sum = sum.Add(d.DeviceUsage())
 		}
 	}
 	return sum
