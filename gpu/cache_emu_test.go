@@ -6,48 +6,11 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/query"
 )
-
-// cacheSizes picks a long-list size for ix that makes about a quarter of
-// its lists long, and returns it with the cache bytes of the six largest
-// long lists, as the cache rounds them: room for any query of at most six
-// terms.
-func cacheSizes(t *testing.T, ix *index.Index) (longMin, capacity int64) {
-	t.Helper()
-	dh, fh := IndexColumns(ix)
-	dh, _, err := gpuColumn(dh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fh, _, err = gpuColumn(fh); err != nil {
-		t.Fatal(err)
-	}
-	all, err := newCacheLayout(ix, &dh, &fh, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sizes := slices.Clone(all.sizes)
-	slices.Sort(sizes)
-	longMin = sizes[len(sizes)*3/4]
-	lay, err := newCacheLayout(ix, &dh, &fh, longMin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(lay.terms) < 8 || lay.shortDoc == 0 {
-		t.Fatalf("%d long lists and %d bytes of short ones: want both kinds", len(lay.terms), lay.shortDoc)
-	}
-	sizes = slices.Clone(lay.sizes)
-	slices.Sort(sizes)
-	for _, s := range sizes[len(sizes)-6:] {
-		capacity += align(s, cacheAlign)
-	}
-	return longMin, capacity
-}
 
 // TestListCacheEmulated: under a list cache that holds only the six
 // longest lists (a quarter of the lists long), every policy answers every mode exactly as the
@@ -70,46 +33,56 @@ func TestListCacheEmulated(t *testing.T) {
 	for i, spec := range specs {
 		policy := CachePolicies[i%len(CachePolicies)]
 		t.Run(spec.Codec+"/"+policy, func(t *testing.T) {
-			ix := openCorpus(t, spec)
-			rng := rand.New(rand.NewPCG(spec.Seed, 5))
-			qs := randomQueries(rng, 36, spec.Vocab)
-			longMin, capacity := cacheSizes(t, ix)
-			e, err := newQEngineCache(ix, startEmu(t, bin), cacheOptions{policy: policy, bytes: capacity, longMin: longMin})
-			if err != nil {
+			checkListCache(t, openCorpus(t, spec), spec, policy, func(ix *index.Index, co cacheOptions) (*qengine, error) {
+				return newQEngineCache(ix, startEmu(t, bin), co)
+			})
+		})
+	}
+}
+
+// TestCacheSimMatchesEngine: the simulation of a log of AND and OR
+// queries counts exactly the hits, misses and evictions of the engine
+// that runs them one at a time, for each policy.
+func TestCacheSimMatchesEngine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the kernels under a C++ emulation")
+	}
+	bin := buildEmu(t)
+	spec := corpusSpec{Docs: 3000, Vocab: 120, Zipf: 1.1, Density: 0.6, Codec: "bp128", Seed: 47}
+	ix := openCorpus(t, spec)
+	longMin, capacity := cacheSizes(t, ix)
+	var qs []query.Query
+	for _, q := range randomQueries(rand.New(rand.NewPCG(47, 1)), 60, spec.Vocab) {
+		if q.Mode != query.AndOr {
+			qs = append(qs, q)
+		}
+	}
+	sim, err := NewCacheSim(ix, longMin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, policy := range CachePolicies {
+		e, err := newQEngineCache(ix, startEmu(t, bin), cacheOptions{policy: policy, bytes: capacity, longMin: longMin})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range qs {
+			if _, _, err := e.search(context.Background(), []query.Query{q}, false); err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { e.release() })
-			if e.qc == nil {
-				t.Fatal("no list cache")
-			}
-			ref := query.NewExhaustive(ix)
-			ctx := context.Background()
-			for _, q := range qs {
-				e.qc.lc.mu.Lock()
-				e.qc.lc.evictAll()
-				e.qc.lc.mu.Unlock()
-				want, err := ref.Search(ctx, q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				rs, _, err := e.search(ctx, []query.Query{q}, false)
-				if err != nil {
-					t.Fatalf("search(%v): %v", q, err)
-				}
-				if !slices.Equal(rs[0].Hits, want.Hits) {
-					t.Errorf("search(%v) from an empty cache = %v, want %v", q, rs[0].Hits, want.Hits)
-				}
-			}
-			checkEngine(t, e, ix, qs)
-			checkConcurrent(t, e, ix, workspaces+1, 2, 5, spec)
-			st := e.qc.lc.snapshot()
-			if st.Misses == 0 || st.Hits == 0 || st.Evictions == 0 || st.StreamedBytes == 0 {
-				t.Errorf("cache stats %+v: want hits, misses and evictions", st)
-			}
-			if st.UsedBytes > st.CapacityBytes {
-				t.Errorf("cache holds %d bytes, more than its %d", st.UsedBytes, st.CapacityBytes)
-			}
-		})
+		}
+		got := e.qc.lc.snapshot()
+		e.release()
+		want, err := sim.Run(policy, capacity, qs, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s: engine counted %+v, simulation %+v", policy, got, want)
+		}
+		if want.Hits == 0 || want.Misses == 0 {
+			t.Errorf("%s: %+v: want hits and misses", policy, want)
+		}
 	}
 }
 

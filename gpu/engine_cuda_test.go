@@ -316,3 +316,23 @@ func sameHits(a, b []query.Hit) bool {
 	}
 	return true
 }
+
+// TestEngineListCache: on the device, under a list cache that holds only
+// the six longest lists, every policy answers exactly (checkListCache),
+// the long lists copied from page-locked host memory.
+func TestEngineListCache(t *testing.T) {
+	for i, codec := range []string{"gpu-bp256", "bp128"} {
+		spec := corpusSpec{Docs: 40000, Vocab: 400, Zipf: 1.0, Density: 0.7, Codec: codec, Seed: uint64(60 + i)}
+		policy := CachePolicies[i%len(CachePolicies)]
+		t.Run(codec+"/"+policy, func(t *testing.T) {
+			checkListCache(t, openCorpus(t, spec), spec, policy, func(ix *index.Index, co cacheOptions) (*qengine, error) {
+				d, be, err := openBackend(DeviceOptions{})
+				if err != nil {
+					return nil, err
+				}
+				t.Cleanup(func() { be.close(); d.Close() })
+				return newQEngineCache(ix, be, co)
+			})
+		})
+	}
+}

@@ -286,9 +286,9 @@ func (qc *qcache) rows(jobs []*qjob) {
 }
 
 // longLists appends the cache numbers of the plan's long lists not in ids.
-func (qc *qcache) longLists(ids []int32, p *qplan) []int32 {
-	for _, l := range p.lists {
-		if c := qc.lay.long[l.term]; c >= 0 && !slices.Contains(ids, c) {
+func (l *cacheLayout) longLists(ids []int32, p *qplan) []int32 {
+	for _, ql := range p.lists {
+		if c := l.long[ql.term]; c >= 0 && !slices.Contains(ids, c) {
 			ids = append(ids, c)
 		}
 	}
@@ -310,7 +310,7 @@ func (e *qengine) runCached(ws *workspace, jobs []*qjob, timing bool) error {
 		var ids []int32
 		n := 0
 		for ; n < len(jobs); n++ {
-			more := qc.longLists(slices.Clone(ids), &jobs[n].plan)
+			more := qc.lay.longLists(slices.Clone(ids), &jobs[n].plan)
 			if n > 0 && qc.bytes(more) > qc.lc.capacity {
 				break
 			}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -137,4 +140,93 @@ func batchSizes(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// CacheFlags are bench gpu cache's command line.
+type CacheFlags struct {
+	CacheOptions
+	Index, Queries, Mode, PolicyList, FractionList string
+	Latency                                        bool
+	Device                                         int
+}
+
+// AddFlags declares bench gpu cache's flags on fs.
+func (f *CacheFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.Index, "index", "index", "index directory")
+	fs.StringVar(&f.Queries, "queries", "", "query log, one query a line, in order (required)")
+	fs.StringVar(&f.Mode, "mode", "and,or", "comma-separated modes (and, or)")
+	fs.IntVar(&f.K, "k", 10, "results per query")
+	fs.StringVar(&f.PolicyList, "policies", strings.Join(gpu.CachePolicies, ","), "comma-separated cache policies")
+	fs.StringVar(&f.FractionList, "fractions", "0.25,0.5,0.75", "cache sizes, as shares of the long lists' bytes")
+	fs.Float64Var(&f.Warmup, "warmup", 0.25, "share of the log that only warms the cache")
+	fs.Int64Var(&f.LongListBytes, "long-list-bytes", gpu.DefaultLongListBytes, "a list of at least this many bytes (docids and frequencies) is long: cached")
+	fs.BoolVar(&f.Latency, "latency", false, "also measure GPU engines' latency with each cache against a resident one (a cuda build and a GPU)")
+	fs.IntVar(&f.Device, "device", 0, "CUDA device ordinal, with --latency")
+}
+
+// Complete checks the flags and parses the lists.
+func (f *CacheFlags) Complete() error {
+	if f.Queries == "" {
+		return errors.New("bench gpu cache: --queries is required")
+	}
+	if f.K <= 0 || f.Warmup < 0 || f.Warmup >= 1 || f.LongListBytes <= 0 {
+		return errors.New("bench gpu cache: --k and --long-list-bytes must be positive, --warmup in [0, 1)")
+	}
+	f.Policies = args.List(f.PolicyList)
+	for _, p := range f.Policies {
+		if !slices.Contains(gpu.CachePolicies, p) {
+			return fmt.Errorf("bench gpu cache: unknown policy %q (want %s)", p, strings.Join(gpu.CachePolicies, ", "))
+		}
+	}
+	f.Fractions = nil
+	for _, s := range args.List(f.FractionList) {
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || x <= 0 || x > 1 {
+			return fmt.Errorf("bench gpu cache: bad fraction %q (want (0, 1])", s)
+		}
+		f.Fractions = append(f.Fractions, x)
+	}
+	var err error
+	if f.Modes, err = args.Modes(f.Mode); err != nil {
+		return err
+	}
+	for _, m := range f.Modes {
+		if m == query.AndOr {
+			return errors.New("bench gpu cache: --mode and or or (andor's second pass depends on the first's answers)")
+		}
+	}
+	return nil
+}
+
+// Run opens the index, simulates the caches on the log and, with
+// --latency, measures GPU engines.
+func (f *CacheFlags) Run(ctx context.Context) (*CacheReport, error) {
+	ix, err := index.Open(f.Index)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	o := f.CacheOptions
+	if o.Texts, err = args.Texts(f.Queries); err != nil {
+		return nil, err
+	}
+	var dev *gpu.DeviceInfo
+	if f.Latency {
+		o.Open = func(policy string, cacheMB int64) (CacheEngine, error) {
+			e, err := gpu.NewEngine(ix, gpu.Options{Device: f.Device, CachePolicy: policy, CacheMB: cacheMB,
+				LongListBytes: f.LongListBytes})
+			if err != nil {
+				return nil, err
+			}
+			info := e.Device()
+			dev = &info
+			return e, nil
+		}
+	}
+	rep, err := Cache(ctx, ix, o)
+	if err != nil {
+		return nil, err
+	}
+	rep.Device = dev
+	return rep, nil
 }
