@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -96,5 +97,49 @@ func checkListCache(t *testing.T, ix *index.Index, spec corpusSpec, policy strin
 	}
 	if st.UsedBytes > st.CapacityBytes {
 		t.Errorf("cache holds %d bytes, more than its %d", st.UsedBytes, st.CapacityBytes)
+	}
+}
+
+// TestCacheBudget: an index that fits its budget beside the scratch
+// reserve stays resident; one that does not gets a cache of what the
+// budget leaves, or, when that cannot hold its longest list, an error
+// wrapping ErrOutOfMemory; an asked-for size wins.
+func TestCacheBudget(t *testing.T) {
+	ix := openCorpus(t, corpusSpec{Docs: 3000, Vocab: 120, Zipf: 1.1, Density: 0.6, Codec: "gpu-bp256", Seed: 48})
+	dh, fh := IndexColumns(ix)
+	full := residentBytes(ix, &dh, &fh)
+	longMin, _ := cacheSizes(t, ix)
+	lay, err := newCacheLayout(ix, &dh, &fh, longMin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var largest int64
+	for _, s := range lay.sizes {
+		largest = max(largest, s)
+	}
+	tests := []struct {
+		name   string
+		co     cacheOptions
+		want   bool  // a cache
+		capMin int64 // its capacity at least
+		oom    bool
+	}{
+		{"unbounded", cacheOptions{}, false, 0, false},
+		{"fits", cacheOptions{budget: 2 * full}, false, 0, false},
+		{"reserve does not fit", cacheOptions{budget: full + full/8}, true, largest, false},
+		{"asked for", cacheOptions{budget: 2 * full, bytes: 5000}, true, 5000, false},
+		{"too small", cacheOptions{budget: full / 4}, true, 0, true},
+	}
+	for _, tt := range tests {
+		if got := wantCache(ix, &dh, &fh, tt.co); got != tt.want {
+			t.Errorf("%s: wantCache = %v, want %v", tt.name, got, tt.want)
+		}
+		if !tt.want {
+			continue
+		}
+		c, err := cacheCapacity(ix, &dh, &fh, lay, tt.co)
+		if tt.oom != errors.Is(err, ErrOutOfMemory) || (err == nil && c < tt.capMin) {
+			t.Errorf("%s: capacity %d, %v; want at least %d, out of memory %v", tt.name, c, err, tt.capMin, tt.oom)
+		}
 	}
 }

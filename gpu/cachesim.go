@@ -62,6 +62,10 @@ func (s *CacheSim) ShortBytes() int64 { return s.lay.shortDoc + s.lay.shortFreq 
 // policy. The first warmup queries only warm the cache: the statistics
 // count the rest.
 func (s *CacheSim) Run(policy string, capacity int64, qs []query.Query, warmup int) (CacheStats, error) {
+	if len(s.lay.sizes) == 0 { // nothing is long: nothing to cache
+		p, err := checkPolicy(policy)
+		return CacheStats{Policy: p}, err
+	}
 	c, err := newListCache(policy, capacity, s.lay.sizes)
 	if err != nil {
 		return CacheStats{}, err

@@ -140,22 +140,22 @@ func residentBytes(ix *index.Index, dh, fh *HostColumn) int64 {
 	return int64(len(dh.Data)+len(fh.Data)) + 128 + 2*8*(nb+1) + 3*4*nb + 4*nb + 4*int64(ix.NumDocs())
 }
 
-// wantCache decides whether the engine caches long lists and with what
-// capacity: when opts asks for a size, or when the budget cannot hold
-// the resident index beside the scratch reserve. capacity 0: resident.
-func wantCache(ix *index.Index, dh, fh *HostColumn, lay *cacheLayout, co cacheOptions) (int64, error) {
+// wantCache reports whether the engine caches long lists: when co asks
+// for a size, or when the budget cannot hold the resident index beside
+// the scratch reserve.
+func wantCache(ix *index.Index, dh, fh *HostColumn, co cacheOptions) bool {
+	return co.bytes > 0 || (co.budget > 0 && residentBytes(ix, dh, fh)+co.budget/scratchShare > co.budget)
+}
+
+// cacheCapacity is the cache's size: co's, or what the budget leaves after
+// the scratch reserve and the resident part of lay.
+func cacheCapacity(ix *index.Index, dh, fh *HostColumn, lay *cacheLayout, co cacheOptions) (int64, error) {
 	if co.bytes > 0 {
 		return co.bytes, nil
 	}
-	if co.budget <= 0 {
-		return 0, nil
-	}
 	reserve := co.budget / scratchShare
-	if residentBytes(ix, dh, fh)+reserve <= co.budget {
-		return 0, nil
-	}
-	fixed := residentBytes(ix, dh, fh) - int64(len(dh.Data)+len(fh.Data)) + lay.shortDoc + lay.shortFreq +
-		2*8*int64(lay.nrows-dh.NumBlocks()) + 5*4*int64(lay.nrows-dh.NumBlocks())
+	spacers := int64(lay.nrows - dh.NumBlocks())
+	fixed := residentBytes(ix, dh, fh) - int64(len(dh.Data)+len(fh.Data)) + lay.shortDoc + lay.shortFreq + 2*8*spacers + 3*4*spacers
 	capacity := co.budget - reserve - fixed
 	var largest int64
 	for _, s := range lay.sizes {

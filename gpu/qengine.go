@@ -175,24 +175,22 @@ func (e *qengine) upload(ix *index.Index) error {
 		return fmt.Errorf("gpu: frequency column: %w", err)
 	}
 	e.reencoded = re[0] || re[1]
-	if e.cache.bytes > 0 || e.cache.budget > 0 {
+	if wantCache(ix, &dh, &fh, e.cache) {
 		lay, err := newCacheLayout(ix, &dh, &fh, e.cache.longMin)
 		if err != nil {
 			return err
 		}
-		capacity, err := wantCache(ix, &dh, &fh, lay, e.cache)
+		capacity, err := cacheCapacity(ix, &dh, &fh, lay, e.cache)
 		if err != nil {
 			return err
 		}
-		if capacity > 0 {
-			if err := e.uploadCached(ix, &dh, &fh, lay, capacity, e.cache); err != nil {
-				return err
-			}
-			if e.norms, err = e.alloc(4 * int64(len(ix.Norms()))); err != nil {
-				return err
-			}
-			return e.be.upload(e.norms, bytesOf(ix.Norms()))
+		if err := e.uploadCached(ix, &dh, &fh, lay, capacity, e.cache); err != nil {
+			return err
 		}
+		if e.norms, err = e.alloc(4 * int64(len(ix.Norms()))); err != nil {
+			return err
+		}
+		return e.be.upload(e.norms, bytesOf(ix.Norms()))
 	}
 	if e.docCol, err = uploadColumn(e.be, &dh, e.alloc); err != nil {
 		return fmt.Errorf("gpu: upload docids: %w", err)

@@ -157,7 +157,7 @@ func (f *CacheFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Mode, "mode", "and,or", "comma-separated modes (and, or)")
 	fs.IntVar(&f.K, "k", 10, "results per query")
 	fs.StringVar(&f.PolicyList, "policies", strings.Join(gpu.CachePolicies, ","), "comma-separated cache policies")
-	fs.StringVar(&f.FractionList, "fractions", "0.25,0.5,0.75", "cache sizes, as shares of the long lists' bytes")
+	fs.StringVar(&f.FractionList, "fractions", "0.25,0.5,0.75,1", "cache sizes, as shares of the long lists' bytes (1: all of them, the hit rate's bound: misses are first uses)")
 	fs.Float64Var(&f.Warmup, "warmup", 0.25, "share of the log that only warms the cache")
 	fs.Int64Var(&f.LongListBytes, "long-list-bytes", gpu.DefaultLongListBytes, "a list of at least this many bytes (docids and frequencies) is long: cached")
 	fs.BoolVar(&f.Latency, "latency", false, "also measure GPU engines' latency with each cache against a resident one (a cuda build and a GPU)")
