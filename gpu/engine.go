@@ -46,33 +46,47 @@ type Engine struct {
 
 // NewEngine opens the GPU, loads the kernels and uploads ix. A column
 // whose codec has no GPU decoder is re-encoded at upload with the GPU codec
-// of the same block size (gpu-bp128 for every CPU codec). Errors wrap
-// ErrNoDevice, ErrBadPTX, ErrOutOfMemory or ErrFormat, and ErrNoCUDA in a
-// build without the cuda tag.
+// of the same block size (gpu-bp128 for every CPU codec). When an open
+// engine holds ix's columns on the same device with the same options (the
+// same segment of the same index directory, unchanged: an engine of the
+// generation before a reload), the new engine shares them and its device,
+// uploading only ix's norms. Errors wrap ErrNoDevice, ErrBadPTX,
+// ErrOutOfMemory or ErrFormat, and ErrNoCUDA in a build without the cuda
+// tag.
 func NewEngine(ix *index.Index, opts Options) (*Engine, error) {
 	topk, err := checkTopK(opts.TopK)
 	if err != nil {
 		return nil, err
 	}
-	d, be, err := openBackend(DeviceOptions{Ordinal: opts.Device, MemoryBudgetMB: opts.MemoryBudgetMB, Wait: opts.Wait})
-	if err != nil {
-		return nil, err
-	}
-	be.graphs = !opts.NoGraphs
 	policy, err := checkPolicy(opts.CachePolicy)
 	if err != nil {
-		d.Close()
 		return nil, err
 	}
-	co := cacheOptions{policy: policy, bytes: opts.CacheMB << 20, budget: d.Info().BudgetBytes - d.Used(),
-		longMin: opts.LongListBytes}
-	q, err := newQEngineCache(ix, be, co)
+	cols, err := acquireColumns(residentKey(ix, opts), func() (*columns, error) {
+		d, be, err := openBackend(DeviceOptions{Ordinal: opts.Device, MemoryBudgetMB: opts.MemoryBudgetMB, Wait: opts.Wait})
+		if err != nil {
+			return nil, err
+		}
+		be.graphs = !opts.NoGraphs
+		co := cacheOptions{policy: policy, bytes: opts.CacheMB << 20, budget: d.Info().BudgetBytes - d.Used(),
+			longMin: opts.LongListBytes}
+		c, err := uploadColumnsCache(ix, be, co)
+		if err != nil {
+			return nil, errors.Join(err, be.close(), d.Close())
+		}
+		c.dev, c.dbe = d, be
+		return c, nil
+	})
 	if err != nil {
-		d.Close()
+		return nil, err
+	}
+	dev, be := cols.dev, cols.dbe
+	q, err := newQEngineOn(ix, cols)
+	if err != nil {
 		return nil, err
 	}
 	q.topk = topk
-	return &Engine{dev: d, be: be, q: q}, nil
+	return &Engine{dev: dev, be: be, q: q}, nil
 }
 
 // Search implements query.Engine.
@@ -134,13 +148,8 @@ func (e *Engine) Reencoded() bool { return e.q.reencoded }
 // launches one kernel at a time), or nil.
 func (e *Engine) GraphsBroken() error { return e.be.graphsBroken() }
 
-// Close frees the device memory and the device.
-func (e *Engine) Close() error {
-	err := errors.Join(e.q.release(), e.be.close())
-	if cerr := e.dev.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+// Close frees the engine's device memory, and the columns and the device
+// when no other engine shares them.
+func (e *Engine) Close() error { return e.q.release() }
 
 var _ query.BatchEngine = (*Engine)(nil)

@@ -169,23 +169,31 @@ func cacheCapacity(ix *index.Index, dh, fh *HostColumn, lay *cacheLayout, co cac
 	return capacity, nil
 }
 
-// uploadCached uploads ix with its long lists in a list cache of
-// capacity bytes: the short lists, every row's counts, bases and last
-// docid, and the norms go to the device; the long lists to host memory,
-// from where each query's missing ones are copied.
-func (e *qengine) uploadCached(ix *index.Index, dh, fh *HostColumn, lay *cacheLayout, capacity int64, co cacheOptions) error {
+// uploadCached uploads ix's columns with the long lists in a list cache
+// sized by co, allocating with alloc: the short lists and every row's
+// offsets, counts, bases and last docid go to the device; the long lists
+// to host memory, from where each query's missing ones are copied.
+func (c *columns) uploadCached(ix *index.Index, dh, fh *HostColumn, co cacheOptions, alloc func(int64) (devPtr, error)) error {
+	lay, err := newCacheLayout(ix, dh, fh, co.longMin)
+	if err != nil {
+		return err
+	}
+	capacity, err := cacheCapacity(ix, dh, fh, lay, co)
+	if err != nil {
+		return err
+	}
 	lc, err := newListCache(co.policy, capacity, lay.sizes)
 	if err != nil {
 		return err
 	}
 	qc := &qcache{lay: lay, lc: lc, ix: ix, hostOff: make([]int64, len(lay.sizes))}
-	e.qc = qc
+	c.qc = qc
 	var hostSize int64
 	for i, s := range lay.sizes {
 		qc.hostOff[i] = hostSize
 		hostSize += align(s, 16)
 	}
-	if p, ok := e.be.(pinner); ok {
+	if p, ok := c.be.(pinner); ok {
 		if qc.host, qc.freeHost, err = p.pinned(max(hostSize, 1)); err != nil {
 			qc.host, qc.freeHost = nil, nil // pageable memory still works, more slowly
 		}
@@ -229,7 +237,7 @@ func (e *qengine) uploadCached(ix *index.Index, dh, fh *HostColumn, lay *cacheLa
 	}
 	arenaLen := qc.cacheBase + lc.capacity
 	put := func(dst *devPtr, b []byte, size int64) error {
-		p, err := e.alloc(size)
+		p, err := alloc(size)
 		if err != nil {
 			return err
 		}
@@ -237,7 +245,7 @@ func (e *qengine) uploadCached(ix *index.Index, dh, fh *HostColumn, lay *cacheLa
 		if len(b) == 0 {
 			return nil
 		}
-		return e.be.upload(p, b)
+		return c.be.upload(p, b)
 	}
 	var countsP, basesP devPtr
 	for _, a := range []struct {
@@ -252,15 +260,15 @@ func (e *qengine) uploadCached(ix *index.Index, dh, fh *HostColumn, lay *cacheLa
 		{&qc.freqOffs, bytesOf(freqOffs), 8 * int64(nr+1)},
 		{&countsP, bytesOf(counts), 4 * int64(nr)},
 		{&basesP, bytesOf(bases), 4 * int64(nr)},
-		{&e.lastDoc, bytesOf(lastDoc), 4 * int64(nr)},
+		{&c.lastDoc, bytesOf(lastDoc), 4 * int64(nr)},
 	} {
 		if err := put(a.dst, a.b, a.size); err != nil {
 			return fmt.Errorf("gpu: upload with a list cache: %w", err)
 		}
 	}
-	e.docCol = devColumn{stem: kernels[dh.Codec], data: qc.arena, offs: qc.docOffs, counts: countsP, bases: basesP,
+	c.doc = devColumn{stem: kernels[dh.Codec], data: qc.arena, offs: qc.docOffs, counts: countsP, bases: basesP,
 		dataLen: uint64(arenaLen), blocks: nr}
-	e.freqCol = devColumn{stem: kernels[fh.Codec], data: qc.arena, offs: qc.freqOffs, counts: countsP,
+	c.freq = devColumn{stem: kernels[fh.Codec], data: qc.arena, offs: qc.freqOffs, counts: countsP,
 		dataLen: uint64(arenaLen), blocks: nr}
 	return nil
 }

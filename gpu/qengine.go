@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 	"time"
 
@@ -57,6 +56,7 @@ var (
 type qengine struct {
 	ix        *index.Index
 	be        backend
+	cols      *columns // docCol, freqCol and lastDoc, maybe shared with other engines
 	bs        int
 	docs      int
 	k1p1      uint32 // float32 bits of k1+1
@@ -71,10 +71,9 @@ type qengine struct {
 	// runAnd).
 	wavePostings, waveCandidates int64
 	topk                         string // a single OR pass's top-k: TopKRadix or TopKTree
-	// cache configures the list cache, and qc is the cache when the
-	// engine has one (the long lists do not stay resident).
-	cache cacheOptions
-	qc    *qcache
+	// qc is the columns' list cache when they have one (the long lists do
+	// not stay resident).
+	qc *qcache
 
 	// life is held for reading by searches and for writing by release.
 	life     sync.RWMutex
@@ -129,15 +128,32 @@ func newQEngine(ix *index.Index, be backend) (*qengine, error) {
 // newQEngineCache is newQEngine with a list cache where co asks for one
 // (see wantCache).
 func newQEngineCache(ix *index.Index, be backend, co cacheOptions) (*qengine, error) {
-	e := &qengine{ix: ix, be: be, bs: ix.BlockSize(), docs: ix.NumDocs(), gridCap: 8 * max(1, be.multiprocessors()),
-		wavePostings: defaultWavePostings, waveCandidates: defaultWaveCandidates, topk: TopKRadix, spare: make(chan *workspace, workspaces),
-		cache: co}
+	cols, err := uploadColumnsCache(ix, be, co)
+	if err != nil {
+		return nil, err
+	}
+	cols.refs = 1
+	return newQEngineOn(ix, cols)
+}
+
+// newQEngineOn makes an engine for ix on columns holding its lists,
+// taking over one reference to them, and uploads ix's norms, which
+// follow the statistics of ix's collection.
+func newQEngineOn(ix *index.Index, cols *columns) (*qengine, error) {
+	be := cols.be
+	e := &qengine{ix: ix, be: be, cols: cols, docCol: cols.doc, freqCol: cols.freq, lastDoc: cols.lastDoc, reencoded: cols.reencoded,
+		qc: cols.qc, bs: ix.BlockSize(), docs: ix.NumDocs(), gridCap: 8 * max(1, be.multiprocessors()),
+		wavePostings: defaultWavePostings, waveCandidates: defaultWaveCandidates, topk: TopKRadix, spare: make(chan *workspace, workspaces)}
 	for i := range workspaces {
 		e.spare <- &workspace{lane: i}
 	}
 	p := ix.BM25()
 	e.k1p1 = math.Float32bits(p.K1 + 1)
-	if err := e.upload(ix); err != nil {
+	var err error
+	if e.norms, err = e.alloc(4 * int64(len(ix.Norms()))); err == nil {
+		err = e.be.upload(e.norms, bytesOf(ix.Norms()))
+	}
+	if err != nil {
 		e.release()
 		return nil, err
 	}
@@ -151,64 +167,6 @@ func (e *qengine) alloc(size int64) (devPtr, error) {
 	}
 	e.owned = append(e.owned, p)
 	return p, nil
-}
-
-func (e *qengine) upload(ix *index.Index) error {
-	dh, fh := IndexColumns(ix)
-	// The columns' data are the index's mapped files. They are read into
-	// memory under Guard first, so that a file shrinking on disk (a copy
-	// over a served index still running at a reload) fails the upload
-	// instead of faulting inside the CUDA driver, where no Go code can
-	// recover. The copies live until the upload ends.
-	err := ix.Guard(func() error {
-		dh.Data, fh.Data = slices.Clone(dh.Data), slices.Clone(fh.Data)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("gpu: %w", err)
-	}
-	var re [2]bool
-	if dh, re[0], err = gpuColumn(dh); err != nil {
-		return fmt.Errorf("gpu: docid column: %w", err)
-	}
-	if fh, re[1], err = gpuColumn(fh); err != nil {
-		return fmt.Errorf("gpu: frequency column: %w", err)
-	}
-	e.reencoded = re[0] || re[1]
-	if wantCache(ix, &dh, &fh, e.cache) {
-		lay, err := newCacheLayout(ix, &dh, &fh, e.cache.longMin)
-		if err != nil {
-			return err
-		}
-		capacity, err := cacheCapacity(ix, &dh, &fh, lay, e.cache)
-		if err != nil {
-			return err
-		}
-		if err := e.uploadCached(ix, &dh, &fh, lay, capacity, e.cache); err != nil {
-			return err
-		}
-		if e.norms, err = e.alloc(4 * int64(len(ix.Norms()))); err != nil {
-			return err
-		}
-		return e.be.upload(e.norms, bytesOf(ix.Norms()))
-	}
-	if e.docCol, err = uploadColumn(e.be, &dh, e.alloc); err != nil {
-		return fmt.Errorf("gpu: upload docids: %w", err)
-	}
-	if e.freqCol, err = uploadColumn(e.be, &fh, e.alloc); err != nil {
-		return fmt.Errorf("gpu: upload frequencies: %w", err)
-	}
-	sk := ix.Skips()
-	if e.lastDoc, err = e.alloc(4 * int64(len(sk.LastDocIDs))); err != nil {
-		return err
-	}
-	if err = e.be.upload(e.lastDoc, bytesOf(sk.LastDocIDs)); err != nil {
-		return err
-	}
-	if e.norms, err = e.alloc(4 * int64(len(ix.Norms()))); err != nil {
-		return err
-	}
-	return e.be.upload(e.norms, bytesOf(ix.Norms()))
 }
 
 // release frees every device allocation, after the searches in flight;
@@ -226,7 +184,7 @@ func (e *qengine) release() error {
 		ptrs = append(ptrs, ws.scratch, ws.out)
 	}
 	e.owned = nil
-	return errors.Join(freeAll(e.be, ptrs...), e.qc.release())
+	return errors.Join(freeAll(e.be, ptrs...), e.cols.drop())
 }
 
 // grow makes *p at least size bytes (with headroom), freeing the old block.

@@ -5,6 +5,7 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -39,6 +40,14 @@ func (s emuSearcher) SearchBatch(ctx context.Context, qs []query.Query) ([]query
 	return rs, err
 }
 
+func (s emuSearcher) Close() error { return s.e.release() }
+
+// emuUploads counts the columns the "gpu-emu" driver uploaded.
+var emuUploads struct {
+	sync.Mutex
+	n int
+}
+
 // TestSegmentsEmulated: the GPU engine over a segmented index (a base
 // build, then an update that rewrites, removes and adds files, its
 // merge policy off) answers every mode exactly as the exhaustive engine
@@ -46,7 +55,11 @@ func (s emuSearcher) SearchBatch(ctx context.Context, qs []query.Query) ([]query
 // float32 scores, one query at a time and all in one batch. Each
 // segment's engine reads its lists deleted documents included;
 // query.Segmented asks it for k plus the segment's deleted count and
-// drops them.
+// drops them. A second update, opened while the first generation's
+// engine still serves, uploads only its new segment: the unchanged ones'
+// columns are shared (new deletions and statistics notwithstanding), and
+// outlive the first generation's engine, and the last engine to close
+// frees them.
 func TestSegmentsEmulated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the kernels under a C++ emulation")
@@ -58,7 +71,16 @@ func TestSegmentsEmulated(t *testing.T) {
 		query.Register("gpu-emu", query.Driver{Needs: query.Needs{GPU: true}, Open: func(ix *index.Index, _ query.Options) (query.Engine, error) {
 			mu.Lock()
 			defer mu.Unlock()
-			e, err := newQEngine(ix, startEmu(emuT, bin))
+			cols, err := acquireColumns(residentKey(ix, Options{}), func() (*columns, error) {
+				emuUploads.Lock()
+				emuUploads.n++
+				emuUploads.Unlock()
+				return uploadColumns(ix, startEmu(emuT, bin))
+			})
+			if err != nil {
+				return nil, err
+			}
+			e, err := newQEngineOn(ix, cols)
 			if err != nil {
 				return nil, err
 			}
@@ -95,46 +117,98 @@ func TestSegmentsEmulated(t *testing.T) {
 	if _, err := indexer.Build(context.Background(), filepath.Dir(crawl), base, opts); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 400 {
-		switch x := rng.IntN(10); {
-		case x == 0:
-			if err := os.Remove(filepath.Join(crawl, fmt.Sprintf("d%03d.txt", i))); err != nil {
-				t.Fatal(err)
+	// change rewrites or removes about a third of files [0, n), adds
+	// files [n, n+40), brings base up to date and returns the index and a
+	// fresh build of the crawl.
+	change := func(n int, fresh string) (*index.Index, *index.Index) {
+		for i := range n {
+			path := filepath.Join(crawl, fmt.Sprintf("d%03d.txt", i))
+			if _, err := os.Stat(path); err != nil {
+				continue
 			}
-		case x < 3:
+			switch x := rng.IntN(10); {
+			case x == 0:
+				if err := os.Remove(path); err != nil {
+					t.Fatal(err)
+				}
+			case x < 3:
+				write(i)
+			}
+		}
+		for i := n; i < n+40; i++ {
 			write(i)
 		}
+		if _, err := indexer.Update(context.Background(), filepath.Dir(crawl), base, opts); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := indexer.Build(context.Background(), filepath.Dir(crawl), filepath.Join(root, fresh), opts); err != nil {
+			t.Fatal(err)
+		}
+		sx, err := index.Open(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sx.Close() })
+		fx, err := index.Open(filepath.Join(root, fresh))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { fx.Close() })
+		return sx, fx
 	}
-	for i := 400; i < 440; i++ {
-		write(i)
+	open := func(sx *index.Index) (query.Engine, int) {
+		emuUploads.Lock()
+		before := emuUploads.n
+		emuUploads.Unlock()
+		eng, err := query.Open(sx, "gpu-emu", query.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		emuUploads.Lock()
+		defer emuUploads.Unlock()
+		return eng, emuUploads.n - before
 	}
-	if _, err := indexer.Update(context.Background(), filepath.Dir(crawl), base, opts); err != nil {
+
+	sx1, fx1 := change(400, "fresh1")
+	if len(sx1.Segments()) != 2 || sx1.Deleted(0).IsEmpty() {
+		t.Fatalf("the update left %d segments, %d deletions in the first: want 2 and some", len(sx1.Segments()), sx1.Deleted(0).GetCardinality())
+	}
+	eng1, uploads := open(sx1)
+	if uploads != 2 {
+		t.Errorf("the first generation uploaded %d segments' columns, want 2", uploads)
+	}
+	checkEmulated(t, eng1, fx1, 33)
+
+	sx2, fx2 := change(440, "fresh2")
+	if len(sx2.Segments()) != 3 || sx2.Deleted(0).GetCardinality() <= sx1.Deleted(0).GetCardinality() {
+		t.Fatalf("the second update left %d segments, %d deletions in the first: want 3 and more than before", len(sx2.Segments()), sx2.Deleted(0).GetCardinality())
+	}
+	eng2, uploads := open(sx2)
+	if uploads != 1 {
+		t.Errorf("the second generation uploaded %d segments' columns, want 1: the new one", uploads)
+	}
+	checkEmulated(t, eng2, fx2, 35)
+	if err := eng1.(io.Closer).Close(); err != nil {
 		t.Fatal(err)
 	}
-	fresh := filepath.Join(root, "fresh")
-	if _, err := indexer.Build(context.Background(), filepath.Dir(crawl), fresh, opts); err != nil {
+	checkEmulated(t, eng2, fx2, 37)
+	if err := eng2.(io.Closer).Close(); err != nil {
 		t.Fatal(err)
 	}
-	sx, err := index.Open(base)
-	if err != nil {
-		t.Fatal(err)
+	residents.mu.Lock()
+	defer residents.mu.Unlock()
+	if len(residents.m) != 0 {
+		t.Errorf("%d columns stay resident after the last engine closed", len(residents.m))
 	}
-	defer sx.Close()
-	fx, err := index.Open(fresh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fx.Close()
-	if len(sx.Segments()) < 2 || sx.Deleted(0).IsEmpty() {
-		t.Fatalf("the update left %d segments, %d deletions in the first: want 2 and some", len(sx.Segments()), sx.Deleted(0).GetCardinality())
-	}
-	eng, err := query.Open(sx, "gpu-emu", query.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := query.NewExhaustive(fx)
+}
+
+// checkEmulated compares eng with the exhaustive engine over fresh on
+// random queries, one at a time and all in one batch.
+func checkEmulated(t *testing.T, eng query.Engine, fresh *index.Index, seed uint64) {
+	t.Helper()
+	ref := query.NewExhaustive(fresh)
 	ctx := context.Background()
-	qs := randomQueries(rand.New(rand.NewPCG(33, 34)), 60, 40)
+	qs := randomQueries(rand.New(rand.NewPCG(seed, seed+1)), 60, 40)
 	be, ok := eng.(query.BatchEngine)
 	if !ok {
 		t.Fatalf("the GPU engine over segments (%T) answers no batches", eng)
