@@ -26,16 +26,25 @@ type AutoFunc func(ix *index.Index, cpu, gpu query.Engine) query.Engine
 // reference counted: the server holds one reference while it is current,
 // and each request holds one while it runs; the last release closes it.
 type generation struct {
-	ix     *index.Index
-	loaded time.Time
-	opts   query.Options // what the engines are opened with
-	cpu    query.Engine
-	auto   query.Engine // nil: engine=auto is the CPU engine
-	gpu    query.Engine // nil when gpuErr is set
-	gpuErr error
-	lazy   map[string]*lazyEngine // the other registered engines
-	cache  *lru
-	refs   atomic.Int64
+	dir string // the directory served: an index's or a sharded collection's
+	// parts are the indexes served (parts.go): one, or a sharded
+	// collection's shards in docid order; first is each one's first docid
+	// in the answers (its FirstDoc; 0 for an index that is not a shard).
+	parts []*index.Index
+	first []uint32
+	ix    *index.Index // parts[0]: what the schedulers price queries on and guard with
+	// collection is the identity of the sharded collection whose
+	// directory is served; empty for an index's, a shard's included.
+	collection string
+	loaded     time.Time
+	opts       query.Options // what the engines are opened with
+	cpu        query.Engine
+	auto       query.Engine // nil: engine=auto is the CPU engine
+	gpu        query.Engine // nil when gpuErr is set
+	gpuErr     error
+	lazy       map[string]*lazyEngine // the other registered engines
+	cache      *lru
+	refs       atomic.Int64
 	// damage is set by the first search that found the files under the
 	// index changed on disk (index.ErrCorrupt: a fault reading a file
 	// that shrank, or a block that no longer decodes); every later search
@@ -74,18 +83,21 @@ func engineOptions(cfg config.Config) query.Options {
 // gpusearch serve does by importing query/gpuengine); without one,
 // engine=gpu answers 503 like a build without CUDA.
 func openGeneration(dir string, cfg config.Config, auto AutoFunc) (*generation, error) {
-	ix, err := index.Open(dir)
+	parts, man, err := openParts(dir)
 	if err != nil {
 		return nil, err
 	}
+	ix := parts[0]
 	opts := engineOptions(cfg)
-	cpu, err := query.Open(ix, "cpu", opts)
-	if err != nil {
-		ix.Close()
+	g := &generation{dir: dir, parts: parts, first: firstDocs(parts), ix: ix, loaded: time.Now(), opts: opts,
+		lazy: map[string]*lazyEngine{}, cache: newLRU(cfg.Server.CacheEntries)}
+	if man != nil {
+		g.collection = man.Collection
+	}
+	if g.cpu, err = g.openEngine("cpu", opts); err != nil {
+		g.closeParts()
 		return nil, err
 	}
-	g := &generation{ix: ix, loaded: time.Now(), opts: opts, cpu: cpu, lazy: map[string]*lazyEngine{},
-		cache: newLRU(cfg.Server.CacheEntries)}
 	for _, name := range query.Engines() {
 		if name != "cpu" && name != "gpu" {
 			g.lazy[name] = &lazyEngine{}
@@ -94,10 +106,10 @@ func openGeneration(dir string, cfg config.Config, auto AutoFunc) (*generation, 
 	if _, err := query.Lookup("gpu"); err != nil {
 		g.gpuErr = fmt.Errorf("%w: this program has no GPU engine", query.ErrNoGPU)
 	} else {
-		g.gpu, g.gpuErr = query.Open(ix, "gpu", opts)
+		g.gpu, g.gpuErr = g.openEngine("gpu", opts)
 	}
 	if auto != nil {
-		g.auto = auto(ix, cpu, g.gpu)
+		g.auto = auto(ix, g.cpu, g.gpu)
 	}
 	g.gpu = batchGPU(ix, g.gpu, cfg.GPU) // after auto, whose scheduler batches for itself
 	g.refs.Store(1)
@@ -166,11 +178,11 @@ func (s *Server) heal() (healed, failed bool) {
 	if now.Before(g.healAt) {
 		return false, true
 	}
-	s.log.Warn("the served index changed on disk; reloading it", "dir", g.ix.Dir(), "err", *g.damage.Load())
-	if _, err := s.reload(g.ix.Dir()); err != nil {
+	s.log.Warn("the served index changed on disk; reloading it", "dir", g.dir, "err", *g.damage.Load())
+	if _, err := s.reload(g.dir); err != nil {
 		g.healWait = min(max(2*g.healWait, minHealWait), maxHealWait)
 		g.healAt = now.Add(g.healWait)
-		s.log.Warn("the damaged index stays served, answering 503", "dir", g.ix.Dir(), "err", err, "next_try", g.healWait)
+		s.log.Warn("the damaged index stays served, answering 503", "dir", g.dir, "err", err, "next_try", g.healWait)
 		return false, true
 	}
 	return true, false
@@ -205,7 +217,7 @@ func (g *generation) release() error {
 			errs = append(errs, c.Close())
 		}
 	}
-	errs = append(errs, g.ix.Close())
+	errs = append(errs, g.closeParts())
 	return errors.Join(errs...)
 }
 
@@ -231,7 +243,7 @@ func (g *generation) engine(name string) (query.Engine, string, error) {
 		return nil, "", badParam("engine %q: want one of %s", name, engineChoices())
 	}
 	l.once.Do(func() {
-		if l.eng, l.err = query.Open(g.ix, name, g.opts); l.err != nil {
+		if l.eng, l.err = g.openEngine(name, g.opts); l.err != nil {
 			l.err = errorf(http.StatusServiceUnavailable, "engine %s unavailable: %v", name, l.err)
 		}
 	})

@@ -29,8 +29,9 @@ func (s *Server) handleDocument(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.done(g)
-	if id >= uint64(g.ix.NumDocs()) {
-		writeError(w, s.log, errorf(http.StatusNotFound, "no document %d: the index holds %d documents", id, g.ix.NumDocs()))
+	ix, d, ok := g.locate(uint32(id))
+	if !ok {
+		writeError(w, s.log, errorf(http.StatusNotFound, "no document %d: %s", id, g.docRange()))
 		return
 	}
 	withText := false
@@ -45,13 +46,12 @@ func (s *Server) handleDocument(w http.ResponseWriter, r *http.Request) {
 			"the index stores no text (index.store: %s): rebuild it with gpusearch index --store text", g.ix.Store()))
 		return
 	}
-	d := uint32(id)
-	doc, err := g.ix.Document(d, withText)
+	doc, err := ix.Document(d, withText)
 	if err != nil {
 		writeError(w, s.log, err)
 		return
 	}
-	resp := DocumentResponse{DocID: d, URL: doc.URL, Title: doc.Title, Length: g.ix.DocLen(d)}
+	resp := DocumentResponse{DocID: uint32(id), URL: doc.URL, Title: doc.Title, Length: ix.DocLen(d)}
 	if withText {
 		text, cut := truncateUTF8(doc.Text, s.cfg.Server.MaxDocumentBytes)
 		resp.Text, resp.Truncated, resp.TextBytes = &text, cut, len(doc.Text)
@@ -79,10 +79,10 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.done(g)
-	m := g.ix.Meta()
+	m := g.meta()
 	resp := StatsResponse{
 		Index: IndexStats{
-			Dir: s.root.show(g.ix.Dir()), Docs: m.Docs, Terms: m.Terms, Postings: m.Postings, Blocks: m.Blocks,
+			Dir: s.root.show(g.dir), Generation: m.Generation, Shards: g.shardStats(), Docs: m.Docs, Terms: m.Terms, Postings: m.Postings, Blocks: m.Blocks,
 			BlockSize: m.BlockSize, DocIDCodec: m.DocIDCodec, FreqCodec: m.FreqCodec,
 			BitsPerDocID: m.BitsPerDocID(), BitsPerFreq: m.BitsPerFreq(), Bytes: m.Bytes(),
 			AvgDocLength: m.AvgDocLength, Order: m.Order, LoadedAt: g.loaded.UTC().Format(time.RFC3339),

@@ -293,7 +293,7 @@ func (s *Server) runMsearch(ctx context.Context, g *generation, qs []msearchQuer
 func (s *Server) cacheMsearch(g *generation, m *msearchQuery, res query.Result) cached {
 	c := cached{hits: make([]Hit, len(res.Hits)), stats: res.Stats}
 	for i, h := range res.Hits {
-		c.hits[i] = Hit{DocID: h.DocID, URL: g.ix.URL(h.DocID), Score: h.Score}
+		c.hits[i] = Hit{DocID: h.DocID, URL: g.url(h.DocID), Score: h.Score}
 	}
 	g.cache.Add(m.key, c)
 	return c
@@ -304,7 +304,7 @@ func (s *Server) cacheMsearch(g *generation, m *msearchQuery, res query.Result) 
 func (s *Server) answerMsearch(g *generation, m *msearchQuery, began time.Time) (SearchResponse, error) {
 	p := &m.p
 	hits := slices.Clone(m.c.hits[min(p.start, len(m.c.hits)):]) // the cache's are shared
-	if err := s.describe(g.ix, m.q, hits, p.noSnippets, p.asHTML); err != nil {
+	if err := s.describe(g, m.q, hits, p.noSnippets, p.asHTML); err != nil {
 		return SearchResponse{}, s.searchError(err)
 	}
 	took := time.Since(began)

@@ -17,14 +17,14 @@ import (
 // the page asked for only: one cached answer serves every page and every
 // form of highlighting, and a snippet costs little beside decoding its
 // text's block, which a cached snippet would not save much of either.
-func (s *Server) describe(ix *index.Index, q query.Query, hits []Hit, noSnippets, asHTML bool) error {
+func (s *Server) describe(g *generation, q query.Query, hits []Hit, noSnippets, asHTML bool) error {
 	size := s.cfg.Search.SnippetBytes
 	if noSnippets {
 		size = 0
 	}
 	a := s.analyzer.Get().(*analysis.Analyzer)
 	defer s.analyzer.Put(a)
-	return Describe(ix, a, q, hits, size, asHTML)
+	return describeParts(g, a, q, hits, size, asHTML)
 }
 
 // Describe gives each hit its title and, when snippetBytes > 0 and the

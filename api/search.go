@@ -166,7 +166,7 @@ func (s *Server) search(ctx context.Context, p searchParams) (SearchResponse, er
 		}
 		c = cached{hits: make([]Hit, len(res.Hits)), stats: res.Stats}
 		for i, h := range res.Hits {
-			c.hits[i] = Hit{DocID: h.DocID, URL: g.ix.URL(h.DocID), Score: h.Score}
+			c.hits[i] = Hit{DocID: h.DocID, URL: g.url(h.DocID), Score: h.Score}
 		}
 		g.cache.Add(key, c)
 	}
@@ -175,7 +175,7 @@ func (s *Server) search(ctx context.Context, p searchParams) (SearchResponse, er
 	if p.peek && len(hits) > p.k-1 {
 		described = hits[:p.k-1]
 	}
-	if err := s.describe(g.ix, q, described, p.noSnippets, p.asHTML); err != nil {
+	if err := s.describe(g, q, described, p.noSnippets, p.asHTML); err != nil {
 		return SearchResponse{}, s.searchError(err)
 	}
 	took := time.Since(began)

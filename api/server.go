@@ -114,7 +114,7 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("api: %w", err)
 	}
 	s.cur.Store(g)
-	s.m.setIndex(g.ix.Meta())
+	s.m.setIndex(g.meta())
 	if g.gpuErr != nil {
 		s.log.Info("engine gpu unavailable", "reason", g.gpuErr)
 	}
@@ -232,7 +232,7 @@ func (s *Server) acquire() (*generation, error) {
 // done releases a request's reference, logging a failure to close.
 func (s *Server) done(g *generation) {
 	if err := g.release(); err != nil {
-		s.log.Error("closing index", "dir", g.ix.Dir(), "err", err)
+		s.log.Error("closing index", "dir", g.dir, "err", err)
 	}
 }
 
@@ -258,13 +258,13 @@ func (s *Server) reload(dir string) (ReloadResponse, error) {
 		return ReloadResponse{}, fmt.Errorf("api: reload %s: %w", dir, err)
 	}
 	old := s.cur.Swap(g)
-	s.m.setIndex(g.ix.Meta())
+	s.m.setIndex(g.meta())
 	s.m.reloads.WithLabelValues("ok").Inc()
 	s.reloads.Add(1)
 	s.done(old)
-	resp := ReloadResponse{Index: s.root.show(dir), Previous: s.root.show(old.ix.Dir()), Docs: g.ix.Meta().Docs,
+	resp := ReloadResponse{Index: s.root.show(dir), Previous: s.root.show(old.dir), Docs: g.meta().Docs,
 		TookMS: time.Since(start).Milliseconds()}
-	s.log.Info("reloaded", "dir", dir, "previous", old.ix.Dir(), "docs", resp.Docs, "took_ms", resp.TookMS)
+	s.log.Info("reloaded", "dir", dir, "previous", old.dir, "docs", resp.Docs, "took_ms", resp.TookMS)
 	return resp, nil
 }
 

@@ -1,6 +1,9 @@
 package api
 
-import "github.com/gpusearch/gpusearch/query"
+import (
+	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/query"
+)
 
 // SearchResponse is the JSON answer of GET /search, also printed by
 // `gpusearch search --json`.
@@ -48,20 +51,35 @@ type StatsResponse struct {
 
 // IndexStats describe the index being served.
 type IndexStats struct {
-	Dir          string  `json:"dir,omitempty"` // relative to server.index_root; absent outside it
-	Docs         uint64  `json:"docs"`
-	Terms        uint64  `json:"terms"`
-	Postings     uint64  `json:"postings"`
-	Blocks       uint64  `json:"blocks"`
-	BlockSize    int     `json:"block_size"`
-	DocIDCodec   string  `json:"docid_codec"`
-	FreqCodec    string  `json:"freq_codec"`
-	BitsPerDocID float64 `json:"bits_per_docid"`
-	BitsPerFreq  float64 `json:"bits_per_freq"`
-	Bytes        int64   `json:"bytes"`
-	AvgDocLength float64 `json:"avg_doc_length"`
-	Order        string  `json:"order"`
-	LoadedAt     string  `json:"loaded_at"` // RFC 3339
+	Dir string `json:"dir,omitempty"` // relative to server.index_root; absent outside it
+	// Generation is the commit served: the index's generation; for a
+	// sharded collection's directory, the collection's identity, a colon
+	// and its shards' generations, comma-separated.
+	Generation string `json:"generation"`
+	// Shards are the shards served, for an index that is a shard or a
+	// sharded collection; absent otherwise.
+	Shards       []ShardStats `json:"shards,omitempty"`
+	Docs         uint64       `json:"docs"`
+	Terms        uint64       `json:"terms"`
+	Postings     uint64       `json:"postings"`
+	Blocks       uint64       `json:"blocks"`
+	BlockSize    int          `json:"block_size"`
+	DocIDCodec   string       `json:"docid_codec"`
+	FreqCodec    string       `json:"freq_codec"`
+	BitsPerDocID float64      `json:"bits_per_docid"`
+	BitsPerFreq  float64      `json:"bits_per_freq"`
+	Bytes        int64        `json:"bytes"`
+	AvgDocLength float64      `json:"avg_doc_length"`
+	Order        string       `json:"order"`
+	LoadedAt     string       `json:"loaded_at"` // RFC 3339
+}
+
+// ShardStats describe one shard served: its part of the collection, its
+// documents and its generation.
+type ShardStats struct {
+	index.ShardInfo
+	Docs       uint64 `json:"docs"`
+	Generation string `json:"generation"`
 }
 
 // ServerStats describe the server since it started.

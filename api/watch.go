@@ -3,8 +3,6 @@ package api
 import (
 	"context"
 	"time"
-
-	"github.com/gpusearch/gpusearch/index"
 )
 
 // watch reads the served index's commit point, meta.json, every interval
@@ -40,8 +38,8 @@ func (s *Server) watch(ctx context.Context, interval time.Duration) {
 // generation it tried and the reload's error.
 func (s *Server) reloadIfCommitted(skip string) (string, error) {
 	g := s.cur.Load()
-	m, err := index.ReadMeta(g.ix.Dir())
-	if err != nil || m.Generation == g.ix.Meta().Generation || m.Generation == skip {
+	gen, err := committed(g.dir)
+	if err != nil || gen == g.commit() || gen == skip {
 		return "", nil // unreadable: a damaged commit point fails the searches, which heal
 	}
 	if !s.reloadMu.TryLock() { // a reload is running: the next tick looks again
@@ -51,7 +49,7 @@ func (s *Server) reloadIfCommitted(skip string) (string, error) {
 	if s.cur.Load() != g {
 		return "", nil
 	}
-	s.log.Info("the index directory holds a new commit; reloading it", "dir", g.ix.Dir(), "generation", m.Generation)
-	_, err = s.reload(g.ix.Dir())
-	return m.Generation, err
+	s.log.Info("the index directory holds a new commit; reloading it", "dir", g.dir, "generation", gen)
+	_, err = s.reload(g.dir)
+	return gen, err
 }

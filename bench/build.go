@@ -100,3 +100,54 @@ func peakRSSMB() float64 {
 	}
 	return float64(ru.Maxrss) / 1024 // Linux reports KiB
 }
+
+// ShardsSummary is what index --shards --json and split --json print:
+// the build's summary (for split, of the split alone) over all the
+// shards, and each shard's.
+type ShardsSummary struct {
+	IndexSummary
+	Collection      string         `json:"collection"`
+	Shards          []ShardSummary `json:"shards"`
+	CollectionBytes int64          `json:"collection_bytes"` // every shard's collection.bin
+	SplitSeconds    float64        `json:"split_seconds"`
+}
+
+// ShardSummary is one shard of a ShardsSummary.
+type ShardSummary struct {
+	Dir             string `json:"dir"`
+	FirstDoc        uint32 `json:"first_doc"`
+	Docs            uint64 `json:"docs"`
+	Terms           uint64 `json:"terms"`
+	Bytes           int64  `json:"bytes"`
+	CollectionBytes int64  `json:"collection_bytes"`
+}
+
+// SummarizeShards summarizes a sharded build or split: sizes and bits
+// per posting over all the shards.
+func SummarizeShards(rep indexer.ShardsReport) ShardsSummary {
+	s := ShardsSummary{IndexSummary: IndexSummary{Report: rep.Report, Seconds: rep.Elapsed.Seconds(), PeakRSSMB: peakRSSMB()},
+		Collection: rep.Manifest.Collection, SplitSeconds: rep.Split.Seconds()}
+	var postings uint64
+	var docBits, freqBits float64
+	for j, m := range rep.Shards {
+		sh := ShardSummary{Docs: m.Docs, Terms: m.Terms, Bytes: m.Bytes(), CollectionBytes: m.Files["collection.bin"].Size}
+		if j < len(rep.Manifest.Shards) {
+			sh.Dir, sh.FirstDoc = rep.Manifest.Shards[j].Dir, rep.Manifest.Shards[j].FirstDoc
+		}
+		s.Shards = append(s.Shards, sh)
+		s.IndexBytes += sh.Bytes
+		s.CollectionBytes += sh.CollectionBytes
+		postings += m.Postings
+		docBits += m.BitsPerDocID() * float64(m.Postings)
+		freqBits += m.BitsPerFreq() * float64(m.Postings)
+	}
+	s.Postings, s.Documents = postings, int(rep.Manifest.Docs)
+	if postings > 0 {
+		s.BitsPerDocID, s.BitsPerFreq = docBits/float64(postings), freqBits/float64(postings)
+	}
+	if sec := rep.Elapsed.Seconds(); sec > 0 {
+		s.DocsPerSec = float64(rep.Documents) / sec
+		s.InputMBPerSec = float64(rep.InputBytes) / 1e6 / sec
+	}
+	return s
+}

@@ -59,7 +59,9 @@ var emuUploads struct {
 // engine still serves, uploads only its new segment: the unchanged ones'
 // columns are shared (new deletions and statistics notwithstanding), and
 // outlive the first generation's engine, and the last engine to close
-// frees them.
+// frees them. Then the segmented index split into three shards, each
+// searched by the GPU engine and merged by query.Sharded, answers as the
+// fresh build.
 func TestSegmentsEmulated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the kernels under a C++ emulation")
@@ -195,6 +197,29 @@ func TestSegmentsEmulated(t *testing.T) {
 	if err := eng2.(io.Closer).Close(); err != nil {
 		t.Fatal(err)
 	}
+
+	// The segmented index split into shards: the GPU engine on each
+	// shard, which reads its idf and norms under the collection's
+	// statistics, merged by query.Sharded, answers as the fresh build.
+	coll := filepath.Join(root, "shards")
+	if _, err := index.Split(context.Background(), sx2, coll, 3, index.SplitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	shards, _, err := index.OpenSharded(coll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range shards {
+		defer s.Close()
+	}
+	sheng, err := query.OpenSharded(shards, "gpu-emu", query.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkEmulated(t, sheng, fx2, 39)
+	if err := sheng.(io.Closer).Close(); err != nil {
+		t.Fatal(err)
+	}
 	residents.mu.Lock()
 	defer residents.mu.Unlock()
 	if len(residents.m) != 0 {
@@ -202,8 +227,9 @@ func TestSegmentsEmulated(t *testing.T) {
 	}
 }
 
-// checkEmulated compares eng with the exhaustive engine over fresh on
-// random queries, one at a time and all in one batch.
+// checkEmulated compares eng (over segments or shards) with the
+// exhaustive engine over fresh on random queries, one at a time and all
+// in one batch.
 func checkEmulated(t *testing.T, eng query.Engine, fresh *index.Index, seed uint64) {
 	t.Helper()
 	ref := query.NewExhaustive(fresh)
@@ -211,7 +237,7 @@ func checkEmulated(t *testing.T, eng query.Engine, fresh *index.Index, seed uint
 	qs := randomQueries(rand.New(rand.NewPCG(seed, seed+1)), 60, 40)
 	be, ok := eng.(query.BatchEngine)
 	if !ok {
-		t.Fatalf("the GPU engine over segments (%T) answers no batches", eng)
+		t.Fatalf("the GPU engine over segments or shards (%T) answers no batches", eng)
 	}
 	batch, err := be.SearchBatch(ctx, qs)
 	if err != nil {

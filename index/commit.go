@@ -266,6 +266,13 @@ func decodeMeta(raw []byte) (Meta, error) {
 		}
 		m = sm.Meta
 		m.Segments = sm.Segments
+	} else if hasKey(env.Index, "shard") {
+		var sm shardMeta
+		if err := decodeStrict(env.Index, &sm); err != nil {
+			return Meta{}, corruptf(fileMeta, "index: %v", err)
+		}
+		m = sm.Meta
+		m.Shard = sm.Shard
 	} else if err := decodeStrict(env.Index, &m); err != nil {
 		return Meta{}, corruptf(fileMeta, "index: %v", err)
 	}
@@ -278,6 +285,23 @@ func decodeMeta(raw []byte) (Meta, error) {
 type segmentedMeta struct {
 	Meta
 	Segments []SegmentMeta `json:"segments"`
+}
+
+// shardMeta is a shard's index value: Meta, whose shard key is then
+// required.
+type shardMeta struct {
+	Meta
+	Shard *ShardInfo `json:"shard"`
+}
+
+// hasKey reports whether the JSON object raw has key k.
+func hasKey(raw []byte, k string) bool {
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(raw, &keys) != nil {
+		return false
+	}
+	_, ok := keys[k]
+	return ok
 }
 
 // check validates the values meta.json alone vouches for.
@@ -298,6 +322,12 @@ func (m Meta) check() error {
 	}
 	if m.Version >= SegmentedVersion {
 		return m.checkSegments()
+	}
+	if m.Shard != nil {
+		return m.Shard.check(m)
+	}
+	if _, ok := m.Files[fileCollection]; ok {
+		return corruptf(fileMeta, "files names %s, but meta.json has no shard section", fileCollection)
 	}
 	return nil
 }
@@ -322,6 +352,8 @@ func (m Meta) checkSegments() error {
 		switch {
 		case len(sm.Segments) != 0:
 			return corruptf(fileMeta, "segment %d has segments", i)
+		case sm.Shard != nil:
+			return corruptf(fileMeta, "segment %d is a shard: a shard is not updated in segments yet", i)
 		case seen[sm.Generation]:
 			return corruptf(fileMeta, "segment %s named twice", sm.Generation)
 		case sm.DocIDCodec != m.DocIDCodec || sm.FreqCodec != m.FreqCodec || sm.BlockSize != m.BlockSize || sm.Order != m.Order:

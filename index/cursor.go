@@ -36,7 +36,7 @@ type Cursor struct {
 	posBlk     int            // block whose positions pb decodes, or -1
 	pb         positionsBlock // (positions.go)
 	del        []uint64       // the segment's deleted docids' bits, skipped; nil if none
-	scale      float64        // turns block bounds into the collection's (segmented.go); 0: none
+	scale      float64        // turns block bounds into the whole's (collection.go); 0: none
 }
 
 // Cursor opens a cursor on a term's posting list, on its first posting.
@@ -58,7 +58,7 @@ func (ix *Index) LazyCursor(t TermInfo) *Cursor {
 	if ix.coll != nil {
 		c.del = ix.deleted
 		if c.scale = t.scale; c.scale == 0 {
-			_, c.scale = ix.collStats(t.DF, t.Term)
+			_, c.scale = ix.collStats(t)
 		}
 	}
 	return c

@@ -68,6 +68,13 @@
 // documents as a fresh build of them would and gives each segment the
 // collection's statistics (Segments). CommitSegments writes such a commit.
 //
+// An index may be a shard of a sharded collection (shard.go,
+// collection.go, split.go): one docid range of it, with meta.json's shard
+// section (ShardInfo) and the collection's statistics in collection.bin,
+// which it scores under as a segment scores under its index's. Split
+// writes a collection's shards and its manifest, shards.json (manifest.go);
+// OpenSharded opens them.
+//
 // A writer (Dir, Writer) holds the directory's lock, writes a new
 // generation beside the committed one, fsyncs it, renames a new meta.json
 // over the old and fsyncs the directory, and only then removes the old

@@ -37,6 +37,9 @@ import (
 //	   `gpusearch index --update` finds the files that changed; an index
 //	   without it is updated only after a rebuild. A version 5 reader
 //	   refuses sources.bin.
+//	   A shard (shard.go) is a version 6 index with a shard section in
+//	   meta.json and the collection's statistics in collection.bin; a
+//	   reader without shards refuses both.
 //	7: segments (segmented.go): a commit point may name several
 //	   immutable segments, each a generation directory of version 6, and
 //	   a roaring bitmap of each one's deleted documents in a file of its
@@ -75,7 +78,7 @@ var dataFiles = []string{fileDocIDs, fileFreqs, fileLexicon, fileDocLens, fileUR
 // optionalFiles lists the data files that an index may have beside
 // dataFiles: meta.json checksums those it has, Open maps and checks them,
 // and a name not in either list is refused.
-var optionalFiles = []string{fileTitles, fileTexts, fileTextPieces, filePositions, fileSources}
+var optionalFiles = []string{fileTitles, fileTexts, fileTextPieces, filePositions, fileSources, fileCollection}
 
 // sinceVersion is the format version that introduced data file name.
 func sinceVersion(name string) int {
@@ -84,7 +87,7 @@ func sinceVersion(name string) int {
 		return minReadVersion
 	case name == fileTextPieces:
 		return 5
-	case name == fileSources:
+	case name == fileSources, name == fileCollection:
 		return 6
 	}
 	return 4
@@ -129,6 +132,10 @@ type Meta struct {
 	// Docs, Tokens and AvgDocLength count the live documents, Terms,
 	// Postings and Blocks add up the segments', Files is empty). Empty for an index of one segment without deletions.
 	Segments []SegmentMeta `json:"segments,omitempty"`
+	// Shard, in a shard of a sharded collection (shard.go), is its part
+	// of the collection, whose statistics collection.bin holds; nil
+	// elsewhere.
+	Shard *ShardInfo `json:"shard,omitempty"`
 }
 
 // SegmentMeta is one segment of a version 7 commit point: the segment's

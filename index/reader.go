@@ -46,8 +46,10 @@ type Index struct {
 	positions *positionsFile
 	sources   *sourceTable // sources.bin (sources.go), nil if absent
 	seg       *segmented   // a segmented index's segments (segmented.go), nil if one
-	coll      *segmented   // for a segment of one: the whole, whose statistics score
-	deleted   []uint64     // for such a segment: its deleted docids' bits, nil if none
+	// coll, for a segment of a segmented index or a shard, is the whole
+	// whose statistics it scores under (collection.go); nil elsewhere.
+	coll    scoringStats
+	deleted []uint64 // for a segment: its deleted docids' bits, nil if none
 }
 
 // Open maps the index that dir's commit point, meta.json, names,
@@ -111,6 +113,10 @@ func open(dir string, meta Meta) (*Index, error) {
 		return nil, err
 	}
 	if err := ix.readSources(); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	if err := ix.readCollection(); err != nil {
 		ix.Close()
 		return nil, err
 	}
@@ -478,7 +484,7 @@ func (ix *Index) BM25() bm25.Params { return ix.params }
 // AvgDocLen is the average document length, as BM25 uses it.
 func (ix *Index) AvgDocLen() float32 {
 	if ix.coll != nil {
-		return ix.coll.avgLen
+		return ix.coll.avgDocLen()
 	}
 	return ix.avgLen
 }
@@ -504,12 +510,12 @@ func (ix *Index) URL(docid uint32) string {
 // Term returns the i-th term of the sorted lexicon.
 func (ix *Index) Term(i int) TermInfo { return ix.termInfo(i, strings.Clone(ix.termString(i))) }
 
-// termInfo is the i-th term's TermInfo, its text given; in a segment of
-// a segmented index, with its bound under the collection's statistics.
+// termInfo is the i-th term's TermInfo, its text given; in a segment or
+// a shard, with its bound under the whole's statistics.
 func (ix *Index) termInfo(i int, term string) TermInfo {
 	t := ix.rawInfo(i, term)
 	if ix.coll != nil {
-		t.idf, t.scale = ix.collStats(t.DF, term)
+		t.idf, t.scale = ix.collStats(t)
 		t.MaxScore = scaleUp(t.MaxScore, t.scale)
 	}
 	return t
@@ -548,11 +554,11 @@ func (ix *Index) termString(i int) string {
 
 // IDF is the term's BM25 inverse document frequency in this collection.
 // In a segment of a segmented index it is the collection's: over the live
-// documents of all segments.
+// documents of all segments; in a shard, the sharded collection's.
 func (ix *Index) IDF(t TermInfo) float32 {
 	if ix.coll != nil {
 		if t.idf == 0 {
-			t.idf, _ = ix.collStats(t.DF, t.Term)
+			t.idf, _ = ix.collStats(t)
 		}
 		return t.idf
 	}

@@ -3,7 +3,6 @@ package index
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -198,31 +197,6 @@ func (ix *Index) deletedPostings(t TermInfo, del *roaring.Bitmap) uint64 {
 		next = last + 1
 	}
 	return n
-}
-
-// collStats returns, for a term of a segment (df postings there), its idf
-// over the collection and the factor that turns the segment's stored
-// score bounds of it into bounds under the collection's statistics: a
-// term score is idf * tf*(k1+1)/(tf+norm), so it grows with the idf's
-// ratio, and, when the collection's average length is the larger, its
-// norm shrinks by at most that ratio, which tf/(tf+norm) gains at most.
-// The margin covers float32 rounding.
-func (ix *Index) collStats(df uint32, term string) (idf float32, scale float64) {
-	s := ix.coll
-	idf = bm25.IDF(s.docs, s.liveDF(term))
-	scale = float64(idf) / float64(bm25.IDF(ix.meta.Docs, uint64(df)))
-	if r := float64(s.avgLen) / float64(ix.avgLen); r > 1 {
-		scale *= r
-	}
-	return idf, scale * (1 + 1e-5)
-}
-
-// scaleUp multiplies a bound by f, rounding up.
-func scaleUp(bound float32, f float64) float32 {
-	if bound == 0 {
-		return 0
-	}
-	return math.Nextafter32(float32(float64(bound)*f), float32(math.Inf(1)))
 }
 
 // Segments returns the segments of a segmented index, or nil for an index

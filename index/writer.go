@@ -24,6 +24,10 @@ type WriterOptions struct {
 	// codec when empty).
 	Positions      bool
 	PositionsCodec string
+	// Shard, when not nil, writes the index as a shard of a collection
+	// (shard.go): its part in meta.json, and the collection's statistics,
+	// which it scores under, in collection.bin.
+	Shard *ShardSpec
 }
 
 // Writer lays out a new generation of an index directory. The document
@@ -66,7 +70,8 @@ type Writer struct {
 	// segmentOnly: Close makes the generation durable but commits
 	// nothing; the caller names it in a commit (CommitSegments).
 	segmentOnly bool
-	meta        Meta // the generation's meta.json value, once finished
+	meta        Meta     // the generation's meta.json value, once finished
+	collDF      []uint32 // for a shard: each term's df in the collection
 }
 
 // skipEntry is one block's row of the skip table, as the writer gathers it.
@@ -140,6 +145,15 @@ func (d *Dir) newWriter(opts WriterOptions, docLens []uint32, urls []string, seg
 	if old, err := ReadMeta(d.path); err == nil && !segmentOnly && !opts.Force && shrinks(old.Docs, uint64(len(docLens))) {
 		return nil, fmt.Errorf("index: %s holds an index of %d documents and the new one has %d: %w",
 			d.path, old.Docs, len(docLens), ErrShrink)
+	}
+	if opts.Shard != nil {
+		var tokens uint64
+		for _, l := range docLens {
+			tokens += uint64(l)
+		}
+		if err := checkShardSpec(opts.Shard, len(docLens), tokens); err != nil {
+			return nil, err
+		}
 	}
 	gen, err := d.newGeneration()
 	if err != nil {
@@ -272,6 +286,13 @@ func (w *Writer) addTerm(term string, docids, freqs, positions []uint32) error {
 		if err := w.checkPositions(term, docids, freqs, positions); err != nil {
 			return err
 		}
+	}
+	if sh := w.opts.Shard; sh != nil {
+		df := sh.DF(term)
+		if df < uint64(len(docids)) || df-uint64(len(docids)) > sh.Info.CollectionDocs-uint64(n) {
+			return fmt.Errorf("index: term %q: df %d in the collection of %d documents, %d in the shard of %d", term, df, sh.Info.CollectionDocs, len(docids), n)
+		}
+		w.collDF = append(w.collDF, uint32(df))
 	}
 	dc, fc := w.dc, w.fc
 	if le, ok := dc.(codecplugins.ListEncoder); ok {
@@ -426,6 +447,11 @@ func (w *Writer) finish() error {
 	if w.positions != nil {
 		w.positions.Write(appendPositionsTable(nil, w.posSizes, uint64(w.positions.size), w.pc.Name()))
 	}
+	if w.opts.Shard != nil {
+		if err := w.writeCollection(); err != nil {
+			return err
+		}
+	}
 	for _, f := range w.optional {
 		if w.files[f.name], err = f.finish(); err != nil {
 			return err
@@ -452,6 +478,10 @@ func (w *Writer) finish() error {
 		K1:           w.opts.BM25.K1,
 		B:            w.opts.BM25.B,
 		Files:        w.files,
+	}
+	if sh := w.opts.Shard; sh != nil {
+		info := sh.Info
+		w.meta.Shard = &info
 	}
 	if w.segmentOnly {
 		return nil

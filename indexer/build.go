@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -40,6 +41,9 @@ func Build(ctx context.Context, crawlDir, outDir string, opts Options) (Report, 
 	var rep Report
 	if err := opts.validate(); err != nil {
 		return rep, err
+	}
+	if index.IsSharded(outDir) {
+		return rep, fmt.Errorf("indexer: %s is a sharded collection: build it with --shards, or into another directory", outDir)
 	}
 	files, err := walk(ctx, crawlDir, opts, &rep)
 	if err != nil {

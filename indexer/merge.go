@@ -207,6 +207,9 @@ type MergeReport struct {
 // with all (which purges every deletion), else as opts.Merge asks.
 func Merge(ctx context.Context, dir string, opts Options, all bool) (MergeReport, error) {
 	var rep MergeReport
+	if err := refuseShards(dir, "a merge"); err != nil {
+		return rep, err
+	}
 	d, err := index.LockDir(dir)
 	if err != nil {
 		return rep, err

@@ -66,6 +66,9 @@ var ErrNoSources = errors.New("the index records no sources (format 5 or older):
 func Update(ctx context.Context, crawlDir, indexDir string, opts Options) (UpdateReport, error) {
 	start := time.Now()
 	var rep UpdateReport
+	if err := refuseShards(indexDir, "an update"); err != nil {
+		return rep, err
+	}
 	if _, err := index.ReadMeta(indexDir); err != nil {
 		return rep, fmt.Errorf("indexer: update %s: %w (build it with gpusearch index first)", indexDir, err)
 	}

@@ -147,6 +147,18 @@ type deviceSegmented struct{ *Segmented }
 // deciding on the whole index's AND hits as Search does. Stats.Took is
 // the whole batch's time.
 func (s deviceSegmented) SearchBatch(ctx context.Context, qs []Query) ([]Result, error) {
+	return searchBatchModes(ctx, qs, s.batch)
+}
+
+// modeBatch answers qs[i] in modes[i] into res[i] for every i of idx.
+type modeBatch func(ctx context.Context, qs []Query, modes []Mode, idx []int, res []Result) error
+
+// searchBatchModes answers a batch through batch, in the queries' modes:
+// an AND-then-OR query is asked in AND first and, when it has fewer than
+// k hits, in OR, as runMode does, deciding on what batch answers (the
+// whole index's hits, over its parts). Stats.Took is the whole batch's
+// time.
+func searchBatchModes(ctx context.Context, qs []Query, batch modeBatch) ([]Result, error) {
 	start := time.Now()
 	res := make([]Result, len(qs))
 	modes := make([]Mode, len(qs))
@@ -161,7 +173,7 @@ func (s deviceSegmented) SearchBatch(ctx context.Context, qs []Query) ([]Result,
 		}
 		first = append(first, i)
 	}
-	if err := s.batch(ctx, qs, modes, first, res); err != nil {
+	if err := batch(ctx, qs, modes, first, res); err != nil {
 		return nil, err
 	}
 	var second []int
@@ -172,7 +184,7 @@ func (s deviceSegmented) SearchBatch(ctx context.Context, qs []Query) ([]Result,
 		}
 	}
 	or := make([]Result, len(qs))
-	if err := s.batch(ctx, qs, modes, second, or); err != nil {
+	if err := batch(ctx, qs, modes, second, or); err != nil {
 		return nil, err
 	}
 	for _, i := range second {
@@ -241,9 +253,12 @@ func searchAll(ctx context.Context, e Engine, qs []Query) ([]Result, error) {
 
 // DeviceUsage implements DeviceEngine: the segments' engines' usage,
 // summed.
-func (s deviceSegmented) DeviceUsage() DeviceUsage {
+func (s deviceSegmented) DeviceUsage() DeviceUsage { return sumUsage(s.engines) }
+
+// sumUsage is the usage of the engines that report one, summed.
+func sumUsage(engines []Engine) DeviceUsage {
 	var sum DeviceUsage
-	for _, e := range s.engines {
+	for _, e := range engines {
 		if d, ok := e.(DeviceEngine); ok {
 			sum = sum.Add(d.DeviceUsage())
 		}
@@ -252,9 +267,12 @@ func (s deviceSegmented) DeviceUsage() DeviceUsage {
 }
 
 // Close closes the segments' engines that hold resources.
-func (s *Segmented) Close() error {
+func (s *Segmented) Close() error { return closeAll(s.engines) }
+
+// closeAll closes the engines that hold resources.
+func closeAll(engines []Engine) error {
 	var errs []error
-	for _, e := range s.engines {
+	for _, e := range engines {
 		if c, ok := e.(io.Closer); ok {
 			errs = append(errs, c.Close())
 		}

@@ -23,7 +23,7 @@ type indexFlags struct {
 	positions                    bool
 	fromCompressed               string
 	seed                         uint64
-	workers, passages            int
+	workers, passages, shards    int
 	memoryMB, maxDocBytes        int64
 	quiet, json, force, update   bool
 }
@@ -31,7 +31,7 @@ type indexFlags struct {
 func newIndexCmd() *cobra.Command {
 	var f indexFlags
 	cmd := &cobra.Command{
-		Use:   "index [flags] CRAWL_DIR | index --update --out DIR CRAWL_DIR | index --from-compressed DIR [flags]",
+		Use:   "index [flags] CRAWL_DIR | index --shards N --out DIR CRAWL_DIR | index --update --out DIR CRAWL_DIR | index --from-compressed DIR [flags]",
 		Short: "Index a crawl directory (HTML, text, markdown) into a compressed inverted index",
 		Args:  cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -56,7 +56,20 @@ func newIndexCmd() *cobra.Command {
 			opts.Force = f.force
 			opts.Progress = stderrUnlessQuiet(f.quiet)
 			if f.update {
+				if f.shards > 0 {
+					return usagef("index: --update of a sharded collection is not supported yet: index it again with --shards")
+				}
 				return updateIndex(cmd, f, opts, args)
+			}
+			if fl.Changed("shards") {
+				if f.fromCompressed != "" || len(args) != 1 || f.shards < 1 {
+					return usagef("index: --shards needs a count of at least 1 and CRAWL_DIR (not --from-compressed)")
+				}
+				rep, err := indexer.BuildShards(cmd.Context(), args[0], f.out, f.shards, opts)
+				if err != nil {
+					return forceHint(err)
+				}
+				return reportShards(rep, opts.MemoryBudget>>20, f.quiet, f.json)
 			}
 			if f.fromCompressed != "" && f.passages > 0 {
 				return usagef("index: --passages splits crawl documents; it does not apply to --from-compressed")
@@ -104,6 +117,7 @@ func newIndexCmd() *cobra.Command {
 	fl.BoolVar(&f.positions, "positions", false, "keep token positions, for phrase queries (index.positions)")
 	fl.StringVar(&f.positionsCodec, "positions-codec", "", "codec of the positions (default: the docid codec)")
 	fl.IntVar(&f.passages, "passages", 0, "split each document into passages of about N terms, each a document with URL ...#p<i> (0 = whole documents)")
+	fl.IntVar(&f.shards, "shards", 0, "write --out as a sharded collection of N shards (URL ranges, each scored under the whole collection's statistics; shards.json names them)")
 	fl.BoolVar(&f.force, "force", false, forceUsage)
 	fl.BoolVar(&f.update, "update", false, "bring the index in --out up to date with CRAWL_DIR: parse only new and changed files and merge (it keeps the index's codecs, store, positions and passages)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")

@@ -42,6 +42,19 @@ type inspection struct {
 	PositionsCodec string    `json:"positions_codec"`
 	PositionsBytes int64     `json:"positions_bytes"`
 	TopTerms       []topTerm `json:"top_terms"`
+	// Shard is the part of a sharded collection a shard holds (absent
+	// for an index that is not a shard); CollectionBytes is the size of
+	// its collection statistics, included in Bytes.
+	Shard           *index.ShardInfo `json:"shard,omitempty"`
+	CollectionBytes int64            `json:"collection_bytes"`
+}
+
+// collectionInspection is what `inspect --json` prints for a sharded
+// collection's directory: its manifest and each shard's inspection.
+type collectionInspection struct {
+	Dir      string         `json:"dir"`
+	Manifest index.Manifest `json:"manifest"`
+	Shards   []inspection   `json:"shards"`
 }
 
 type topTerm struct {
@@ -56,9 +69,12 @@ func newInspectCmd() *cobra.Command {
 	var top int
 	cmd := &cobra.Command{
 		Use:   "inspect --index DIR",
-		Short: "Check an index and describe it: counts, sizes, bits per posting, codecs, top terms",
+		Short: "Check an index (or every shard of a sharded collection) and describe it: counts, sizes, bits per posting, codecs, top terms",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if index.IsSharded(dir) {
+				return inspectCollection(dir, top, asJSON)
+			}
 			ix, err := index.Open(dir)
 			if err != nil {
 				return err
@@ -98,7 +114,33 @@ func inspect(ix *index.Index, top int) inspection {
 		in.FileBytes[name] = f.Size
 	}
 	in.TopTerms = topTerms(ix, top)
+	if info, ok := ix.Shard(); ok {
+		in.Shard = &info
+		in.CollectionBytes = m.Files["collection.bin"].Size
+	}
 	return in
+}
+
+// inspectCollection opens and checks every shard of the sharded
+// collection in dir and describes each.
+func inspectCollection(dir string, top int, asJSON bool) error {
+	shards, man, err := index.OpenSharded(dir)
+	if err != nil {
+		return err
+	}
+	ci := collectionInspection{Dir: dir, Manifest: man}
+	for _, ix := range shards {
+		ci.Shards = append(ci.Shards, inspect(ix, top))
+		ix.Close()
+	}
+	if asJSON {
+		return writeJSON(os.Stdout, ci)
+	}
+	fmt.Printf("sharded collection %s: %s, %d documents in %d shards\n", dir, man.Collection, man.Docs, len(man.Shards))
+	for _, in := range ci.Shards {
+		printInspection(os.Stdout, in)
+	}
+	return nil
 }
 
 // topTerms lists ix's top terms by document frequency, ties in term
@@ -146,6 +188,10 @@ func printInspection(w io.Writer, in inspection) {
 	fmt.Fprintf(w, "  docid order   %s\n", in.Order)
 	fmt.Fprintf(w, "  bm25          k1=%g b=%g\n", in.K1, in.B)
 	fmt.Fprintf(w, "  size          %.2f MB\n", float64(in.Bytes)/1e6)
+	if s := in.Shard; s != nil {
+		fmt.Fprintf(w, "  shard         %d of %d of collection %s: docids %d.. of %d; collection statistics %.1f KB\n",
+			s.Index, s.Count, s.Collection, s.FirstDoc, s.CollectionDocs, float64(in.CollectionBytes)/1e3)
+	}
 	fmt.Fprintf(w, "  store         %s: %.2f MB, %.0f bytes/document\n", in.Store, float64(in.StoreBytes)/1e6, in.StoreBytesPerDoc)
 	if in.PositionsCodec != "" {
 		fmt.Fprintf(w, "  positions     %s: %.2f MB\n", in.PositionsCodec, float64(in.PositionsBytes)/1e6)

@@ -55,6 +55,9 @@ func newSearchCmd() *cobra.Command {
 			if k <= 0 {
 				return usagef("--k must be positive")
 			}
+			if index.IsSharded(dir) {
+				return fmt.Errorf("search: %s is a sharded collection: search one of its shards (--index %s/shard-00), or serve it all (gpusearch serve --index %s)", dir, dir, dir)
+			}
 			ix, err := index.Open(dir)
 			if err != nil {
 				return err
@@ -85,6 +88,11 @@ func newSearchCmd() *cobra.Command {
 			}
 			if err := api.Describe(ix, a, q, resp.Hits, cfg.Search.SnippetBytes, false); err != nil {
 				return err
+			}
+			// A shard answers in its collection's docids, as serve does.
+			info, _ := ix.Shard()
+			for i := range resp.Hits {
+				resp.Hits[i].DocID += info.FirstDoc
 			}
 			if asJSON {
 				return writeJSON(os.Stdout, resp)

@@ -72,7 +72,11 @@ func scheduler(cfg config.Config, log *slog.Logger) api.AutoFunc {
 			log.Warn("cost model unreadable; using the default", "err", err)
 			model = schedule.DefaultModel()
 		}
-		if len(model.CPUAlgorithms) > 0 || model.CPUEngineName() != "cpu" {
+		if _, shard := ix.Shard(); shard {
+			// The engines over shards merge their answers (query.Sharded):
+			// engines opened on ix alone would answer its docids only.
+			model = model.WithCPUEngine("cpu")
+		} else if len(model.CPUAlgorithms) > 0 || model.CPUEngineName() != "cpu" {
 			// The fitted model chose other CPU engines for this index.
 			if e, err := schedule.NewCPU(ix, model); err != nil {
 				log.Warn("cost model names an unknown CPU engine; using cpu", "engines", model.CPUEngines(), "err", err)
