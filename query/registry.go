@@ -45,6 +45,10 @@ type GPUOptions struct {
 	// with that size whatever the budget.
 	CachePolicy string
 	CacheMB     int64
+	// Devices, when set, places the engines of a sharded collection
+	// (OpenSharded): shard i's on Devices[i % len(Devices)], Device
+	// otherwise.
+	Devices []int
 }
 
 // DefaultOptions are the options New opens engines with: a
