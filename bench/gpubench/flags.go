@@ -230,3 +230,144 @@ func (f *CacheFlags) Run(ctx context.Context) (*CacheReport, error) {
 	rep.Device = dev
 	return rep, nil
 }
+
+// MultiFlags are bench gpu multi's command line.
+type MultiFlags struct {
+	MultiOptions
+	Index, Shards, Queries, Mode, Batch, DeviceList, SetupList string
+	Devices                                                    []int
+	setups                                                     []string
+}
+
+// The setups bench gpu multi knows.
+const (
+	SetupWhole        = "whole"       // the whole index on the first device
+	SetupShardsOne    = "shards-1gpu" // every shard on the first device
+	SetupShardsSpread = "shards"      // shard i on device i mod the devices
+)
+
+// AddFlags declares bench gpu multi's flags on fs.
+func (f *MultiFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.Index, "index", "", "the whole index (for the whole setup)")
+	fs.StringVar(&f.Shards, "shards", "", "the same documents as a sharded collection (gpusearch split or index --shards)")
+	fs.StringVar(&f.DeviceList, "devices", "0,1", "CUDA device ordinals: the first holds the whole index; shard i goes to the i-th mod their number")
+	fs.StringVar(&f.SetupList, "setups", strings.Join([]string{SetupWhole, SetupShardsOne, SetupShardsSpread}, ","), "setups to measure, in order (the first is the others' reference): "+SetupWhole+", "+SetupShardsOne+", "+SetupShardsSpread)
+	fs.StringVar(&f.Queries, "queries", "", "queries file (required)")
+	fs.StringVar(&f.Mode, "mode", "and,or", "comma-separated modes")
+	fs.IntVar(&f.K, "k", 10, "results per query")
+	fs.StringVar(&f.Batch, "batch", "1,32,256,2048", "comma-separated batch sizes for throughput")
+	fs.IntVar(&f.Callers, "callers", 3, "goroutines calling SearchBatch at once (the scheduler's GPU workers)")
+	fs.DurationVar(&f.Deadline, "deadline", 500*time.Millisecond, "a batch size counts when its slowest batch finished within this")
+	fs.DurationVar(&f.MinTime, "min-time", time.Second, "least measured time per batch size")
+}
+
+// Complete checks the flags and parses the lists.
+func (f *MultiFlags) Complete() error {
+	if f.Queries == "" {
+		return errors.New("bench gpu multi: --queries is required")
+	}
+	if f.K <= 0 || f.Callers <= 0 || f.Deadline <= 0 || f.MinTime < 0 {
+		return errors.New("bench gpu multi: --k, --callers and --deadline must be positive, --min-time not negative")
+	}
+	var err error
+	if f.Batches, err = batchSizes(f.Batch); err != nil {
+		return err
+	}
+	f.Devices = nil
+	for _, s := range args.List(f.DeviceList) {
+		d, err := strconv.Atoi(s)
+		if err != nil || d < 0 {
+			return fmt.Errorf("bench gpu multi: bad device %q", s)
+		}
+		f.Devices = append(f.Devices, d)
+	}
+	if len(f.Devices) == 0 {
+		return errors.New("bench gpu multi: --devices names no device")
+	}
+	f.setups = args.List(f.SetupList)
+	for _, s := range f.setups {
+		switch s {
+		case SetupWhole:
+			if f.Index == "" {
+				return errors.New("bench gpu multi: the whole setup needs --index")
+			}
+		case SetupShardsOne, SetupShardsSpread:
+			if f.Shards == "" {
+				return fmt.Errorf("bench gpu multi: the %s setup needs --shards", s)
+			}
+		default:
+			return fmt.Errorf("bench gpu multi: unknown setup %q", s)
+		}
+	}
+	if len(f.setups) == 0 {
+		return errors.New("bench gpu multi: --setups names no setup")
+	}
+	f.Modes, err = args.Modes(f.Mode)
+	return err
+}
+
+// Run opens the index and the shards and measures each setup's GPU
+// engines (registered as "gpu": a cuda build).
+func (f *MultiFlags) Run(ctx context.Context) (*MultiReport, error) {
+	var whole *index.Index
+	var shards []*index.Index
+	var err error
+	if f.Index != "" {
+		if whole, err = index.Open(f.Index); err != nil {
+			return nil, err
+		}
+		defer whole.Close()
+	}
+	if f.Shards != "" {
+		if shards, _, err = index.OpenSharded(f.Shards); err != nil {
+			return nil, err
+		}
+		defer func() {
+			for _, s := range shards {
+				s.Close()
+			}
+		}()
+	}
+	o := f.MultiOptions
+	if o.Texts, err = args.Texts(f.Queries); err != nil {
+		return nil, err
+	}
+	for _, name := range f.setups {
+		s := MultiSetup{Name: name}
+		switch name {
+		case SetupWhole:
+			s.Shards, s.Devices = 1, f.Devices[:1]
+			s.Open = func() (query.BatchEngine, error) {
+				return batchEngine(query.Open(whole, "gpu", query.Options{GPU: query.GPUOptions{Device: f.Devices[0]}}))
+			}
+		case SetupShardsOne, SetupShardsSpread:
+			devices := f.Devices
+			if name == SetupShardsOne {
+				devices = f.Devices[:1]
+			}
+			s.Shards, s.Devices = len(shards), devices
+			s.Open = func() (query.BatchEngine, error) {
+				return batchEngine(query.OpenSharded(shards, "gpu", query.Options{GPU: query.GPUOptions{Devices: devices}}))
+			}
+		}
+		o.Setups = append(o.Setups, s)
+	}
+	ix := whole
+	if ix == nil {
+		ix = shards[0]
+	}
+	return Multi(ctx, ix, o)
+}
+
+// batchEngine is e as a query.BatchEngine, or an error.
+func batchEngine(e query.Engine, err error) (query.BatchEngine, error) {
+	if err != nil {
+		return nil, err
+	}
+	be, ok := e.(query.BatchEngine)
+	if !ok {
+		closeEngine(e)
+		return nil, fmt.Errorf("bench gpu multi: engine %T answers no batches", e)
+	}
+	return be, nil
+}
