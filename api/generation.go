@@ -50,9 +50,9 @@ type generation struct {
 	// has more of gpu.devices than shards: engine=auto's scheduler runs
 	// them beside gpu, engine=gpu runs gpu's gang.
 	replicas []query.Engine
-	lazy       map[string]*lazyEngine // the other registered engines
-	cache      *lru
-	refs       atomic.Int64
+	lazy     map[string]*lazyEngine // the other registered engines
+	cache    *lru
+	refs     atomic.Int64
 	// damage is set by the first search that found the files under the
 	// index changed on disk (index.ErrCorrupt: a fault reading a file
 	// that shrank, or a block that no longer decodes); every later search
@@ -80,7 +80,7 @@ type lazyEngine struct {
 func engineOptions(cfg config.Config) query.Options {
 	o := query.Options{CacheBytes: cfg.Server.BitmapCacheMB << 20,
 		GPU: query.GPUOptions{MemoryBudgetMB: cfg.GPU.MemoryBudgetMB, Wait: cfg.GPU.Wait, CachePolicy: cfg.GPU.CachePolicy,
-			CacheMB: cfg.GPU.CacheMB, Devices: cfg.GPU.Devices}}
+			CacheMB: cfg.GPU.CacheMB, LongListKB: cfg.GPU.LongListKB, Devices: cfg.GPU.Devices}}
 	if len(cfg.GPU.Devices) > 0 {
 		o.GPU.Device = cfg.GPU.Devices[0]
 	}

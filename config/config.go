@@ -153,6 +153,9 @@ type GPU struct {
 	// CacheMB, when positive, turns the list cache on with that size
 	// whatever the budget (0: only when the index does not fit).
 	CacheMB int64 `yaml:"cache_mb"`
+	// LongListKB is the size from which a list is long, cached rather
+	// than resident (docids and frequencies as encoded on the device).
+	LongListKB int64 `yaml:"long_list_kb"`
 }
 
 // Default is the configuration used when no file is given; it matches
@@ -199,7 +202,7 @@ func Default() Config {
 			MsearchMaxBytes:   1 << 20,
 			WatchInterval:     2 * time.Second,
 		},
-		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 128, Workers: 3, Wait: "auto", CachePolicy: "lru"},
+		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 128, Workers: 3, Wait: "auto", CachePolicy: "lru", LongListKB: 64},
 	}
 }
 
@@ -313,6 +316,9 @@ func (g GPU) Validate() error {
 	}
 	if g.CacheMB < 0 || g.MemoryBudgetMB < 0 {
 		errs = append(errs, errors.New("gpu.cache_mb and gpu.memory_budget_mb must not be negative"))
+	}
+	if g.LongListKB <= 0 {
+		errs = append(errs, errors.New("gpu.long_list_kb must be positive"))
 	}
 	return errors.Join(errs...)
 }

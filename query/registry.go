@@ -45,6 +45,9 @@ type GPUOptions struct {
 	// with that size whatever the budget.
 	CachePolicy string
 	CacheMB     int64
+	// LongListKB is the size from which a list is long (cached); 0: the
+	// engine's default.
+	LongListKB int64
 	// Devices, when set, places the engines of a sharded collection
 	// (OpenSharded): shard i's on Devices[i % len(Devices)], Device
 	// otherwise.
