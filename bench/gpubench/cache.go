@@ -145,6 +145,10 @@ func Cache(ctx context.Context, ix *index.Index, o CacheOptions) (*CacheReport, 
 		for _, policy := range o.Policies {
 			for _, f := range o.Fractions {
 				capacity := int64(f * float64(sim.LongBytes()))
+				if o.Open != nil {
+					// The engine takes whole MiB: simulate the size it gets.
+					capacity = (capacity + 1<<20 - 1) &^ (1<<20 - 1)
+				}
 				st, err := sim.Run(policy, capacity, qs, warm)
 				if err != nil {
 					return nil, fmt.Errorf("bench gpu cache: %s %s %.2f: %w", m, policy, f, err)
@@ -154,8 +158,7 @@ func Cache(ctx context.Context, ix *index.Index, o CacheOptions) (*CacheReport, 
 					StreamedBytes: st.StreamedBytes, Evictions: st.Evictions}
 				fmt.Fprintf(logw, "bench gpu cache: %s %s %.2f: hit rate %.3f (bytes %.3f)\n", m, policy, f, row.HitRate, row.ByteHitRate)
 				if o.Open != nil {
-					mb := (capacity + 1<<20 - 1) >> 20
-					if row.GPU, err = cacheLatency(ctx, o.Open, policy, mb, qs, warm); err != nil {
+					if row.GPU, err = cacheLatency(ctx, o.Open, policy, capacity>>20, qs, warm); err != nil {
 						return nil, err
 					}
 					row.GPU.Mode = string(m)

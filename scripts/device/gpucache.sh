@@ -6,9 +6,11 @@
 #    (--n $NQ, 2000, seed 1) into $WORK, kept there: a second call on the
 #    same warm machine skips them.
 # 2. bench gpu cache without a GPU (the policies' simulation, fractions
-#    0.25 to 1, AND and OR): $OUT/gpucache-sim.json. Its sizes give the
-#    cache fraction F at which the short lists and the cache together are
-#    half of the index's lists.
+#    0.25 to 1, AND and OR), lists of 4 KiB and more long ($LONG: at the
+#    default 64 KiB the short lists alone are 55% of this index's bytes):
+#    $OUT/gpucache-sim.json. Its sizes give the cache fraction F at which
+#    the short lists and the cache together are half of the index's lists
+#    (about 0.31).
 # 3. bench gpu cache --latency at fractions F and 0.5: each policy's GPU
 #    engine with that cache against a resident one, one query at a time
 #    after the same warm-up: $OUT/gpucache-gpu.json.
@@ -23,7 +25,7 @@ OUT=${OUT:-/tmp/gpucache-out}
 B=${GPUSEARCH:-$(pwd)/.device/gpusearch}
 DOCS=${DOCS:-5000000}
 NQ=${NQ:-2000}
-LONG=${LONG:-65536}
+LONG=${LONG:-4096}
 W=${WORK:-/tmp/gpusearch-gpucache-work}
 BUDGET=${BUDGET:-540}
 LOG=$OUT/gpucache.log
