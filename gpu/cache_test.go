@@ -61,7 +61,7 @@ func cacheSizes(t *testing.T, ix *index.Index) (longMin, capacity int64) {
 func checkListCache(t *testing.T, ix *index.Index, spec corpusSpec, policy string, open func(*index.Index, cacheOptions) (*qengine, error)) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(spec.Seed, 5))
-	qs := randomQueries(rng, 36, spec.Vocab)
+	qs := randomQueries(rng, 27, spec.Vocab)
 	longMin, capacity := cacheSizes(t, ix)
 	e, err := open(ix, cacheOptions{policy: policy, bytes: capacity, longMin: longMin})
 	if err != nil {
@@ -90,7 +90,7 @@ func checkListCache(t *testing.T, ix *index.Index, spec corpusSpec, policy strin
 		}
 	}
 	checkEngine(t, e, ix, qs)
-	checkConcurrent(t, e, ix, workspaces+1, 2, 5, spec)
+	checkConcurrent(t, e, ix, workspaces+1, 1, 5, spec)
 	st := e.qc.lc.snapshot()
 	if st.Misses == 0 || st.Hits == 0 || st.Evictions == 0 || st.StreamedBytes == 0 {
 		t.Errorf("cache stats %+v: want hits, misses and evictions", st)

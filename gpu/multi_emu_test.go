@@ -64,7 +64,7 @@ func TestShardsOnDevicesEmulated(t *testing.T) {
 	spec := corpusSpec{Docs: 4000, Vocab: 150, Zipf: 1.0, Density: 0.5, Codec: "gpu-bp256", Seed: 51}
 	ix := openCorpus(t, spec)
 	ref := query.NewExhaustive(ix)
-	qs := randomQueries(rand.New(rand.NewPCG(51, 2)), 45, spec.Vocab)
+	qs := randomQueries(rand.New(rand.NewPCG(51, 2)), 30, spec.Vocab)
 	want := make([]query.Result, len(qs))
 	for i, q := range qs {
 		var err error
