@@ -103,15 +103,19 @@ type listCache struct {
 	capacity int64
 	size     []int64 // per list, rounded up to cacheAlign
 
-	mu     sync.Mutex
-	cond   *sync.Cond
-	ent    []cacheEntry
-	heap   entryHeap // resident lists, least valuable first
-	free   []extent  // by offset, coalesced
-	tick   uint64
-	age    uint64 // CacheLFU's dynamic age
-	pinned int    // entries with pins > 0
-	stats  CacheStats
+	mu   sync.Mutex
+	cond *sync.Cond
+	ent  []cacheEntry
+	// heap holds the resident lists no run pins, least valuable first:
+	// the candidates for eviction. A pinned list leaves it until its last
+	// run releases it.
+	heap     entryHeap
+	free     []extent // by offset, coalesced
+	tick     uint64
+	age      uint64 // CacheLFU's dynamic age
+	pinned   int    // entries with pins > 0
+	resident int
+	stats    CacheStats
 }
 
 // newListCache makes an empty cache of capacity bytes over lists of the
@@ -219,13 +223,15 @@ func (c *listCache) place(ids []int32) ([]cacheLoad, bool) {
 			return nil, false
 		}
 		*e = cacheEntry{off: off, resident: true, count: e.count, hpos: -1}
+		c.resident++
 		c.pin(id)
-		heap.Push(&c.heap, id)
 		loads = append(loads, cacheLoad{id: id, off: off})
 	}
-	// Placed: count the accesses and update the priorities.
-	missed := func(id int32) bool {
-		return slices.ContainsFunc(loads, func(l cacheLoad) bool { return l.id == id })
+	// Placed: count the accesses and update the priorities (of pinned
+	// lists, outside the heap).
+	missed := make(map[int32]bool, len(loads))
+	for _, l := range loads {
+		missed[l.id] = true
 	}
 	for _, id := range ids {
 		e := &c.ent[id]
@@ -236,8 +242,7 @@ func (c *listCache) place(ids []int32) ([]cacheLoad, bool) {
 		} else {
 			e.prio = c.tick
 		}
-		heap.Fix(&c.heap, e.hpos)
-		if missed(id) {
+		if missed[id] {
 			c.stats.Misses++
 			c.stats.StreamedBytes += c.size[id]
 		} else {
@@ -276,17 +281,26 @@ func (c *listCache) release(ids []int32) {
 	c.cond.Broadcast()
 }
 
+// pin takes a resident list out of the eviction candidates for a run.
 func (c *listCache) pin(id int32) {
-	if c.ent[id].pins == 0 {
+	e := &c.ent[id]
+	if e.pins == 0 {
 		c.pinned++
+		if e.hpos >= 0 {
+			heap.Remove(&c.heap, e.hpos)
+		}
 	}
-	c.ent[id].pins++
+	e.pins++
 }
 
+// unpin ends a run's use of a resident list; the last makes it a
+// candidate for eviction again.
 func (c *listCache) unpin(id int32) {
-	c.ent[id].pins--
-	if c.ent[id].pins == 0 {
+	e := &c.ent[id]
+	e.pins--
+	if e.pins == 0 {
 		c.pinned--
+		heap.Push(&c.heap, id)
 	}
 }
 
@@ -312,21 +326,10 @@ func (c *listCache) allocEvicting(size int64) (int64, bool) {
 
 // victim is the least valuable unpinned resident list.
 func (c *listCache) victim() (int32, bool) {
-	var skipped []int32
-	defer func() {
-		for _, id := range skipped {
-			heap.Push(&c.heap, id)
-		}
-	}()
-	for c.heap.Len() > 0 {
-		id := c.heap.ids[0]
-		if c.ent[id].pins == 0 {
-			return id, true
-		}
-		heap.Pop(&c.heap)
-		skipped = append(skipped, id)
+	if c.heap.Len() == 0 {
+		return 0, false
 	}
-	return 0, false
+	return c.heap.ids[0], true
 }
 
 // drop removes a resident, unpinned list and frees its bytes.
@@ -334,6 +337,7 @@ func (c *listCache) drop(id int32) {
 	e := &c.ent[id]
 	heap.Remove(&c.heap, e.hpos)
 	c.release1(e.off, c.size[id])
+	c.resident--
 	*e = cacheEntry{count: e.count, hpos: -1}
 }
 
@@ -391,7 +395,7 @@ func (c *listCache) snapshot() CacheStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.stats
-	s.Resident = c.heap.Len()
+	s.Resident = c.resident
 	for _, x := range c.free {
 		s.UsedBytes -= x.size
 	}

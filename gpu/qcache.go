@@ -316,15 +316,30 @@ func (e *qengine) runCached(ws *workspace, jobs []*qjob, timing bool) error {
 		return e.run(ws, jobs, timing)
 	}
 	qc.rows(jobs)
+	seen := map[int32]bool{}
 	for len(jobs) > 0 {
 		var ids []int32
+		var bytes int64
+		clear(seen)
 		n := 0
 		for ; n < len(jobs); n++ {
-			more := qc.lay.longLists(slices.Clone(ids), &jobs[n].plan)
-			if n > 0 && qc.bytes(more) > qc.lc.capacity {
+			fresh := qc.lay.longLists(nil, &jobs[n].plan)
+			var more int64
+			k := 0
+			for _, c := range fresh {
+				if !seen[c] {
+					fresh[k] = c
+					k++
+					more += qc.lc.size[c]
+				}
+			}
+			if n > 0 && bytes+more > qc.lc.capacity {
 				break
 			}
-			ids = more
+			for _, c := range fresh[:k] {
+				seen[c] = true
+			}
+			ids, bytes = append(ids, fresh[:k]...), bytes+more
 		}
 		if err := e.runGroup(ws, jobs[:n], ids, timing); err != nil {
 			return err
@@ -332,15 +347,6 @@ func (e *qengine) runCached(ws *workspace, jobs []*qjob, timing bool) error {
 		jobs = jobs[n:]
 	}
 	return nil
-}
-
-// bytes is the cache bytes of lists ids.
-func (qc *qcache) bytes(ids []int32) int64 {
-	var n int64
-	for _, c := range ids {
-		n += qc.lc.size[c]
-	}
-	return n
 }
 
 // runGroup loads a group's missing lists, runs the group and unpins
