@@ -352,6 +352,9 @@ func (e *qengine) runCached(ws *workspace, jobs []*qjob, timing bool) error {
 // runGroup loads a group's missing lists, runs the group and unpins
 // its lists.
 func (e *qengine) runGroup(ws *workspace, jobs []*qjob, ids []int32, timing bool) error {
+	if len(ids) == 0 { // short lists only: nothing to pin
+		return e.run(ws, jobs, timing)
+	}
 	qc := e.qc
 	loads, err := qc.lc.acquire(ids)
 	if err != nil {
