@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -356,7 +357,7 @@ func TestShardsOnTwoDevices(t *testing.T) {
 	})
 	spec := corpusSpec{Docs: 60000, Vocab: 500, Zipf: 1.0, Density: 0.7, Codec: "gpu-bp256", Seed: 70}
 	ix := openCorpus(t, spec)
-	coll := t.TempDir() + "/coll"
+	coll := filepath.Join(t.TempDir(), "coll")
 	if _, err := index.Split(context.Background(), ix, coll, 2, index.SplitOptions{}); err != nil {
 		t.Fatal(err)
 	}

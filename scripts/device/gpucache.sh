@@ -34,6 +34,10 @@ t0=$(date +%s)
 stamp() { echo "[$(($(date +%s) - t0))s] $*" | tee -a "$LOG"; }
 left() { echo $((BUDGET - ($(date +%s) - t0))); }
 { nvidia-smi -L; nproc; } >"$OUT/machine.txt" 2>&1
+if [ -x .device/gpu.test ]; then # the GPU tests of the list cache, exact against the exhaustive scorer
+	(cd gpu && timeout 120 ../.device/gpu.test -test.run 'TestEngineListCache' -test.v) >"$OUT/gpu-test.log" 2>&1
+	stamp "gpu.test -test.run 'TestEngineListCache': rc $?, $(grep -c -- '^--- PASS' "$OUT/gpu-test.log") passed, $(grep -c -- '^--- FAIL' "$OUT/gpu-test.log") failed, $(grep -c -- '--- SKIP' "$OUT/gpu-test.log") skipped"
+fi
 
 if [ ! -f "$W/ix-$DOCS/meta.json" ]; then
 	stamp "gen index --docs $DOCS"

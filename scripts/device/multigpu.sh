@@ -46,6 +46,11 @@ need() {
 	fi
 }
 { nvidia-smi -L; nproc; free -g | head -2; } >"$OUT/machine.txt" 2>&1
+if [ -x .device/gpu.test ] && [ ! -f "$W/tested" ]; then # once per machine: the GPU tests of shards on two devices and the list cache, exact against the exhaustive scorer
+	(cd gpu && timeout 120 ../.device/gpu.test -test.run 'TestShardsOnTwoDevices|TestEngineListCache' -test.v) >"$OUT/gpu-test.log" 2>&1
+	stamp "gpu.test -test.run 'TestShardsOnTwoDevices|TestEngineListCache': rc $?, $(grep -c -- '^--- PASS' "$OUT/gpu-test.log") passed, $(grep -c -- '^--- FAIL' "$OUT/gpu-test.log") failed, $(grep -c -- '--- SKIP' "$OUT/gpu-test.log") skipped"
+	touch "$W/tested"
+fi
 IX=$W/ix-$DOCS
 COLL=$W/coll-$DOCS
 M=$((DOCS / 1000000 + 1))
