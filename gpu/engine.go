@@ -29,7 +29,9 @@ type Options struct {
 	CachePolicy string
 	// CacheMB, when positive, is the list cache's size, whatever the
 	// budget; 0 sizes it from the budget, when needed.
-	CacheMB       int64
+	CacheMB int64
+	// LongListBytes is the size from which a list is long (cached); 0:
+	// DefaultLongListBytes.
 	LongListBytes int64
 }
 

@@ -106,8 +106,8 @@ func newCacheLayout(ix *index.Index, dh, fh *HostColumn, longMin int64) (*cacheL
 
 func align(n, a int64) int64 { return (n + a - 1) / a * a }
 
-// span is term t's blocks in the index's columns.
-func (l *cacheLayout) span(ix *index.Index, t int) (first, nb int) {
+// termSpan is term t's blocks in ix's columns.
+func termSpan(ix *index.Index, t int) (first, nb int) {
 	ti := ix.Term(t)
 	return int(ti.FirstBlock), ti.NumBlocks(ix.BlockSize())
 }
@@ -118,7 +118,6 @@ func (l *cacheLayout) span(ix *index.Index, t int) (first, nb int) {
 type qcache struct {
 	lay       *cacheLayout
 	lc        *listCache
-	ix        *index.Index
 	host      []byte  // the long lists, each as it lies in the cache
 	hostOff   []int64 // per long list: its place in host
 	freeHost  func() error
@@ -188,7 +187,7 @@ func (c *columns) uploadCached(ix *index.Index, dh, fh *HostColumn, co cacheOpti
 	if err != nil {
 		return err
 	}
-	qc := &qcache{lay: lay, lc: lc, ix: ix, hostOff: make([]int64, len(lay.sizes))}
+	qc := &qcache{lay: lay, lc: lc, hostOff: make([]int64, len(lay.sizes))}
 	c.qc = qc
 	var hostSize int64
 	for i, s := range lay.sizes {
@@ -213,7 +212,7 @@ func (c *columns) uploadCached(ix *index.Index, dh, fh *HostColumn, co cacheOpti
 	dpos, fpos := int64(0), freqBase
 	sk := ix.Skips()
 	for t := range lay.rows {
-		first, nb := lay.span(ix, t)
+		first, nb := termSpan(ix, t)
 		r := int(lay.rows[t])
 		copy(counts[r:r+nb], dh.Counts[first:first+nb])
 		copy(bases[r:r+nb], dh.Bases[first:first+nb])
