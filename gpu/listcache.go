@@ -305,12 +305,14 @@ func (c *listCache) unpin(id int32) {
 }
 
 // allocEvicting finds size bytes, evicting unpinned lists by the policy
-// until a free extent fits; false when only pinned lists are left.
+// until a free extent fits; false when only pinned lists are left. Since
+// no extent fitted before an eviction, only the one it freed (merged with
+// its neighbours) can fit after it.
 func (c *listCache) allocEvicting(size int64) (int64, bool) {
+	if off, ok := c.alloc(size); ok {
+		return off, true
+	}
 	for {
-		if off, ok := c.alloc(size); ok {
-			return off, true
-		}
 		id, ok := c.victim()
 		if !ok {
 			return 0, false
@@ -320,7 +322,9 @@ func (c *listCache) allocEvicting(size int64) (int64, bool) {
 		}
 		c.stats.Evictions++
 		c.stats.EvictedBytes += c.size[id]
-		c.drop(id)
+		if i := c.drop(id); c.free[i].size >= size {
+			return c.take(i, size), true
+		}
 	}
 }
 
@@ -332,13 +336,15 @@ func (c *listCache) victim() (int32, bool) {
 	return c.heap.ids[0], true
 }
 
-// drop removes a resident, unpinned list and frees its bytes.
-func (c *listCache) drop(id int32) {
+// drop removes a resident, unpinned list and frees its bytes; it
+// returns the index of the free extent that holds them.
+func (c *listCache) drop(id int32) int {
 	e := &c.ent[id]
 	heap.Remove(&c.heap, e.hpos)
-	c.release1(e.off, c.size[id])
+	i := c.release1(e.off, c.size[id])
 	c.resident--
 	*e = cacheEntry{count: e.count, hpos: -1}
+	return i
 }
 
 // evictAll drops every resident list (none is pinned).
@@ -354,22 +360,27 @@ func (c *listCache) evictAll() {
 // alloc takes size bytes from the first free extent that holds them.
 func (c *listCache) alloc(size int64) (int64, bool) {
 	for i, x := range c.free {
-		if x.size < size {
-			continue
+		if x.size >= size {
+			return c.take(i, size), true
 		}
-		if x.size == size {
-			c.free = slices.Delete(c.free, i, i+1)
-		} else {
-			c.free[i] = extent{x.off + size, x.size - size}
-		}
-		return x.off, true
 	}
 	return 0, false
 }
 
+// take allocates size bytes from the start of free extent i.
+func (c *listCache) take(i int, size int64) int64 {
+	x := c.free[i]
+	if x.size == size {
+		c.free = slices.Delete(c.free, i, i+1)
+	} else {
+		c.free[i] = extent{x.off + size, x.size - size}
+	}
+	return x.off
+}
+
 // release1 returns [off, off+size) to the free extents, merging it with
-// its neighbours.
-func (c *listCache) release1(off, size int64) {
+// its neighbours, and returns the index of the extent that holds it.
+func (c *listCache) release1(off, size int64) int {
 	i, _ := slices.BinarySearchFunc(c.free, off, func(x extent, off int64) int {
 		switch {
 		case x.off < off:
@@ -387,7 +398,9 @@ func (c *listCache) release1(off, size int64) {
 	if i > 0 && c.free[i-1].off+c.free[i-1].size == c.free[i].off {
 		c.free[i-1].size += c.free[i].size
 		c.free = slices.Delete(c.free, i, i+1)
+		i--
 	}
+	return i
 }
 
 // snapshot returns the statistics so far.
