@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"path/filepath"
 	"syscall"
 
 	"github.com/gpusearch/gpusearch/analytics"
@@ -48,12 +49,33 @@ type GenSummary struct {
 	Codec        string  `json:"codec"`
 }
 
-// SummarizeGen summarizes a generation of the index in dir.
+// SummarizeGen summarizes a generation of the index in dir, or of the
+// sharded collection there: its shards' sizes added up, bits per
+// posting over all of their postings.
 func SummarizeGen(rep gen.Report, dir string) GenSummary {
 	s := GenSummary{Report: rep, PeakRSSMB: peakRSSMB()}
-	if m, err := index.ReadMeta(dir); err == nil {
-		s.IndexBytes, s.BitsPerDocID, s.BitsPerFreq = m.Bytes(), m.BitsPerDocID(), m.BitsPerFreq()
+	if len(rep.Shards) == 0 {
+		if m, err := index.ReadMeta(dir); err == nil {
+			s.IndexBytes, s.BitsPerDocID, s.BitsPerFreq = m.Bytes(), m.BitsPerDocID(), m.BitsPerFreq()
+			s.Order, s.Codec = m.Order, m.DocIDCodec
+		}
+		return s
+	}
+	var postings uint64
+	var docBits, freqBits float64
+	for _, sh := range rep.Shards {
+		m, err := index.ReadMeta(filepath.Join(dir, sh.Dir))
+		if err != nil {
+			return s
+		}
+		s.IndexBytes += m.Bytes()
+		docBits += m.BitsPerDocID() * float64(m.Postings)
+		freqBits += m.BitsPerFreq() * float64(m.Postings)
+		postings += m.Postings
 		s.Order, s.Codec = m.Order, m.DocIDCodec
+	}
+	if postings > 0 {
+		s.BitsPerDocID, s.BitsPerFreq = docBits/float64(postings), freqBits/float64(postings)
 	}
 	return s
 }

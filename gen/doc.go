@@ -82,6 +82,26 @@
 // growth, one batch, and one list per worker. The writer (encoding and
 // block-max scores, one goroutine) is the bottleneck on many cores.
 //
+// # Shards
+//
+// With Options.Shards = S, Generate writes dir as a sharded collection
+// (docs/shards.md) without ever writing the whole index: shard j holds
+// docids [j*N/S, (j+1)*N/S), the ranges index.Split cuts in an index
+// without crawl files. The workers of the second pass also cut each list
+// at the shards' first docids (a binary search per shard) and shift each
+// part to its shard's docids; S goroutines, one index writer each, add
+// every batch's parts in lexicon order, a shard's writer taking the whole
+// list's length as the term's collection df (a term none of whose
+// postings fall in a shard is not added there). A batch counts against
+// AheadPostings until the slowest writer has written it, and the batch
+// that writer needs next is always let through. Once every shard is
+// committed the manifest is (index.Dir.CommitManifest). The collection's
+// identity is a hash of the options, so the shards are, byte for byte,
+// what index.Split writes from the unsharded index under that identity.
+// URL order only: random order scatters every URL range over the docids.
+// With S writers, the write pass's single-writer bottleneck is shared S
+// ways.
+//
 // # Fitting
 //
 // Fit measures an index's Moments (mean and spread of ln length, number of

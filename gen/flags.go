@@ -17,6 +17,7 @@ type IndexFlags struct {
 	Options
 	Out, Fit string
 	AheadMB  int64 // MiB of lists generated ahead of the writer
+	fs       *pflag.FlagSet
 }
 
 // AddFlags declares gen index's flags on fs.
@@ -29,8 +30,10 @@ func (f *IndexFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.FreqCodec, "freq-codec", "", "codec for frequencies")
 	fs.StringVar(&f.Fit, "fit", "", "parameters from `gen fit` (JSON file); default: the built-in Gov2-like parameters")
 	fs.IntVar(&f.Workers, "workers", 0, "generating goroutines (0 = every core)")
-	fs.Int64Var(&f.AheadMB, "ahead-mb", 128, "MiB of posting lists generated ahead of the index writer")
+	fs.Int64Var(&f.AheadMB, "ahead-mb", 128, "MiB of posting lists generated ahead of the index writer (of the slowest shard writer, with --shards)")
 	fs.BoolVar(&f.Force, "force", false, "replace the index in --out even with one of fewer than half its documents")
+	fs.IntVar(&f.Shards, "shards", 0, "write --out as a sharded collection of N shards (URL ranges of balanced document counts, each scored under the whole collection's statistics; shards.json names them), each shard written by its own writer at once; url order only")
+	f.fs = fs
 }
 
 // Complete checks the flags.
@@ -42,6 +45,12 @@ func (f *IndexFlags) Complete() error {
 		return errors.New("gen index: --out is required")
 	case f.Order != "url" && f.Order != "random":
 		return fmt.Errorf("gen index: --order %q: want url or random", f.Order)
+	case f.fs != nil && f.fs.Changed("shards") && f.Shards < 1:
+		return fmt.Errorf("gen index: --shards %d: want at least 1", f.Shards)
+	case f.Shards > 0 && f.Order != "url":
+		return fmt.Errorf("gen index: --shards needs url order (--order url): a shard is a range of URLs, and --order %s scatters every URL range over the docids", f.Order)
+	case f.Shards > f.Docs:
+		return fmt.Errorf("gen index: --shards %d of --docs %d: at most one shard per document", f.Shards, f.Docs)
 	}
 	return nil
 }

@@ -76,7 +76,7 @@ func (d *Dir) Split(ctx context.Context, src *Index, n int, opts SplitOptions) (
 		first, end := cuts[j], cuts[j+1]
 		info := ShardInfo{Collection: id, Index: j, Count: n, FirstDoc: first, CollectionDocs: m.Docs}
 		wopts.Shard = &ShardSpec{Info: info, Tokens: m.Tokens, DF: src.wholeDF}
-		name := shardDirName(j)
+		name := ShardDir(j)
 		sm, err := writeShard(ctx, src, filepath.Join(d.path, name), wopts, first, end)
 		if err != nil {
 			return Manifest{}, fmt.Errorf("index: split: %s: %w", name, err)
@@ -86,15 +86,31 @@ func (d *Dir) Split(ctx context.Context, src *Index, n int, opts SplitOptions) (
 			opts.Shard(info, sm)
 		}
 	}
-	if err := writeManifest(d.path, man); err != nil {
+	if err := d.CommitManifest(man); err != nil {
 		return Manifest{}, err
 	}
-	removeStaleShards(d.path, n)
 	return man, nil
 }
 
-// shardDirName is shard j's directory in a collection directory.
-func shardDirName(j int) string { return fmt.Sprintf("shard-%02d", j) }
+// ShardDir is shard j's directory in a collection directory, as Split
+// names it.
+func ShardDir(j int) string { return fmt.Sprintf("shard-%02d", j) }
+
+// CommitManifest makes the shards of m, each already committed in its
+// directory inside d (ShardDir), a sharded collection: it checks m,
+// commits it as d's shards.json and removes the shard directories of an
+// earlier, larger collection there. Whoever writes a collection's shards
+// calls it last, as Split does.
+func (d *Dir) CommitManifest(m Manifest) error {
+	if err := m.check(); err != nil {
+		return fmt.Errorf("index: commit manifest: %w", err)
+	}
+	if err := writeManifest(d.path, m); err != nil {
+		return err
+	}
+	removeStaleShards(d.path, len(m.Shards))
+	return nil
+}
 
 // removeStaleShards removes the shard directories from n on, which an
 // earlier, larger collection left.
@@ -102,7 +118,7 @@ func removeStaleShards(dir string, n int) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		var j int
-		if _, err := fmt.Sscanf(e.Name(), "shard-%d", &j); err == nil && j >= n && e.Name() == shardDirName(j) {
+		if _, err := fmt.Sscanf(e.Name(), "shard-%d", &j); err == nil && j >= n && e.Name() == ShardDir(j) {
 			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}

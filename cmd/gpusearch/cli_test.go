@@ -272,6 +272,8 @@ func TestCLIErrors(t *testing.T) {
 		{"split into no shards", []string{"split", "--shards", "0", idx, filepath.Join(t.TempDir(), "c")}, 2, []string{"--shards"}},
 		{"split into an index", []string{"split", "--shards", "2", idx, noPositions}, 1, []string{"holds an index"}},
 		{"index --shards without a count", []string{"index", "--shards", "0", "--out", filepath.Join(t.TempDir(), "c"), sampleCrawl}, 2, []string{"--shards"}},
+		{"gen index --shards without a count", []string{"gen", "index", "--docs", "100", "--shards", "0", "--out", filepath.Join(t.TempDir(), "c")}, 2, []string{"--shards"}},
+		{"gen index --shards in random order", []string{"gen", "index", "--docs", "100", "--shards", "2", "--order", "random", "--out", filepath.Join(t.TempDir(), "c")}, 2, []string{"url order"}},
 		{"search with k zero", []string{"search", "--index", idx, "--k", "0", "http"}, 2, []string{"--k"}},
 		{"search without a query", []string{"search", "--index", idx}, 2, nil},
 		{"search with an unbalanced quote", []string{"search", "--index", idx, `"http`, "server"}, 2, []string{"unbalanced"}},

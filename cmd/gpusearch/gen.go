@@ -27,9 +27,19 @@ func newGenIndexCmd() *cobra.Command {
 	var f gen.IndexFlags
 	var quiet, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "index --docs N --out DIR [flags]",
-		Short: "Generate a synthetic collection straight into an index (no text)",
-		Args:  cobra.NoArgs,
+		Use:   "index --docs N --out DIR [--shards N] [flags]",
+		Short: "Generate a synthetic collection straight into an index, or a sharded collection (no text)",
+		Long: `Generate a synthetic collection straight into an index (no text is
+produced): the collection is a function of --seed, --docs, --order and
+the parameters (--fit).
+
+With --shards N, --out becomes a sharded collection, as index --shards or
+split would write it from the one index: shard-00 to shard-(N-1), URL
+ranges of balanced document counts, each scored under the whole
+collection's statistics, then shards.json. The N shards are written at
+once, one writer each, from the same generated lists, so that sharded
+generation takes no longer than one index's; url order only.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := f.Complete(); err != nil {
 				return usageError{err}
@@ -44,6 +54,10 @@ func newGenIndexCmd() *cobra.Command {
 				fmt.Fprintf(os.Stderr, "generated %d documents in %s: %d terms, %d postings, %.2f bits/docid, %.2f bits/freq, index %.1f MB, peak RSS %.0f MB\n",
 					rep.Docs, time.Duration(rep.Seconds*float64(time.Second)).Round(time.Millisecond), rep.Terms, rep.Postings,
 					s.BitsPerDocID, s.BitsPerFreq, float64(s.IndexBytes)/1e6, s.PeakRSSMB)
+				for _, sh := range rep.Shards {
+					fmt.Fprintf(os.Stderr, "  %s: %d documents from docid %d, %d terms, %d postings, %.1f MB\n",
+						sh.Dir, sh.Docs, sh.FirstDoc, sh.Terms, sh.Postings, float64(sh.Bytes)/1e6)
+				}
 			}
 			if asJSON {
 				return writeJSON(os.Stdout, s)

@@ -75,3 +75,25 @@ func TestCLIShards(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIGenShards: gen index --shards --json reports the shards it
+// wrote and their whole size, and inspect opens the collection.
+func TestCLIGenShards(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "coll")
+	var got struct {
+		cliShards
+		Docs       int   `json:"docs"`
+		IndexBytes int64 `json:"index_bytes"`
+	}
+	res := mustRun(t, "gen", "index", "--quiet", "--json", "--docs", "400", "--shards", "2", "--out", dir)
+	if err := json.Unmarshal([]byte(res.stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Docs != 400 || got.Collection == "" || len(got.Shards) != 2 || got.Shards[1].FirstDoc != 200 || got.IndexBytes == 0 {
+		t.Fatalf("gen index --shards 2 --json: %s", res.stdout)
+	}
+	res = mustRun(t, "inspect", "--index", dir)
+	if !strings.Contains(res.stdout, "400 documents in 2 shards") {
+		t.Errorf("inspect of the collection:\n%s", res.stdout)
+	}
+}
