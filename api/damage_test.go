@@ -185,7 +185,7 @@ func TestServedFilesChangedOnDisk(t *testing.T) {
 				cfg.Server.CacheEntries = 0 // every query reads the index
 				cfg.Search.Engine = engine
 				// Reloads call auto on request goroutines: no t.Fatal.
-				auto := func(ix *index.Index, cpu, _ query.Engine) query.Engine {
+				auto := func(ix *index.Index, cpu query.Engine, _ []query.Engine) query.Engine {
 					s, err := schedule.New(ix, schedule.Config{Policy: schedule.PolicyCPU, CPU: cpu, CPUWorkers: 2})
 					if err != nil {
 						t.Error(err)

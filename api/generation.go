@@ -15,12 +15,16 @@ import (
 	"github.com/gpusearch/gpusearch/config"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/query"
+	"github.com/gpusearch/gpusearch/query/schedule"
 )
 
 // AutoFunc builds the engine that answers engine=auto over a newly loaded
-// index, given its CPU engine and its GPU engine (nil when the GPU could
-// not start). It is the hook for the CPU/GPU scheduler.
-type AutoFunc func(ix *index.Index, cpu, gpu query.Engine) query.Engine
+// index, given its CPU engine and its GPU engines: none when the GPU
+// could not start, one, or, for a sharded collection with more of
+// gpu.devices than shards, one per gang of devices holding every shard
+// (schedule.OpenShardedGPUs), each a processor of its own. It is the hook
+// for the CPU/GPU scheduler.
+type AutoFunc func(ix *index.Index, cpu query.Engine, gpus []query.Engine) query.Engine
 
 // generation is one served index with its engines and result cache. It is
 // reference counted: the server holds one reference while it is current,
@@ -42,9 +46,13 @@ type generation struct {
 	auto       query.Engine // nil: engine=auto is the CPU engine
 	gpu        query.Engine // nil when gpuErr is set
 	gpuErr     error
-	lazy       map[string]*lazyEngine // the other registered engines
-	cache      *lru
-	refs       atomic.Int64
+	// replicas are the GPU gangs after gpu's when a sharded collection
+	// has more of gpu.devices than shards: engine=auto's scheduler runs
+	// them beside gpu, engine=gpu runs gpu's gang.
+	replicas []query.Engine
+	lazy     map[string]*lazyEngine // the other registered engines
+	cache    *lru
+	refs     atomic.Int64
 	// damage is set by the first search that found the files under the
 	// index changed on disk (index.ErrCorrupt: a fault reading a file
 	// that shrank, or a block that no longer decodes); every later search
@@ -67,10 +75,12 @@ type lazyEngine struct {
 
 // engineOptions are the options the server opens engines with: the
 // bitmap cache bounded by server.bitmap_cache_mb, the GPU engine on the
-// first of gpu.devices.
+// first of gpu.devices, a sharded collection's shards on each of them in
+// turn.
 func engineOptions(cfg config.Config) query.Options {
 	o := query.Options{CacheBytes: cfg.Server.BitmapCacheMB << 20,
-		GPU: query.GPUOptions{MemoryBudgetMB: cfg.GPU.MemoryBudgetMB, Wait: cfg.GPU.Wait}}
+		GPU: query.GPUOptions{MemoryBudgetMB: cfg.GPU.MemoryBudgetMB, Wait: cfg.GPU.Wait, CachePolicy: cfg.GPU.CachePolicy,
+			CacheMB: cfg.GPU.CacheMB, LongListKB: cfg.GPU.LongListKB, Devices: cfg.GPU.Devices}}
 	if len(cfg.GPU.Devices) > 0 {
 		o.GPU.Device = cfg.GPU.Devices[0]
 	}
@@ -105,14 +115,46 @@ func openGeneration(dir string, cfg config.Config, auto AutoFunc) (*generation, 
 	if _, err := query.Lookup("gpu"); err != nil {
 		g.gpuErr = fmt.Errorf("%w: this program has no GPU engine", query.ErrNoGPU)
 	} else {
-		g.gpu, g.gpuErr = g.openEngine("gpu", opts)
+		g.openGPUs(opts)
 	}
 	if auto != nil {
-		g.auto = auto(ix, g.cpu, g.gpu)
+		var gpus []query.Engine
+		if g.gpu != nil {
+			gpus = append([]query.Engine{g.gpu}, g.replicas...)
+		}
+		g.auto = auto(ix, g.cpu, gpus)
 	}
 	g.gpu = batchGPU(ix, g.gpu, cfg.GPU) // after auto, whose scheduler batches for itself
 	g.refs.Store(1)
 	return g, nil
+}
+
+// openGPUs opens the GPU engines. Over an index, one on each of
+// o.GPU.Devices, each holding the whole index (schedule.OpenGPUs); over a
+// sharded collection's shards, shard i on device i modulo the devices,
+// and with at least twice as many devices as shards, in gangs of one
+// device per shard (schedule.OpenShardedGPUs). The first engine is gpu,
+// the others replicas that engine=auto's scheduler runs beside it. A
+// device or gang that fails to open is left out; gpuErr is the error
+// when none opens.
+func (g *generation) openGPUs(o query.Options) {
+	var gs schedule.GPUs
+	var err error
+	_, sharded := g.ix.Shard()
+	switch {
+	case sharded && len(o.GPU.Devices) >= 2*len(g.parts):
+		gs, err = schedule.OpenShardedGPUs(g.parts, "gpu", o, o.GPU.Devices)
+	case !sharded && len(o.GPU.Devices) > 1:
+		gs, err = schedule.OpenGPUs(g.ix, o, o.GPU.Devices)
+	default:
+		g.gpu, g.gpuErr = g.openEngine("gpu", o)
+		return
+	}
+	if len(gs) == 0 {
+		g.gpuErr = err
+		return
+	}
+	g.gpu, g.replicas = gs[0], gs[1:]
 }
 
 // search runs eng on q under the index's Guard, so that a fault reading
@@ -206,7 +248,7 @@ func (g *generation) release() error {
 		return nil
 	}
 	var errs []error
-	for _, e := range []query.Engine{g.gpu, g.cpu, g.auto} {
+	for _, e := range append([]query.Engine{g.gpu, g.cpu, g.auto}, g.replicas...) {
 		if c, ok := e.(io.Closer); ok {
 			errs = append(errs, c.Close())
 		}

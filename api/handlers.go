@@ -100,6 +100,15 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 	if g.gpuErr != nil {
 		resp.Server.GPU = g.gpuErr.Error()
 	}
+	if d, ok := g.gpu.(deviceReporter); ok {
+		if c := d.DeviceUsage().ListCache; c.On {
+			lc := &ListCacheStats{Hits: c.Hits, Misses: c.Misses, StreamedBytes: c.StreamedBytes, Evictions: c.Evictions}
+			if c.Hits+c.Misses > 0 {
+				lc.HitRate = float64(c.Hits) / float64(c.Hits+c.Misses)
+			}
+			resp.Server.GPUListCache = lc
+		}
+	}
 	writeJSON(w, http.StatusOK, resp)
 }
 

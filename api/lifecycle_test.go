@@ -350,7 +350,7 @@ func TestPanic(t *testing.T) {
 // /metrics reports where its queries ran and how its workers spent their
 // time; without one, no scheduler series appear.
 func TestSchedulerMetrics(t *testing.T) {
-	auto := func(ix *index.Index, cpu, _ query.Engine) query.Engine {
+	auto := func(ix *index.Index, cpu query.Engine, _ []query.Engine) query.Engine {
 		s, err := schedule.New(ix, schedule.Config{Policy: schedule.PolicyCPU, CPU: cpu, CPUWorkers: 2})
 		if err != nil {
 			t.Fatal(err)

@@ -75,7 +75,7 @@ func TestMsearchMatchesSearch(t *testing.T) {
 		cfg := testConfig(indexA)
 		cfg.Server.CacheEntries = 0
 		cfg.Search.Engine = "auto"
-		s, err := New(Options{Config: cfg, Auto: func(_ *index.Index, cpu, _ query.Engine) query.Engine {
+		s, err := New(Options{Config: cfg, Auto: func(_ *index.Index, cpu query.Engine, _ []query.Engine) query.Engine {
 			rec.Engine = cpu
 			return rec
 		}})

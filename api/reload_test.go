@@ -37,7 +37,7 @@ func (e gatedEngine) Search(ctx context.Context, q query.Query) (query.Result, e
 // gated returns an Options.Auto hook whose engines wait on gate and
 // report on started when a search begins.
 func gated(gate, started chan struct{}) AutoFunc {
-	return func(_ *index.Index, cpu, _ query.Engine) query.Engine {
+	return func(_ *index.Index, cpu query.Engine, _ []query.Engine) query.Engine {
 		return gatedEngine{cpu: cpu, gate: gate, started: started}
 	}
 }

@@ -73,6 +73,8 @@ type deviceReporter interface {
 type gpuCollector struct {
 	current       func() deviceReporter // nil without a GPU engine
 	runs, seconds *prometheus.Desc
+	// The list cache's counters, with one.
+	cacheLists, cacheBytes, evictions *prometheus.Desc
 }
 
 func newGPUCollector(current func() deviceReporter) *gpuCollector {
@@ -83,6 +85,13 @@ func newGPUCollector(current func() deviceReporter) *gpuCollector {
 		seconds: prometheus.NewDesc("gpusearch_gpu_run_seconds_total",
 			"Time in the GPU engine's runs: on the host's clock (host), and on the device's from each run's first operation to its results' copy (device).",
 			[]string{"clock"}, nil),
+		cacheLists: prometheus.NewDesc("gpusearch_gpu_list_cache_lists_total",
+			"Long lists the GPU engine's list cache was asked for: found on the device (hit) or copied in (miss).",
+			[]string{"result"}, nil),
+		cacheBytes: prometheus.NewDesc("gpusearch_gpu_list_cache_streamed_bytes_total",
+			"Bytes of long lists the GPU engine copied into its list cache.", nil, nil),
+		evictions: prometheus.NewDesc("gpusearch_gpu_list_cache_evictions_total",
+			"Long lists the GPU engine's list cache evicted to make room.", nil, nil),
 	}
 }
 
@@ -90,6 +99,9 @@ func newGPUCollector(current func() deviceReporter) *gpuCollector {
 func (c *gpuCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.runs
 	ch <- c.seconds
+	ch <- c.cacheLists
+	ch <- c.cacheBytes
+	ch <- c.evictions
 }
 
 // Collect implements prometheus.Collector.
@@ -102,4 +114,10 @@ func (c *gpuCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.runs, prometheus.CounterValue, float64(u.Runs))
 	ch <- prometheus.MustNewConstMetric(c.seconds, prometheus.CounterValue, u.Held.Seconds(), "host")
 	ch <- prometheus.MustNewConstMetric(c.seconds, prometheus.CounterValue, u.Busy.Seconds(), "device")
+	if lc := u.ListCache; lc.On {
+		ch <- prometheus.MustNewConstMetric(c.cacheLists, prometheus.CounterValue, float64(lc.Hits), "hit")
+		ch <- prometheus.MustNewConstMetric(c.cacheLists, prometheus.CounterValue, float64(lc.Misses), "miss")
+		ch <- prometheus.MustNewConstMetric(c.cacheBytes, prometheus.CounterValue, float64(lc.StreamedBytes))
+		ch <- prometheus.MustNewConstMetric(c.evictions, prometheus.CounterValue, float64(lc.Evictions))
+	}
 }

@@ -14,7 +14,8 @@ type fakeDevice query.DeviceUsage
 func (f fakeDevice) DeviceUsage() query.DeviceUsage { return query.DeviceUsage(f) }
 
 // TestGPUCollector: the GPU engine's runs and their host and device time
-// become counters, and without a GPU engine there are none.
+// become counters, its list cache's too when it has one, and without a
+// GPU engine there are none.
 func TestGPUCollector(t *testing.T) {
 	gather := func(r deviceReporter) map[string]float64 {
 		reg := prometheus.NewRegistry()
@@ -51,5 +52,17 @@ func TestGPUCollector(t *testing.T) {
 	}
 	if got := gather(nil); len(got) != 0 {
 		t.Errorf("no GPU engine: series %v, want none", got)
+	}
+	// With a list cache, its counters too.
+	got = gather(fakeDevice{Runs: 1, ListCache: query.ListCacheUsage{On: true, Hits: 5, Misses: 2, StreamedBytes: 4096, Evictions: 1}})
+	for k, v := range map[string]float64{
+		"gpusearch_gpu_list_cache_lists_total/hit":      5,
+		"gpusearch_gpu_list_cache_lists_total/miss":     2,
+		"gpusearch_gpu_list_cache_streamed_bytes_total": 4096,
+		"gpusearch_gpu_list_cache_evictions_total":      1,
+	} {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
 	}
 }

@@ -43,7 +43,7 @@ func TestRoutes(t *testing.T) {
 
 	slow := testConfig(indexA)
 	slow.Server.Timeout = 20 * time.Millisecond
-	s, err := New(Options{Config: slow, Auto: func(*index.Index, query.Engine, query.Engine) query.Engine { return blockingEngine{} }})
+	s, err := New(Options{Config: slow, Auto: func(*index.Index, query.Engine, []query.Engine) query.Engine { return blockingEngine{} }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,6 +88,20 @@ type ServerStats struct {
 	Reloads       int64      `json:"reloads"` // successful index swaps
 	GPU           string     `json:"gpu"`     // "ok", or why engine=gpu answers 503
 	Cache         CacheStats `json:"cache"`
+	// GPUListCache is the GPU engine's list cache, when the index does
+	// not fit its memory budget.
+	GPUListCache *ListCacheStats `json:"gpu_list_cache,omitempty"`
+}
+
+// ListCacheStats describe the GPU engine's list cache (docs/gpu-cache.md):
+// accesses to long lists found on the device (hits) and copied in
+// (misses), the bytes copied, and evictions.
+type ListCacheStats struct {
+	Hits          int64   `json:"hits"`
+	Misses        int64   `json:"misses"`
+	HitRate       float64 `json:"hit_rate"`
+	StreamedBytes int64   `json:"streamed_bytes"`
+	Evictions     int64   `json:"evictions"`
 }
 
 // CacheStats describe the result cache; HitRate is hits/(hits+misses), 0

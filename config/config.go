@@ -199,6 +199,17 @@ type GPU struct {
 	// the H100 machine 200us cost 19-20% at 16 clients and gained nothing
 	// at 128 or 1024, docs/server.md).
 	Window time.Duration `yaml:"window"`
+	// CachePolicy is the GPU list cache's policy, lru or lfu: when the
+	// index does not fit memory_budget_mb (with a quarter of it left for
+	// scratch), short lists stay resident and long ones live in a cache
+	// of the rest of the budget (docs/gpu-cache.md).
+	CachePolicy string `yaml:"cache_policy"`
+	// CacheMB, when positive, turns the list cache on with that size
+	// whatever the budget (0: only when the index does not fit).
+	CacheMB int64 `yaml:"cache_mb"`
+	// LongListKB is the size from which a list is long, cached rather
+	// than resident (docids and frequencies as encoded on the device).
+	LongListKB int64 `yaml:"long_list_kb"`
 }
 
 // Default is the configuration used when no file is given; it matches
@@ -245,7 +256,7 @@ func Default() Config {
 			MsearchMaxBytes:   1 << 20,
 			WatchInterval:     2 * time.Second,
 		},
-		GPU:     GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 128, Workers: 3, Wait: "auto"},
+		GPU:     GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 128, Workers: 3, Wait: "auto", CachePolicy: "lru", LongListKB: 64},
 		Cluster: Cluster{Endpoints: []string{}, Prefix: "/gpusearch", LeaseTTL: 5 * time.Second, DialTimeout: 2 * time.Second},
 		Broker: Broker{Addr: "127.0.0.1:8090", ShardTimeout: 2 * time.Second, Hedge: true, HedgeMin: time.Millisecond,
 			DownFor: time.Second, CacheEntries: 10000, MaxConnsPerReplica: 256},
@@ -397,6 +408,15 @@ func (g GPU) Validate() error {
 	}
 	if !oneOf(g.Wait, "auto", "spin", "yield", "block") {
 		errs = append(errs, fmt.Errorf("gpu.wait %q: want auto, spin, yield or block", g.Wait))
+	}
+	if !oneOf(g.CachePolicy, "lru", "lfu") {
+		errs = append(errs, fmt.Errorf("gpu.cache_policy %q: want lru or lfu", g.CachePolicy))
+	}
+	if g.CacheMB < 0 || g.MemoryBudgetMB < 0 {
+		errs = append(errs, errors.New("gpu.cache_mb and gpu.memory_budget_mb must not be negative"))
+	}
+	if g.LongListKB <= 0 {
+		errs = append(errs, errors.New("gpu.long_list_kb must be positive"))
 	}
 	return errors.Join(errs...)
 }

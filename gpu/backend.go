@@ -321,3 +321,12 @@ func (s deviceStream) elapsed() ([]time.Duration, error) {
 	}
 	return out, nil
 }
+
+// pinned allocates page-locked host memory (pinner).
+func (b *deviceBackend) pinned(n int64) ([]byte, func() error, error) {
+	h, err := b.d.c.AllocHost(n)
+	if err != nil {
+		return nil, nil, err
+	}
+	return h.Bytes(), h.Free, nil
+}

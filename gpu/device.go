@@ -1,9 +1,8 @@
 package gpu
 
 import (
-	"time"
-
 	"github.com/gpusearch/gpusearch/internal/cuda"
+	"github.com/gpusearch/gpusearch/query"
 )
 
 // DeviceOptions choose a GPU, bound its memory use and say how the host
@@ -90,21 +89,14 @@ func (r *Resident) Free() error {
 	return first
 }
 
-// DeviceUsage accounts for a query engine's runs on its device: each run
-// is one launch sequence of a batch or query pass, ending in the download
-// of its results.
-type DeviceUsage struct {
-	Runs int64
-	// Held is the host's time inside runs.
-	Held time.Duration
-	// Busy is the device's time from each run's first operation to the
-	// start of its last download (CUDA events): kernels, copies, and any
-	// gaps while the host was late to queue work. Held - Busy is the host's
-	// share: queueing launches, waiting to notice the end, and the copy.
-	// Runs on different streams overlap, so Busy (and Held) can exceed the
-	// wall time.
-	Busy time.Duration
-}
+// DeviceUsage accounts for a query engine's runs on its device
+// (query.DeviceUsage): each run is one launch sequence of a batch or
+// query pass, ending in the download of its results; Held is the host's
+// time inside runs, Busy the device's from each run's first operation to
+// the start of its last download (CUDA events), so Held - Busy is the
+// host's share, and runs on different streams overlap, so both can
+// exceed the wall time. ListCache counts the list cache, if any.
+type DeviceUsage = query.DeviceUsage
 
 // Column is an encoded column resident on a device.
 type Column struct {

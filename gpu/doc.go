@@ -97,7 +97,26 @@
 // without a GPU.
 // docs/gpu-queries.md describes the algorithms and their measurement.
 //
+// List cache. An index whose columns and a scratch reserve (a quarter of
+// the budget) exceed Options.MemoryBudgetMB, or an engine given
+// Options.CacheMB, keeps its short lists resident and its long ones (at
+// least LongListBytes of docids and frequencies) in page-locked host
+// memory, with a device-side cache of the rest of the budget
+// (qcache.go, listcache.go; the idea is the GPU index cache of Ding, He
+// and Suel's section 5). Before a batch's launch sequences, its groups of
+// queries whose long lists fit the cache together pin their lists, and
+// the missing ones are copied in (their bytes, then their rows' offsets)
+// in a run of their own, evicting unpinned lists by the policy: LRU, or
+// LFU with dynamic aging. The kernels do not change: both columns' data
+// are one arena (short docids, short frequencies, the cache), and a
+// spacer row after each long list (and after a list followed by one)
+// gives every list the offset after its last block, which a load
+// rewrites. A resident engine has no cache and pays one nil check.
+// CacheSim runs the same bookkeeping over a query log without a device.
+// docs/gpu-cache.md measures it.
+//
 // Decisions. Kernel parameters are 8-byte values (cu copies 8 bytes per
 // argument). Host-to-device copies read Go memory (or the index's mapped
-// files) directly: the index is uploaded once.
+// files) directly: the index is uploaded once; only the list cache's
+// copies, on the query path, come from page-locked memory.
 package gpu

@@ -20,6 +20,19 @@ type Options struct {
 	// NoGraphs queues every launch on its own instead of each run's
 	// launches between copies as one CUDA graph (for comparison).
 	NoGraphs bool
+	// CachePolicy is the list cache's policy, CacheLRU (default) or
+	// CacheLFU. The engine has a list cache when the index and a scratch
+	// reserve of a quarter of the budget do not fit MemoryBudgetMB, or
+	// when CacheMB is positive: short lists stay resident, long ones (at
+	// least LongListBytes, default DefaultLongListBytes) are copied to
+	// the cache when a query needs them (see docs/gpu-cache.md).
+	CachePolicy string
+	// CacheMB, when positive, is the list cache's size, whatever the
+	// budget; 0 sizes it from the budget, when needed.
+	CacheMB int64
+	// LongListBytes is the size from which a list is long (cached); 0:
+	// DefaultLongListBytes.
+	LongListBytes int64
 }
 
 // Engine answers queries on a GPU: the index stays resident in device
@@ -47,13 +60,19 @@ func NewEngine(ix *index.Index, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	policy, err := checkPolicy(opts.CachePolicy)
+	if err != nil {
+		return nil, err
+	}
 	cols, err := acquireColumns(residentKey(ix, opts), func() (*columns, error) {
 		d, be, err := openBackend(DeviceOptions{Ordinal: opts.Device, MemoryBudgetMB: opts.MemoryBudgetMB, Wait: opts.Wait})
 		if err != nil {
 			return nil, err
 		}
 		be.graphs = !opts.NoGraphs
-		c, err := uploadColumns(ix, be)
+		co := cacheOptions{policy: policy, bytes: opts.CacheMB << 20, budget: d.Info().BudgetBytes - d.Used(),
+			longMin: opts.LongListBytes}
+		c, err := uploadColumnsCache(ix, be, co)
 		if err != nil {
 			return nil, errors.Join(err, be.close(), d.Close())
 		}
@@ -103,8 +122,25 @@ func (e *Engine) Profile(ctx context.Context, q query.Query) (query.Result, Phas
 // Device describes the engine's GPU.
 func (e *Engine) Device() DeviceInfo { return e.dev.Info() }
 
-// Usage reports the engine's runs on the device so far.
-func (e *Engine) Usage() DeviceUsage { return e.be.deviceUsage() }
+// Usage reports the engine's runs on the device so far, and its list
+// cache's accesses.
+func (e *Engine) Usage() DeviceUsage {
+	u := e.be.deviceUsage()
+	if st, ok := e.CacheStats(); ok {
+		u.ListCache = query.ListCacheUsage{On: true, Hits: st.Hits, Misses: st.Misses, StreamedBytes: st.StreamedBytes,
+			Evictions: st.Evictions}
+	}
+	return u
+}
+
+// CacheStats reports the list cache, and false when the engine holds the
+// whole index resident.
+func (e *Engine) CacheStats() (CacheStats, bool) {
+	if e.q.qc == nil {
+		return CacheStats{}, false
+	}
+	return e.q.qc.lc.snapshot(), true
+}
 
 // Reencoded reports whether the index's columns were re-encoded at upload
 // because their codec has no GPU decoder.

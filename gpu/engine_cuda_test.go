@@ -10,7 +10,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gpusearch/gpusearch/analysis"
@@ -316,3 +319,82 @@ func sameHits(a, b []query.Hit) bool {
 	}
 	return true
 }
+
+// TestEngineListCache: on the device, under a list cache that holds only
+// the six longest lists, every policy answers exactly (checkListCache),
+// the long lists copied from page-locked host memory.
+func TestEngineListCache(t *testing.T) {
+	for i, codec := range []string{"gpu-bp256", "bp128"} {
+		spec := corpusSpec{Docs: 40000, Vocab: 400, Zipf: 1.0, Density: 0.7, Codec: codec, Seed: uint64(60 + i)}
+		policy := CachePolicies[i%len(CachePolicies)]
+		t.Run(codec+"/"+policy, func(t *testing.T) {
+			checkListCache(t, openCorpus(t, spec), spec, policy, func(ix *index.Index, co cacheOptions) (*qengine, error) {
+				d, be, err := openBackend(DeviceOptions{})
+				if err != nil {
+					return nil, err
+				}
+				t.Cleanup(func() { be.close(); d.Close() })
+				return newQEngineCache(ix, be, co)
+			})
+		})
+	}
+}
+
+// TestShardsOnTwoDevices: a random collection split into two shards,
+// shard i's engine on device i, searched at once and merged, answers
+// every mode as the exhaustive scorer over the whole collection. It
+// needs two GPUs and skips with one.
+func TestShardsOnTwoDevices(t *testing.T) {
+	if d, err := OpenDevice(DeviceOptions{Ordinal: 1}); err != nil {
+		t.Skipf("a second GPU: %v", err)
+	} else {
+		d.Close()
+	}
+	devicesOnce.Do(func() {
+		query.Register("gpu-devices-test", query.Driver{Needs: query.Needs{GPU: true}, Open: func(ix *index.Index, o query.Options) (query.Engine, error) {
+			return NewEngine(ix, Options{Device: o.GPU.Device})
+		}})
+	})
+	spec := corpusSpec{Docs: 60000, Vocab: 500, Zipf: 1.0, Density: 0.7, Codec: "gpu-bp256", Seed: 70}
+	ix := openCorpus(t, spec)
+	coll := filepath.Join(t.TempDir(), "coll")
+	if _, err := index.Split(context.Background(), ix, coll, 2, index.SplitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	shards, _, err := index.OpenSharded(coll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, s := range shards {
+			s.Close()
+		}
+	}()
+	e, err := query.OpenSharded(shards, "gpu-devices-test", query.Options{GPU: query.GPUOptions{Devices: []int{0, 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.(interface{ Close() error }).Close()
+	ref := query.NewExhaustive(ix)
+	qs := randomQueries(rand.New(rand.NewPCG(70, 1)), 150, spec.Vocab)
+	batch, err := e.(query.BatchEngine).SearchBatch(context.Background(), qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range qs {
+		want, err := ref.Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.Hits, want.Hits) || !slices.Equal(batch[i].Hits, want.Hits) {
+			t.Errorf("%v: got %v, batch %v, want %v", q, got.Hits, batch[i].Hits, want.Hits)
+		}
+	}
+}
+
+// devicesOnce registers TestShardsOnTwoDevices's driver once per binary.
+var devicesOnce sync.Once

@@ -71,6 +71,9 @@ type qengine struct {
 	// runAnd).
 	wavePostings, waveCandidates int64
 	topk                         string // a single OR pass's top-k: TopKRadix or TopKTree
+	// qc is the columns' list cache when they have one (the long lists do
+	// not stay resident).
+	qc *qcache
 
 	// life is held for reading by searches and for writing by release.
 	life     sync.RWMutex
@@ -119,7 +122,13 @@ func (e *qengine) takeWorkspace(ctx context.Context) (*workspace, error) {
 // newQEngine uploads ix to the backend. A column whose codec has no GPU
 // decoder is re-encoded first (see gpuColumn).
 func newQEngine(ix *index.Index, be backend) (*qengine, error) {
-	cols, err := uploadColumns(ix, be)
+	return newQEngineCache(ix, be, cacheOptions{})
+}
+
+// newQEngineCache is newQEngine with a list cache where co asks for one
+// (see wantCache).
+func newQEngineCache(ix *index.Index, be backend, co cacheOptions) (*qengine, error) {
+	cols, err := uploadColumnsCache(ix, be, co)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +142,7 @@ func newQEngine(ix *index.Index, be backend) (*qengine, error) {
 func newQEngineOn(ix *index.Index, cols *columns) (*qengine, error) {
 	be := cols.be
 	e := &qengine{ix: ix, be: be, cols: cols, docCol: cols.doc, freqCol: cols.freq, lastDoc: cols.lastDoc, reencoded: cols.reencoded,
-		bs: ix.BlockSize(), docs: ix.NumDocs(), gridCap: 8 * max(1, be.multiprocessors()),
+		qc: cols.qc, bs: ix.BlockSize(), docs: ix.NumDocs(), gridCap: 8 * max(1, be.multiprocessors()),
 		wavePostings: defaultWavePostings, waveCandidates: defaultWaveCandidates, topk: TopKRadix, spare: make(chan *workspace, workspaces)}
 	for i := range workspaces {
 		e.spare <- &workspace{lane: i}
@@ -643,7 +652,7 @@ func (e *qengine) search(ctx context.Context, qs []query.Query, timing bool) ([]
 		if err := ctx.Err(); err != nil {
 			return nil, phases, err
 		}
-		if err := e.run(ws, todo, timing); err != nil {
+		if err := e.runCached(ws, todo, timing); err != nil {
 			return nil, phases, err
 		}
 		for i, j := range waves[w] {

@@ -11,9 +11,10 @@ import (
 
 // qlist is one posting list of a query as the device holds it.
 type qlist struct {
-	first uint32 // the list's first block in the columns
+	first uint32 // the list's first block in the columns (a row, with a list cache)
 	nb    int    // blocks
 	df    int    // postings
+	term  int32  // the term's ID in the index
 }
 
 // qpos is one query term in query order: the list it scores from (an
@@ -53,7 +54,7 @@ func planQuery(ix *index.Index, q query.Query, mode query.Mode) (qplan, bool) {
 		if l < 0 || !p.and {
 			l = len(p.lists)
 			ids = append(ids, info.ID)
-			p.lists = append(p.lists, qlist{first: info.FirstBlock, nb: info.NumBlocks(bs), df: int(info.DF)})
+			p.lists = append(p.lists, qlist{first: info.FirstBlock, nb: info.NumBlocks(bs), df: int(info.DF), term: int32(info.ID)})
 		}
 		p.pos = append(p.pos, qpos{list: l, idf: ix.IDF(info)})
 	}

@@ -30,6 +30,9 @@ type columns struct {
 	// with the last engine; nil on other backends (the emulator).
 	dev *Device
 	dbe *deviceBackend
+	// qc is the list cache when the long lists do not stay resident: the
+	// lists are laid out for it, and its host memory is the columns'.
+	qc *qcache
 }
 
 // residents are the shareable columns some open engine holds, by key.
@@ -56,7 +59,8 @@ func residentKey(ix *index.Index, opts Options) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d|%d|%s|%t|%s|%s", opts.Device, opts.MemoryBudgetMB, opts.Wait, opts.NoGraphs, dir, m.Generation)
+	fmt.Fprintf(&b, "%d|%d|%s|%t|%s|%d|%d|%s|%s", opts.Device, opts.MemoryBudgetMB, opts.Wait, opts.NoGraphs, opts.CachePolicy,
+		opts.CacheMB, opts.LongListBytes, dir, m.Generation)
 	names := make([]string, 0, len(m.Files))
 	for name := range m.Files {
 		names = append(names, name)
@@ -95,6 +99,12 @@ func acquireColumns(key string, upload func() (*columns, error)) (*columns, erro
 // uploadColumns uploads ix's columns to be. A column whose codec has no
 // GPU decoder is re-encoded first (see gpuColumn).
 func uploadColumns(ix *index.Index, be backend) (*columns, error) {
+	return uploadColumnsCache(ix, be, cacheOptions{})
+}
+
+// uploadColumnsCache is uploadColumns with a list cache where co asks for
+// one (see wantCache).
+func uploadColumnsCache(ix *index.Index, be backend, co cacheOptions) (*columns, error) {
 	c := &columns{be: be}
 	alloc := func(size int64) (devPtr, error) {
 		p, err := be.alloc(max(size, 16))
@@ -127,6 +137,12 @@ func uploadColumns(ix *index.Index, be backend) (*columns, error) {
 		return nil, fmt.Errorf("gpu: frequency column: %w", err)
 	}
 	c.reencoded = re[0] || re[1]
+	if wantCache(ix, &dh, &fh, co) {
+		if err := c.uploadCached(ix, &dh, &fh, co, alloc); err != nil {
+			return fail(err)
+		}
+		return c, nil
+	}
 	if c.doc, err = uploadColumn(be, &dh, alloc); err != nil {
 		return fail(fmt.Errorf("gpu: upload docids: %w", err))
 	}
@@ -156,7 +172,7 @@ func (c *columns) drop() error {
 	if !last {
 		return nil
 	}
-	err := freeAll(c.be, c.owned...)
+	err := errors.Join(freeAll(c.be, c.owned...), c.qc.release())
 	c.owned = nil
 	if c.dev != nil {
 		err = errors.Join(err, c.dbe.close(), c.dev.Close())

@@ -40,6 +40,18 @@ type GPUOptions struct {
 	Device         int    // CUDA device ordinal
 	MemoryBudgetMB int64  // device memory the engine may use; 0: all free memory
 	Wait           string // how the host waits for the device: auto, spin, yield or block
+	// CachePolicy is the list cache's policy (lru or lfu) when the index
+	// does not fit the budget; CacheMB, when positive, turns the cache on
+	// with that size whatever the budget.
+	CachePolicy string
+	CacheMB     int64
+	// LongListKB is the size from which a list is long (cached); 0: the
+	// engine's default.
+	LongListKB int64
+	// Devices, when set, places the engines of a sharded collection
+	// (OpenSharded): shard i's on Devices[i % len(Devices)], Device
+	// otherwise.
+	Devices []int
 }
 
 // DefaultOptions are the options New opens engines with: a
@@ -126,6 +138,29 @@ type DeviceUsage struct {
 	// start of its last download. Runs on different streams overlap, so
 	// Busy (and Held) can exceed the wall time.
 	Busy time.Duration
+	// ListCache counts the list cache of an engine that streams long lists
+	// under a memory budget; zero without one.
+	ListCache ListCacheUsage
+}
+
+// ListCacheUsage counts a GPU list cache's accesses to long lists: those
+// found on the device, those copied in (and their bytes), and evictions.
+type ListCacheUsage struct {
+	On                                     bool // the engine has a list cache
+	Hits, Misses, StreamedBytes, Evictions int64
+}
+
+// Add returns the sum of u and o, field by field.
+func (u DeviceUsage) Add(o DeviceUsage) DeviceUsage {
+	u.Runs += o.Runs
+	u.Held += o.Held
+	u.Busy += o.Busy
+	u.ListCache.On = u.ListCache.On || o.ListCache.On
+	u.ListCache.Hits += o.ListCache.Hits
+	u.ListCache.Misses += o.ListCache.Misses
+	u.ListCache.StreamedBytes += o.ListCache.StreamedBytes
+	u.ListCache.Evictions += o.ListCache.Evictions
+	return u
 }
 
 // A DeviceEngine is an engine that runs on a device and accounts for its

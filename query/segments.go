@@ -260,10 +260,7 @@ func sumUsage(engines []Engine) DeviceUsage {
 	var sum DeviceUsage
 	for _, e := range engines {
 		if d, ok := e.(DeviceEngine); ok {
-			u := d.DeviceUsage()
-			sum.Runs += u.Runs
-			sum.Held += u.Held
-			sum.Busy += u.Busy
+			sum = sum.Add(d.DeviceUsage())
 		}
 	}
 	return sum

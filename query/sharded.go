@@ -26,9 +26,11 @@ type Sharded struct {
 
 // OpenSharded opens the engine registered under name, with o, on each of
 // shards: shards of one collection, each at most once, in any order (a
-// node may serve some of a collection's shards). Over GPU engines the
-// result also answers batches and reports the devices' usage. The
-// engines close with the result; the shards stay open.
+// node may serve some of a collection's shards). A GPU engine opens on
+// o.GPU.Devices[i % len(o.GPU.Devices)] for the i-th shard when Devices
+// is set, so that the shards' searches run on several GPUs at once. Over
+// GPU engines the result also answers batches and reports the devices'
+// usage. The engines close with the result; the shards stay open.
 func OpenSharded(shards []*index.Index, name string, o Options) (Engine, error) {
 	d, err := Lookup(name)
 	if err != nil {
@@ -52,7 +54,11 @@ func OpenSharded(shards []*index.Index, name string, o Options) (Engine, error) 
 		}
 		coll = info.Collection
 		seen[info.Index] = true
-		e, err := Open(ix, name, o)
+		oi := o
+		if n := len(o.GPU.Devices); n > 0 && d.Needs.GPU {
+			oi.GPU.Device = o.GPU.Devices[i%n]
+		}
+		e, err := Open(ix, name, oi)
 		if err != nil {
 			s.Close()
 			return nil, err

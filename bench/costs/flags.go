@@ -85,7 +85,8 @@ func (f *FitFlags) Run(ctx context.Context) (*FitReport, error) {
 			return nil, err
 		}
 	}
-	gpus, gerr := schedule.OpenGPUs(ix, query.Options{GPU: query.GPUOptions{MemoryBudgetMB: f.gpu.MemoryBudgetMB, Wait: f.gpu.Wait}}, f.gpu.Devices)
+	gpus, gerr := schedule.OpenGPUs(ix, query.Options{GPU: query.GPUOptions{MemoryBudgetMB: f.gpu.MemoryBudgetMB, Wait: f.gpu.Wait,
+		CachePolicy: f.gpu.CachePolicy, CacheMB: f.gpu.CacheMB, LongListKB: f.gpu.LongListKB}}, f.gpu.Devices)
 	defer gpus.Close()
 	var g query.Engine
 	if len(gpus) > 0 {

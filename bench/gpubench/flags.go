@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -137,4 +140,234 @@ func batchSizes(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// CacheFlags are bench gpu cache's command line.
+type CacheFlags struct {
+	CacheOptions
+	Index, Queries, Mode, PolicyList, FractionList string
+	Latency                                        bool
+	Device                                         int
+}
+
+// AddFlags declares bench gpu cache's flags on fs.
+func (f *CacheFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.Index, "index", "index", "index directory")
+	fs.StringVar(&f.Queries, "queries", "", "query log, one query a line, in order (required)")
+	fs.StringVar(&f.Mode, "mode", "and,or", "comma-separated modes (and, or)")
+	fs.IntVar(&f.K, "k", 10, "results per query")
+	fs.StringVar(&f.PolicyList, "policies", strings.Join(gpu.CachePolicies, ","), "comma-separated cache policies")
+	fs.StringVar(&f.FractionList, "fractions", "0.25,0.5,0.75,1", "cache sizes, as shares of the long lists' bytes (1: all of them, the hit rate's bound: misses are first uses)")
+	fs.Float64Var(&f.Warmup, "warmup", 0.25, "share of the log that only warms the cache")
+	fs.Int64Var(&f.LongListBytes, "long-list-bytes", gpu.DefaultLongListBytes, "a list of at least this many bytes (docids and frequencies) is long: cached")
+	fs.BoolVar(&f.Latency, "latency", false, "also measure GPU engines' latency with each cache against a resident one (a cuda build and a GPU)")
+	fs.IntVar(&f.Device, "device", 0, "CUDA device ordinal, with --latency")
+}
+
+// Complete checks the flags and parses the lists.
+func (f *CacheFlags) Complete() error {
+	if f.Queries == "" {
+		return errors.New("bench gpu cache: --queries is required")
+	}
+	if f.K <= 0 || f.Warmup < 0 || f.Warmup >= 1 || f.LongListBytes <= 0 {
+		return errors.New("bench gpu cache: --k and --long-list-bytes must be positive, --warmup in [0, 1)")
+	}
+	f.Policies = args.List(f.PolicyList)
+	for _, p := range f.Policies {
+		if !slices.Contains(gpu.CachePolicies, p) {
+			return fmt.Errorf("bench gpu cache: unknown policy %q (want %s)", p, strings.Join(gpu.CachePolicies, ", "))
+		}
+	}
+	f.Fractions = nil
+	for _, s := range args.List(f.FractionList) {
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || x <= 0 || x > 1 {
+			return fmt.Errorf("bench gpu cache: bad fraction %q (want (0, 1])", s)
+		}
+		f.Fractions = append(f.Fractions, x)
+	}
+	var err error
+	if f.Modes, err = args.Modes(f.Mode); err != nil {
+		return err
+	}
+	for _, m := range f.Modes {
+		if m == query.AndOr {
+			return errors.New("bench gpu cache: --mode and or or (andor's second pass depends on the first's answers)")
+		}
+	}
+	return nil
+}
+
+// Run opens the index, simulates the caches on the log and, with
+// --latency, measures GPU engines.
+func (f *CacheFlags) Run(ctx context.Context) (*CacheReport, error) {
+	ix, err := index.Open(f.Index)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	o := f.CacheOptions
+	if o.Texts, err = args.Texts(f.Queries); err != nil {
+		return nil, err
+	}
+	var dev *gpu.DeviceInfo
+	if f.Latency {
+		o.Open = func(policy string, cacheMB int64) (CacheEngine, error) {
+			e, err := gpu.NewEngine(ix, gpu.Options{Device: f.Device, CachePolicy: policy, CacheMB: cacheMB,
+				LongListBytes: f.LongListBytes})
+			if err != nil {
+				return nil, err
+			}
+			info := e.Device()
+			dev = &info
+			return e, nil
+		}
+	}
+	rep, err := Cache(ctx, ix, o)
+	if err != nil {
+		return nil, err
+	}
+	rep.Device = dev
+	return rep, nil
+}
+
+// MultiFlags are bench gpu multi's command line.
+type MultiFlags struct {
+	MultiOptions
+	Index, Shards, Queries, Mode, Batch, DeviceList, SetupList string
+	Devices                                                    []int
+	setups                                                     []string
+}
+
+// The setups bench gpu multi knows.
+const (
+	SetupWhole        = "whole"       // the whole index on the first device
+	SetupShardsOne    = "shards-1gpu" // every shard on the first device
+	SetupShardsSpread = "shards"      // shard i on device i mod the devices
+)
+
+// AddFlags declares bench gpu multi's flags on fs.
+func (f *MultiFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.Index, "index", "", "the whole index (for the whole setup)")
+	fs.StringVar(&f.Shards, "shards", "", "the same documents as a sharded collection (gpusearch split or index --shards)")
+	fs.StringVar(&f.DeviceList, "devices", "0,1", "CUDA device ordinals: the first holds the whole index; shard i goes to the i-th mod their number")
+	fs.StringVar(&f.SetupList, "setups", strings.Join([]string{SetupWhole, SetupShardsOne, SetupShardsSpread}, ","), "setups to measure, in order (the first is the others' reference): "+SetupWhole+", "+SetupShardsOne+", "+SetupShardsSpread)
+	fs.StringVar(&f.Queries, "queries", "", "queries file (required)")
+	fs.StringVar(&f.Mode, "mode", "and,or", "comma-separated modes")
+	fs.IntVar(&f.K, "k", 10, "results per query")
+	fs.StringVar(&f.Batch, "batch", "1,32,256,2048", "comma-separated batch sizes for throughput")
+	fs.IntVar(&f.Callers, "callers", 3, "goroutines calling SearchBatch at once (the scheduler's GPU workers)")
+	fs.DurationVar(&f.Deadline, "deadline", 500*time.Millisecond, "a batch size counts when its slowest batch finished within this")
+	fs.DurationVar(&f.MinTime, "min-time", time.Second, "least measured time per batch size")
+}
+
+// Complete checks the flags and parses the lists.
+func (f *MultiFlags) Complete() error {
+	if f.Queries == "" {
+		return errors.New("bench gpu multi: --queries is required")
+	}
+	if f.K <= 0 || f.Callers <= 0 || f.Deadline <= 0 || f.MinTime < 0 {
+		return errors.New("bench gpu multi: --k, --callers and --deadline must be positive, --min-time not negative")
+	}
+	var err error
+	if f.Batches, err = batchSizes(f.Batch); err != nil {
+		return err
+	}
+	f.Devices = nil
+	for _, s := range args.List(f.DeviceList) {
+		d, err := strconv.Atoi(s)
+		if err != nil || d < 0 {
+			return fmt.Errorf("bench gpu multi: bad device %q", s)
+		}
+		f.Devices = append(f.Devices, d)
+	}
+	if len(f.Devices) == 0 {
+		return errors.New("bench gpu multi: --devices names no device")
+	}
+	f.setups = args.List(f.SetupList)
+	for _, s := range f.setups {
+		switch s {
+		case SetupWhole:
+			if f.Index == "" {
+				return errors.New("bench gpu multi: the whole setup needs --index")
+			}
+		case SetupShardsOne, SetupShardsSpread:
+			if f.Shards == "" {
+				return fmt.Errorf("bench gpu multi: the %s setup needs --shards", s)
+			}
+		default:
+			return fmt.Errorf("bench gpu multi: unknown setup %q", s)
+		}
+	}
+	if len(f.setups) == 0 {
+		return errors.New("bench gpu multi: --setups names no setup")
+	}
+	f.Modes, err = args.Modes(f.Mode)
+	return err
+}
+
+// Run opens the index and the shards and measures each setup's GPU
+// engines (registered as "gpu": a cuda build).
+func (f *MultiFlags) Run(ctx context.Context) (*MultiReport, error) {
+	var whole *index.Index
+	var shards []*index.Index
+	var err error
+	if f.Index != "" {
+		if whole, err = index.Open(f.Index); err != nil {
+			return nil, err
+		}
+		defer whole.Close()
+	}
+	if f.Shards != "" {
+		if shards, _, err = index.OpenSharded(f.Shards); err != nil {
+			return nil, err
+		}
+		defer func() {
+			for _, s := range shards {
+				s.Close()
+			}
+		}()
+	}
+	o := f.MultiOptions
+	if o.Texts, err = args.Texts(f.Queries); err != nil {
+		return nil, err
+	}
+	for _, name := range f.setups {
+		s := MultiSetup{Name: name}
+		switch name {
+		case SetupWhole:
+			s.Shards, s.Devices = 1, f.Devices[:1]
+			s.Open = func() (query.BatchEngine, error) {
+				return batchEngine(query.Open(whole, "gpu", query.Options{GPU: query.GPUOptions{Device: f.Devices[0]}}))
+			}
+		case SetupShardsOne, SetupShardsSpread:
+			devices := f.Devices
+			if name == SetupShardsOne {
+				devices = f.Devices[:1]
+			}
+			s.Shards, s.Devices = len(shards), devices
+			s.Open = func() (query.BatchEngine, error) {
+				return batchEngine(query.OpenSharded(shards, "gpu", query.Options{GPU: query.GPUOptions{Devices: devices}}))
+			}
+		}
+		o.Setups = append(o.Setups, s)
+	}
+	ix := whole
+	if ix == nil {
+		ix = shards[0]
+	}
+	return Multi(ctx, ix, o)
+}
+
+// batchEngine is e as a query.BatchEngine, or an error.
+func batchEngine(e query.Engine, err error) (query.BatchEngine, error) {
+	if err != nil {
+		return nil, err
+	}
+	be, ok := e.(query.BatchEngine)
+	if !ok {
+		closeEngine(e)
+		return nil, fmt.Errorf("bench gpu multi: engine %T answers no batches", e)
+	}
+	return be, nil
 }

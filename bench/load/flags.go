@@ -109,7 +109,8 @@ func (f *Flags) Run(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	gc := f.gpu
-	gpus, gerr := schedule.OpenGPUs(ix, query.Options{GPU: query.GPUOptions{MemoryBudgetMB: gc.MemoryBudgetMB, Wait: gc.Wait}}, gc.Devices)
+	gpus, gerr := schedule.OpenGPUs(ix, query.Options{GPU: query.GPUOptions{MemoryBudgetMB: gc.MemoryBudgetMB, Wait: gc.Wait,
+		CachePolicy: gc.CachePolicy, CacheMB: gc.CacheMB, LongListKB: gc.LongListKB}}, gc.Devices)
 	defer gpus.Close()
 	if len(gpus) == 0 {
 		progress(f.Progress, "bench load: no GPU (%v)\n", gerr)

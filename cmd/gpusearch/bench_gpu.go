@@ -17,7 +17,7 @@ var gpuBenchSubcommands = []func() *cobra.Command{newBenchGPUDecodeCmd}
 func newBenchGPUCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gpu",
-		Short: "GPU benchmarks (build with -tags cuda): decode, queries",
+		Short: "GPU benchmarks (build with -tags cuda): decode, queries, multi (several GPUs), cache (its simulation needs no GPU)",
 	}
 	for _, mk := range gpuBenchSubcommands {
 		cmd.AddCommand(mk())

@@ -96,7 +96,7 @@ stops; see gpusearch broker.`,
 // scheduler makes engine=auto the CPU/GPU scheduler over each loaded
 // index, with the cost model found beside it.
 func scheduler(cfg config.Config, log *slog.Logger) api.AutoFunc {
-	return func(ix *index.Index, cpu, gpu query.Engine) query.Engine {
+	return func(ix *index.Index, cpu query.Engine, gpus []query.Engine) query.Engine {
 		model, fitted, err := schedule.LoadModel(ix.Dir())
 		if err != nil {
 			log.Warn("cost model unreadable; using the default", "err", err)
@@ -115,12 +115,8 @@ func scheduler(cfg config.Config, log *slog.Logger) api.AutoFunc {
 				cpu = e
 			}
 		}
-		var gpus []query.Engine
-		if gpu != nil {
-			gpus = append(gpus, gpu)
-		}
 		policy := schedule.Policy(cfg.Server.Policy)
-		if policy == schedule.PolicyGPU && gpu == nil {
+		if policy == schedule.PolicyGPU && len(gpus) == 0 {
 			policy = schedule.PolicyCPU
 		}
 		workers := cfg.Server.CPUWorkers

@@ -56,13 +56,14 @@ func TestSchedulerCPUWorkers(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(32))
 	for _, tt := range []struct {
 		set  int
-		gpu  query.Engine // a stand-in: the CPU engine
+		gpu  []query.Engine // stand-ins: the CPU engine
 		want int
 	}{
 		{3, nil, 3},
 		{0, nil, schedule.DefaultCPUWorkers(schedule.PolicyHybrid, 0)},
-		{0, cpu, 2},
-		{5, cpu, 5},
+		{0, []query.Engine{cpu}, 2},
+		{5, []query.Engine{cpu}, 5},
+		{0, []query.Engine{cpu, cpu}, 2},
 	} {
 		cfg := config.Default()
 		cfg.Server.CPUWorkers = tt.set

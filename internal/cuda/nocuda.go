@@ -150,3 +150,15 @@ func (g *Graph) Broken() error { return nil }
 
 // Close does nothing.
 func (g *Graph) Close() error { return nil }
+
+// HostBuffer is page-locked host memory.
+type HostBuffer struct{}
+
+// AllocHost fails with ErrNoCUDA.
+func (d *Device) AllocHost(n int64) (*HostBuffer, error) { return nil, ErrNoCUDA }
+
+// Bytes is the buffer's memory.
+func (h *HostBuffer) Bytes() []byte { return nil }
+
+// Free does nothing.
+func (h *HostBuffer) Free() error { return nil }

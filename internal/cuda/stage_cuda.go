@@ -76,3 +76,44 @@ func (d *Device) readInto(dst []byte, src cu.DevicePtr) error {
 	}
 	return nil
 }
+
+// HostBuffer is page-locked host memory: copies from it to the device run
+// at the link's speed and asynchronously, where a copy from Go's pageable
+// memory is staged by the driver first.
+type HostBuffer struct {
+	d *Device
+	p unsafe.Pointer
+	n int64
+}
+
+// AllocHost allocates n bytes of page-locked host memory, freed by its
+// Free or with the device.
+func (d *Device) AllocHost(n int64) (*HostBuffer, error) {
+	if n <= 0 {
+		return nil, fmt.Errorf("gpu: page-locked host buffer of %d bytes", n)
+	}
+	h := &HostBuffer{d: d, n: n}
+	err := d.Do(func() error {
+		if r := C.cuMemAllocHost(&h.p, C.size_t(n)); r != C.CUDA_SUCCESS {
+			return fmt.Errorf("gpu: page-locked host buffer of %d bytes: CUDA error %d", n, int(r))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// Bytes is the buffer's memory; it is valid until Free.
+func (h *HostBuffer) Bytes() []byte { return unsafe.Slice((*byte)(h.p), h.n) }
+
+// Free releases the buffer; a second call does nothing.
+func (h *HostBuffer) Free() error {
+	if h.p == nil {
+		return nil
+	}
+	p := h.p
+	h.p = nil
+	return h.d.Do(func() error { return cu.MemFreeHost(p) })
+}

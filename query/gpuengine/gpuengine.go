@@ -22,7 +22,8 @@ func init() {
 // fails as a build without CUDA does, with an error that wraps
 // query.ErrNoGPU (gpu.ErrNoCUDA wraps it already).
 func open(ix *index.Index, o query.Options) (query.Engine, error) {
-	e, err := gpu.NewEngine(ix, gpu.Options{Device: o.GPU.Device, MemoryBudgetMB: o.GPU.MemoryBudgetMB, Wait: o.GPU.Wait})
+	e, err := gpu.NewEngine(ix, gpu.Options{Device: o.GPU.Device, MemoryBudgetMB: o.GPU.MemoryBudgetMB, Wait: o.GPU.Wait,
+		CachePolicy: o.GPU.CachePolicy, CacheMB: o.GPU.CacheMB, LongListBytes: o.GPU.LongListKB << 10})
 	if errors.Is(err, gpu.ErrNoDevice) {
 		return nil, noGPU{err}
 	}

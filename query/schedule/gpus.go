@@ -52,11 +52,46 @@ func (gs GPUs) Usage() query.DeviceUsage {
 	var sum query.DeviceUsage
 	for _, g := range gs {
 		if d, ok := g.(query.DeviceEngine); ok {
-			u := d.DeviceUsage()
-			sum.Runs += u.Runs
-			sum.Held += u.Held
-			sum.Busy += u.Busy
+			sum = sum.Add(d.DeviceUsage())
 		}
 	}
 	return sum
+}
+
+// OpenShardedGPUs opens the GPU engine registered as name over the
+// shards of a sharded collection on devices, in gangs: a gang is one
+// query.Sharded engine whose shards each have a device of their own
+// (shard i of gang g on devices[g*S+i], S shards), and with fewer devices
+// than shards the one gang places shard i on devices[i % len(devices)].
+// Every query needs every shard, so a gang, not a GPU, is a processor of
+// the scheduler: its shards' searches run at once on its devices, and the
+// len(devices)/S gangs are replicas of the collection that the scheduler
+// runs side by side, each with its workers and queue. Devices past the
+// last whole gang are left unused. Errors are OpenGPUs's, per gang.
+func OpenShardedGPUs(shards []*index.Index, name string, o query.Options, devices []int) (GPUs, error) {
+	if len(devices) == 0 || len(shards) == 0 {
+		return nil, nil
+	}
+	gangs := [][]int{devices}
+	if s := len(shards); len(devices) >= s {
+		gangs = nil
+		for g := 0; g+s <= len(devices); g += s {
+			gangs = append(gangs, devices[g:g+s])
+		}
+	}
+	var gs GPUs
+	var errs []error
+	for _, gang := range gangs {
+		o.GPU.Devices = gang
+		e, err := query.OpenSharded(shards, name, o)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("devices %v: %w", gang, err))
+			if errors.Is(err, query.ErrNoGPU) {
+				break
+			}
+			continue
+		}
+		gs = append(gs, e)
+	}
+	return gs, errors.Join(errs...)
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/internal/testindex"
 	"github.com/gpusearch/gpusearch/query"
 )
 
@@ -71,6 +74,69 @@ func TestOpenGPUs(t *testing.T) {
 		}
 		if err := gs.Close(); err != nil || len(closedGPUs) != tt.opened {
 			t.Errorf("OpenGPUs(%v).Close() = %v, closed %v", tt.devices, err, closedGPUs)
+		}
+	}
+}
+
+// TestOpenShardedGPUs: over a collection of two shards, the devices make
+// gangs of two, each a processor answering over both shards; with fewer
+// devices than shards one gang shares them; devices past the last whole
+// gang stay unused; a build without CUDA stops at the first gang.
+func TestOpenShardedGPUs(t *testing.T) {
+	const docs = 40
+	lens, urls := make([]uint32, docs), make([]string, docs)
+	for i := range lens {
+		lens[i], urls[i] = 5, fmt.Sprintf("doc/%03d", i)
+	}
+	var ids, freqs []uint32
+	for d := range uint32(docs) {
+		ids, freqs = append(ids, d), append(freqs, 1)
+	}
+	ix := testindex.Write(t, index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}, lens, urls,
+		testindex.Postings{Term: "alpha", DocIDs: ids, Freqs: freqs})
+	coll := filepath.Join(t.TempDir(), "coll")
+	if _, err := index.Split(context.Background(), ix, coll, 2, index.SplitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	shards, _, err := index.OpenSharded(coll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, s := range shards {
+			s.Close()
+		}
+	}()
+	tests := []struct {
+		devices []int
+		held    []time.Duration // per gang: the sum of its shards' devices (fakeGPU's Held)
+		err     string
+		closed  []int // the engines closed: a failed gang's at once, then the gangs'
+	}{
+		{nil, nil, "", nil},
+		{[]int{1, 2}, []time.Duration{3 * time.Second}, "", []int{1, 2}},
+		{[]int{1, 2, 3, 4}, []time.Duration{3 * time.Second, 7 * time.Second}, "", []int{1, 2, 3, 4}},
+		{[]int{1, 2, 3}, []time.Duration{3 * time.Second}, "", []int{1, 2}},
+		{[]int{5}, []time.Duration{10 * time.Second}, "", []int{5, 5}},
+		{[]int{1, 9, 3, 4}, []time.Duration{7 * time.Second}, "devices [1 9]: no such device", []int{1, 3, 4}},
+		{[]int{7, 1, 3, 4}, nil, "devices [7 1]: built without CUDA: no GPU available", nil},
+	}
+	for _, tt := range tests {
+		closedGPUs = nil
+		gs, err := OpenShardedGPUs(shards, "gpu", query.Options{}, tt.devices)
+		var msg string
+		if err != nil {
+			msg = err.Error()
+		}
+		var held []time.Duration
+		for _, g := range gs {
+			held = append(held, g.(query.DeviceEngine).DeviceUsage().Held)
+		}
+		if !slices.Equal(held, tt.held) || msg != tt.err {
+			t.Errorf("OpenShardedGPUs(%v): gangs on %v, %v; want %v, %q", tt.devices, held, err, tt.held, tt.err)
+		}
+		if err := gs.Close(); err != nil || !slices.Equal(closedGPUs, tt.closed) {
+			t.Errorf("OpenShardedGPUs(%v).Close() = %v, closed %v, want %v", tt.devices, err, closedGPUs, tt.closed)
 		}
 	}
 }
