@@ -20,6 +20,7 @@ import (
 
 	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/config"
+	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/query"
 )
 
@@ -36,6 +37,12 @@ type Options struct {
 	Registry *prometheus.Registry
 	// Auto builds the engine=auto engine for each index; nil: the CPU.
 	Auto AutoFunc
+	// Loaded, if not nil, is told of the indexes the server starts
+	// serving (an index, or a sharded collection's shards): the first in
+	// New, then each reload's (a cluster node publishes the shards and
+	// generations it serves). It must not keep them: they close once
+	// replaced and unused.
+	Loaded func(parts []*index.Index)
 }
 
 // Server answers the REST API over a swappable index.
@@ -45,6 +52,7 @@ type Server struct {
 	reg       *prometheus.Registry
 	m         *metrics
 	auto      AutoFunc
+	loaded    func([]*index.Index)
 	page      *template.Template
 	pageCSP   string // the page's Content-Security-Policy
 	router    *mux.Router
@@ -77,7 +85,7 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("api: search.engine: %w", err)
 		}
 	}
-	s := &Server{cfg: opts.Config, log: opts.Logger, reg: opts.Registry, auto: opts.Auto, started: time.Now()}
+	s := &Server{cfg: opts.Config, log: opts.Logger, reg: opts.Registry, auto: opts.Auto, loaded: opts.Loaded, started: time.Now()}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -119,6 +127,9 @@ func New(opts Options) (*Server, error) {
 		s.log.Info("engine gpu unavailable", "reason", g.gpuErr)
 	}
 	s.routes()
+	if s.loaded != nil {
+		s.loaded(g.parts)
+	}
 	return s, nil
 }
 
@@ -172,6 +183,12 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("api: %w", err)
 	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve serves on ln as ListenAndServe does, for a caller that listens
+// first (a cluster node registers once it accepts connections).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	c := s.cfg.Server
 	srv := &http.Server{
 		Handler:           s.handler,
@@ -262,6 +279,9 @@ func (s *Server) reload(dir string) (ReloadResponse, error) {
 	s.m.reloads.WithLabelValues("ok").Inc()
 	s.reloads.Add(1)
 	s.done(old)
+	if s.loaded != nil {
+		s.loaded(g.parts)
+	}
 	resp := ReloadResponse{Index: s.root.show(dir), Previous: s.root.show(old.dir), Docs: g.meta().Docs,
 		TookMS: time.Since(start).Milliseconds()}
 	s.log.Info("reloaded", "dir", dir, "previous", old.dir, "docs", resp.Docs, "took_ms", resp.TookMS)

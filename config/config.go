@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -19,11 +21,63 @@ import (
 
 // Config is the whole configuration.
 type Config struct {
-	Index  Index       `yaml:"index"`
-	BM25   bm25.Params `yaml:"bm25"`
-	Search Search      `yaml:"search"`
-	Server Server      `yaml:"server"`
-	GPU    GPU         `yaml:"gpu"`
+	Index   Index       `yaml:"index"`
+	BM25    bm25.Params `yaml:"bm25"`
+	Search  Search      `yaml:"search"`
+	Server  Server      `yaml:"server"`
+	GPU     GPU         `yaml:"gpu"`
+	Cluster Cluster     `yaml:"cluster"`
+	Broker  Broker      `yaml:"broker"`
+}
+
+// Cluster is a node's or broker's place in a cluster whose membership is
+// kept in etcd (package cluster); without endpoints serve runs alone.
+type Cluster struct {
+	// Endpoints are etcd's client URLs; empty: no cluster.
+	Endpoints []string `yaml:"endpoints"`
+	// Prefix is the key prefix of this cluster's registrations.
+	Prefix string `yaml:"prefix"`
+	// NodeID names the node in the cluster; "": hostname:port of
+	// AdvertiseURL.
+	NodeID string `yaml:"node_id"`
+	// AdvertiseURL is how brokers reach the node; "": http:// and
+	// server.addr.
+	AdvertiseURL string `yaml:"advertise_url"`
+	// Collection names the collection the node's index belongs to; "":
+	// the index's own (a shard records its collection's identity).
+	Collection string `yaml:"collection"`
+	// LeaseTTL is how long a dead node stays registered (whole seconds,
+	// at least etcd's minimum, 2s by default).
+	LeaseTTL time.Duration `yaml:"lease_ttl"`
+	// DialTimeout bounds connecting to etcd.
+	DialTimeout time.Duration `yaml:"dial_timeout"`
+}
+
+// Enabled reports whether the config names etcd endpoints.
+func (c Cluster) Enabled() bool { return len(c.Endpoints) > 0 }
+
+// Broker configures `gpusearch broker`, which answers the search API over
+// the cluster's shards (it reads server.* for its limits and timeouts).
+type Broker struct {
+	Addr string `yaml:"addr"`
+	// Collection is the collection to serve; "": the newest one every
+	// shard of which has a live replica.
+	Collection string `yaml:"collection"`
+	// ShardTimeout bounds one shard's answer, retries and hedges included.
+	ShardTimeout time.Duration `yaml:"shard_timeout"`
+	// Hedge sends a second request to another replica of a shard when
+	// the first takes longer than that shard's running p95.
+	Hedge bool `yaml:"hedge"`
+	// HedgeMin is the least a request waits before it is hedged.
+	HedgeMin time.Duration `yaml:"hedge_min"`
+	// DownFor is how long a replica that could not be reached is avoided
+	// (then one request tries it again).
+	DownFor time.Duration `yaml:"down_for"`
+	// CacheEntries is the broker's result cache size; 0 turns it off.
+	CacheEntries int `yaml:"cache_entries"`
+	// MaxConnsPerReplica bounds the keep-alive connections kept open
+	// to each replica.
+	MaxConnsPerReplica int `yaml:"max_conns_per_replica"`
 }
 
 // Index configures `gpusearch index`.
@@ -202,7 +256,10 @@ func Default() Config {
 			MsearchMaxBytes:   1 << 20,
 			WatchInterval:     2 * time.Second,
 		},
-		GPU: GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 128, Workers: 3, Wait: "auto", CachePolicy: "lru", LongListKB: 64},
+		GPU:     GPU{Devices: []int{0}, MemoryBudgetMB: 0, Batch: 128, Workers: 3, Wait: "auto", CachePolicy: "lru", LongListKB: 64},
+		Cluster: Cluster{Endpoints: []string{}, Prefix: "/gpusearch", LeaseTTL: 5 * time.Second, DialTimeout: 2 * time.Second},
+		Broker: Broker{Addr: "127.0.0.1:8090", ShardTimeout: 2 * time.Second, Hedge: true, HedgeMin: time.Millisecond,
+			DownFor: time.Second, CacheEntries: 10000, MaxConnsPerReplica: 256},
 	}
 }
 
@@ -274,7 +331,48 @@ func (c Config) Validate() error {
 	check(c.Server.WatchInterval >= 0, "server.watch_interval must not be negative (0 turns the watch off)")
 	check(c.Server.GCPercent >= 0, "server.gc_percent must be >= 0 (0 = the Go runtime's)")
 	check(c.Server.MsearchMaxLines > 0 && c.Server.MsearchMaxBytes > 0, "server.msearch_max_lines and msearch_max_bytes must be positive")
-	errs = append(errs, c.GPU.Validate())
+	errs = append(errs, c.GPU.Validate(), c.Cluster.validate(), c.Broker.validate())
+	return errors.Join(errs...)
+}
+
+// validate checks the cluster section.
+func (c Cluster) validate() error {
+	var errs []error
+	if !strings.HasPrefix(c.Prefix, "/") || strings.HasSuffix(c.Prefix, "/") {
+		errs = append(errs, fmt.Errorf("cluster.prefix %q: want /name, without a trailing slash", c.Prefix))
+	}
+	if c.LeaseTTL < time.Second {
+		errs = append(errs, fmt.Errorf("cluster.lease_ttl %s: want at least 1s", c.LeaseTTL))
+	}
+	if c.DialTimeout <= 0 {
+		errs = append(errs, errors.New("cluster.dial_timeout must be positive"))
+	}
+	for _, e := range c.Endpoints {
+		if u, err := url.Parse(e); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("cluster.endpoints: %q: want http://host:port", e))
+		}
+	}
+	if u, err := url.Parse(c.AdvertiseURL); c.AdvertiseURL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+		errs = append(errs, fmt.Errorf("cluster.advertise_url %q: want http://host:port", c.AdvertiseURL))
+	}
+	return errors.Join(errs...)
+}
+
+// validate checks the broker section.
+func (b Broker) validate() error {
+	var errs []error
+	if b.ShardTimeout <= 0 {
+		errs = append(errs, errors.New("broker.shard_timeout must be positive"))
+	}
+	if b.HedgeMin < 0 || b.DownFor < 0 {
+		errs = append(errs, errors.New("broker.hedge_min and broker.down_for must not be negative"))
+	}
+	if b.CacheEntries < 0 {
+		errs = append(errs, errors.New("broker.cache_entries must not be negative (0 turns the cache off)"))
+	}
+	if b.MaxConnsPerReplica <= 0 {
+		errs = append(errs, errors.New("broker.max_conns_per_replica must be positive"))
+	}
 	return errors.Join(errs...)
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	"net"
 	"os"
 	"runtime"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpusearch/gpusearch/api"
+	"github.com/gpusearch/gpusearch/cluster"
 	"github.com/gpusearch/gpusearch/config"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/query"
@@ -20,6 +22,7 @@ func init() { subcommands = append(subcommands, newServeCmd) }
 
 func newServeCmd() *cobra.Command {
 	var dir, addr string
+	var etcd []string
 	cmd := &cobra.Command{
 		Use:   "serve --config FILE [--index DIR] [--addr HOST:PORT]",
 		Short: "Serve an index over HTTP: REST search API, search page, metrics",
@@ -31,7 +34,9 @@ Authorization: Bearer TOKEN, the token of server.admin_token_file, and a
 JSON body naming a directory under server.index_root). Requests naming a
 host other than the server's (localhost, the listen host, server.hosts;
 any IP address on a non-loopback bind) get 421. The URL it listens on is
-logged to stderr.`,
+logged to stderr. With cluster.endpoints set, the node registers the
+shard its index holds in etcd (and each reload's generation) until it
+stops; see gpusearch broker.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(cmd)
@@ -41,6 +46,9 @@ logged to stderr.`,
 			fl := cmd.Flags()
 			cfg.Server.Index = pick(fl.Changed("index"), dir, cfg.Server.Index)
 			cfg.Server.Addr = pick(fl.Changed("addr"), addr, cfg.Server.Addr)
+			if fl.Changed("etcd") {
+				cfg.Cluster.Endpoints = etcd
+			}
 			if cfg.Server.Addr == "" {
 				return usagef("empty listen address: give --addr HOST:PORT or server.addr")
 			}
@@ -48,17 +56,39 @@ logged to stderr.`,
 			log.Info("garbage collector", "gogc", applyGC(cfg.Server.GCPercent))
 			reg := prometheus.NewRegistry()
 			reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-			srv, err := api.New(api.Options{Config: cfg, Logger: log, Registry: reg, Auto: scheduler(cfg, log)})
+			opts := api.Options{Config: cfg, Logger: log, Registry: reg, Auto: scheduler(cfg, log)}
+			var node *cluster.Node
+			if cfg.Cluster.Enabled() {
+				if node, err = cluster.NewNode(cfg, log); err != nil {
+					return err
+				}
+				defer node.Close()
+				opts.Loaded = node.Loaded
+			}
+			srv, err := api.New(opts)
 			if err != nil {
 				return err
 			}
 			defer srv.Close()
-			return srv.ListenAndServe(cmd.Context())
+			ln, err := net.Listen("tcp", cfg.Server.Addr)
+			if err != nil {
+				return err
+			}
+			if node != nil {
+				if err := node.Start(); err != nil {
+					ln.Close()
+					return err
+				}
+				// Leave the rotation before draining the requests in flight.
+				go func() { <-cmd.Context().Done(); node.Close() }()
+			}
+			return srv.Serve(cmd.Context(), ln)
 		},
 	}
 	addConfigFlag(cmd)
 	cmd.Flags().StringVar(&dir, "index", "", "index directory (default from config: server.index)")
 	cmd.Flags().StringVar(&addr, "addr", "", "listen address HOST:PORT (default from config: server.addr, 127.0.0.1:8080)")
+	cmd.Flags().StringSliceVar(&etcd, "etcd", nil, "etcd client URLs, comma-separated: register in the cluster (default from config: cluster.endpoints)")
 	addProfiling(cmd)
 	return cmd
 }

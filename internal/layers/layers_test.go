@@ -22,6 +22,8 @@ func TestLayers(t *testing.T) {
 		{"api", []string{module + "/indexer", module + "/analytics", module + "/gpu", "golang.org/x/net/html"}},
 		{"query", []string{module + "/indexer", module + "/gpu"}},
 		{"gpu", []string{module + "/analytics", module + "/indexer", "golang.org/x/net/html"}},
+		{"broker", []string{module + "/indexer", module + "/analytics", module + "/gpu", "golang.org/x/net/html"}},
+		{"cluster", []string{module + "/indexer", module + "/analytics", module + "/gpu", module + "/query"}},
 	}
 	for _, variant := range []struct {
 		name string
