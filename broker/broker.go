@@ -21,6 +21,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/gpusearch/gpusearch/api"
 	"github.com/gpusearch/gpusearch/cluster"
 	"github.com/gpusearch/gpusearch/config"
 )
@@ -49,6 +50,7 @@ type Broker struct {
 	cache   *lru
 	started time.Time
 	handler http.Handler
+	page    *api.SearchPage
 
 	table    atomic.Pointer[table]
 	snap     atomic.Pointer[cluster.Snapshot]
@@ -89,6 +91,9 @@ func New(opts Options) (*Broker, error) {
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true, // loopback and LAN: gzip would cost more than it saves
 	}}
+	if b.page, err = api.NewSearchPage(); err != nil {
+		return nil, fmt.Errorf("broker: %w", err)
+	}
 	b.table.Store(&table{consistent: true})
 	b.snap.Store(&cluster.Snapshot{})
 	b.handler = b.routes()
@@ -136,6 +141,7 @@ func (b *Broker) Handler() http.Handler { return b.handler }
 
 func (b *Broker) routes() http.Handler {
 	mux := http.NewServeMux()
+	mux.Handle("GET /{$}", b.instrument("page", b.handlePage))
 	mux.Handle("GET /search", b.instrument("search", b.handleSearch))
 	mux.Handle("POST /msearch", b.instrument("msearch", b.handleMsearch))
 	mux.Handle("GET /documents/{docid}", b.instrument("documents", b.handleDocument))
