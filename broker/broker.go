@@ -5,7 +5,8 @@
 // slower than its shard's running p95, merges the shards' top k exactly,
 // caches answers, and flags an answer partial when a shard has no replica
 // left. Nodes are asked over their own REST API (/search, /msearch):
-// HTTP/JSON on keep-alive connections.
+// HTTP/JSON on keep-alive connections. GET / is a node's search page
+// (api.SearchPage) over the broker's own merged answers.
 package broker
 
 import (
