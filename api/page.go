@@ -49,9 +49,6 @@ func NewSearchPage() (*SearchPage, error) {
 	return &SearchPage{t: t, csp: csp}, nil
 }
 
-// CSP is the page's Content-Security-Policy header.
-func (p *SearchPage) CSP() string { return p.csp }
-
 // Write answers d as the page with status: HTML, the page's
 // Content-Security-Policy, and for a 200 a cache that must revalidate. An
 // error is the connection's: the status is already sent.
