@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpusearch/gpusearch/config"
 	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/internal/lru"
 	"github.com/gpusearch/gpusearch/query"
 	"github.com/gpusearch/gpusearch/query/schedule"
 )
@@ -51,7 +52,7 @@ type generation struct {
 	// them beside gpu, engine=gpu runs gpu's gang.
 	replicas []query.Engine
 	lazy     map[string]*lazyEngine // the other registered engines
-	cache    *lru
+	cache    *resultCache
 	refs     atomic.Int64
 	// damage is set by the first search that found the files under the
 	// index changed on disk (index.ErrCorrupt: a fault reading a file
@@ -99,7 +100,7 @@ func openGeneration(dir string, cfg config.Config, auto AutoFunc) (*generation, 
 	ix := parts[0]
 	opts := engineOptions(cfg)
 	g := &generation{dir: dir, parts: parts, first: firstDocs(parts), ix: ix, loaded: time.Now(), opts: opts,
-		lazy: map[string]*lazyEngine{}, cache: newLRU(cfg.Server.CacheEntries)}
+		lazy: map[string]*lazyEngine{}, cache: lru.New[cached](cfg.Server.CacheEntries)}
 	if man != nil {
 		g.collection = man.Collection
 	}

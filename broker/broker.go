@@ -48,7 +48,7 @@ type Broker struct {
 	reg     *prometheus.Registry
 	m       *metrics
 	client  *http.Client
-	cache   *lru
+	cache   *answerCache
 	started time.Time
 	handler http.Handler
 	page    *api.SearchPage
@@ -71,7 +71,7 @@ func New(opts Options) (*Broker, error) {
 		return nil, fmt.Errorf("broker: %w", err)
 	}
 	b := &Broker{cfg: opts.Config.Broker, full: opts.Config, log: opts.Logger, reg: opts.Registry,
-		cache: newLRU(opts.Config.Broker.CacheEntries), started: time.Now(),
+		cache: newAnswerCache(opts.Config.Broker.CacheEntries), started: time.Now(),
 		replicas: map[cluster.Member]*replica{}, states: map[int]*shardState{}, overhead: newWindow()}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)

@@ -1,19 +1,16 @@
-package api
+package lru
 
 import (
 	"strconv"
 	"testing"
-
-	"github.com/gpusearch/gpusearch/query"
 )
 
-func TestLRU(t *testing.T) {
-	val := func(n uint32) cached { return cached{hits: []Hit{{DocID: n}}, stats: query.Stats{Algorithm: "t"}} }
+func TestCache(t *testing.T) {
 	type op struct {
 		add  bool
 		key  string
-		n    uint32 // value added, or wanted (0: want a miss)
-		want int    // Len after the op
+		n    int // value added, or wanted (0: want a miss)
+		want int // Len after the op
 	}
 	tests := []struct {
 		name string
@@ -29,20 +26,20 @@ func TestLRU(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newLRU(tt.cap)
+			c := New[int](tt.cap)
 			if c.Cap() != tt.cap {
-				t.Errorf("newLRU(%d).Cap() = %d", tt.cap, c.Cap())
+				t.Errorf("New(%d).Cap() = %d", tt.cap, c.Cap())
 			}
 			for i, o := range tt.ops {
 				if o.add {
-					c.Add(o.key, val(o.n))
+					c.Add(o.key, o.n)
 				} else {
 					got, ok := c.Get(o.key)
 					switch {
 					case o.n == 0 && ok:
 						t.Errorf("op %d: Get(%q) = %v, want a miss", i, o.key, got)
-					case o.n != 0 && (!ok || got.hits[0].DocID != o.n):
-						t.Errorf("op %d: Get(%q) = %v, %v, want docid %d", i, o.key, got, ok, o.n)
+					case o.n != 0 && (!ok || got != o.n):
+						t.Errorf("op %d: Get(%q) = %v, %v, want %d", i, o.key, got, ok, o.n)
 					}
 				}
 				if c.Len() != o.want {
@@ -53,8 +50,8 @@ func TestLRU(t *testing.T) {
 	}
 }
 
-func BenchmarkLRU(b *testing.B) {
-	c := newLRU(1000)
+func BenchmarkCache(b *testing.B) {
+	c := New[struct{}](1000)
 	keys := make([]string, 2000)
 	for i := range keys {
 		keys[i] = "key" + strconv.Itoa(i)
@@ -64,7 +61,7 @@ func BenchmarkLRU(b *testing.B) {
 		for pb.Next() {
 			k := keys[i%len(keys)]
 			if _, ok := c.Get(k); !ok {
-				c.Add(k, cached{})
+				c.Add(k, struct{}{})
 			}
 			i++
 		}
