@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html/template"
 	"log/slog"
 	"net"
 	"net/http"
@@ -53,8 +52,7 @@ type Server struct {
 	m         *metrics
 	auto      AutoFunc
 	loaded    func([]*index.Index)
-	page      *template.Template
-	pageCSP   string // the page's Content-Security-Policy
+	page      *SearchPage
 	router    *mux.Router
 	handler   http.Handler // router behind guard
 	hosts     hostPolicy
@@ -106,7 +104,7 @@ func New(opts Options) (*Server, error) {
 	if s.m, err = newMetrics(s.reg, s.hitRatio, entries, sched, device); err != nil {
 		return nil, fmt.Errorf("api: metrics: %w", err)
 	}
-	if s.page, s.pageCSP, err = parsePage(); err != nil {
+	if s.page, err = NewSearchPage(); err != nil {
 		return nil, err
 	}
 	if s.adminHash, err = adminTokenHash(s.cfg.Server); err != nil {

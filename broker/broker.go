@@ -5,7 +5,8 @@
 // slower than its shard's running p95, merges the shards' top k exactly,
 // caches answers, and flags an answer partial when a shard has no replica
 // left. Nodes are asked over their own REST API (/search, /msearch):
-// HTTP/JSON on keep-alive connections.
+// HTTP/JSON on keep-alive connections. GET / is a node's search page
+// (api.SearchPage) over the broker's own merged answers.
 package broker
 
 import (
@@ -21,6 +22,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/gpusearch/gpusearch/api"
 	"github.com/gpusearch/gpusearch/cluster"
 	"github.com/gpusearch/gpusearch/config"
 )
@@ -49,6 +51,7 @@ type Broker struct {
 	cache   *answerCache
 	started time.Time
 	handler http.Handler
+	page    *api.SearchPage
 
 	table    atomic.Pointer[table]
 	snap     atomic.Pointer[cluster.Snapshot]
@@ -89,6 +92,9 @@ func New(opts Options) (*Broker, error) {
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true, // loopback and LAN: gzip would cost more than it saves
 	}}
+	if b.page, err = api.NewSearchPage(); err != nil {
+		return nil, fmt.Errorf("broker: %w", err)
+	}
 	b.table.Store(&table{consistent: true})
 	b.snap.Store(&cluster.Snapshot{})
 	b.handler = b.routes()
@@ -136,6 +142,7 @@ func (b *Broker) Handler() http.Handler { return b.handler }
 
 func (b *Broker) routes() http.Handler {
 	mux := http.NewServeMux()
+	mux.Handle("GET /{$}", b.instrument("page", b.handlePage))
 	mux.Handle("GET /search", b.instrument("search", b.handleSearch))
 	mux.Handle("POST /msearch", b.instrument("msearch", b.handleMsearch))
 	mux.Handle("GET /documents/{docid}", b.instrument("documents", b.handleDocument))

@@ -58,20 +58,32 @@ const testShards = 3
 // buildIndexes indexes the sample crawl into root/whole and splits it
 // into testShards shards under root/shards.
 func buildIndexes(root string) error {
-	wholeIndex = filepath.Join(root, "whole")
+	var err error
+	wholeIndex, shardDirs, shardDocs, err = indexAndSplit("../examples/crawl", root, testShards)
+	return err
+}
+
+// indexAndSplit indexes the crawl under dir into root/whole and splits it
+// into n shards under root/shards; it returns the whole index, the
+// shards in shard order, and each shard's collection docids (first,
+// last+1).
+func indexAndSplit(dir, root string, n int) (string, []string, [][2]uint32, error) {
+	whole := filepath.Join(root, "whole")
 	opts := indexer.Options{Workers: 2, Positions: true}
-	if _, err := indexer.Build(context.Background(), "../examples/crawl", wholeIndex, opts); err != nil {
-		return fmt.Errorf("indexer.Build: %w", err)
+	if _, err := indexer.Build(context.Background(), dir, whole, opts); err != nil {
+		return "", nil, nil, fmt.Errorf("indexer.Build: %w", err)
 	}
-	rep, err := indexer.Split(context.Background(), wholeIndex, filepath.Join(root, "shards"), testShards, opts)
+	rep, err := indexer.Split(context.Background(), whole, filepath.Join(root, "shards"), n, opts)
 	if err != nil {
-		return fmt.Errorf("indexer.Split: %w", err)
+		return "", nil, nil, fmt.Errorf("indexer.Split: %w", err)
 	}
+	var dirs []string
+	var docs [][2]uint32
 	for _, s := range rep.Manifest.Shards {
-		shardDirs = append(shardDirs, filepath.Join(root, "shards", s.Dir))
-		shardDocs = append(shardDocs, [2]uint32{s.FirstDoc, s.FirstDoc + uint32(s.Docs)})
+		dirs = append(dirs, filepath.Join(root, "shards", s.Dir))
+		docs = append(docs, [2]uint32{s.FirstDoc, s.FirstDoc + uint32(s.Docs)})
 	}
-	return nil
+	return whole, dirs, docs, nil
 }
 
 // sampleQueries are examples/queries.txt's queries.
@@ -245,21 +257,28 @@ type testCluster struct {
 
 func startCluster(t *testing.T, replicas, cache int) *testCluster {
 	t.Helper()
+	return startClusterOf(t, wholeIndex, shardDirs, replicas, cache)
+}
+
+// startClusterOf starts a test cluster over the shards dirs of the
+// index whole.
+func startClusterOf(t *testing.T, whole string, dirs []string, replicas, cache int) *testCluster {
+	t.Helper()
 	c := &testCluster{etcd: etcdtest.Start(t)}
-	for s, dir := range shardDirs {
+	for s, dir := range dirs {
 		var rs []*node
 		for r := range replicas {
 			rs = append(rs, startNode(t, c.etcd.Endpoints(), dir, fmt.Sprintf("s%d-r%d", s, r)))
 		}
 		c.nodes = append(c.nodes, rs)
 	}
-	ref, err := api.New(api.Options{Config: nodeConfig(wholeIndex)})
+	ref, err := api.New(api.Options{Config: nodeConfig(whole)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.ref = httptest.NewServer(ref.Handler())
 	t.Cleanup(func() { c.ref.Close(); ref.Close() })
-	c.broker = startBroker(t, c.etcd.Endpoints(), len(shardDirs), replicas, cache)
+	c.broker = startBroker(t, c.etcd.Endpoints(), len(dirs), replicas, cache)
 	return c
 }
 

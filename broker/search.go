@@ -338,13 +338,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // writeError answers err as a node would: {"error": ...} with its status
 // (500 for an error that is not an httpError).
 func (b *Broker) writeError(w http.ResponseWriter, err error) {
-	status, msg := http.StatusInternalServerError, "internal error"
-	var he *httpError
-	if errors.As(err, &he) {
-		status, msg = he.status, he.msg
-	} else {
-		b.log.Error("internal error", "err", err)
-	}
+	status, msg := b.statusOf(err)
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, status, api.ErrorResponse{Error: msg})
 }
