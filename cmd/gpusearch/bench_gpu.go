@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -56,4 +59,33 @@ func newBenchGPUDecodeCmd() *cobra.Command {
 	o.AddFlags(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON to stdout (the table goes to stderr)")
 	return cmd
+}
+
+// gpuBench is what a bench gpu subcommand's flags do: check themselves and
+// run, returning a report that prints itself as a table.
+type gpuBench[R interface{ Print(io.Writer) }] interface {
+	Complete() error
+	Run(context.Context) (R, error)
+}
+
+// runGPUBench is a bench gpu subcommand's RunE: it completes f, records
+// the command line in *command, runs f and prints its report, as a table
+// on stdout, or with asJSON as JSON on stdout and the table on stderr.
+func runGPUBench[R interface{ Print(io.Writer) }](f gpuBench[R], command *string, asJSON *bool) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		if err := f.Complete(); err != nil {
+			return usageError{err}
+		}
+		*command = "gpusearch " + strings.Join(os.Args[1:], " ")
+		rep, err := f.Run(cmd.Context())
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			rep.Print(os.Stderr)
+			return writeJSON(os.Stdout, rep)
+		}
+		rep.Print(os.Stdout)
+		return nil
+	}
 }

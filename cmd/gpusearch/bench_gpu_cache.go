@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -26,22 +25,7 @@ With --latency (a cuda build and a GPU), each row also opens a GPU engine
 with that cache, runs the warm-up, then times each other query once, one at
 a time, against a resident engine on the same queries (docs/gpu-cache.md).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.Complete(); err != nil {
-				return usageError{err}
-			}
-			f.Command = "gpusearch " + strings.Join(os.Args[1:], " ")
-			rep, err := f.Run(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				rep.Print(os.Stderr)
-				return writeJSON(os.Stdout, rep)
-			}
-			rep.Print(os.Stdout)
-			return nil
-		},
+		RunE: runGPUBench[*gpubench.CacheReport](&f, &f.Command, &asJSON),
 	}
 	f.AddFlags(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON to stdout (the table goes to stderr)")

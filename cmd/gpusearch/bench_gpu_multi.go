@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -27,22 +26,7 @@ chunks of each --batch size from --callers goroutines, and the best queries/s
 among the sizes whose slowest batch finished within --deadline. Every
 setup's answers are compared with the first's (docids and scores).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.Complete(); err != nil {
-				return usageError{err}
-			}
-			f.Command = "gpusearch " + strings.Join(os.Args[1:], " ")
-			rep, err := f.Run(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				rep.Print(os.Stderr)
-				return writeJSON(os.Stdout, rep)
-			}
-			rep.Print(os.Stdout)
-			return nil
-		},
+		RunE: runGPUBench[*gpubench.MultiReport](&f, &f.Command, &asJSON),
 	}
 	f.AddFlags(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON to stdout (the table goes to stderr)")

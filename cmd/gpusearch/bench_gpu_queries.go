@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -29,22 +28,7 @@ queries, for each size of --batch, with --callers goroutines taking the
 chunks in turn (as the scheduler's GPU workers do: their runs overlap on
 the device).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.Complete(); err != nil {
-				return usageError{err}
-			}
-			f.Command = "gpusearch " + strings.Join(os.Args[1:], " ")
-			rep, err := f.Run(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				rep.Print(os.Stderr)
-				return writeJSON(os.Stdout, rep)
-			}
-			rep.Print(os.Stdout)
-			return nil
-		},
+		RunE: runGPUBench[*gpubench.QueriesReport](&f, &f.Command, &asJSON),
 	}
 	f.AddFlags(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON to stdout (the table goes to stderr)")
