@@ -2,12 +2,10 @@ package gpubench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gpusearch/gpusearch/analysis"
@@ -230,42 +228,22 @@ func multiMode(ctx context.Context, e query.BatchEngine, qs []query.Query, o Mul
 func multiBatch(ctx context.Context, e query.BatchEngine, qs []query.Query, b, callers int, minTime time.Duration) (MultiBatch, error) {
 	var mu sync.Mutex
 	var times []time.Duration
-	var elapsed time.Duration
-	n := 0
-	for pass := 0; pass == 0 || elapsed < minTime; pass++ {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		errs := make([]error, callers)
-		start := time.Now()
-		for c := range callers {
-			wg.Go(func() {
-				for {
-					i := int(next.Add(int64(b))) - b
-					if i >= len(qs) {
-						return
-					}
-					t0 := time.Now()
-					if _, err := e.SearchBatch(ctx, qs[i:min(i+b, len(qs))]); err != nil {
-						errs[c] = fmt.Errorf("batch of %d: %w", b, err)
-						return
-					}
-					d := time.Since(t0)
-					mu.Lock()
-					times = append(times, d)
-					mu.Unlock()
-				}
-			})
+	qps, err := passes(qs, b, callers, minTime, func(_, _ int, chunk []query.Query) error {
+		t0 := time.Now()
+		if _, err := e.SearchBatch(ctx, chunk); err != nil {
+			return fmt.Errorf("batch of %d: %w", b, err)
 		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			return MultiBatch{}, err
-		}
-		elapsed += time.Since(start)
-		n += len(qs)
+		d := time.Since(t0)
+		mu.Lock()
+		times = append(times, d)
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return MultiBatch{}, err
 	}
 	s := latency.Summarize(times)
-	return MultiBatch{Batch: b, Callers: callers, QPS: float64(n) / elapsed.Seconds(), P50MS: s.P50US / 1e3,
-		MaxMS: s.MaxUS / 1e3}, nil
+	return MultiBatch{Batch: b, Callers: callers, QPS: qps, P50MS: s.P50US / 1e3, MaxMS: s.MaxUS / 1e3}, nil
 }
 
 // Print writes the report as a table.

@@ -310,45 +310,62 @@ func batchThroughput(ctx context.Context, g QueryEngine, qs []query.Query, singl
 	var rows []BatchRow
 	var differs atomic.Int64
 	for _, b := range sizes {
-		var elapsed time.Duration
-		n := 0
-		for pass := 0; pass == 0 || elapsed < minTime; pass++ {
-			var next atomic.Int64
-			var wg sync.WaitGroup
-			errs := make([]error, callers)
-			start := time.Now()
-			for c := range callers {
-				wg.Go(func() {
-					for {
-						i := int(next.Add(int64(b))) - b
-						if i >= len(qs) {
-							return
-						}
-						rs, err := g.SearchBatch(ctx, qs[i:min(i+b, len(qs))])
-						if err != nil {
-							errs[c] = fmt.Errorf("bench gpu queries: batch of %d: %w", b, err)
-							return
-						}
-						if pass == 0 {
-							for j, r := range rs {
-								if !slices.Equal(r.Hits, single[i+j].Hits) {
-									differs.Add(1)
-								}
-							}
-						}
+		qps, err := passes(qs, b, callers, minTime, func(pass, i int, chunk []query.Query) error {
+			rs, err := g.SearchBatch(ctx, chunk)
+			if err != nil {
+				return fmt.Errorf("bench gpu queries: batch of %d: %w", b, err)
+			}
+			if pass == 0 {
+				for j, r := range rs {
+					if !slices.Equal(r.Hits, single[i+j].Hits) {
+						differs.Add(1)
 					}
-				})
+				}
 			}
-			wg.Wait()
-			if err := errors.Join(errs...); err != nil {
-				return nil, 0, err
-			}
-			elapsed += time.Since(start)
-			n += len(qs)
+			return nil
+		})
+		if err != nil {
+			return nil, 0, err
 		}
-		rows = append(rows, BatchRow{Batch: b, Callers: callers, QPS: float64(n) / elapsed.Seconds()})
+		rows = append(rows, BatchRow{Batch: b, Callers: callers, QPS: qps})
 	}
 	return rows, int(differs.Load()), nil
+}
+
+// passes runs qs through batch in chunks of b, callers goroutines taking
+// the chunks in turn, pass after pass until minTime has passed (at least
+// one), and returns the queries per second. batch gets the pass, the
+// chunk's first index in qs and the chunk; its error stops the caller
+// that got it and fails the pass.
+func passes(qs []query.Query, b, callers int, minTime time.Duration, batch func(pass, i int, chunk []query.Query) error) (float64, error) {
+	var elapsed time.Duration
+	n := 0
+	for pass := 0; pass == 0 || elapsed < minTime; pass++ {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		errs := make([]error, callers)
+		start := time.Now()
+		for c := range callers {
+			wg.Go(func() {
+				for {
+					i := int(next.Add(int64(b))) - b
+					if i >= len(qs) {
+						return
+					}
+					if errs[c] = batch(pass, i, qs[i:min(i+b, len(qs))]); errs[c] != nil {
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return 0, err
+		}
+		elapsed += time.Since(start)
+		n += len(qs)
+	}
+	return float64(n) / elapsed.Seconds(), nil
 }
 
 // Print writes the report as a table.
