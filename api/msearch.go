@@ -191,22 +191,31 @@ func (s *Server) readMsearch(body io.Reader) ([][]byte, error) {
 	if int64(len(data)) > lim.MsearchMaxBytes {
 		return nil, errorf(http.StatusRequestEntityTooLarge, "request body is over the limit msearch_max_bytes=%d", lim.MsearchMaxBytes)
 	}
-	var lines [][]byte
+	lines, ok := MsearchLines(data, lim.MsearchMaxLines)
+	if !ok {
+		return nil, errorf(http.StatusRequestEntityTooLarge, "request has more than msearch_max_lines=%d queries", lim.MsearchMaxLines)
+	}
+	if len(lines) == 0 {
+		return nil, badParam("empty request: want one JSON object per line, such as {\"q\": \"http server\"}")
+	}
+	return lines, nil
+}
+
+// MsearchLines splits a multi-search body into its non-blank lines,
+// trimmed; ok is false when it holds more than maxLines of them.
+func MsearchLines(data []byte, maxLines int) (lines [][]byte, ok bool) {
 	for len(data) > 0 {
 		line, rest, _ := bytes.Cut(data, []byte{'\n'})
 		data = rest
 		if line = bytes.TrimSpace(line); len(line) == 0 {
 			continue
 		}
-		if len(lines) == lim.MsearchMaxLines {
-			return nil, errorf(http.StatusRequestEntityTooLarge, "request has more than msearch_max_lines=%d queries", lim.MsearchMaxLines)
+		if len(lines) == maxLines {
+			return nil, false
 		}
 		lines = append(lines, line)
 	}
-	if len(lines) == 0 {
-		return nil, badParam("empty request: want one JSON object per line, such as {\"q\": \"http server\"}")
-	}
-	return lines, nil
+	return lines, true
 }
 
 // prepareMsearch parses a line into m and looks its answer up in the

@@ -244,17 +244,9 @@ func (b *Broker) readMsearch(body io.Reader) ([][]byte, error) {
 	if int64(len(data)) > lim.MsearchMaxBytes {
 		return nil, errorf(http.StatusRequestEntityTooLarge, "request body is over the limit msearch_max_bytes=%d", lim.MsearchMaxBytes)
 	}
-	var lines [][]byte
-	for len(data) > 0 {
-		line, rest, _ := bytes.Cut(data, []byte{'\n'})
-		data = rest
-		if line = bytes.TrimSpace(line); len(line) == 0 {
-			continue
-		}
-		if len(lines) == lim.MsearchMaxLines {
-			return nil, errorf(http.StatusRequestEntityTooLarge, "request has more than msearch_max_lines=%d queries", lim.MsearchMaxLines)
-		}
-		lines = append(lines, line)
+	lines, ok := api.MsearchLines(data, lim.MsearchMaxLines)
+	if !ok {
+		return nil, errorf(http.StatusRequestEntityTooLarge, "request has more than msearch_max_lines=%d queries", lim.MsearchMaxLines)
 	}
 	if len(lines) == 0 {
 		return nil, errorf(http.StatusBadRequest, "empty request: want one JSON object per line, such as {\"q\": \"http server\"}")
