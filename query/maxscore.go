@@ -31,7 +31,17 @@ func maxScoreQuery(s *search) error {
 	// By query position: the candidate's term scores, 0 for a list that
 	// does not hold it. Adding a 0 leaves a float32 sum unchanged, so
 	// summing them all is the query-order sum of the lists that hold it.
-	scores := make([]float32, len(ls))
+	// A query of up to inline terms keeps them in an array, which is
+	// zeroed per candidate by a few stores instead of a memclr call.
+	var buf [inline]float32
+	var scores []float32
+	if len(ls) <= inline {
+		scores = buf[:len(ls)]
+	} else {
+		scores = make([]float32, len(ls))
+	}
+	var scored int64 // postings scored, added to s.stats on the way out
+	defer func() { s.stats.PostingsScored += scored }()
 	first := 0 // ls[:first] are non-essential
 	d := index.NoMoreDocs
 	for _, l := range ls {
@@ -47,7 +57,7 @@ func maxScoreQuery(s *search) error {
 		for _, l := range ls[first:] {
 			if l.DocID() == d {
 				sc := s.params.TermScore(l.idf, l.Freq(), norm)
-				s.stats.PostingsScored++
+				scored++
 				scores[l.pos] = sc
 				partial += float64(sc)
 				l.Next()
@@ -62,7 +72,7 @@ func maxScoreQuery(s *search) error {
 			}
 			if l := ls[i]; l.NextGEQ(d) == d {
 				sc := s.params.TermScore(l.idf, l.Freq(), norm)
-				s.stats.PostingsScored++
+				scored++
 				scores[l.pos] = sc
 				partial += float64(sc)
 			}
@@ -83,7 +93,11 @@ func maxScoreQuery(s *search) error {
 				}
 			}
 		}
-		clear(scores)
+		if len(ls) <= inline {
+			buf = [inline]float32{}
+		} else {
+			clear(scores)
+		}
 		// A list that just turned non-essential may hold next, and every
 		// essential list's next docid is >= next: nothing is passed over.
 		d = next
