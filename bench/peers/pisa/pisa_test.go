@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,27 @@ func TestEngineName(t *testing.T) {
 		if got := EngineName(enc); got != want {
 			t.Errorf("EngineName(%q) = %q, want %q", enc, got, want)
 		}
+	}
+}
+
+func TestFastestPass(t *testing.T) {
+	us := time.Microsecond
+	tests := []struct {
+		name      string
+		in        []time.Duration
+		n, repeat int
+		want      []time.Duration
+	}{
+		{"one pass", []time.Duration{5 * us, 7 * us}, 2, 1, []time.Duration{5 * us, 7 * us}},
+		{"three passes", []time.Duration{5 * us, 7 * us, 9 * us, 3 * us, 4 * us, 8 * us}, 2, 3,
+			[]time.Duration{4 * us, 3 * us, 4 * us, 3 * us, 4 * us, 3 * us}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := fastestPass(tc.in, tc.n, tc.repeat); !slices.Equal(got, tc.want) {
+				t.Errorf("fastestPass = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 
