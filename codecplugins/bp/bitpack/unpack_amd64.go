@@ -2,7 +2,11 @@
 
 package bitpack
 
-import "github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+import (
+	"unsafe"
+
+	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+)
 
 //go:generate go run ../internal/gensimd -out unpack_amd64.s -stubs unpack_amd64_stubs.go
 
@@ -35,4 +39,28 @@ func unpackVPrefixAsm(dst *[BlockLen]uint32, src []byte, b int, base uint32) boo
 		return false
 	}
 	return true
+}
+
+// decodeVBlockAsm runs DecodeVerticalBlock's assembly decoder of the
+// current SIMD level, which checks src itself, and reports its answer, ok,
+// and whether there was one, done.
+func decodeVBlockAsm(dst *[BlockLen]uint32, src []byte) (ok, done bool) {
+	switch simd.Current() {
+	case simd.AVX2:
+		return decodeVBlockAVX2(dst, unsafe.SliceData(src), len(src)), true
+	case simd.SSE:
+		return decodeVBlockSSE(dst, unsafe.SliceData(src), len(src)), true
+	}
+	return false, false
+}
+
+// decodeVBlockPrefixAsm is decodeVBlockAsm for DecodeVerticalBlockPrefix.
+func decodeVBlockPrefixAsm(dst *[BlockLen]uint32, src []byte, base uint32) (ok, done bool) {
+	switch simd.Current() {
+	case simd.AVX2:
+		return decodeVBlockPrefixAVX2(dst, unsafe.SliceData(src), len(src), base), true
+	case simd.SSE:
+		return decodeVBlockPrefixSSE(dst, unsafe.SliceData(src), len(src), base), true
+	}
+	return false, false
 }
