@@ -2,7 +2,11 @@
 
 package varint
 
-import "github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+import (
+	"unsafe"
+
+	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+)
 
 //go:generate go run ./internal/gensimd -out varint_amd64.s -stubs varint_amd64_stubs.go
 
@@ -24,6 +28,20 @@ func svbAsm(dst []uint32, ctrl, data []byte) bool {
 		svbSSE(&dst[0], &ctrl[0], &data[0], full)
 	}
 	return true
+}
+
+// svbBlockAsm decodes a whole 128-value streamvbyte block from src in one
+// assembly call at the SSE and AVX2 levels, which checks src's length
+// itself, and reports whether it did: false at the Go level and where src
+// is shorter than the block.
+func svbBlockAsm(dst *[128]uint32, src []byte) bool {
+	switch simd.Current() {
+	case simd.AVX2:
+		return svbBlockAVX(dst, unsafe.SliceData(src), len(src))
+	case simd.SSE:
+		return svbBlockSSE(dst, unsafe.SliceData(src), len(src))
+	}
+	return false
 }
 
 // suAsm decodes varint-SU values into dst with the masked VByte kernel at

@@ -5,6 +5,9 @@ package varint
 // svbAsm decodes nothing: there is no assembly on this build.
 func svbAsm([]uint32, []byte, []byte) bool { return false }
 
+// svbBlockAsm decodes nothing: there is no assembly on this build.
+func svbBlockAsm(*[128]uint32, []byte) bool { return false }
+
 // suAsm decodes nothing: there is no assembly on this build.
 func suAsm([]uint32, []byte) (n, used int) { return 0, 0 }
 
