@@ -33,15 +33,10 @@ func svbAsm(dst []uint32, ctrl, data []byte) bool {
 // svbBlockAsm decodes a whole 128-value streamvbyte block from src in one
 // assembly call at the SSE and AVX2 levels, which checks src's length
 // itself, and reports whether it did: false at the Go level and where src
-// is shorter than the block.
+// is shorter than the block. It is small enough to inline.
 func svbBlockAsm(dst *[128]uint32, src []byte) bool {
-	switch simd.Current() {
-	case simd.AVX2:
-		return svbBlockAVX(dst, unsafe.SliceData(src), len(src))
-	case simd.SSE:
-		return svbBlockSSE(dst, unsafe.SliceData(src), len(src))
-	}
-	return false
+	lv := simd.Current()
+	return lv != simd.Go && svbBlock(dst, unsafe.SliceData(src), len(src), lv == simd.AVX2)
 }
 
 // suAsm decodes varint-SU values into dst with the masked VByte kernel at

@@ -20,19 +20,12 @@ func svbSSE(dst *uint32, ctrl *byte, data *byte, groups int)
 //go:noescape
 func svbAVX(dst *uint32, ctrl *byte, data *byte, groups int)
 
-// svbBlockSSE decodes the 128-value streamvbyte block of the n bytes at src
-// into dst with SSSE3 and reports true, or reports false where n is
-// shorter than the block.
+// svbBlock decodes the 128-value streamvbyte block of the n bytes at src
+// into dst, with AVX where avx is true and else SSSE3, and reports true,
+// or reports false where n is shorter than the block.
 //
 //go:noescape
-func svbBlockSSE(dst *[128]uint32, src *byte, n int) bool
-
-// svbBlockAVX decodes the 128-value streamvbyte block of the n bytes at src
-// into dst with AVX and reports true, or reports false where n is
-// shorter than the block.
-//
-//go:noescape
-func svbBlockAVX(dst *[128]uint32, src *byte, n int) bool
+func svbBlock(dst *[128]uint32, src *byte, n int, avx bool) bool
 
 // suSSE decodes varint-SU values from src into dst with SSE4.1 while at
 // least 16 values are left to decode and 16 bytes are left in src, and

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
 )
 
 // BlockLen is the number of values in a vertical block.
@@ -75,8 +77,8 @@ func UnpackVerticalPrefix(dst *[BlockLen]uint32, src []byte, b int, base uint32)
 // block, picks the width's kernel and decodes, which is most of what a
 // block costs beyond the kernel's own work.
 func DecodeVerticalBlock(dst *[BlockLen]uint32, src []byte) bool {
-	if ok, done := decodeVBlockAsm(dst, src); done {
-		return ok
+	if lv := simd.Current(); lv != simd.Go {
+		return decodeVBlockAsm(dst, src, lv)
 	}
 	if len(src) == 0 {
 		return false
@@ -95,8 +97,8 @@ func DecodeVerticalBlock(dst *[BlockLen]uint32, src []byte) bool {
 // it, so that its results never wrap: the caller then decodes and sums in
 // 64 bits to tell a valid block from an overflowing one.
 func DecodeVerticalBlockPrefix(dst *[BlockLen]uint32, src []byte, base uint32) bool {
-	if ok, done := decodeVBlockPrefixAsm(dst, src, base); done {
-		return ok
+	if lv := simd.Current(); lv != simd.Go {
+		return decodeVBlockPrefixAsm(dst, src, base, lv)
 	}
 	if len(src) == 0 {
 		return false

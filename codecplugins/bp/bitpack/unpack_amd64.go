@@ -41,26 +41,15 @@ func unpackVPrefixAsm(dst *[BlockLen]uint32, src []byte, b int, base uint32) boo
 	return true
 }
 
-// decodeVBlockAsm runs DecodeVerticalBlock's assembly decoder of the
-// current SIMD level, which checks src itself, and reports its answer, ok,
-// and whether there was one, done.
-func decodeVBlockAsm(dst *[BlockLen]uint32, src []byte) (ok, done bool) {
-	switch simd.Current() {
-	case simd.AVX2:
-		return decodeVBlockAVX2(dst, unsafe.SliceData(src), len(src)), true
-	case simd.SSE:
-		return decodeVBlockSSE(dst, unsafe.SliceData(src), len(src)), true
-	}
-	return false, false
+// decodeVBlockAsm runs DecodeVerticalBlock's assembly decoder at level
+// lv, SSE or AVX2, which checks src itself, and returns its answer. It is
+// small enough to inline, so that a block costs one Go call and one
+// assembly call.
+func decodeVBlockAsm(dst *[BlockLen]uint32, src []byte, lv simd.Level) bool {
+	return decodeVBlock(dst, unsafe.SliceData(src), len(src), lv == simd.AVX2)
 }
 
 // decodeVBlockPrefixAsm is decodeVBlockAsm for DecodeVerticalBlockPrefix.
-func decodeVBlockPrefixAsm(dst *[BlockLen]uint32, src []byte, base uint32) (ok, done bool) {
-	switch simd.Current() {
-	case simd.AVX2:
-		return decodeVBlockPrefixAVX2(dst, unsafe.SliceData(src), len(src), base), true
-	case simd.SSE:
-		return decodeVBlockPrefixSSE(dst, unsafe.SliceData(src), len(src), base), true
-	}
-	return false, false
+func decodeVBlockPrefixAsm(dst *[BlockLen]uint32, src []byte, base uint32, lv simd.Level) bool {
+	return decodeVBlockPrefix(dst, unsafe.SliceData(src), len(src), base, lv == simd.AVX2)
 }

@@ -57,58 +57,6 @@ TEXT ·unpackVPrefixSSE(SB), NOSPLIT, $0-28
 	PSHUFD $0x00, X14, X14
 	JMP    ·vPrefixKernelSSE+0(SB)
 
-// func decodeVBlockSSE(dst *[128]uint32, src *byte, n int) bool
-TEXT ·decodeVBlockSSE(SB), NOSPLIT, $0-25
-	MOVQ    n+16(FP), AX
-	TESTQ   AX, AX
-	JLE     fail
-	MOVQ    src+8(FP), SI
-	MOVBQZX (SI), BX
-	CMPQ    BX, $0x20
-	JA      fail
-	MOVQ    BX, CX
-	SHLQ    $0x04, CX
-	CMPQ    CX, AX
-	JGE     fail
-	INCQ    SI
-	MOVQ    dst+0(FP), DI
-	MOVB    $0x01, ret+24(FP)
-	JMP     ·vKernelSSE+0(SB)
-
-fail:
-	MOVB $0x00, ret+24(FP)
-	RET
-
-// func decodeVBlockPrefixSSE(dst *[128]uint32, src *byte, n int, base uint32) bool
-// Requires: SSE2
-TEXT ·decodeVBlockPrefixSSE(SB), NOSPLIT, $0-33
-	MOVQ    n+16(FP), AX
-	TESTQ   AX, AX
-	JLE     fail
-	MOVQ    src+8(FP), SI
-	MOVBQZX (SI), BX
-	CMPQ    BX, $0x20
-	JA      fail
-	MOVQ    BX, CX
-	SHLQ    $0x04, CX
-	CMPQ    CX, AX
-	JGE     fail
-	MOVL    base+24(FP), AX
-	MOVL    AX, CX
-	LEAQ    prefixLimit<>+0(SB), DX
-	CMPQ    CX, (DX)(BX*8)
-	JG      fail
-	MOVD    AX, X14
-	PSHUFD  $0x00, X14, X14
-	INCQ    SI
-	MOVQ    dst+0(FP), DI
-	MOVB    $0x01, ret+32(FP)
-	JMP     ·vPrefixKernelSSE+0(SB)
-
-fail:
-	MOVB $0x00, ret+32(FP)
-	RET
-
 // func vKernelSSE()
 // Requires: SSE2
 TEXT ·vKernelSSE(SB), NOSPLIT, $0
@@ -21260,58 +21208,6 @@ TEXT ·unpackVPrefixAVX2(SB), NOSPLIT, $0-28
 	VPBROADCASTD X14, Y14
 	JMP          ·vPrefixKernelAVX2+0(SB)
 
-// func decodeVBlockAVX2(dst *[128]uint32, src *byte, n int) bool
-TEXT ·decodeVBlockAVX2(SB), NOSPLIT, $0-25
-	MOVQ    n+16(FP), AX
-	TESTQ   AX, AX
-	JLE     fail
-	MOVQ    src+8(FP), SI
-	MOVBQZX (SI), BX
-	CMPQ    BX, $0x20
-	JA      fail
-	MOVQ    BX, CX
-	SHLQ    $0x04, CX
-	CMPQ    CX, AX
-	JGE     fail
-	INCQ    SI
-	MOVQ    dst+0(FP), DI
-	MOVB    $0x01, ret+24(FP)
-	JMP     ·vKernelAVX2+0(SB)
-
-fail:
-	MOVB $0x00, ret+24(FP)
-	RET
-
-// func decodeVBlockPrefixAVX2(dst *[128]uint32, src *byte, n int, base uint32) bool
-// Requires: AVX, AVX2
-TEXT ·decodeVBlockPrefixAVX2(SB), NOSPLIT, $0-33
-	MOVQ         n+16(FP), AX
-	TESTQ        AX, AX
-	JLE          fail
-	MOVQ         src+8(FP), SI
-	MOVBQZX      (SI), BX
-	CMPQ         BX, $0x20
-	JA           fail
-	MOVQ         BX, CX
-	SHLQ         $0x04, CX
-	CMPQ         CX, AX
-	JGE          fail
-	MOVL         base+24(FP), AX
-	MOVL         AX, CX
-	LEAQ         prefixLimit<>+0(SB), DX
-	CMPQ         CX, (DX)(BX*8)
-	JG           fail
-	VMOVD        AX, X14
-	VPBROADCASTD X14, Y14
-	INCQ         SI
-	MOVQ         dst+0(FP), DI
-	MOVB         $0x01, ret+32(FP)
-	JMP          ·vPrefixKernelAVX2+0(SB)
-
-fail:
-	MOVB $0x00, ret+32(FP)
-	RET
-
 // func vKernelAVX2()
 // Requires: AVX, AVX2
 TEXT ·vKernelAVX2(SB), NOSPLIT, $0
@@ -36838,3 +36734,69 @@ DATA shift_7_7<>+20(SB)/4, $0x00000007
 DATA shift_7_7<>+24(SB)/4, $0x00000007
 DATA shift_7_7<>+28(SB)/4, $0x00000007
 GLOBL shift_7_7<>(SB), RODATA|NOPTR, $32
+
+// func decodeVBlock(dst *[128]uint32, src *byte, n int, avx2 bool) bool
+TEXT ·decodeVBlock(SB), NOSPLIT, $0-33
+	MOVQ    n+16(FP), AX
+	TESTQ   AX, AX
+	JLE     fail
+	MOVQ    src+8(FP), SI
+	MOVBQZX (SI), BX
+	CMPQ    BX, $0x20
+	JA      fail
+	MOVQ    BX, CX
+	SHLQ    $0x04, CX
+	CMPQ    CX, AX
+	JGE     fail
+	INCQ    SI
+	MOVQ    dst+0(FP), DI
+	MOVB    $0x01, ret+32(FP)
+	MOVB    avx2+24(FP), AL
+	TESTB   AL, AL
+	JNZ     avx2
+	JMP     ·vKernelSSE+0(SB)
+
+avx2:
+	JMP ·vKernelAVX2+0(SB)
+
+fail:
+	MOVB $0x00, ret+32(FP)
+	RET
+
+// func decodeVBlockPrefix(dst *[128]uint32, src *byte, n int, base uint32, avx2 bool) bool
+// Requires: AVX, AVX2, SSE2
+TEXT ·decodeVBlockPrefix(SB), NOSPLIT, $0-33
+	MOVQ    n+16(FP), AX
+	TESTQ   AX, AX
+	JLE     fail
+	MOVQ    src+8(FP), SI
+	MOVBQZX (SI), BX
+	CMPQ    BX, $0x20
+	JA      fail
+	MOVQ    BX, CX
+	SHLQ    $0x04, CX
+	CMPQ    CX, AX
+	JGE     fail
+	MOVL    base+24(FP), AX
+	MOVL    AX, CX
+	LEAQ    prefixLimit<>+0(SB), DX
+	CMPQ    CX, (DX)(BX*8)
+	JG      fail
+	INCQ    SI
+	MOVQ    dst+0(FP), DI
+	MOVB    $0x01, ret+32(FP)
+	MOVB    avx2+28(FP), CL
+	TESTB   CL, CL
+	JNZ     avx2
+	MOVD    AX, X14
+	PSHUFD  $0x00, X14, X14
+	JMP     ·vPrefixKernelSSE+0(SB)
+
+avx2:
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	JMP          ·vPrefixKernelAVX2+0(SB)
+
+fail:
+	MOVB $0x00, ret+32(FP)
+	RET

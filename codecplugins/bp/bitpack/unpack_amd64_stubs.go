@@ -17,21 +17,6 @@ func unpackVSSE(dst *[128]uint32, src *byte, b int)
 //go:noescape
 func unpackVPrefixSSE(dst *[128]uint32, src *byte, b int, base uint32)
 
-// decodeVBlockSSE decodes the bp128 block of the n bytes at src with SSE2 and
-// reports true; it reports false, dst untouched, where n is too short
-// or the width above 32.
-//
-//go:noescape
-func decodeVBlockSSE(dst *[128]uint32, src *byte, n int) bool
-
-// decodeVBlockPrefixSSE decodes the bp128 block of the n bytes at src into running
-// sums from base, with SSE2, and reports true; it reports false, dst
-// untouched, where n is too short, the width above 32 or a sum could
-// pass 2^32-1.
-//
-//go:noescape
-func decodeVBlockPrefixSSE(dst *[128]uint32, src *byte, n int, base uint32) bool
-
 // vKernelSSE holds the SSE2 kernels of every width that the entry functions
 // above jump to, with their arguments in registers; it is never called.
 //
@@ -57,21 +42,6 @@ func unpackVAVX2(dst *[128]uint32, src *byte, b int)
 //go:noescape
 func unpackVPrefixAVX2(dst *[128]uint32, src *byte, b int, base uint32)
 
-// decodeVBlockAVX2 decodes the bp128 block of the n bytes at src with AVX2 and
-// reports true; it reports false, dst untouched, where n is too short
-// or the width above 32.
-//
-//go:noescape
-func decodeVBlockAVX2(dst *[128]uint32, src *byte, n int) bool
-
-// decodeVBlockPrefixAVX2 decodes the bp128 block of the n bytes at src into running
-// sums from base, with AVX2, and reports true; it reports false, dst
-// untouched, where n is too short, the width above 32 or a sum could
-// pass 2^32-1.
-//
-//go:noescape
-func decodeVBlockPrefixAVX2(dst *[128]uint32, src *byte, n int, base uint32) bool
-
 // vKernelAVX2 holds the AVX2 kernels of every width that the entry functions
 // above jump to, with their arguments in registers; it is never called.
 //
@@ -83,3 +53,18 @@ func vKernelAVX2()
 //
 //go:noescape
 func vPrefixKernelAVX2()
+
+// decodeVBlock decodes the bp128 block of the n bytes at src with AVX2 or
+// else SSE2 and reports true; it reports false, dst untouched, where n
+// is too short or the width above 32.
+//
+//go:noescape
+func decodeVBlock(dst *[128]uint32, src *byte, n int, avx2 bool) bool
+
+// decodeVBlockPrefix decodes the bp128 block of the n bytes at src into running
+// sums from base, with AVX2 or else SSE2, and reports true; it reports
+// false, dst untouched, where n is too short, the width above 32 or a
+// sum could pass 2^32-1.
+//
+//go:noescape
+func decodeVBlockPrefix(dst *[128]uint32, src *byte, n int, base uint32, avx2 bool) bool

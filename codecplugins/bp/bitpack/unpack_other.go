@@ -2,6 +2,8 @@
 
 package bitpack
 
+import "github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+
 // unpackVAsm reports that there is no assembly unpacker on this build.
 func unpackVAsm(*[BlockLen]uint32, []byte, int) bool { return false }
 
@@ -11,11 +13,9 @@ func unpackVPrefixAsm(*[BlockLen]uint32, []byte, int, uint32) bool { return fals
 // unpackHAsm reports that there is no assembly unpacker on this build.
 func unpackHAsm(*[BlockLen]uint32, []byte, int) bool { return false }
 
-// decodeVBlockAsm reports that there is no assembly decoder on this build.
-func decodeVBlockAsm(*[BlockLen]uint32, []byte) (ok, done bool) { return false, false }
+// decodeVBlockAsm is never called on this build, whose only level is Go.
+func decodeVBlockAsm(*[BlockLen]uint32, []byte, simd.Level) bool { return false }
 
-// decodeVBlockPrefixAsm reports that there is no assembly decoder on this
-// build.
-func decodeVBlockPrefixAsm(*[BlockLen]uint32, []byte, uint32) (ok, done bool) {
-	return false, false
-}
+// decodeVBlockPrefixAsm is never called on this build, whose only level is
+// Go.
+func decodeVBlockPrefixAsm(*[BlockLen]uint32, []byte, uint32, simd.Level) bool { return false }

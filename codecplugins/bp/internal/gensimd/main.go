@@ -48,11 +48,11 @@ func main() {
 	}{{"SSE2", "SSE", g.sse}, {"AVX2", "AVX2", g.avx2}} {
 		g.entry("unpackV"+l.suffix, l.isa, false, "vKernel"+l.suffix)
 		g.entry("unpackVPrefix"+l.suffix, l.isa, true, "vPrefixKernel"+l.suffix)
-		g.blockEntry("decodeVBlock"+l.suffix, l.isa, false, "vKernel"+l.suffix, limits)
-		g.blockEntry("decodeVBlockPrefix"+l.suffix, l.isa, true, "vPrefixKernel"+l.suffix, limits)
 		g.kernels("vKernel"+l.suffix, l.isa, false, l.k)
 		g.kernels("vPrefixKernel"+l.suffix, l.isa, true, l.k)
 	}
+	g.blockEntry("decodeVBlock", false, limits)
+	g.blockEntry("decodeVBlockPrefix", true, limits)
 	asmgen.Main(c, "codecplugins/bp/internal/gensimd", "bitpack", "amd64 && !purego", nil)
 }
 
@@ -171,23 +171,27 @@ func (g *gen) prefixLimits() operand.Mem {
 // block (a width byte, then the vertical layout) in one call: it checks
 // the width and src's length, and with prefix that base leaves no running
 // sum past 2^32-1, returns false on any of these without touching dst,
-// and else returns true through kern. The checks, the width dispatch and
-// the kernel in one call is what DecodeBlock spends per block beyond the
-// kernel's own work.
-func (g *gen) blockEntry(name, isa string, prefix bool, kern string, limits operand.Mem) {
+// and else returns true through the AVX2 or the SSE kernels, as its
+// argument avx2 says. The checks, the level's and the width's dispatch
+// and the kernel in one call is what DecodeBlock spends per block beyond
+// the kernel's own work; the one entry for both levels keeps the Go
+// function that calls it small enough to inline.
+func (g *gen) blockEntry(name string, prefix bool, limits operand.Mem) {
 	g.Function(name)
 	g.noescape()
+	kern := "vKernel"
 	if prefix {
-		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, base uint32) bool")
+		kern = "vPrefixKernel"
+		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, base uint32, avx2 bool) bool")
 		g.Doc(name+" decodes the bp128 block of the n bytes at src into running",
-			"sums from base, with "+isa+", and reports true; it reports false, dst",
-			"untouched, where n is too short, the width above 32 or a sum could",
-			"pass 2^32-1.")
+			"sums from base, with AVX2 or else SSE2, and reports true; it reports",
+			"false, dst untouched, where n is too short, the width above 32 or a",
+			"sum could pass 2^32-1.")
 	} else {
-		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int) bool")
-		g.Doc(name+" decodes the bp128 block of the n bytes at src with "+isa+" and",
-			"reports true; it reports false, dst untouched, where n is too short",
-			"or the width above 32.")
+		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, avx2 bool) bool")
+		g.Doc(name+" decodes the bp128 block of the n bytes at src with AVX2 or",
+			"else SSE2 and reports true; it reports false, dst untouched, where n",
+			"is too short or the width above 32.")
 	}
 	n := g.Load(g.Param("n"), g.GP64())
 	g.TESTQ(n, n)
@@ -201,20 +205,31 @@ func (g *gen) blockEntry(name, isa string, prefix bool, kern string, limits oper
 	g.SHLQ(operand.U8(4), need)
 	g.CMPQ(need, n) // 1+16b bytes needed: fail where 16b >= n
 	g.JGE(operand.LabelRef("fail"))
+	var base reg.GPVirtual
 	if prefix {
-		base := g.Load(g.Param("base"), g.GP32()).(reg.GPVirtual)
+		base = g.Load(g.Param("base"), g.GP32()).(reg.GPVirtual)
 		wide := g.GP64()
 		g.MOVL(base, wide.As32()) // zero-extends
 		tab := g.GP64()
 		g.LEAQ(limits, tab)
 		g.CMPQ(wide, operand.Mem{Base: tab, Index: widthReg, Scale: 8})
 		g.JG(operand.LabelRef("fail"))
-		g.broadcastBase(isa, base)
 	}
 	g.INCQ(srcReg)
 	g.Load(g.Param("dst"), dstReg)
 	g.MOVB(operand.U8(1), g.ret())
-	g.tailJump(kern, isa, prefix)
+	avx2 := g.Load(g.Param("avx2"), g.GP8())
+	g.TESTB(avx2, avx2)
+	g.JNZ(operand.LabelRef("avx2"))
+	if prefix {
+		g.broadcastBase("SSE2", base)
+	}
+	g.tailJump(kern+"SSE", "SSE2", prefix)
+	g.Label("avx2")
+	if prefix {
+		g.broadcastBase("AVX2", base)
+	}
+	g.tailJump(kern+"AVX2", "AVX2", prefix)
 	g.Label("fail")
 	g.MOVB(operand.U8(0), g.ret())
 	g.RET()

@@ -37,8 +37,7 @@ func main() {
 	g.streamVByte("svbSSE", false, shuffle, shuffleEnd, lens)
 	g.streamVByte("svbAVX", true, shuffle, shuffleEnd, lens)
 	fields := g.svbFieldMasks()
-	g.svbBlock("svbBlockSSE", false, shuffle, shuffleEnd, lens, fields)
-	g.svbBlock("svbBlockAVX", true, shuffle, shuffleEnd, lens, fields)
+	g.svbBlock(shuffle, shuffleEnd, lens, fields)
 	g.maskedVByte()
 	g.g8iu()
 	g.g8cu()
@@ -200,28 +199,26 @@ func (g *gen) svbFieldMasks() operand.Mem {
 	return m
 }
 
-// svbBlock writes name, the decoder of a whole 128-value streamvbyte block
-// in one call: its 32 control bytes, then their data. It adds the block's
-// data length up from the control bytes with SIMD (each byte's four 2-bit
-// fields summed in place by two mask-shift-add steps, then PSADBW across
-// the bytes), checks it against n, and decodes the 32 groups unrolled as
-// streamVByte does, the last three through loads that end at their last
-// byte, so that it never reads past the block. With vex it is the same
-// code in AVX encoding.
-func (g *gen) svbBlock(name string, vex bool, shuffleTab, shuffleEndTab, lenTab, fields operand.Mem) {
-	g.Function(name)
+// svbBlock writes svbBlock, the decoder of a whole 128-value streamvbyte
+// block in one call: its 32 control bytes, then their data. It adds the
+// block's data length up from the control bytes with SIMD (each byte's
+// four 2-bit fields summed in place by two mask-shift-add steps, then
+// PSADBW across the bytes), checks it against n, and decodes the 32 groups
+// unrolled as streamVByte does, the last three through loads that end at
+// their last byte, so that it never reads past the block. The groups are
+// written twice, in SSE and in AVX encoding (whose shuffle reads its mask
+// straight from the table), and the argument avx picks one: one entry for
+// both levels keeps the Go function that calls it small enough to inline.
+func (g *gen) svbBlock(shuffleTab, shuffleEndTab, lenTab, fields operand.Mem) {
+	g.Function("svbBlock")
 	g.Attributes(attr.NOSPLIT)
 	// The kernel keeps no pointer: without this, every buffer passed to
 	// it would move to the heap.
 	g.Pragma("noescape")
-	g.SignatureExpr("func(dst *[128]uint32, src *byte, n int) bool")
-	isa := "SSSE3"
-	if vex {
-		isa = "AVX"
-	}
-	g.Doc(name+" decodes the 128-value streamvbyte block of the n bytes at src",
-		"into dst with "+isa+" and reports true, or reports false where n is",
-		"shorter than the block.")
+	g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, avx bool) bool")
+	g.Doc("svbBlock decodes the 128-value streamvbyte block of the n bytes at src",
+		"into dst, with AVX where avx is true and else SSSE3, and reports true,",
+		"or reports false where n is shorter than the block.")
 	n := g.Load(g.Param("n"), g.GP64())
 	g.CMPQ(n, operand.U8(32))
 	g.JL(operand.LabelRef("fail"))
@@ -230,13 +227,8 @@ func (g *gen) svbBlock(name string, vex bool, shuffleTab, shuffleEndTab, lenTab,
 	g.LEAQ(fields, fm)
 	// In registers: legacy SSE would require a memory operand aligned.
 	m33, m0f := reg.X4, reg.X5
-	if vex {
-		g.VMOVDQU(operand.Mem{Base: fm}, m33)
-		g.VMOVDQU(operand.Mem{Base: fm, Disp: 16}, m0f)
-	} else {
-		g.MOVOU(operand.Mem{Base: fm}, m33)
-		g.MOVOU(operand.Mem{Base: fm, Disp: 16}, m0f)
-	}
+	g.MOVOU(operand.Mem{Base: fm}, m33)
+	g.MOVOU(operand.Mem{Base: fm, Disp: 16}, m0f)
 	// Per byte: x = (c & 0x33) + (c>>2 & 0x33) holds two fields' sums in
 	// its nibbles, (x & 0x0F) + (x>>4 & 0x0F) all four. PSRLW shifts
 	// 16-bit lanes, but the masks drop the bits that cross bytes.
@@ -245,13 +237,6 @@ func (g *gen) svbBlock(name string, vex bool, shuffleTab, shuffleEndTab, lenTab,
 			sh   uint8
 			mask reg.VecPhysical
 		}{{2, m33}, {4, m0f}} {
-			if vex {
-				g.VPSRLW(operand.U8(st.sh), c, t)
-				g.VPAND(st.mask, t, t)
-				g.VPAND(st.mask, c, c)
-				g.VPADDB(t, c, c)
-				continue
-			}
 			g.MOVO(c, t)
 			g.PSRLW(operand.U8(st.sh), t)
 			g.PAND(st.mask, t)
@@ -260,31 +245,17 @@ func (g *gen) svbBlock(name string, vex bool, shuffleTab, shuffleEndTab, lenTab,
 		}
 	}
 	c0, c1, t := reg.X0, reg.X1, reg.X2
-	if vex {
-		g.VMOVDQU(operand.Mem{Base: src}, c0)
-		g.VMOVDQU(operand.Mem{Base: src, Disp: 16}, c1)
-	} else {
-		g.MOVOU(operand.Mem{Base: src}, c0)
-		g.MOVOU(operand.Mem{Base: src, Disp: 16}, c1)
-	}
+	g.MOVOU(operand.Mem{Base: src}, c0)
+	g.MOVOU(operand.Mem{Base: src, Disp: 16}, c1)
 	sum(c0, t)
 	sum(c1, t)
+	g.PADDB(c1, c0)
+	g.PXOR(t, t)
+	g.PSADBW(t, c0)
+	g.PSHUFD(operand.U8(0x4E), c0, t)
+	g.PADDQ(t, c0)
 	total := g.GP64()
-	if vex {
-		g.VPADDB(c1, c0, c0)
-		g.VPXOR(t, t, t)
-		g.VPSADBW(t, c0, c0)
-		g.VPSHUFD(operand.U8(0x4E), c0, t)
-		g.VPADDQ(t, c0, c0)
-		g.VMOVQ(c0, total)
-	} else {
-		g.PADDB(c1, c0)
-		g.PXOR(t, t)
-		g.PSADBW(t, c0)
-		g.PSHUFD(operand.U8(0x4E), c0, t)
-		g.PADDQ(t, c0)
-		g.MOVQ(c0, total)
-	}
+	g.MOVQ(c0, total)
 	// The block takes 32 control bytes, 128 data bytes and one more
 	// for each unit of the fields.
 	g.ADDQ(operand.U32(32+128), total)
@@ -297,43 +268,60 @@ func (g *gen) svbBlock(name string, vex bool, shuffleTab, shuffleEndTab, lenTab,
 	g.LEAQ(shuffleTab, shuf)
 	g.LEAQ(shuffleEndTab, shufEnd)
 	g.LEAQ(lenTab, lens)
+	g.MOVB(operand.U8(1), g.ret())
+	avx := g.Load(g.Param("avx"), g.GP8())
+	g.TESTB(avx, avx)
+	g.JNZ(operand.LabelRef("avx"))
 	// Groups 0..28 have at least three groups of four bytes or more after
 	// them, so a 16-byte load from their first byte stays in the block;
 	// the last three load the 16 bytes that end with their own last byte.
-	for i := range 32 {
-		last := i >= 29
-		c, l := g.GP64(), g.GP64()
-		x, m := reg.X0, reg.X1
-		g.MOVBQZX(operand.Mem{Base: src, Disp: i}, c)
-		g.MOVBQZX(operand.Mem{Base: lens, Index: c, Scale: 1}, l)
-		load := g.MOVOU
-		if vex {
-			load = g.VMOVDQU
+	// The control bytes come eight at a time into a register, to spare a
+	// load per group: the loads, four a group otherwise, limit the loop.
+	groups := func(vex bool) {
+		keys := g.GP64()
+		for i := range 32 {
+			if i%8 == 0 {
+				g.MOVQ(operand.Mem{Base: src, Disp: i}, keys)
+			}
+			last := i >= 29
+			c, l := g.GP64(), g.GP64()
+			x, m := reg.X0, reg.X1
+			g.MOVBQZX(keys.As8(), c)
+			if i%8 != 7 {
+				g.SHRQ(operand.U8(8), keys)
+			}
+			g.MOVBQZX(operand.Mem{Base: lens, Index: c, Scale: 1}, l)
+			load := g.MOVOU
+			if vex {
+				load = g.VMOVDQU
+			}
+			if last {
+				g.ADDQ(l, data)
+				load(operand.Mem{Base: data, Disp: -16}, x)
+			} else {
+				load(operand.Mem{Base: data}, x)
+				g.ADDQ(l, data)
+			}
+			g.SHLQ(operand.U8(4), c)
+			tab := shuf
+			if last {
+				tab = shufEnd
+			}
+			mask := operand.Mem{Base: tab, Index: c, Scale: 1}
+			if vex {
+				g.VPSHUFB(mask, x, x)
+				g.VMOVDQU(x, operand.Mem{Base: dst, Disp: 16 * i})
+				continue
+			}
+			g.MOVOU(mask, m)
+			g.PSHUFB(m, x)
+			g.MOVOU(x, operand.Mem{Base: dst, Disp: 16 * i})
 		}
-		if last {
-			g.ADDQ(l, data)
-			load(operand.Mem{Base: data, Disp: -16}, x)
-		} else {
-			load(operand.Mem{Base: data}, x)
-			g.ADDQ(l, data)
-		}
-		g.SHLQ(operand.U8(4), c)
-		tab := shuf
-		if last {
-			tab = shufEnd
-		}
-		mask := operand.Mem{Base: tab, Index: c, Scale: 1}
-		if vex {
-			g.VPSHUFB(mask, x, x)
-			g.VMOVDQU(x, operand.Mem{Base: dst, Disp: 16 * i})
-			continue
-		}
-		g.MOVOU(mask, m)
-		g.PSHUFB(m, x)
-		g.MOVOU(x, operand.Mem{Base: dst, Disp: 16 * i})
+		g.RET()
 	}
-	g.MOVB(operand.U8(1), g.ret())
-	g.RET()
+	groups(false)
+	g.Label("avx")
+	groups(true)
 	g.Label("fail")
 	g.MOVB(operand.U8(0), g.ret())
 	g.RET()
