@@ -39,6 +39,14 @@ func svbBlockAsm(dst *[128]uint32, src []byte) bool {
 	return lv != simd.Go && svbBlock(dst, unsafe.SliceData(src), len(src), lv == simd.AVX2)
 }
 
+// svbBlockPrefixAsm is svbBlockAsm for running sums from base; it also
+// reports false where a value has four bytes or base is above
+// 2^32-1 - 128*(2^24-1), so that no sum it writes can have wrapped.
+func svbBlockPrefixAsm(dst *[128]uint32, src []byte, base uint32) bool {
+	lv := simd.Current()
+	return lv != simd.Go && svbBlockPrefix(dst, unsafe.SliceData(src), len(src), base, lv == simd.AVX2)
+}
+
 // suAsm decodes varint-SU values into dst with the masked VByte kernel at
 // the SSE and AVX2 levels, while 16 values are left to decode and 16 bytes
 // left in src, and returns the values decoded and the bytes they took: 0

@@ -37,7 +37,8 @@ func main() {
 	g.streamVByte("svbSSE", false, shuffle, shuffleEnd, lens)
 	g.streamVByte("svbAVX", true, shuffle, shuffleEnd, lens)
 	fields := g.svbFieldMasks()
-	g.svbBlock(shuffle, shuffleEnd, lens, fields)
+	g.svbBlock(false, shuffle, shuffleEnd, lens, fields)
+	g.svbBlock(true, shuffle, shuffleEnd, lens, fields)
 	g.maskedVByte()
 	g.g8iu()
 	g.g8cu()
@@ -189,15 +190,21 @@ func (g *gen) streamVByte(name string, vex bool, shuffleTab, shuffleEndTab, lenT
 }
 
 // svbFieldMasks writes the byte masks 0x33 and 0x0F, 16 of each, that
-// svbBlock sums a control byte's four 2-bit fields with.
+// svbBlock sums a control byte's four 2-bit fields with, and 0x55, with
+// which it finds a field of 3.
 func (g *gen) svbFieldMasks() operand.Mem {
 	m := g.StaticGlobal("svbFields")
 	g.DataAttributes(attr.RODATA | attr.NOPTR)
-	for i, w := range []uint64{0x3333333333333333, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, 0x0F0F0F0F0F0F0F0F} {
+	for i, w := range []uint64{0x3333333333333333, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, 0x0F0F0F0F0F0F0F0F,
+		0x5555555555555555, 0x5555555555555555} {
 		g.AddDatum(8*i, operand.U64(w))
 	}
 	return m
 }
+
+// svbMaxBase is the largest base from which svbBlockPrefix adds a block
+// up: 128 values below 2^24 added to it stay below 2^32.
+const svbMaxBase = 1<<32 - 1 - 128*(1<<24-1)
 
 // svbBlock writes svbBlock, the decoder of a whole 128-value streamvbyte
 // block in one call: its 32 control bytes, then their data. It adds the
@@ -209,16 +216,35 @@ func (g *gen) svbFieldMasks() operand.Mem {
 // written twice, in SSE and in AVX encoding (whose shuffle reads its mask
 // straight from the table), and the argument avx picks one: one entry for
 // both levels keeps the Go function that calls it small enough to inline.
-func (g *gen) svbBlock(shuffleTab, shuffleEndTab, lenTab, fields operand.Mem) {
-	g.Function("svbBlock")
+//
+// With prefix it writes svbBlockPrefix, which turns the values into
+// running sums from base while they are in registers (two shift-and-add
+// steps within a group, one add to carry the sum from group to group). It
+// takes only blocks whose sums cannot pass 2^32-1, as it has no 64-bit
+// sum to find the overflow with: no value of four bytes and a base of at
+// most svbMaxBase; it reports false for the others.
+func (g *gen) svbBlock(prefix bool, shuffleTab, shuffleEndTab, lenTab, fields operand.Mem) {
+	name := "svbBlock"
+	if prefix {
+		name = "svbBlockPrefix"
+	}
+	g.Function(name)
 	g.Attributes(attr.NOSPLIT)
 	// The kernel keeps no pointer: without this, every buffer passed to
 	// it would move to the heap.
 	g.Pragma("noescape")
-	g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, avx bool) bool")
-	g.Doc("svbBlock decodes the 128-value streamvbyte block of the n bytes at src",
-		"into dst, with AVX where avx is true and else SSSE3, and reports true,",
-		"or reports false where n is shorter than the block.")
+	if prefix {
+		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, base uint32, avx bool) bool")
+		g.Doc(name+" decodes the 128-value streamvbyte block of the n bytes at src",
+			"into running sums from base in dst, with AVX where avx is true and else",
+			"SSSE3, and reports true; it reports false where n is shorter than the",
+			"block, a value has four bytes or base is above 2^32-1 - 128*(2^24-1).")
+	} else {
+		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, avx bool) bool")
+		g.Doc(name+" decodes the 128-value streamvbyte block of the n bytes at src",
+			"into dst, with AVX where avx is true and else SSSE3, and reports true,",
+			"or reports false where n is shorter than the block.")
+	}
 	n := g.Load(g.Param("n"), g.GP64())
 	g.CMPQ(n, operand.U8(32))
 	g.JL(operand.LabelRef("fail"))
@@ -247,6 +273,31 @@ func (g *gen) svbBlock(shuffleTab, shuffleEndTab, lenTab, fields operand.Mem) {
 	c0, c1, t := reg.X0, reg.X1, reg.X2
 	g.MOVOU(operand.Mem{Base: src}, c0)
 	g.MOVOU(operand.Mem{Base: src, Disp: 16}, c1)
+	if prefix {
+		// A field of 3 has both its bits set: c & c>>1 & 0x55 is not
+		// zero in any byte that holds one.
+		base := g.Load(g.Param("base"), g.GP32())
+		g.CMPL(base, operand.U32(svbMaxBase))
+		g.JA(operand.LabelRef("fail"))
+		m55, any := reg.X6, reg.X7
+		g.MOVOU(operand.Mem{Base: fm, Disp: 32}, m55)
+		g.MOVO(c0, any)
+		g.PSRLW(operand.U8(1), any)
+		g.PAND(c0, any)
+		g.MOVO(c1, t)
+		g.PSRLW(operand.U8(1), t)
+		g.PAND(c1, t)
+		g.POR(t, any)
+		g.PAND(m55, any)
+		g.PXOR(t, t)
+		g.PCMPEQB(t, any)
+		mask := g.GP32()
+		g.PMOVMSKB(any, mask)
+		g.CMPL(mask, operand.U32(0xFFFF))
+		g.JNE(operand.LabelRef("fail"))
+		g.MOVD(base, prevSum)
+		g.PSHUFD(operand.U8(0), prevSum, prevSum)
+	}
 	sum(c0, t)
 	sum(c1, t)
 	g.PADDB(c1, c0)
@@ -310,12 +361,18 @@ func (g *gen) svbBlock(shuffleTab, shuffleEndTab, lenTab, fields operand.Mem) {
 			mask := operand.Mem{Base: tab, Index: c, Scale: 1}
 			if vex {
 				g.VPSHUFB(mask, x, x)
-				g.VMOVDQU(x, operand.Mem{Base: dst, Disp: 16 * i})
-				continue
+			} else {
+				g.MOVOU(mask, m)
+				g.PSHUFB(m, x)
 			}
-			g.MOVOU(mask, m)
-			g.PSHUFB(m, x)
-			g.MOVOU(x, operand.Mem{Base: dst, Disp: 16 * i})
+			if prefix {
+				g.svbPrefix(vex, x)
+			}
+			if vex {
+				g.VMOVDQU(x, operand.Mem{Base: dst, Disp: 16 * i})
+			} else {
+				g.MOVOU(x, operand.Mem{Base: dst, Disp: 16 * i})
+			}
 		}
 		g.RET()
 	}
@@ -325,6 +382,35 @@ func (g *gen) svbBlock(shuffleTab, shuffleEndTab, lenTab, fields operand.Mem) {
 	g.Label("fail")
 	g.MOVB(operand.U8(0), g.ret())
 	g.RET()
+}
+
+// prevSum holds svbBlockPrefix's running sum so far in every 32-bit
+// element.
+var prevSum = reg.X8
+
+// svbPrefix turns the four values of x into running sums from prevSum and
+// adds their total to prevSum.
+func (g *gen) svbPrefix(vex bool, x reg.VecPhysical) {
+	t, total := reg.X2, reg.X3
+	for _, n := range []uint8{4, 8} {
+		if vex {
+			g.VPSLLDQ(operand.U8(n), x, t)
+			g.VPADDD(t, x, x)
+			continue
+		}
+		g.MOVO(x, t)
+		g.PSLLO(operand.U8(n), t)
+		g.PADDL(t, x)
+	}
+	if vex {
+		g.VPSHUFD(operand.U8(0xFF), x, total)
+		g.VPADDD(prevSum, x, x)
+		g.VPADDD(total, prevSum, prevSum)
+		return
+	}
+	g.PSHUFD(operand.U8(0xFF), x, total)
+	g.PADDL(prevSum, x)
+	g.PADDL(total, prevSum)
 }
 
 // ret is the result slot of the function being written.
