@@ -35,13 +35,28 @@ func (BP128) AppendBlock(dst []byte, v []uint32) []byte {
 	return bitpack.AppendHorizontal(dst, v, b)
 }
 
-// DecodeBlock implements codecplugins.Codec.
+// DecodeBlock implements codecplugins.Codec. A full block takes one
+// assembly call where there is one (bitpack.DecodeVerticalBlockSIMD); the
+// checks and the pure-Go decode below serve the Go level and the blocks
+// that call refuses.
 func (BP128) DecodeBlock(dst []uint32, src []byte, n int) error {
 	if n == bitpack.BlockLen {
-		if bitpack.DecodeVerticalBlock((*[bitpack.BlockLen]uint32)(dst), src) {
+		full := (*[bitpack.BlockLen]uint32)(dst)
+		if bitpack.DecodeVerticalBlockSIMD(full, src) {
 			return nil
 		}
-		return headerError(src, n)
+		if len(src) == 0 {
+			return codecplugins.Corrupt(bp128Name, 0, "missing width byte")
+		}
+		b := int(src[0])
+		if b > bitpack.MaxWidth {
+			return codecplugins.Corrupt(bp128Name, 0, "bit width above 32")
+		}
+		if len(src)-1 < bitpack.VerticalLen(b) {
+			return codecplugins.Corrupt(bp128Name, len(src), "truncated block")
+		}
+		bitpack.UnpackVertical(full, src[1:], b)
+		return nil
 	}
 	if n < 0 || n > bitpack.BlockLen {
 		return codecplugins.Corrupt(bp128Name, 0, "value count out of range")
@@ -49,17 +64,6 @@ func (BP128) DecodeBlock(dst []uint32, src []byte, n int) error {
 	if n == 0 {
 		return nil
 	}
-	if err := headerError(src, n); err != nil {
-		return err
-	}
-	bitpack.UnpackHorizontal(dst[:n], src[1:], int(src[0]))
-	return nil
-}
-
-// headerError returns the error of a block of n values, 0 < n <= 128,
-// whose width byte is missing or above 32 or whose src is shorter than
-// that width's layout needs, and nil for any other.
-func headerError(src []byte, n int) error {
 	if len(src) == 0 {
 		return codecplugins.Corrupt(bp128Name, 0, "missing width byte")
 	}
@@ -67,24 +71,31 @@ func headerError(src []byte, n int) error {
 	if b > bitpack.MaxWidth {
 		return codecplugins.Corrupt(bp128Name, 0, "bit width above 32")
 	}
-	need := bitpack.HorizontalLen(n, b)
-	if n == bitpack.BlockLen {
-		need = bitpack.VerticalLen(b)
-	}
-	if len(src)-1 < need {
+	if len(src)-1 < bitpack.HorizontalLen(n, b) {
 		return codecplugins.Corrupt(bp128Name, len(src), "truncated block")
 	}
+	bitpack.UnpackHorizontal(dst[:n], src[1:], b)
 	return nil
 }
 
 // DecodeBlockPrefix implements codecplugins.PrefixDecoder. A full block
 // whose sums cannot exceed 2^32-1, since 128 values below 2^b added to base
-// stay below it, is decoded and summed in one pass by
-// bitpack.DecodeVerticalBlockPrefix; any other block is decoded and then
+// stay below it, is decoded and summed in one pass, by one assembly call
+// (bitpack.DecodeVerticalBlockPrefixSIMD) where there is one, else by
+// bitpack.UnpackVerticalPrefix; any other block is decoded and then
 // summed in 64 bits, which finds the overflow.
 func (c BP128) DecodeBlockPrefix(dst []uint32, src []byte, n int, base uint32) error {
-	if n == bitpack.BlockLen && bitpack.DecodeVerticalBlockPrefix((*[bitpack.BlockLen]uint32)(dst), src, base) {
-		return nil
+	if n == bitpack.BlockLen && len(src) > 0 {
+		full := (*[bitpack.BlockLen]uint32)(dst)
+		if bitpack.DecodeVerticalBlockPrefixSIMD(full, src, base) {
+			return nil
+		}
+		b := int(src[0])
+		if b <= bitpack.MaxWidth && len(src)-1 >= bitpack.VerticalLen(b) &&
+			uint64(base)+bitpack.BlockLen*(uint64(1)<<b-1) <= math.MaxUint32 {
+			bitpack.UnpackVerticalPrefix(full, src[1:], b, base)
+			return nil
+		}
 	}
 	if err := c.DecodeBlock(dst, src, n); err != nil {
 		return err

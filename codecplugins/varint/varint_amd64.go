@@ -36,15 +36,16 @@ func svbAsm(dst []uint32, ctrl, data []byte) bool {
 // is shorter than the block. It is small enough to inline.
 func svbBlockAsm(dst *[128]uint32, src []byte) bool {
 	lv := simd.Current()
-	return lv != simd.Go && svbBlock(dst, unsafe.SliceData(src), len(src), lv == simd.AVX2)
+	return lv != simd.Go && svbBlock(dst, unsafe.SliceData(src), len(src), uint8(lv))
 }
 
 // svbBlockPrefixAsm is svbBlockAsm for running sums from base; it also
 // reports false where a value has four bytes or base is above
-// 2^32-1 - 128*(2^24-1), so that no sum it writes can have wrapped.
+// 2^32-1 - 128*(2^24-1), so that no sum it writes can have wrapped. It is
+// small enough to inline.
 func svbBlockPrefixAsm(dst *[128]uint32, src []byte, base uint32) bool {
 	lv := simd.Current()
-	return lv != simd.Go && svbBlockPrefix(dst, unsafe.SliceData(src), len(src), base, lv == simd.AVX2)
+	return lv != simd.Go && svbBlockPrefix(dst, unsafe.SliceData(src), len(src), base, uint8(lv))
 }
 
 // suAsm decodes varint-SU values into dst with the masked VByte kernel at

@@ -1254,7 +1254,7 @@ DATA svbFields<>+32(SB)/8, $0x5555555555555555
 DATA svbFields<>+40(SB)/8, $0x5555555555555555
 GLOBL svbFields<>(SB), RODATA|NOPTR, $48
 
-// func svbBlock(dst *[128]uint32, src *byte, n int, avx bool) bool
+// func svbBlock(dst *[128]uint32, src *byte, n int, level uint8) bool
 // Requires: AVX, SSE2, SSSE3
 TEXT ·svbBlock(SB), NOSPLIT, $0-33
 	MOVQ    n+16(FP), AX
@@ -1301,9 +1301,9 @@ TEXT ·svbBlock(SB), NOSPLIT, $0-33
 	LEAQ    svbShuffleEnd<>+0(SB), SI
 	LEAQ    svbLen<>+0(SB), DI
 	MOVB    $0x01, ret+32(FP)
-	MOVB    avx+24(FP), R8
-	TESTB   R8, R8
-	JNZ     avx
+	MOVB    level+24(FP), R8
+	CMPB    R8, $0x02
+	JE      avx
 	MOVQ    (CX), R8
 	MOVBQZX R8, R9
 	SHRQ    $0x08, R8
@@ -1857,7 +1857,7 @@ fail:
 	MOVB $0x00, ret+32(FP)
 	RET
 
-// func svbBlockPrefix(dst *[128]uint32, src *byte, n int, base uint32, avx bool) bool
+// func svbBlockPrefix(dst *[128]uint32, src *byte, n int, base uint32, level uint8) bool
 // Requires: AVX, SSE2, SSSE3
 TEXT ·svbBlockPrefix(SB), NOSPLIT, $0-33
 	MOVQ     n+16(FP), AX
@@ -1923,9 +1923,9 @@ TEXT ·svbBlockPrefix(SB), NOSPLIT, $0-33
 	LEAQ     svbShuffleEnd<>+0(SB), SI
 	LEAQ     svbLen<>+0(SB), DI
 	MOVB     $0x01, ret+32(FP)
-	MOVB     avx+28(FP), R8
-	TESTB    R8, R8
-	JNZ      avx
+	MOVB     level+28(FP), R8
+	CMPB     R8, $0x02
+	JE       avx
 	MOVQ     (CX), R8
 	MOVBQZX  R8, R9
 	SHRQ     $0x08, R8

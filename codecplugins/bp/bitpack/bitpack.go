@@ -1,11 +1,8 @@
 package bitpack
 
 import (
-	"math"
 	"math/bits"
 	"slices"
-
-	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
 )
 
 // BlockLen is the number of values in a vertical block.
@@ -67,53 +64,6 @@ func UnpackVerticalPrefix(dst *[BlockLen]uint32, src []byte, b int, base uint32)
 		base += v
 		dst[i] = base
 	}
-}
-
-// DecodeVerticalBlock decodes a whole bp128 block, a width byte b
-// followed by VerticalLen(b) bytes of the vertical layout, from src into
-// dst, and reports whether src holds one: false, with dst untouched, where
-// src is empty, b is above 32 or src is shorter than the block. Bytes
-// after the block are ignored. On amd64 one assembly call checks the
-// block, picks the width's kernel and decodes, which is most of what a
-// block costs beyond the kernel's own work.
-func DecodeVerticalBlock(dst *[BlockLen]uint32, src []byte) bool {
-	if lv := simd.Current(); lv != simd.Go {
-		return decodeVBlockAsm(dst, src, lv)
-	}
-	if len(src) == 0 {
-		return false
-	}
-	b := int(src[0])
-	if b > MaxWidth || len(src)-1 < VerticalLen(b) {
-		return false
-	}
-	unpackV[b](dst, src[1:])
-	return true
-}
-
-// DecodeVerticalBlockPrefix is DecodeVerticalBlock followed by running sums
-// from base, as UnpackVerticalPrefix writes them. It also reports false,
-// dst untouched, where a sum could pass 2^32-1, base+128*(2^b-1) above
-// it, so that its results never wrap: the caller then decodes and sums in
-// 64 bits to tell a valid block from an overflowing one.
-func DecodeVerticalBlockPrefix(dst *[BlockLen]uint32, src []byte, base uint32) bool {
-	if lv := simd.Current(); lv != simd.Go {
-		return decodeVBlockPrefixAsm(dst, src, base, lv)
-	}
-	if len(src) == 0 {
-		return false
-	}
-	b := int(src[0])
-	if b > MaxWidth || len(src)-1 < VerticalLen(b) ||
-		uint64(base)+BlockLen*(uint64(1)<<b-1) > math.MaxUint32 {
-		return false
-	}
-	unpackV[b](dst, src[1:])
-	for i, v := range dst {
-		base += v
-		dst[i] = base
-	}
-	return true
 }
 
 // AppendGroup appends the low b bits of each value of v in the horizontal

@@ -41,15 +41,25 @@ func unpackVPrefixAsm(dst *[BlockLen]uint32, src []byte, b int, base uint32) boo
 	return true
 }
 
-// decodeVBlockAsm runs DecodeVerticalBlock's assembly decoder at level
-// lv, SSE or AVX2, which checks src itself, and returns its answer. It is
-// small enough to inline, so that a block costs one Go call and one
-// assembly call.
-func decodeVBlockAsm(dst *[BlockLen]uint32, src []byte, lv simd.Level) bool {
-	return decodeVBlock(dst, unsafe.SliceData(src), len(src), lv == simd.AVX2)
+// DecodeVerticalBlockSIMD decodes a whole bp128 block, a width byte b
+// followed by VerticalLen(b) bytes of the vertical layout, from src into
+// dst in one assembly call, which checks the block, picks the width's
+// kernel and decodes, and reports whether it did: false, with dst
+// untouched, where src is empty, b is above 32 or src is shorter than the
+// block, and at the Go level, where there is no assembly. Bytes after the
+// block are ignored. It inlines, so that a block costs its caller one
+// assembly call and no Go call; the caller keeps a pure-Go path
+// (UnpackVertical) for the blocks it refuses.
+func DecodeVerticalBlockSIMD(dst *[BlockLen]uint32, src []byte) bool {
+	lv := simd.Current()
+	return lv != simd.Go && decodeVBlock(dst, unsafe.SliceData(src), len(src), uint8(lv))
 }
 
-// decodeVBlockPrefixAsm is decodeVBlockAsm for DecodeVerticalBlockPrefix.
-func decodeVBlockPrefixAsm(dst *[BlockLen]uint32, src []byte, base uint32, lv simd.Level) bool {
-	return decodeVBlockPrefix(dst, unsafe.SliceData(src), len(src), base, lv == simd.AVX2)
+// DecodeVerticalBlockPrefixSIMD is DecodeVerticalBlockSIMD followed by
+// running sums from base, as UnpackVerticalPrefix writes them. It also
+// reports false, dst untouched, where a sum could pass 2^32-1,
+// base+128*(2^b-1) above it, so that its results never wrap.
+func DecodeVerticalBlockPrefixSIMD(dst *[BlockLen]uint32, src []byte, base uint32) bool {
+	lv := simd.Current()
+	return lv != simd.Go && decodeVBlockPrefix(dst, unsafe.SliceData(src), len(src), base, uint8(lv))
 }

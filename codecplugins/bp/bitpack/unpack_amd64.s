@@ -36735,7 +36735,7 @@ DATA shift_7_7<>+24(SB)/4, $0x00000007
 DATA shift_7_7<>+28(SB)/4, $0x00000007
 GLOBL shift_7_7<>(SB), RODATA|NOPTR, $32
 
-// func decodeVBlock(dst *[128]uint32, src *byte, n int, avx2 bool) bool
+// func decodeVBlock(dst *[128]uint32, src *byte, n int, level uint8) bool
 TEXT ·decodeVBlock(SB), NOSPLIT, $0-33
 	MOVQ    n+16(FP), AX
 	TESTQ   AX, AX
@@ -36751,9 +36751,9 @@ TEXT ·decodeVBlock(SB), NOSPLIT, $0-33
 	INCQ    SI
 	MOVQ    dst+0(FP), DI
 	MOVB    $0x01, ret+32(FP)
-	MOVB    avx2+24(FP), AL
-	TESTB   AL, AL
-	JNZ     avx2
+	MOVB    level+24(FP), AL
+	CMPB    AL, $0x02
+	JE      avx2
 	JMP     ·vKernelSSE+0(SB)
 
 avx2:
@@ -36763,7 +36763,7 @@ fail:
 	MOVB $0x00, ret+32(FP)
 	RET
 
-// func decodeVBlockPrefix(dst *[128]uint32, src *byte, n int, base uint32, avx2 bool) bool
+// func decodeVBlockPrefix(dst *[128]uint32, src *byte, n int, base uint32, level uint8) bool
 // Requires: AVX, AVX2, SSE2
 TEXT ·decodeVBlockPrefix(SB), NOSPLIT, $0-33
 	MOVQ    n+16(FP), AX
@@ -36785,9 +36785,9 @@ TEXT ·decodeVBlockPrefix(SB), NOSPLIT, $0-33
 	INCQ    SI
 	MOVQ    dst+0(FP), DI
 	MOVB    $0x01, ret+32(FP)
-	MOVB    avx2+28(FP), CL
-	TESTB   CL, CL
-	JNZ     avx2
+	MOVB    level+28(FP), CL
+	CMPB    CL, $0x02
+	JE      avx2
 	MOVD    AX, X14
 	PSHUFD  $0x00, X14, X14
 	JMP     ·vPrefixKernelSSE+0(SB)

@@ -54,17 +54,17 @@ func vKernelAVX2()
 //go:noescape
 func vPrefixKernelAVX2()
 
-// decodeVBlock decodes the bp128 block of the n bytes at src with AVX2 or
-// else SSE2 and reports true; it reports false, dst untouched, where n
-// is too short or the width above 32.
+// decodeVBlock decodes the bp128 block of the n bytes at src, with AVX2 at
+// level 2 (simd.AVX2) and else SSE2, and reports true; it reports false,
+// dst untouched, where n is too short or the width above 32.
 //
 //go:noescape
-func decodeVBlock(dst *[128]uint32, src *byte, n int, avx2 bool) bool
+func decodeVBlock(dst *[128]uint32, src *byte, n int, level uint8) bool
 
 // decodeVBlockPrefix decodes the bp128 block of the n bytes at src into running
-// sums from base, with AVX2 or else SSE2, and reports true; it reports
-// false, dst untouched, where n is too short, the width above 32 or a
-// sum could pass 2^32-1.
+// sums from base, with AVX2 at level 2 (simd.AVX2) and else SSE2, and
+// reports true; it reports false, dst untouched, where n is too short,
+// the width above 32 or a sum could pass 2^32-1.
 //
 //go:noescape
-func decodeVBlockPrefix(dst *[128]uint32, src *byte, n int, base uint32, avx2 bool) bool
+func decodeVBlockPrefix(dst *[128]uint32, src *byte, n int, base uint32, level uint8) bool

@@ -2,8 +2,6 @@
 
 package bitpack
 
-import "github.com/gpusearch/gpusearch/codecplugins/internal/simd"
-
 // unpackVAsm reports that there is no assembly unpacker on this build.
 func unpackVAsm(*[BlockLen]uint32, []byte, int) bool { return false }
 
@@ -13,9 +11,12 @@ func unpackVPrefixAsm(*[BlockLen]uint32, []byte, int, uint32) bool { return fals
 // unpackHAsm reports that there is no assembly unpacker on this build.
 func unpackHAsm(*[BlockLen]uint32, []byte, int) bool { return false }
 
-// decodeVBlockAsm is never called on this build, whose only level is Go.
-func decodeVBlockAsm(*[BlockLen]uint32, []byte, simd.Level) bool { return false }
+// DecodeVerticalBlockSIMD reports false: this build has no assembly, so
+// its callers decode every block on their pure-Go path. On amd64 it
+// decodes a whole bp128 block in one assembly call.
+func DecodeVerticalBlockSIMD(*[BlockLen]uint32, []byte) bool { return false }
 
-// decodeVBlockPrefixAsm is never called on this build, whose only level is
-// Go.
-func decodeVBlockPrefixAsm(*[BlockLen]uint32, []byte, uint32, simd.Level) bool { return false }
+// DecodeVerticalBlockPrefixSIMD reports false: this build has no assembly.
+// On amd64 it decodes a whole bp128 block into running sums in one
+// assembly call.
+func DecodeVerticalBlockPrefixSIMD(*[BlockLen]uint32, []byte, uint32) bool { return false }

@@ -146,6 +146,9 @@ func (g *gen) tailJump(kern, isa string, prefix bool) {
 	})
 }
 
+// avx2Level is simd.AVX2, the level argument that picks the AVX2 code.
+const avx2Level = 2
+
 // ret is the result slot of the function being written.
 func (g *gen) ret() operand.Mem {
 	r, err := g.ReturnIndex(0).Resolve()
@@ -171,8 +174,8 @@ func (g *gen) prefixLimits() operand.Mem {
 // block (a width byte, then the vertical layout) in one call: it checks
 // the width and src's length, and with prefix that base leaves no running
 // sum past 2^32-1, returns false on any of these without touching dst,
-// and else returns true through the AVX2 or the SSE kernels, as its
-// argument avx2 says. The checks, the level's and the width's dispatch
+// and else returns true through the AVX2 kernels where its argument level
+// is 2 (simd.AVX2) and the SSE ones for any other. The checks, the level's and the width's dispatch
 // and the kernel in one call is what DecodeBlock spends per block beyond
 // the kernel's own work; the one entry for both levels keeps the Go
 // function that calls it small enough to inline.
@@ -182,16 +185,16 @@ func (g *gen) blockEntry(name string, prefix bool, limits operand.Mem) {
 	kern := "vKernel"
 	if prefix {
 		kern = "vPrefixKernel"
-		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, base uint32, avx2 bool) bool")
+		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, base uint32, level uint8) bool")
 		g.Doc(name+" decodes the bp128 block of the n bytes at src into running",
-			"sums from base, with AVX2 or else SSE2, and reports true; it reports",
-			"false, dst untouched, where n is too short, the width above 32 or a",
-			"sum could pass 2^32-1.")
+			"sums from base, with AVX2 at level 2 (simd.AVX2) and else SSE2, and",
+			"reports true; it reports false, dst untouched, where n is too short,",
+			"the width above 32 or a sum could pass 2^32-1.")
 	} else {
-		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, avx2 bool) bool")
-		g.Doc(name+" decodes the bp128 block of the n bytes at src with AVX2 or",
-			"else SSE2 and reports true; it reports false, dst untouched, where n",
-			"is too short or the width above 32.")
+		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, level uint8) bool")
+		g.Doc(name+" decodes the bp128 block of the n bytes at src, with AVX2 at",
+			"level 2 (simd.AVX2) and else SSE2, and reports true; it reports false,",
+			"dst untouched, where n is too short or the width above 32.")
 	}
 	n := g.Load(g.Param("n"), g.GP64())
 	g.TESTQ(n, n)
@@ -218,9 +221,9 @@ func (g *gen) blockEntry(name string, prefix bool, limits operand.Mem) {
 	g.INCQ(srcReg)
 	g.Load(g.Param("dst"), dstReg)
 	g.MOVB(operand.U8(1), g.ret())
-	avx2 := g.Load(g.Param("avx2"), g.GP8())
-	g.TESTB(avx2, avx2)
-	g.JNZ(operand.LabelRef("avx2"))
+	level := g.Load(g.Param("level"), g.GP8())
+	g.CMPB(level, operand.U8(avx2Level))
+	g.JE(operand.LabelRef("avx2"))
 	if prefix {
 		g.broadcastBase("SSE2", base)
 	}

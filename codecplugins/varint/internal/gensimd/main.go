@@ -214,7 +214,7 @@ const svbMaxBase = 1<<32 - 1 - 128*(1<<24-1)
 // unrolled as streamVByte does, the last three through loads that end at
 // their last byte, so that it never reads past the block. The groups are
 // written twice, in SSE and in AVX encoding (whose shuffle reads its mask
-// straight from the table), and the argument avx picks one: one entry for
+// straight from the table), and the argument level picks one: one entry for
 // both levels keeps the Go function that calls it small enough to inline.
 //
 // With prefix it writes svbBlockPrefix, which turns the values into
@@ -234,16 +234,17 @@ func (g *gen) svbBlock(prefix bool, shuffleTab, shuffleEndTab, lenTab, fields op
 	// it would move to the heap.
 	g.Pragma("noescape")
 	if prefix {
-		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, base uint32, avx bool) bool")
+		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, base uint32, level uint8) bool")
 		g.Doc(name+" decodes the 128-value streamvbyte block of the n bytes at src",
-			"into running sums from base in dst, with AVX where avx is true and else",
-			"SSSE3, and reports true; it reports false where n is shorter than the",
-			"block, a value has four bytes or base is above 2^32-1 - 128*(2^24-1).")
+			"into running sums from base in dst, with AVX at level 2 (simd.AVX2)",
+			"and else SSSE3, and reports true; it reports false where n is shorter",
+			"than the block, a value has four bytes or base is above",
+			"2^32-1 - 128*(2^24-1).")
 	} else {
-		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, avx bool) bool")
+		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, level uint8) bool")
 		g.Doc(name+" decodes the 128-value streamvbyte block of the n bytes at src",
-			"into dst, with AVX where avx is true and else SSSE3, and reports true,",
-			"or reports false where n is shorter than the block.")
+			"into dst, with AVX at level 2 (simd.AVX2) and else SSSE3, and reports",
+			"true, or reports false where n is shorter than the block.")
 	}
 	n := g.Load(g.Param("n"), g.GP64())
 	g.CMPQ(n, operand.U8(32))
@@ -320,9 +321,9 @@ func (g *gen) svbBlock(prefix bool, shuffleTab, shuffleEndTab, lenTab, fields op
 	g.LEAQ(shuffleEndTab, shufEnd)
 	g.LEAQ(lenTab, lens)
 	g.MOVB(operand.U8(1), g.ret())
-	avx := g.Load(g.Param("avx"), g.GP8())
-	g.TESTB(avx, avx)
-	g.JNZ(operand.LabelRef("avx"))
+	level := g.Load(g.Param("level"), g.GP8())
+	g.CMPB(level, operand.U8(avx2Level))
+	g.JE(operand.LabelRef("avx"))
 	// Groups 0..28 have at least three groups of four bytes or more after
 	// them, so a 16-byte load from their first byte stays in the block;
 	// the last three load the 16 bytes that end with their own last byte.
@@ -412,6 +413,9 @@ func (g *gen) svbPrefix(vex bool, x reg.VecPhysical) {
 	g.PADDL(prevSum, x)
 	g.PADDL(total, prevSum)
 }
+
+// avx2Level is simd.AVX2, the level argument that picks the AVX code.
+const avx2Level = 2
 
 // ret is the result slot of the function being written.
 func (g *gen) ret() operand.Mem {
