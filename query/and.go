@@ -13,7 +13,8 @@ import (
 // search ends early when the sum of the lists' bounds can no longer beat
 // the heap's threshold.
 //
-// Once the heap is full, a candidate is scored list by list as the lists
+// Once the heap is full (or from the start, under another segment's
+// floor: see pruning), a candidate is scored list by list as the lists
 // reach it, shortest first, and dropped as soon as its scores so far plus
 // the bounds of the lists not yet reached cannot beat the threshold (the
 // rule MaxScore applies to OR): the long lists of common words, whose
@@ -36,7 +37,7 @@ func andQuery(s *search) error {
 		if !s.canEnter(rest[0]) {
 			break
 		}
-		if !s.top.Full() {
+		if !s.pruning() {
 			if x := align(ls, d); x != d {
 				d = x
 				continue
@@ -94,7 +95,7 @@ func blockMaxAndQuery(s *search) error {
 		if err := s.tick(); err != nil {
 			return err
 		}
-		if s.top.Full() {
+		if s.pruning() {
 			var bound float64
 			next := index.NoMoreDocs
 			for _, l := range ls {

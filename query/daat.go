@@ -197,6 +197,12 @@ func (s *search) push(h Hit) {
 	}
 }
 
+// pruning reports whether a document can be ruled out by its score bound:
+// once the heap is full, and from the start under a floor (the k-th score
+// of the segments searched before), which a document must beat whatever
+// this segment's heap holds.
+func (s *search) pruning() bool { return s.thr >= 0 }
+
 // canEnter reports whether a document whose score is at most bound could
 // still enter the heap.
 func (s *search) canEnter(bound float64) bool { return bound*s.slack > s.thr }

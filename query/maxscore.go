@@ -33,8 +33,16 @@ func maxScoreQuery(s *search) error {
 	// summing them all is the query-order sum of the lists that hold it.
 	scores := make([]float32, len(ls))
 	first := 0 // ls[:first] are non-essential
+	// Under a floor (segments.go) some lists may be non-essential from
+	// the start.
+	for first < len(ls) && !s.canEnter(upTo[first]) {
+		first++
+	}
+	if first == len(ls) {
+		return nil
+	}
 	d := index.NoMoreDocs
-	for _, l := range ls {
+	for _, l := range ls[first:] {
 		d = min(d, l.DocID())
 	}
 	for d != index.NoMoreDocs {
