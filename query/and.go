@@ -22,14 +22,13 @@ import (
 // RFCs, 80% of the AND matches of a top-10 search are ruled out by the
 // driver's score alone.
 func andQuery(s *search) error {
-	ls := byLength(s.lists)
-	// rest[i]: the sum of the bounds of ls[i:].
-	rest := make([]float64, len(ls)+1)
+	ls, rest, scores := s.scratch(len(s.lists))
+	byLength(ls, s.lists)
+	// rest[i]: the sum of the bounds of ls[i:]; scores: by query position.
 	for i := len(ls) - 1; i >= 0; i-- {
 		rest[i] = rest[i+1] + ls[i].bound
 	}
-	scores := make([]float32, len(ls)) // by query position
-	d := ls[0].Next()                  // the lists open lazily: onto the shortest's first posting
+	d := ls[0].Next() // the lists open lazily: onto the shortest's first posting
 	for d != index.NoMoreDocs {
 		if err := s.tick(); err != nil {
 			return err
@@ -89,7 +88,8 @@ func andQuery(s *search) error {
 // candidate's block (decoding nothing) and, when the blocks' maxima cannot
 // beat the threshold, jumps past the first of those blocks to end.
 func blockMaxAndQuery(s *search) error {
-	ls := byLength(s.lists)
+	ls, _, _ := s.scratch(len(s.lists))
+	byLength(ls, s.lists)
 	d := ls[0].Next() // the lists open lazily: onto the shortest's first posting
 	for d != index.NoMoreDocs {
 		if err := s.tick(); err != nil {
@@ -135,9 +135,8 @@ func align(ls []*termList, d uint32) uint32 {
 	return d
 }
 
-// byLength returns the lists sorted by length, shortest first.
-func byLength(lists []*termList) []*termList {
-	ls := slices.Clone(lists)
+// byLength puts lists into ls sorted by length, shortest first.
+func byLength(ls, lists []*termList) {
+	copy(ls, lists)
 	slices.SortStableFunc(ls, func(a, b *termList) int { return cmp.Compare(a.Len(), b.Len()) })
-	return ls
 }
