@@ -42,9 +42,13 @@ func maxScoreQuery(s *search) error {
 	if first == len(ls) {
 		return nil
 	}
+	// The lists open lazily: the essential ones move onto their first
+	// posting, the others are only ever sought (NextGEQ), which decodes
+	// no block they skip, the first included. Lists only ever turn
+	// non-essential, so an essential list's docid is always real.
 	d := index.NoMoreDocs
 	for _, l := range ls[first:] {
-		d = min(d, l.DocID())
+		d = min(d, l.Next())
 	}
 	for d != index.NoMoreDocs {
 		if err := s.tick(); err != nil {
