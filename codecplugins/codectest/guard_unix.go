@@ -6,7 +6,8 @@ import (
 	"os"
 	"slices"
 	"sync"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // guardPages is the mapping guarded places its copies in: guardLen bytes
@@ -28,11 +29,11 @@ func guarded(src []byte, f func(buf []byte)) {
 	guardOne.Do(func() {
 		page := os.Getpagesize()
 		guardLen = 16 * page
-		mem, err := syscall.Mmap(-1, 0, guardLen+page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+		mem, err := unix.Mmap(-1, 0, guardLen+page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
 		if err != nil {
 			return
 		}
-		if syscall.Mprotect(mem[guardLen:], syscall.PROT_NONE) != nil {
+		if unix.Mprotect(mem[guardLen:], unix.PROT_NONE) != nil {
 			return
 		}
 		guardMem = mem
