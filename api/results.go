@@ -203,8 +203,8 @@ func lookUp(ix *index.Index, terms []string, hits []Hit, want func(term int, fre
 				if lk.held != nil {
 					lk.held[i] |= 1 << b
 				}
-				if lk.positions != nil && want(b, c.Freq(), ix.DocLen(hits[i].DocID)) {
-					p, err := c.Positions(nil)
+				if f := c.Freq(); lk.positions != nil && want(b, f, ix.DocLen(hits[i].DocID)) {
+					p, err := c.Positions(make([]uint32, 0, f))
 					if err != nil {
 						return err
 					}
