@@ -444,10 +444,12 @@ func parsePieceFile(data []byte, docs uint64) (*pieceFile, error) {
 	}
 	// The dictionary is copied out of the mapping, as the tables are: a
 	// file rewritten in place then fails to decode, never faults inside
-	// the decoder.
+	// the decoder. DecodeAll decodes on at most the decoder's concurrency
+	// at once (4 by default): one per core, so that a server's requests
+	// and a page's hits described in parallel never wait for a decoder.
 	var err error
 	f.dict = slices.Clone(data[:dictLen])
-	f.dec, err = zstd.NewReader(nil, zstd.WithDecoderDictRaw(dictID, f.dict), zstd.WithDecodeAllCapLimit(true))
+	f.dec, err = zstd.NewReader(nil, zstd.WithDecoderDictRaw(dictID, f.dict), zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderConcurrency(0))
 	if err != nil {
 		return nil, fmt.Errorf("index: %s: %w", name, err)
 	}
