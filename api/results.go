@@ -131,14 +131,18 @@ func describeHits(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, q que
 			h.Title = doc.Title
 			var sn snippet.Snippet
 			if located {
-				sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, lk.positions[i])
+				held := ^uint64(0)
+				if lk.held != nil {
+					held = lk.held[i]
+				}
+				sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, lk.positions[i], held)
 				if err == nil && len(sn.Highlights) == 0 && lk.holdsAny(i) {
 					// The window missed the terms whose positions were not
 					// read, being dense: read them all for this hit.
 					var all lookup
 					all, err = lookUp(ix, q.Terms, hits[i:i+1], func(int, uint32, uint32) bool { return true })
 					if err == nil {
-						sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, all.positions[0])
+						sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, all.positions[0], held)
 					}
 				}
 				if err != nil {
@@ -176,13 +180,29 @@ func describeHits(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, q que
 // text holding the window that Locate finds in positions (per term, the
 // term's positions in doc). Only those pieces: a window near a piece's
 // edge has less room on that side, and the cut gives the other side more.
-func locatedSnippet(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, terms []string, doc uint32, positions [][]uint32) (snippet.Snippet, error) {
+// The scan of the pieces stops once a window holds every unit they can
+// hold: a term whose positions were read is in them if one of its
+// positions is; one whose positions were not (dense) is if held says the
+// document holds it (bit i for terms[i]; all set when unknown).
+func locatedSnippet(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, terms []string, doc uint32, positions [][]uint32, held uint64) (snippet.Snippet, error) {
 	from, to, _ := m.Locate(terms, positions)
 	part, err := ix.TextSpan(doc, from, to)
 	if err != nil {
 		return snippet.Snippet{}, err
 	}
-	return m.MakeIn(a, part.Text, part.AtStart, part.AtEnd), nil
+	in := func(t string) bool {
+		b := slices.Index(terms, t)
+		switch {
+		case b < 0 || b >= 64:
+			return true
+		case positions[b] == nil:
+			return held>>b&1 == 1
+		}
+		ps := positions[b]
+		i, _ := slices.BinarySearch(ps, part.From)
+		return i < len(ps) && ps[i] < part.End
+	}
+	return m.MakeIn(a, part.Text, part.AtStart, part.AtEnd, in), nil
 }
 
 // lookup is what the postings say of a page's hits.

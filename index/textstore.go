@@ -535,6 +535,9 @@ func (f *pieceFile) text(d uint32) (string, error) {
 type TextSpan struct {
 	Text           string
 	AtStart, AtEnd bool // whether Text begins or ends the document's text
+	// The tokens starting in Text (ordinals, as positions count them):
+	// From up to End, exclusive; End is math.MaxUint32 when AtEnd.
+	From, End uint32
 }
 
 // span returns the pieces of document d from the one holding token from
@@ -543,7 +546,7 @@ func (f *pieceFile) span(d, from, to uint32) (TextSpan, error) {
 	a, b, start, end := f.bounds(d)
 	if end <= start || start > 0 || a == b {
 		t, err := f.text(d)
-		return TextSpan{Text: t, AtStart: true, AtEnd: true}, err
+		return TextSpan{Text: t, AtStart: true, AtEnd: true, End: math.MaxUint32}, err
 	}
 	holding := func(t uint32) uint32 {
 		return a + uint32(sort.Search(int(b-a)+1, func(k int) bool { return f.token[a+uint32(k)] > t })) - 1
@@ -557,7 +560,11 @@ func (f *pieceFile) span(d, from, to uint32) (TextSpan, error) {
 	if err != nil {
 		return TextSpan{}, err
 	}
-	return TextSpan{Text: string(buf), AtStart: x == a, AtEnd: y == b}, nil
+	ts := TextSpan{Text: string(buf), AtStart: x == a, AtEnd: y == b, From: f.token[x], End: math.MaxUint32}
+	if y < b {
+		ts.End = f.token[y+1]
+	}
+	return ts, nil
 }
 
 // PiecedText reports whether the index stores its text in pieces, so

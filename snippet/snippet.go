@@ -192,9 +192,13 @@ func (m *Maker) Make(a *analysis.Analyzer, text string, held func(term string) b
 
 // MakeIn is Make over part of a document's text, as Locate found it:
 // atStart and atEnd say whether the part begins and ends the text, so
-// that an Ellipsis marks the text going on beyond the part too.
-func (m *Maker) MakeIn(a *analysis.Analyzer, part string, atStart, atEnd bool) Snippet {
-	return m.make(a, part, nil, atStart, atEnd)
+// that an Ellipsis marks the text going on beyond the part too. held,
+// when not nil, says whether the part may hold a query term (the
+// positions know): as in Make, the scan then stops once a window holds
+// every unit the part can hold. It must never say false of a term the
+// part holds.
+func (m *Maker) MakeIn(a *analysis.Analyzer, part string, atStart, atEnd bool, held func(term string) bool) Snippet {
+	return m.make(a, part, held, atStart, atEnd)
 }
 
 func (m *Maker) make(a *analysis.Analyzer, text string, held func(term string) bool, atStart, atEnd bool) Snippet {

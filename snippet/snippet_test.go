@@ -195,8 +195,9 @@ func randomText(r *rand.Rand, n int) string {
 	return b.String()
 }
 
-// TestMakeMatchesReference checks the scan (its shortcuts, its early stop)
-// against the plain maker on random texts.
+// TestMakeMatchesReference checks the scan (its shortcuts, its early stop,
+// with and without knowing which terms the text holds) against the plain
+// maker on random texts.
 func TestMakeMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	a := analysis.New()
@@ -212,6 +213,12 @@ func TestMakeMatchesReference(t *testing.T) {
 		}
 		if got := New(parse(q), size).Make(a, text, holds(text)); !equal(got, want) {
 			t.Fatalf("Make(%q, size %d, %q) knowing its terms\n = %q\nwant %q", q, size, text, marked(got), marked(want))
+		}
+		// A part of a text, knowing its terms or not, reads alike.
+		atStart, atEnd := r.IntN(2) == 0, r.IntN(2) == 0
+		blind := New(parse(q), size).MakeIn(a, text, atStart, atEnd, nil)
+		if got := New(parse(q), size).MakeIn(a, text, atStart, atEnd, holds(text)); !equal(got, blind) {
+			t.Fatalf("MakeIn(%q, size %d, %q) knowing its terms\n = %q\nwant %q", q, size, text, marked(got), marked(blind))
 		}
 	}
 }
