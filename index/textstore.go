@@ -552,7 +552,11 @@ func (f *pieceFile) span(d, from, to uint32) (TextSpan, error) {
 		return a + uint32(sort.Search(int(b-a)+1, func(k int) bool { return f.token[a+uint32(k)] > t })) - 1
 	}
 	x, y := holding(from), holding(max(from, to))
-	var buf []byte
+	size := 0
+	for i := x; i <= y; i++ {
+		size += int(f.rawEnd[i])
+	}
+	buf := make([]byte, 0, size) // one buffer for the pieces
 	var err error
 	for i := x; i <= y && err == nil; i++ {
 		buf, err = f.piece(buf, i)
