@@ -93,6 +93,7 @@ type Maker struct {
 	lists   []unitList
 	phrased []uint32
 	located []located
+	heads   []uint32
 	count   []int
 }
 
