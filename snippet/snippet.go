@@ -73,9 +73,10 @@ type Maker struct {
 	unit    []int32          // term id -> its unit as a bare term, or -1
 	phrases [][]int32        // phrase unit ids are nbare + the phrase's index
 	units   int
-	hot     [256]bool  // ASCII bytes that, lowercased, begin a term; non-ASCII lead bytes
-	minLen  [256]uint8 // ASCII byte -> the shortest term it begins, lowercased
-	firsts  []rune     // the terms' first characters
+	hot     [256]bool      // ASCII bytes that, lowercased, begin a term; non-ASCII lead bytes
+	minLen  [256]uint8     // ASCII byte -> the shortest term it begins, lowercased
+	second  [128][2]uint64 // ASCII first byte -> the second bytes its terms' words may have (pairs)
+	firsts  []rune         // the terms' first characters
 
 	buf       []byte
 	matches   []match
@@ -133,6 +134,7 @@ func New(q Query, size int) *Maker {
 					m.minLen[c] = n
 				}
 			}
+			m.pairs(t)
 		}
 		if r, _ := utf8.DecodeRuneInString(t); !slices.Contains(m.firsts, r) {
 			m.firsts = append(m.firsts, r)
@@ -262,6 +264,13 @@ var class = func() (c [256]uint8) {
 	}
 	return c
 }()
+
+func toLower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c - 'A' + 'a'
+	}
+	return c
+}
 
 func toUpper(c byte) byte {
 	if 'a' <= c && c <= 'z' {
@@ -400,13 +409,38 @@ func (m *Maker) region(a *analysis.Analyzer, t string, s, k, pos, stop int) int 
 	return stop
 }
 
+// pairs records the second bytes that a word of ASCII letters, digits
+// and '_' may have if it stems to t (lower case, ASCII first byte).
+// Porter2 keeps such a word's first two letters, lowercased, except where
+// it leaves one letter ("aed", "ued": "a", "u") and in three exceptional
+// forms: "dying", "lying" and "tying" stem to "die", "lie" and "tie".
+func (m *Maker) pairs(t string) {
+	c := t[0]
+	switch {
+	case len(t) == 1:
+		m.second[c] = [2]uint64{^uint64(0), ^uint64(0)}
+	case t[1] < utf8.RuneSelf:
+		m.second[c][t[1]>>6] |= 1 << (t[1] & 63)
+	}
+	switch t {
+	case "die", "lie", "tie":
+		m.second[c]['y'>>6] |= 1 << ('y' & 63)
+	}
+}
+
 // word returns the term id of w, a whole segment of ASCII letters, digits
 // and '_', or -1. A word shorter than every term it could begin is none
 // of them: Porter2 only removes and replaces suffixes, never lengthening
-// an ASCII word.
+// an ASCII word; nor is one whose first two letters begin no term's word
+// (pairs). Most words of a text are turned away here, unstemmed.
 func (m *Maker) word(a *analysis.Analyzer, w string) int32 {
 	if len(w) < int(m.minLen[w[0]]) {
 		return -1
+	}
+	if len(w) >= 2 {
+		if c, d := toLower(w[0]), toLower(w[1]); m.second[c][d>>6]&(1<<(d&63)) == 0 {
+			return -1
+		}
 	}
 	m.buf = append(m.buf[:0], w...)
 	if t, ok := a.Term(m.buf); ok {
