@@ -15,8 +15,8 @@
 // ASCII letters, digits and '_' between separators (space, most
 // punctuation) is one segment whatever surrounds it; such a word is
 // stemmed (analysis.Term, through the analyzer's cache) only when its
-// first letter begins a term and it is no shorter than that term (Porter2
-// never lengthens a word). Any other stretch of text holding a candidate
+// first two letters may begin a word of a term (Maker.pairs) and it is no
+// shorter than that term (Porter2 never lengthens a word). Any other stretch of text holding a candidate
 // (non-ASCII letters, "don't", "3.14", "http.Server") is handed to the
 // analyzer exactly as it would cut it, from one safe boundary (after a
 // separator, before an ASCII byte) to the next, so offsets and terms are
