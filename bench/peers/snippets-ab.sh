@@ -2,8 +2,9 @@
 # snippets-ab.sh measures what snippets add to a request on the RFCs and
 # the sample crawl with this tree's harness and server against BASE's, in
 # turn: peers snippets six times a build on the RFCs (three on the sample
-# crawl), then peers rest three times against a server of each. Both read
-# the same index, built here. Every answer goes to OUT as JSON.
+# crawl), then peers rest eight times at a server of each, who goes first
+# alternating. Both read the same index, built here. Every answer goes to
+# OUT as JSON.
 #
 #   BASE=320615b bench/peers/snippets-ab.sh OUT   # from the repository root; RFCs from doc-rfc
 set -eu
@@ -37,9 +38,12 @@ pb=$!
 "$GS" serve --config "$OUT/bench.yaml" --index "$OUT/ix-rfc" --addr 127.0.0.1:18172 2>/dev/null &
 pn=$!
 sleep 5
-for i in 1 2 3; do
-	"$OUT/bin/peers-new" rest --addr 127.0.0.1:18171 $RQ >"$OUT/rest-rfc-base-$i.json"
-	"$OUT/bin/peers-new" rest --addr 127.0.0.1:18172 $RQ >"$OUT/rest-rfc-new-$i.json"
+for i in 1 2 3 4 5 6 7 8; do
+	order="base new" && [ $((i % 2)) = 0 ] && order="new base"
+	for v in $order; do
+		port=18171 && [ $v = new ] && port=18172
+		"$OUT/bin/peers-new" rest --addr 127.0.0.1:$port $RQ >"$OUT/rest-rfc-$v-$i.json"
+	done
 done
 kill $pb $pn
 wait $pb $pn || true
