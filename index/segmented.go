@@ -192,9 +192,10 @@ func (s *segmented) liveDF(term string) uint64 {
 	return n
 }
 
-// lookup is term in every segment (segTerm), nil when none holds it. Terms that some segment
-// holds are kept for the index's life, as their live df is: a query log's
-// distinct terms, a small share of the lexicons.
+// lookup is term in every segment (segTerm), nil when none holds it.
+// Terms that some segment holds are kept for the index's life, as their
+// live df is: a query log's distinct terms, a small share of the
+// lexicons.
 func (s *segmented) lookup(term string) *segTerm {
 	if v, ok := s.found.Load(term); ok {
 		return v.(*segTerm)
