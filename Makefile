@@ -7,12 +7,16 @@
 #                 the test binaries of the packages with GPU tests and the CLI
 #                 (CUDA 11.8 headers via scripts/cuda-dev.sh), stripped, so
 #                 that they fit the device tool's 64 MiB carry
+#   make device-libsvb SVB=DIR
+#                 build .device/libsvb.test, the libstreamvbyte benchmark,
+#                 statically linked with the library built into DIR
+#                 (docs/codecs.md), for scripts/device/codecs-simd.sh
 
 NVCC ?= nvcc
 CUDA_DEV ?= bash scripts/cuda-dev.sh
 KERNELS := $(wildcard gpu/kernels/*.cu analytics/gpu/kernels/*.cu)
 
-.PHONY: ptx device
+.PHONY: ptx device device-libsvb
 
 ptx: $(KERNELS:.cu=.ptx)
 
@@ -26,3 +30,9 @@ device:
 	go test -c -tags cuda -ldflags="-s -w" -o .device/cuda.test ./internal/cuda/ && \
 	go test -c -ldflags="-s -w" -o .device/simdbench.test ./codecplugins/internal/simdbench/ && \
 	go build -tags cuda -ldflags="-s -w" -o .device/gpusearch ./cmd/gpusearch
+
+device-libsvb:
+	test -n "$(SVB)" && \
+	CGO_CFLAGS=-I$(SVB)/include CGO_LDFLAGS=-L$(SVB)/lib \
+	go test -c -tags libstreamvbyte,netgo,osusergo -ldflags="-s -w -extldflags=-static" \
+		-o .device/libsvb.test ./codecplugins/varint/internal/libsvb/

@@ -23,7 +23,8 @@ import (
 // where the text is one piece the two are the same; elsewhere every mark
 // is a word of a query term, the snippet is the text's own, and it holds
 // a query unit whenever the document does; a hit described alone reads
-// as it does among a page's, where one maker serves hit after hit.
+// as it does among a page's, where one maker serves hit after hit, and a
+// page described on several goroutines reads as on one.
 func TestDescribeLocated(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	vocab := strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon running runs ran café naïve 3.14 don't http.Server")
@@ -77,17 +78,25 @@ func TestDescribeLocated(t *testing.T) {
 			hits = append(hits, Hit{DocID: uint32(d)})
 		}
 		located := slices.Clone(hits)
-		if err := Describe(ix, a, q, located, 160, false); err != nil {
+		if err := Describe(ix, a, q, located, 160, false, 1); err != nil {
 			t.Fatal(err)
+		}
+		// Hits shared among goroutines read as they do in turn on one.
+		parallel := slices.Clone(hits)
+		if err := Describe(ix, a, q, parallel, 160, false, 4); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(parallel, located, sameDescription) {
+			t.Fatalf("query %q: described on 4 goroutines, the page differs from one goroutine's", raw)
 		}
 		// One maker serves a page's hits in turn: each alone must
 		// read the same.
 		for i := range located {
 			alone := slices.Clone(hits[i : i+1])
-			if err := Describe(ix, a, q, alone, 160, false); err != nil {
+			if err := Describe(ix, a, q, alone, 160, false, 1); err != nil {
 				t.Fatal(err)
 			}
-			if got := alone[0]; got.Title != located[i].Title || got.Snippet != located[i].Snippet || !slices.Equal(got.Highlights, located[i].Highlights) {
+			if got := alone[0]; !sameDescription(got, located[i]) {
 				t.Fatalf("query %q doc %d: alone %q, on a page %q", raw, got.DocID, marks(got), marks(located[i]))
 			}
 		}
@@ -123,6 +132,11 @@ func TestDescribeLocated(t *testing.T) {
 	if same == 0 || checked == same {
 		t.Fatalf("%d of %d snippets from one piece: want both kinds", same, checked)
 	}
+}
+
+// sameDescription reports whether two described hits read the same.
+func sameDescription(x, y Hit) bool {
+	return x.DocID == y.DocID && x.Title == y.Title && x.Snippet == y.Snippet && slices.Equal(x.Highlights, y.Highlights)
 }
 
 // describeWhole is Describe's whole-text path: each snippet made from its

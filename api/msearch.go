@@ -76,20 +76,23 @@ func (v *msearchValue) UnmarshalJSON(raw []byte) error {
 	return nil
 }
 
-// msearchParams turns a query line into /search's query string.
-func msearchParams(line []byte) (string, error) {
+// MsearchValues reads one line of a multi-search body: a JSON object of
+// /search's parameters, each a string, a number (as written), a boolean
+// (1 or 0) or null (absent). Its error says what is wrong with the line,
+// for a 400 answer; the broker reads its lines with it too.
+func MsearchValues(line []byte) (url.Values, error) {
 	var l msearchLine
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return "", badParam("field %q: want a string, number or boolean", te.Field)
+			return nil, badParam("field %q: want a string, number or boolean", te.Field)
 		}
-		return "", badParam("want a JSON object of /search's parameters (q, mode, k, start, engine, snippets, highlight): %v", err)
+		return nil, badParam("want a JSON object of /search's parameters (q, mode, k, start, engine, snippets, highlight): %v", err)
 	}
 	if dec.More() {
-		return "", badParam("want one JSON object a line")
+		return nil, badParam("want one JSON object a line")
 	}
 	v := make(url.Values, 7)
 	for _, f := range [...]struct {
@@ -100,7 +103,7 @@ func msearchParams(line []byte) (string, error) {
 			v[f.name] = []string{f.v.s}
 		}
 	}
-	return v.Encode(), nil
+	return v, nil
 }
 
 // msearchQuery is one line of a multi-search on its way through.
@@ -221,11 +224,11 @@ func MsearchLines(data []byte, maxLines int) (lines [][]byte, ok bool) {
 // prepareMsearch parses a line into m and looks its answer up in the
 // cache, as /search does.
 func (s *Server) prepareMsearch(g *generation, line []byte, m *msearchQuery) error {
-	raw, err := msearchParams(line)
+	v, err := MsearchValues(line)
 	if err != nil {
 		return err
 	}
-	if m.p, err = s.parseSearch(raw); err != nil {
+	if m.p, err = s.parseSearch(v.Encode()); err != nil {
 		return err
 	}
 	if m.eng, m.name, err = g.engine(m.p.engine); err != nil {

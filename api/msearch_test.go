@@ -208,19 +208,19 @@ func TestMsearchLimits(t *testing.T) {
 	}
 }
 
-// FuzzMsearchParams checks that no line makes the parser panic, and that
+// FuzzMsearchValues checks that no line makes the parser panic, and that
 // what it accepts /search's parser reads.
-func FuzzMsearchParams(f *testing.F) {
+func FuzzMsearchValues(f *testing.F) {
 	for _, s := range []string{`{"q":"a"}`, `{"k":1e400}`, `{"q":null}`, `[1]`, `{"q":"\u0000"}`, `{`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		raw, err := msearchParams(line)
+		v, err := MsearchValues(line)
 		if err != nil {
 			return
 		}
-		if _, err := url.ParseQuery(raw); err != nil {
-			t.Errorf("msearchParams(%q) = %q, which does not parse: %v", line, raw, err)
+		if _, err := url.ParseQuery(v.Encode()); err != nil {
+			t.Errorf("MsearchValues(%q) = %q, which does not parse: %v", line, v.Encode(), err)
 		}
 	})
 }

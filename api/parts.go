@@ -168,10 +168,10 @@ func (g *generation) closeParts() error {
 }
 
 // describeParts describes hits (the collection's docids) with Describe,
-// each on the part that holds it.
-func describeParts(g *generation, a *analysis.Analyzer, q query.Query, hits []Hit, snippetBytes int, asHTML bool) error {
+// each on the part that holds it, a part's on up to workers goroutines.
+func describeParts(g *generation, a *analysis.Analyzer, q query.Query, hits []Hit, snippetBytes int, asHTML bool, workers int) error {
 	if len(g.parts) == 1 && g.first[0] == 0 {
-		return Describe(g.ix, a, q, hits, snippetBytes, asHTML)
+		return Describe(g.ix, a, q, hits, snippetBytes, asHTML, workers)
 	}
 	for _, p := range g.parts {
 		var at []int
@@ -185,7 +185,7 @@ func describeParts(g *generation, a *analysis.Analyzer, q query.Query, hits []Hi
 		if len(local) == 0 {
 			continue
 		}
-		if err := Describe(p, a, q, local, snippetBytes, asHTML); err != nil {
+		if err := Describe(p, a, q, local, snippetBytes, asHTML, workers); err != nil {
 			return err
 		}
 		for k, i := range at {

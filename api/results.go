@@ -2,9 +2,13 @@ package api
 
 import (
 	"cmp"
+	"errors"
 	"html"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/index"
@@ -24,7 +28,7 @@ func (s *Server) describe(g *generation, q query.Query, hits []Hit, noSnippets, 
 	}
 	a := s.analyzer.Get().(*analysis.Analyzer)
 	defer s.analyzer.Put(a)
-	return describeParts(g, a, q, hits, size, asHTML)
+	return describeParts(g, a, q, hits, size, asHTML, s.cfg.Search.SnippetWorkers)
 }
 
 // Describe gives each hit its title and, when snippetBytes > 0 and the
@@ -38,50 +42,107 @@ func (s *Server) describe(g *generation, q query.Query, hits []Hit, noSnippets, 
 // only the pieces there are read and scanned; otherwise, or when those
 // pieces miss every term the document holds, the whole text is, skipping
 // the terms the postings say it lacks.
-func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, snippetBytes int, asHTML bool) error {
+//
+// Snippets are made on up to workers goroutines at once (0: one per
+// core, GOMAXPROCS; never more than the hits), the caller's among them,
+// each taking the next hit not yet taken: a hit's snippet costs from tens
+// of microseconds to milliseconds, so a page's wall time is about its
+// dearest hit's rather than their sum where cores are free. A hit's
+// snippet is the same whichever goroutine makes it and whatever hits
+// share its page.
+func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, snippetBytes int, asHTML bool, workers int) error {
 	if ix.Store() == index.StoreNone {
 		return nil
 	}
-	withText := ix.Store() == index.StoreText && snippetBytes > 0
-	located := withText && ix.PiecedText() && ix.HasPositions()
-	var (
-		m  *snippet.Maker
-		lk lookup
-	)
-	if withText {
-		m = snippet.New(snippet.Query{Terms: q.Terms, Phrases: q.Phrases}, snippetBytes)
-		var want func(term int, freq, docLen uint32) bool
-		if located {
-			want = positionsWanted(q, m.Span())
+	if ix.Store() != index.StoreText || snippetBytes <= 0 {
+		return ix.Guard(func() error {
+			for i := range hits {
+				doc, err := ix.Document(hits[i].DocID, false)
+				if err != nil {
+					return err
+				}
+				hits[i].Title = doc.Title
+			}
+			return nil
+		})
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(hits))
+	sq := snippet.Query{Terms: q.Terms, Phrases: q.Phrases}
+	if workers <= 1 {
+		return describeHits(ix, a, snippet.New(sq, snippetBytes), q, hits, asHTML)
+	}
+	var next atomic.Int64
+	each := func(a *analysis.Analyzer) error {
+		m := snippet.New(sq, snippetBytes)
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(hits) {
+				return nil
+			}
+			if err := describeHits(ix, a, m, q, hits[i:i+1], asHTML); err != nil {
+				next.Store(int64(len(hits))) // the others stop at their next hit
+				return err
+			}
 		}
-		var err error
-		if lk, err = lookUp(ix, q.Terms, hits, want); err != nil {
-			return err
-		}
+	}
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Go(func() {
+			b := analyzers.Get().(*analysis.Analyzer)
+			defer analyzers.Put(b)
+			errs[w] = each(b)
+		})
+	}
+	errs[0] = each(a)
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// analyzers lends analyzers to the goroutines of Describe beyond the
+// caller's: an analyzer caches stems, and is for one goroutine at a time.
+var analyzers = sync.Pool{New: func() any { return analysis.New() }}
+
+// describeHits gives hits their titles and snippets, made by m, on the
+// calling goroutine: one lookup of the terms' postings for all the hits,
+// then each hit in turn.
+func describeHits(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, q query.Query, hits []Hit, asHTML bool) error {
+	located := ix.PiecedText() && ix.HasPositions()
+	var want func(term int, freq, docLen uint32) bool
+	if located {
+		want = positionsWanted(q, m.Span())
+	}
+	lk, err := lookUp(ix, q.Terms, hits, want)
+	if err != nil {
+		return err
 	}
 	// The mapped titles and texts are read under Guard, as every
 	// reader of the index must.
 	return ix.Guard(func() error {
 		for i := range hits {
 			h := &hits[i]
-			doc, err := ix.Document(h.DocID, withText && !located)
+			doc, err := ix.Document(h.DocID, !located)
 			if err != nil {
 				return err
 			}
 			h.Title = doc.Title
-			if !withText {
-				continue
-			}
 			var sn snippet.Snippet
 			if located {
-				sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, lk.positions[i])
+				held := ^uint64(0)
+				if lk.held != nil {
+					held = lk.held[i]
+				}
+				sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, lk.positions[i], held)
 				if err == nil && len(sn.Highlights) == 0 && lk.holdsAny(i) {
 					// The window missed the terms whose positions were not
 					// read, being dense: read them all for this hit.
 					var all lookup
 					all, err = lookUp(ix, q.Terms, hits[i:i+1], func(int, uint32, uint32) bool { return true })
 					if err == nil {
-						sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, all.positions[0])
+						sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, all.positions[0], held)
 					}
 				}
 				if err != nil {
@@ -119,13 +180,29 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 // text holding the window that Locate finds in positions (per term, the
 // term's positions in doc). Only those pieces: a window near a piece's
 // edge has less room on that side, and the cut gives the other side more.
-func locatedSnippet(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, terms []string, doc uint32, positions [][]uint32) (snippet.Snippet, error) {
+// The scan of the pieces stops once a window holds every unit they can
+// hold: a term whose positions were read is in them if one of its
+// positions is; one whose positions were not (dense) is if held says the
+// document holds it (bit i for terms[i]; all set when unknown).
+func locatedSnippet(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, terms []string, doc uint32, positions [][]uint32, held uint64) (snippet.Snippet, error) {
 	from, to, _ := m.Locate(terms, positions)
 	part, err := ix.TextSpan(doc, from, to)
 	if err != nil {
 		return snippet.Snippet{}, err
 	}
-	return m.MakeIn(a, part.Text, part.AtStart, part.AtEnd), nil
+	in := func(t string) bool {
+		b := slices.Index(terms, t)
+		switch {
+		case b < 0 || b >= 64:
+			return true
+		case positions[b] == nil:
+			return held>>b&1 == 1
+		}
+		ps := positions[b]
+		i, _ := slices.BinarySearch(ps, part.From)
+		return i < len(ps) && ps[i] < part.End
+	}
+	return m.MakeIn(a, part.Text, part.AtStart, part.AtEnd, in), nil
 }
 
 // lookup is what the postings say of a page's hits.
@@ -203,8 +280,8 @@ func lookUp(ix *index.Index, terms []string, hits []Hit, want func(term int, fre
 				if lk.held != nil {
 					lk.held[i] |= 1 << b
 				}
-				if lk.positions != nil && want(b, c.Freq(), ix.DocLen(hits[i].DocID)) {
-					p, err := c.Positions(nil)
+				if f := c.Freq(); lk.positions != nil && want(b, f, ix.DocLen(hits[i].DocID)) {
+					p, err := c.Positions(make([]uint32, 0, f))
 					if err != nil {
 						return err
 					}

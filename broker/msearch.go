@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -29,47 +28,6 @@ type MsearchItem struct {
 	*SearchResponse
 	Status int    `json:"status"`
 	Error  string `json:"error,omitempty"`
-}
-
-// msearchFields are the keys a line may carry: /search's parameters.
-var msearchFields = []string{"q", "mode", "k", "start", "engine", "snippets", "highlight"}
-
-// lineValues reads a query line as a node does: a JSON object of
-// /search's parameters, each a string, a number (as written), a boolean
-// (1 or 0) or null (absent).
-func lineValues(line []byte) (url.Values, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(line, &raw); err != nil {
-		return nil, errorf(http.StatusBadRequest, "want a JSON object of /search's parameters (%s): %v", strings.Join(msearchFields, ", "), err)
-	}
-	v := url.Values{}
-	for name, val := range raw {
-		known := false
-		for _, f := range msearchFields {
-			known = known || f == name
-		}
-		if !known {
-			return nil, errorf(http.StatusBadRequest, "want a JSON object of /search's parameters (%s): json: unknown field %q", strings.Join(msearchFields, ", "), name)
-		}
-		switch c := val[0]; {
-		case c == '"':
-			var s string
-			if err := json.Unmarshal(val, &s); err != nil {
-				return nil, errorf(http.StatusBadRequest, "field %q: %v", name, err)
-			}
-			v.Set(name, s)
-		case c == '-' || c >= '0' && c <= '9':
-			v.Set(name, string(val))
-		case c == 't':
-			v.Set(name, "1")
-		case c == 'f':
-			v.Set(name, "0")
-		case c == 'n':
-		default:
-			return nil, errorf(http.StatusBadRequest, "field %q: want a string, number or boolean", name)
-		}
-	}
-	return v, nil
 }
 
 // mline is one line on its way through the broker.
@@ -109,8 +67,10 @@ func (b *Broker) handleMsearch(w http.ResponseWriter, r *http.Request) {
 	var todo []*mline
 	for i, l := range raw {
 		m := &lines[i]
-		v, err := lineValues(l)
-		if err == nil {
+		v, err := api.MsearchValues(l)
+		if err != nil {
+			err = errorf(http.StatusBadRequest, "%v", err)
+		} else {
 			m.p, err = b.parse(v)
 		}
 		if err != nil {

@@ -119,6 +119,9 @@ type Search struct {
 	Engine string `yaml:"engine"`
 	// SnippetBytes is the length of a hit's snippet in bytes; 0 shows none.
 	SnippetBytes int `yaml:"snippet_bytes"`
+	// SnippetWorkers is how many goroutines make a page's snippets at
+	// once: 1 the request's own, 0 one per core.
+	SnippetWorkers int `yaml:"snippet_workers"`
 }
 
 // Server configures `gpusearch serve`.
@@ -229,7 +232,7 @@ func Default() Config {
 			Merge:          Merge{Policy: "tiered", SegmentsPerTier: 2, TierRatio: 8, MaxDeletedShare: 0.3, MaxMergeDocs: 4_000_000},
 		},
 		BM25:   bm25.DefaultParams(),
-		Search: Search{Mode: "andor", K: 10, Engine: "auto", SnippetBytes: 160},
+		Search: Search{Mode: "andor", K: 10, Engine: "auto", SnippetBytes: 160, SnippetWorkers: 1},
 		Server: Server{
 			Addr:              "127.0.0.1:8080",
 			Index:             "index",
@@ -317,6 +320,7 @@ func (c Config) Validate() error {
 	// import: api.New checks the name against it.
 	check(c.Search.Engine != "", "search.engine is empty: want auto or an engine name")
 	check(c.Search.SnippetBytes >= 0 && c.Search.SnippetBytes <= 4096, "search.snippet_bytes=%d: want 0 (no snippets) to 4096", c.Search.SnippetBytes)
+	check(c.Search.SnippetWorkers >= 0 && c.Search.SnippetWorkers <= 1024, "search.snippet_workers=%d: want 0 (one per core) to 1024", c.Search.SnippetWorkers)
 	check(c.Server.MaxQueryBytes > 0 && c.Server.MaxTerms > 0 && c.Server.MaxK > 0 && c.Server.MaxBodyBytes > 0,
 		"server limits must be positive")
 	check(c.Server.Timeout > 0, "server.timeout must be positive")

@@ -33,6 +33,8 @@ func TestParse(t *testing.T) {
 		{"bad mode", "search:\n  mode: xor\n", "search.mode", nil},
 		{"snippet bytes", "search:\n  snippet_bytes: 0\n", "", func(c Config) bool { return c.Search.SnippetBytes == 0 }},
 		{"bad snippet bytes", "search:\n  snippet_bytes: -1\n", "search.snippet_bytes", nil},
+		{"snippet workers per core", "search:\n  snippet_workers: 0\n", "", func(c Config) bool { return c.Search.SnippetWorkers == 0 }},
+		{"bad snippet workers", "search:\n  snippet_workers: -2\n", "search.snippet_workers", nil},
 		{"bad b", "bm25:\n  b: 2\n", "bm25", nil},
 		{"not yaml", "index: [", "yaml", nil},
 		{"gpu workers", "gpu:\n  workers: 1\n", "", func(c Config) bool { return c.GPU.Workers == 1 }},

@@ -37,15 +37,11 @@ type Cursor struct {
 	pb         positionsBlock // (positions.go)
 	del        []uint64       // the segment's deleted docids' bits, skipped; nil if none
 	scale      float64        // turns block bounds into the whole's (collection.go); 0: none
+	mem        []uint32       // buf's and freqs' memory, which ReuseCursor keeps
 }
 
 // Cursor opens a cursor on a term's posting list, on its first posting.
-func (ix *Index) Cursor(t TermInfo) *Cursor {
-	c := ix.LazyCursor(t)
-	c.loadBlock(c.first)
-	c.skipDeleted()
-	return c
-}
+func (ix *Index) Cursor(t TermInfo) *Cursor { return ix.ReuseCursor(nil, t, false) }
 
 // LazyCursor opens a cursor on a term's posting list that decodes nothing
 // until it moves: until its first Next (which moves to the first posting)
@@ -53,31 +49,53 @@ func (ix *Index) Cursor(t TermInfo) *Cursor {
 // the first posting and DocID and Freq mean nothing. An engine that only
 // seeks into a list, as AND does into all but its shortest, then never
 // decodes the blocks it jumps over, the first included.
-func (ix *Index) LazyCursor(t TermInfo) *Cursor {
-	c := ix.rawCursor(t)
+func (ix *Index) LazyCursor(t TermInfo) *Cursor { return ix.ReuseCursor(nil, t, true) }
+
+// ReuseCursor is LazyCursor (lazy) or Cursor on t, made in the memory of
+// c, a cursor of ix that the caller is done with, or anew where c is nil.
+// An engine that keeps its cursors from one query to the next spares the
+// allocation of their block buffers: in a segmented index, a cost that
+// every query pays once per term and segment, whatever the segment's
+// size.
+func (ix *Index) ReuseCursor(c *Cursor, t TermInfo, lazy bool) *Cursor {
+	c = ix.rawCursorIn(c, t)
 	if ix.coll != nil {
 		c.del = ix.deleted
 		if c.scale = t.scale; c.scale == 0 {
 			_, c.scale = ix.collStats(t)
 		}
 	}
+	if !lazy {
+		c.loadBlock(c.first)
+		c.skipDeleted()
+	}
 	return c
 }
 
 // rawCursor is LazyCursor on the list as it lies: in a segment, deleted
 // documents and the segment's own bounds included.
-func (ix *Index) rawCursor(t TermInfo) *Cursor {
+func (ix *Index) rawCursor(t TermInfo) *Cursor { return ix.rawCursorIn(nil, t) }
+
+// rawCursorIn is rawCursor in c's memory (ReuseCursor), or anew.
+func (ix *Index) rawCursorIn(c *Cursor, t TermInfo) *Cursor {
 	bs := ix.meta.BlockSize
-	buf := make([]uint32, 2*bs) // one allocation for both blocks
-	c := &Cursor{
+	var mem []uint32
+	if c != nil && c.ix == ix {
+		mem = c.mem
+	} else {
+		c = new(Cursor)
+		mem = make([]uint32, 2*bs) // one allocation for both blocks
+	}
+	*c = Cursor{
 		ix:    ix,
 		info:  t,
 		first: int(t.FirstBlock),
 		end:   int(t.FirstBlock) + t.NumBlocks(bs),
-		buf:   buf[:bs:bs],
-		docs:  buf[:0],
-		freqs: buf[bs:],
+		buf:   mem[:bs:bs],
+		docs:  mem[:0],
+		freqs: mem[bs:],
 		last:  -1,
+		mem:   mem,
 	}
 	c.blk = c.first - 1
 	c.shallow = c.first

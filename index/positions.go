@@ -63,28 +63,33 @@ func appendPositionsBlock(dst []byte, c codecplugins.Codec, vals []uint32) []byt
 
 // positionsBlock decodes one block's positions a chunk at a time, as
 // postings ask for them: a posting's positions usually lie in one chunk,
-// so a phrase check decodes one chunk a term, not the whole block.
+// so a phrase check decodes one chunk a term, not the whole block. The
+// chunks' lengths are read as far as the chunks asked for, too: a block
+// of a frequent term holds hundreds of chunks, and a snippet's lookup
+// wants one posting's, usually near the front.
 type positionsBlock struct {
 	codec  codecplugins.Codec
 	src    []byte
 	starts []uint32 // each posting's first value, then the block's value count
-	chunks []chunk
-	vals   []uint32 // the values of the chunks decoded so far
+	chunks []chunk  // the chunks whose lengths are read, in order
+	next   int      // where in src the next unread chunk length lies
+	vals   []uint32 // the values of the chunks decoded so far, one after another
 }
 
-// chunk is one chunk's encoded bytes in src, and whether vals holds them.
+// chunk is one chunk's encoded bytes in src, and where vals holds its
+// values (-1: not decoded).
 type chunk struct {
 	off, size int
-	decoded   bool
+	at        int
 }
 
 // reset starts on a block encoded in src, for postings of the given
-// frequencies stored as freq-1 (fm1). It reads the chunks' lengths and
-// returns an error wrapping ErrCorrupt if they do not fit src; it never
-// panics and reads nothing past src.
+// frequencies stored as freq-1 (fm1). It reads nothing of src yet: a
+// chunk's length that does not fit src is an error wrapping ErrCorrupt
+// from the posting that needs it. Nothing here panics or reads past src.
 func (b *positionsBlock) reset(c codecplugins.Codec, src []byte, fm1 []uint32) error {
 	b.codec, b.src = c, src
-	b.starts, b.chunks = b.starts[:0], b.chunks[:0]
+	b.starts, b.chunks, b.next = b.starts[:0], b.chunks[:0], 0
 	var n uint64
 	for _, f := range fm1 {
 		b.starts = append(b.starts, uint32(n))
@@ -92,22 +97,26 @@ func (b *positionsBlock) reset(c codecplugins.Codec, src []byte, fm1 []uint32) e
 	}
 	bs := uint64(c.BlockSize())
 	// Every chunk takes at least its length's byte: bound n before
-	// allocating for it.
+	// decoding for it.
 	if n > math.MaxUint32 || n > uint64(len(src))*bs {
 		return fmt.Errorf("%w: %d positions in %d bytes", ErrCorrupt, n, len(src))
 	}
 	b.starts = append(b.starts, uint32(n))
-	at := 0
-	for range (n + bs - 1) / bs {
-		size, k := binary.Uvarint(src[at:])
-		if k <= 0 || size > uint64(len(src)-at-k) {
-			return fmt.Errorf("%w: positions chunk %d's length", ErrCorrupt, len(b.chunks))
-		}
-		b.chunks = append(b.chunks, chunk{off: at + k, size: int(size)})
-		at += k + int(size)
-	}
-	b.vals = slices.Grow(b.vals[:0], int(n))[:n] // amortized over a query's blocks
+	b.vals = b.vals[:0]
 	return nil
+}
+
+// chunk returns chunk k of the block, reading the lengths up to it.
+func (b *positionsBlock) chunk(k int) (*chunk, error) {
+	for len(b.chunks) <= k {
+		size, n := binary.Uvarint(b.src[b.next:])
+		if n <= 0 || size > uint64(len(b.src)-b.next-n) {
+			return nil, fmt.Errorf("%w: positions chunk %d's length", ErrCorrupt, len(b.chunks))
+		}
+		b.chunks = append(b.chunks, chunk{off: b.next + n, size: int(size), at: -1})
+		b.next += n + int(size)
+	}
+	return &b.chunks[k], nil
 }
 
 // posting appends posting i's positions, absolute and increasing, to
@@ -120,14 +129,20 @@ func (b *positionsBlock) posting(dst []uint32, i int, limit uint32) ([]uint32, e
 	var prev uint64
 	for at := s; at < e; {
 		k := at / bs
-		if ch := &b.chunks[k]; !ch.decoded {
-			lo, hi := k*bs, min((k+1)*bs, len(b.vals))
-			if err := b.codec.DecodeBlock(b.vals[lo:hi], b.src[ch.off:ch.off+ch.size], hi-lo); err != nil {
+		ch, err := b.chunk(k)
+		if err != nil {
+			return dst[:0], err
+		}
+		if ch.at < 0 {
+			n := min(bs, int(b.starts[len(b.starts)-1])-k*bs)
+			ch.at = len(b.vals)
+			b.vals = slices.Grow(b.vals, n)[:ch.at+n]
+			if err := b.codec.DecodeBlock(b.vals[ch.at:], b.src[ch.off:ch.off+ch.size], n); err != nil {
+				b.vals, ch.at = b.vals[:ch.at], -1
 				return dst[:0], positionsCorrupt(err)
 			}
-			ch.decoded = true
 		}
-		for _, g := range b.vals[at:min(e, (k+1)*bs)] {
+		for _, g := range b.vals[ch.at+at-k*bs : ch.at+min(e, (k+1)*bs)-k*bs] {
 			if at == s {
 				prev = uint64(g)
 			} else {

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
@@ -123,6 +124,57 @@ func TestPositionsTable(t *testing.T) {
 		if _, _, err := parsePositionsTable(tc.file, tc.blocks); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
+	}
+}
+
+// TestPositionsBlockReadsAsNeeded checks that a block reads chunk lengths
+// and chunks only as far as the posting asked for: with the block cut
+// after its first chunk, the postings there still decode, and one
+// reaching past the cut is an error wrapping ErrCorrupt, not a panic.
+func TestPositionsBlockReadsAsNeeded(t *testing.T) {
+	c, err := codecplugins.Lookup("varint-SU")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs := c.BlockSize()
+	rng := rand.New(rand.NewPCG(5, 6))
+	// Posting 0 lies in the first chunk; posting 1 runs into the third.
+	freqs, positions := []uint32{3, uint32(2 * bs)}, [][]uint32{{1, 5, 9}, nil}
+	for p := range 2 * bs {
+		positions[1] = append(positions[1], uint32(p*3+rng.IntN(2)))
+	}
+	var vals []uint32
+	for _, ps := range positions {
+		vals = appendPositionGaps(vals, ps)
+	}
+	enc := appendPositionsBlock(nil, c, vals)
+	size, k := binary.Uvarint(enc)
+	firstChunk := k + int(size)
+	for _, tc := range []struct {
+		name    string
+		src     []byte
+		posting int
+		corrupt bool
+	}{
+		{"whole block, first posting", enc, 0, false},
+		{"whole block, long posting", enc, 1, false},
+		{"cut after the first chunk, first posting", enc[:firstChunk], 0, false},
+		{"cut after the first chunk, long posting", enc[:firstChunk], 1, true},
+		{"cut inside the second length, long posting", enc[:firstChunk+1], 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b positionsBlock
+			if err := b.reset(c, tc.src, []uint32{freqs[0] - 1, freqs[1] - 1}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := b.posting(nil, tc.posting, math.MaxUint32)
+			switch {
+			case tc.corrupt && !errors.Is(err, ErrCorrupt):
+				t.Fatalf("posting %d: error %v, want one wrapping ErrCorrupt", tc.posting, err)
+			case !tc.corrupt && (err != nil || !slices.Equal(got, positions[tc.posting])):
+				t.Fatalf("posting %d = %v, %v; want %v", tc.posting, got, err, positions[tc.posting])
+			}
+		})
 	}
 }
 

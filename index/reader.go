@@ -50,6 +50,7 @@ type Index struct {
 	// whose statistics it scores under (collection.go); nil elsewhere.
 	coll    scoringStats
 	deleted []uint64 // for a segment: its deleted docids' bits, nil if none
+	part    int      // for a segment: its place in the whole's segments
 }
 
 // Open maps the index that dir's commit point, meta.json, names,
@@ -529,6 +530,14 @@ func (ix *Index) rawInfo(i int, term string) TermInfo {
 
 // Lookup finds a term by hashing (termTable).
 func (ix *Index) Lookup(term string) (TermInfo, bool) {
+	if s, ok := ix.coll.(*segmented); ok {
+		// Resolved once in every segment (segmented.lookup).
+		st := s.lookup(term)
+		if st == nil || !st.has[ix.part] {
+			return TermInfo{}, false
+		}
+		return st.infos[ix.part], true
+	}
 	i, ok := ix.byTerm.find(term, ix.termString)
 	if !ok {
 		return TermInfo{}, false

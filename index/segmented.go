@@ -32,6 +32,17 @@ type segmented struct {
 	docs    uint64            // live documents
 	avgLen  float32           // their average length, as BM25 uses it
 	df      sync.Map          // term -> its live df (uint64), computed on first use
+	found   sync.Map          // term -> *segTerm, for the terms Lookup found
+}
+
+// segTerm is a term as every segment's Lookup answers it, resolved over
+// all segments on its first lookup, so that a query's lookups in the
+// segments hash no lexicon and scale no idf or bound: per segment, its
+// TermInfo under the whole's statistics (has[i] false where segment i
+// lacks the term).
+type segTerm struct {
+	infos []TermInfo
+	has   []bool
 }
 
 // openSegmented opens the segments a version 7 commit point names.
@@ -49,6 +60,7 @@ func openSegmented(dir string, meta Meta) (*Index, error) {
 		if err != nil {
 			return fail(fmt.Errorf("segment %s: %w", m.Generation, err))
 		}
+		p.part = len(s.parts)
 		s.parts = append(s.parts, p)
 		var del *roaring.Bitmap
 		if sm.Deletions != nil {
@@ -178,6 +190,34 @@ func (s *segmented) liveDF(term string) uint64 {
 	}
 	s.df.Store(strings.Clone(term), n)
 	return n
+}
+
+// lookup is term in every segment (segTerm), nil when none holds it.
+// Terms that some segment holds are kept for the index's life, as their
+// live df is: a query log's distinct terms, a small share of the
+// lexicons.
+func (s *segmented) lookup(term string) *segTerm {
+	if v, ok := s.found.Load(term); ok {
+		return v.(*segTerm)
+	}
+	var st *segTerm
+	var key string
+	for i, p := range s.parts {
+		t, ok := p.byTerm.find(term, p.termString)
+		if !ok {
+			continue
+		}
+		if st == nil {
+			key = strings.Clone(term)
+			st = &segTerm{infos: make([]TermInfo, len(s.parts)), has: make([]bool, len(s.parts))}
+		}
+		st.infos[i], st.has[i] = p.termInfo(t, key), true
+	}
+	if st == nil {
+		return nil // in no segment
+	}
+	v, _ := s.found.LoadOrStore(key, st)
+	return v.(*segTerm)
 }
 
 // deletedPostings counts a list's postings in deleted documents.

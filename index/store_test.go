@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -196,12 +197,16 @@ func checkSpans(t *testing.T, ix *Index, d uint32, text []byte, r *rand.Rand) {
 			t.Fatalf("TextSpan(%d, %d, %d): %v", d, from, to, err)
 		}
 		a, b := holding(from), holding(to)
-		want := TextSpan{Text: string(text[cuts[a].Byte:end(b)]), AtStart: a == 0, AtEnd: b == len(cuts)-1}
+		want := TextSpan{Text: string(text[cuts[a].Byte:end(b)]), AtStart: a == 0, AtEnd: b == len(cuts)-1, From: cuts[a].Token, End: math.MaxUint32}
+		if b+1 < len(cuts) {
+			want.End = cuts[b+1].Token
+		}
 		if len(text) == 0 {
-			want = TextSpan{AtStart: true, AtEnd: true}
+			want = TextSpan{AtStart: true, AtEnd: true, End: math.MaxUint32}
 		}
 		if got != want {
-			t.Fatalf("TextSpan(%d, %d, %d) = %.60q %v %v, want %.60q %v %v", d, from, to, got.Text, got.AtStart, got.AtEnd, want.Text, want.AtStart, want.AtEnd)
+			t.Fatalf("TextSpan(%d, %d, %d) = %.60q %v %v tokens %d-%d, want %.60q %v %v tokens %d-%d", d, from, to,
+				got.Text, got.AtStart, got.AtEnd, got.From, got.End, want.Text, want.AtStart, want.AtEnd, want.From, want.End)
 		}
 	}
 }

@@ -444,10 +444,12 @@ func parsePieceFile(data []byte, docs uint64) (*pieceFile, error) {
 	}
 	// The dictionary is copied out of the mapping, as the tables are: a
 	// file rewritten in place then fails to decode, never faults inside
-	// the decoder.
+	// the decoder. DecodeAll decodes on at most the decoder's concurrency
+	// at once (4 by default): one per core, so that a server's requests
+	// and a page's hits described in parallel never wait for a decoder.
 	var err error
 	f.dict = slices.Clone(data[:dictLen])
-	f.dec, err = zstd.NewReader(nil, zstd.WithDecoderDictRaw(dictID, f.dict), zstd.WithDecodeAllCapLimit(true))
+	f.dec, err = zstd.NewReader(nil, zstd.WithDecoderDictRaw(dictID, f.dict), zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderConcurrency(0))
 	if err != nil {
 		return nil, fmt.Errorf("index: %s: %w", name, err)
 	}
@@ -533,6 +535,9 @@ func (f *pieceFile) text(d uint32) (string, error) {
 type TextSpan struct {
 	Text           string
 	AtStart, AtEnd bool // whether Text begins or ends the document's text
+	// The tokens starting in Text (ordinals, as positions count them):
+	// From up to End, exclusive; End is math.MaxUint32 when AtEnd.
+	From, End uint32
 }
 
 // span returns the pieces of document d from the one holding token from
@@ -541,13 +546,17 @@ func (f *pieceFile) span(d, from, to uint32) (TextSpan, error) {
 	a, b, start, end := f.bounds(d)
 	if end <= start || start > 0 || a == b {
 		t, err := f.text(d)
-		return TextSpan{Text: t, AtStart: true, AtEnd: true}, err
+		return TextSpan{Text: t, AtStart: true, AtEnd: true, End: math.MaxUint32}, err
 	}
 	holding := func(t uint32) uint32 {
 		return a + uint32(sort.Search(int(b-a)+1, func(k int) bool { return f.token[a+uint32(k)] > t })) - 1
 	}
 	x, y := holding(from), holding(max(from, to))
-	var buf []byte
+	size := 0
+	for i := x; i <= y; i++ {
+		size += int(f.rawEnd[i])
+	}
+	buf := make([]byte, 0, size) // one buffer for the pieces
 	var err error
 	for i := x; i <= y && err == nil; i++ {
 		buf, err = f.piece(buf, i)
@@ -555,7 +564,11 @@ func (f *pieceFile) span(d, from, to uint32) (TextSpan, error) {
 	if err != nil {
 		return TextSpan{}, err
 	}
-	return TextSpan{Text: string(buf), AtStart: x == a, AtEnd: y == b}, nil
+	ts := TextSpan{Text: string(buf), AtStart: x == a, AtEnd: y == b, From: f.token[x], End: math.MaxUint32}
+	if y < b {
+		ts.End = f.token[y+1]
+	}
+	return ts, nil
 }
 
 // PiecedText reports whether the index stores its text in pieces, so

@@ -8,19 +8,6 @@ import (
 	"github.com/gpusearch/gpusearch/index"
 )
 
-// andQuery is conjunctive DAAT: the shortest list drives, every other list
-// is moved with NextGEQ to the driver's docid (decoding only the block it
-// lands in), and a document is scored once every list stands on it. The
-// search ends early when the sum of the lists' bounds can no longer beat
-// the heap's threshold.
-//
-// Once the heap is full, a candidate is scored list by list as the lists
-// reach it, shortest first, and dropped as soon as its scores so far plus
-// the bounds of the lists not yet reached cannot beat the threshold (the
-// rule MaxScore applies to OR): the long lists of common words, whose
-// bounds are small, are then neither moved nor decoded for it. On all
-// RFCs, 80% of the AND matches of a top-10 search are ruled out by the
-// driver's score alone.
 // normsAhead is how many of the driver's postings ahead andQuery
 // prefetches a norm: a miss costs about as much as scoring a few postings.
 // It does so only past prefetchDocs documents, whose norms (4 bytes each)
@@ -30,14 +17,27 @@ const (
 	prefetchDocs = 1 << 17
 )
 
+// andQuery is conjunctive DAAT: the shortest list drives, every other list
+// is moved with NextGEQ to the driver's docid (decoding only the block it
+// lands in), and a document is scored once every list stands on it. The
+// search ends early when the sum of the lists' bounds can no longer beat
+// the heap's threshold.
+//
+// Once the heap is full (or from the start, under another segment's
+// floor: see pruning), a candidate is scored list by list as the lists
+// reach it, shortest first, and dropped as soon as its scores so far plus
+// the bounds of the lists not yet reached cannot beat the threshold (the
+// rule MaxScore applies to OR): the long lists of common words, whose
+// bounds are small, are then neither moved nor decoded for it. On all
+// RFCs, 80% of the AND matches of a top-10 search are ruled out by the
+// driver's score alone.
 func andQuery(s *search) error {
-	ls := byLength(s.lists)
-	// rest[i]: the sum of the bounds of ls[i:].
-	rest := make([]float64, len(ls)+1)
+	ls, rest, scores := s.scratch(len(s.lists))
+	byLength(ls, s.lists)
+	// rest[i]: the sum of the bounds of ls[i:]; scores: by query position.
 	for i := len(ls) - 1; i >= 0; i-- {
 		rest[i] = rest[i+1] + ls[i].bound
 	}
-	scores := make([]float32, len(ls)) // by query position
 	ahead := len(s.norms) > prefetchDocs
 	d := ls[0].Next() // the lists open lazily: onto the shortest's first posting
 	for d != index.NoMoreDocs {
@@ -47,7 +47,7 @@ func andQuery(s *search) error {
 		if !s.canEnter(rest[0]) {
 			break
 		}
-		if !s.top.Full() {
+		if !s.pruning() {
 			if x := align(ls, d); x != d {
 				d = x
 				continue
@@ -107,13 +107,14 @@ func andQuery(s *search) error {
 // candidate's block (decoding nothing) and, when the blocks' maxima cannot
 // beat the threshold, jumps past the first of those blocks to end.
 func blockMaxAndQuery(s *search) error {
-	ls := byLength(s.lists)
+	ls, _, _ := s.scratch(len(s.lists))
+	byLength(ls, s.lists)
 	d := ls[0].Next() // the lists open lazily: onto the shortest's first posting
 	for d != index.NoMoreDocs {
 		if err := s.tick(); err != nil {
 			return err
 		}
-		if s.top.Full() {
+		if s.pruning() {
 			var bound float64
 			next := index.NoMoreDocs
 			for _, l := range ls {
@@ -153,9 +154,8 @@ func align(ls []*termList, d uint32) uint32 {
 	return d
 }
 
-// byLength returns the lists sorted by length, shortest first.
-func byLength(lists []*termList) []*termList {
-	ls := slices.Clone(lists)
+// byLength puts lists into ls sorted by length, shortest first.
+func byLength(ls, lists []*termList) {
+	copy(ls, lists)
 	slices.SortStableFunc(ls, func(a, b *termList) int { return cmp.Compare(a.Len(), b.Len()) })
-	return ls
 }

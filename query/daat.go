@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/gpusearch/gpusearch/index"
@@ -17,6 +18,11 @@ type DAAT struct {
 	ix  *index.Index
 	and daatAlgorithm
 	or  daatAlgorithm
+	// searches holds finished searches (*search), whose cursors, heap and
+	// scratch a later query reuses: over a segmented index every query
+	// opens a cursor per term in every segment, and their allocation was
+	// a fifth of a small segment's cost.
+	searches sync.Pool
 }
 
 // daatAlgorithm is one traversal over the cursors of a search.
@@ -75,7 +81,10 @@ func (e *DAAT) runAbove(ctx context.Context, q Query, mode Mode, floor float64) 
 			return res, nil
 		}
 	}
-	s := newSearch(ctx, e.ix, terms, q.K, algo.seeks)
+	s, _ := e.searches.Get().(*search)
+	s = openSearch(s, ctx, e.ix, terms, q.K, algo.seeks)
+	defer e.searches.Put(s)
+	defer s.release()
 	s.floor, s.thr = floor, floor
 	var err error
 	if s.phrases, err = newPhraseFilter(e.ix, q, mode); err != nil {
@@ -117,12 +126,17 @@ type search struct {
 	slack   float64 // multiplies every score bound before it is compared
 	memo    []memo  // by query position: the last term score computed
 	steps   int
+	cursors []*index.Cursor // the lists' cursors, kept for reuse (openSearch)
 
 	// Room for the lists and memos of a query of up to inline terms, so
-	// that a short query's state is one allocation.
-	listBuf [inline]termList
-	ptrBuf  [inline]*termList
-	memoBuf [inline]memo
+	// that a short query's state is one allocation, and for the
+	// algorithms' scratch (scratch).
+	listBuf  [inline]termList
+	ptrBuf   [inline]*termList
+	memoBuf  [inline]memo
+	orderBuf [inline]*termList
+	sumBuf   [inline + 1]float64
+	scoreBuf [inline]float32
 }
 
 // inline is how many terms a search holds without further allocations.
@@ -138,14 +152,34 @@ type memo struct {
 // (index.LazyCursor) when the algorithm seeks into every list before it
 // reads it, else each on its first posting.
 func newSearch(ctx context.Context, ix *index.Index, terms []term, k int, lazy bool) *search {
-	s := &search{
-		ctx:    ctx,
-		params: ix.BM25(),
-		norms:  ix.Norms(),
-		top:    NewTopK(k),
-		thr:    -1,
-		floor:  -1,
-		slack:  boundSlack(len(terms)),
+	return openSearch(nil, ctx, ix, terms, k, lazy)
+}
+
+// openSearch is newSearch in the memory of s, a finished search on the
+// same index (released), or anew where s is nil: its cursors, heap and
+// scratch are reused.
+func openSearch(s *search, ctx context.Context, ix *index.Index, terms []term, k int, lazy bool) *search {
+	var cursors []*index.Cursor
+	var top *TopK
+	if s == nil {
+		s = new(search)
+	} else {
+		cursors = s.cursors
+		top = s.top
+		top.reset(k)
+	}
+	if top == nil {
+		top = NewTopK(k)
+	}
+	*s = search{
+		ctx:     ctx,
+		params:  ix.BM25(),
+		norms:   ix.Norms(),
+		top:     top,
+		thr:     -1,
+		floor:   -1,
+		slack:   boundSlack(len(terms)),
+		cursors: cursors,
 	}
 	n := len(terms)
 	lists := slices.Grow(s.listBuf[:0], n)[:n]
@@ -154,17 +188,35 @@ func newSearch(ctx context.Context, ix *index.Index, terms []term, k int, lazy b
 	for i := range s.memo {
 		s.memo[i] = memo{doc: index.NoMoreDocs}
 	}
+	for len(s.cursors) < n {
+		s.cursors = append(s.cursors, nil)
+	}
 	for i, t := range terms {
-		var c *index.Cursor
-		if lazy {
-			c = ix.LazyCursor(t.info)
-		} else {
-			c = ix.Cursor(t.info)
-		}
+		c := ix.ReuseCursor(s.cursors[i], t.info, lazy)
+		s.cursors[i] = c
 		lists[i] = termList{Cursor: c, idf: t.idf, pos: i, bound: float64(c.MaxScore())}
 		s.lists[i] = &lists[i]
 	}
 	return s
+}
+
+// release drops what a finished search refers to beyond its own memory
+// (the query's context, phrases and list slices), before it is kept for
+// reuse.
+func (s *search) release() {
+	s.ctx, s.phrases = nil, nil
+	s.lists, s.memo = nil, nil
+}
+
+// scratch returns, for an algorithm over n lists, room for a reordering
+// of the lists, n+1 sums and n scores: s's own for up to inline lists.
+func (s *search) scratch(n int) ([]*termList, []float64, []float32) {
+	if n > inline {
+		return make([]*termList, n), make([]float64, n+1), make([]float32, n)
+	}
+	clear(s.sumBuf[:n+1])
+	clear(s.scoreBuf[:n])
+	return s.orderBuf[:n], s.sumBuf[:n+1], s.scoreBuf[:n]
 }
 
 // boundSlack is the factor a bound on a document's score, summed in
@@ -196,6 +248,12 @@ func (s *search) push(h Hit) {
 		s.thr = max(float64(s.top.Threshold()), s.floor)
 	}
 }
+
+// pruning reports whether a document can be ruled out by its score bound:
+// once the heap is full, and from the start under a floor (the k-th score
+// of the segments searched before), which a document must beat whatever
+// this segment's heap holds.
+func (s *search) pruning() bool { return s.thr >= 0 }
 
 // canEnter reports whether a document whose score is at most bound could
 // still enter the heap.

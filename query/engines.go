@@ -9,7 +9,7 @@ var (
 	algoAnd         = daatAlgorithm{"and", andQuery, true}
 	algoBlockMaxAnd = daatAlgorithm{"and-blockmax", blockMaxAndQuery, true}
 	algoOr          = daatAlgorithm{"or", orQuery, false}
-	algoMaxScore    = daatAlgorithm{"maxscore", maxScoreQuery, false}
+	algoMaxScore    = daatAlgorithm{"maxscore", maxScoreQuery, true}
 	algoWAND        = daatAlgorithm{"wand", wandQuery, false}
 	algoBMW         = daatAlgorithm{"bmw", bmwQuery, false}
 )

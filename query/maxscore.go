@@ -20,32 +20,37 @@ import (
 // when a document enters the heap, so the essential lists are recounted
 // only then.
 func maxScoreQuery(s *search) error {
-	ls := append([]*termList(nil), s.lists...)
+	// scores, by query position: the candidate's term scores, 0 for a
+	// list that does not hold it. Adding a 0 leaves a float32 sum
+	// unchanged, so summing them all is the query-order sum of the lists
+	// that hold it.
+	ls, upTo, scores := s.scratch(len(s.lists))
+	copy(ls, s.lists)
 	sort.SliceStable(ls, func(i, j int) bool { return ls[i].bound < ls[j].bound })
-	upTo := make([]float64, len(ls)) // upTo[i]: sum of the bounds of ls[:i+1]
+	upTo = upTo[:len(ls)] // upTo[i]: sum of the bounds of ls[:i+1]
 	var acc float64
 	for i, l := range ls {
 		acc += l.bound
 		upTo[i] = acc
 	}
-	// By query position: the candidate's term scores, 0 for a list that
-	// does not hold it. Adding a 0 leaves a float32 sum unchanged, so
-	// summing them all is the query-order sum of the lists that hold it.
-	// A query of up to inline terms keeps them in an array, which is
-	// zeroed per candidate by a few stores instead of a memclr call.
-	var buf [inline]float32
-	var scores []float32
-	if len(ls) <= inline {
-		scores = buf[:len(ls)]
-	} else {
-		scores = make([]float32, len(ls))
-	}
 	var scored int64 // postings scored, added to s.stats on the way out
 	defer func() { s.stats.PostingsScored += scored }()
 	first := 0 // ls[:first] are non-essential
+	// Under a floor (segments.go) some lists may be non-essential from
+	// the start.
+	for first < len(ls) && !s.canEnter(upTo[first]) {
+		first++
+	}
+	if first == len(ls) {
+		return nil
+	}
+	// The lists open lazily: the essential ones move onto their first
+	// posting, the others are only ever sought (NextGEQ), which decodes
+	// no block they skip, the first included. Lists only ever turn
+	// non-essential, so an essential list's docid is always real.
 	d := index.NoMoreDocs
-	for _, l := range ls {
-		d = min(d, l.DocID())
+	for _, l := range ls[first:] {
+		d = min(d, l.Next())
 	}
 	for d != index.NoMoreDocs {
 		if err := s.tick(); err != nil {
@@ -93,8 +98,10 @@ func maxScoreQuery(s *search) error {
 				}
 			}
 		}
-		if len(ls) <= inline {
-			buf = [inline]float32{}
+		if len(scores) <= inline {
+			// scores is s.scoreBuf's prefix: a few stores zero the
+			// array, where clear on a slice calls memclr per candidate.
+			s.scoreBuf = [inline]float32{}
 		} else {
 			clear(scores)
 		}

@@ -16,6 +16,11 @@ func NewTopK(k int) *TopK {
 	return &TopK{k: k, h: make(hitHeap, 0, min(k, 1024))}
 }
 
+// reset empties t and makes its capacity k, keeping its memory.
+func (t *TopK) reset(k int) {
+	t.k, t.h = k, t.h[:0]
+}
+
 // better reports whether a ranks above b.
 func better(a, b Hit) bool {
 	return a.Score > b.Score || (a.Score == b.Score && a.DocID < b.DocID)

@@ -8,7 +8,10 @@
 # merging those 16 into one; and on a second index that took the same 15
 # updates under the merge policy of the configuration POLICY_CONFIG (the
 # default one when unset), its steady state, timing those updates. Writes
-# WORKDIR/segments.json.
+# WORKDIR/segments.json. With BEFORE set to another gpusearch binary, it
+# then runs ROUNDS rounds (default 8) of the same benchmark (3 s a row)
+# on the merged and the policy's index, BEFORE and GPUSEARCH alternated
+# in each round, one JSON line per run into WORKDIR/before-after.jsonl.
 #
 #   bash scripts/segments.sh CRAWL QUERIES WORKDIR [GPUSEARCH]
 set -euo pipefail
@@ -66,3 +69,17 @@ for name in ["ix-1", "ix-4", "ix-16", "ix-merged", "ix-policy"]:
 json.dump(out, open(f"{work}/segments.json", "w"), indent=1)
 PY
 rm -rf "$work"/c
+[ -n "${BEFORE:-}" ] || exit 0
+: >"$work/before-after.jsonl"
+for round in $(seq 1 "${ROUNDS:-8}"); do
+	for b in before after; do
+		exe=$bin
+		[ "$b" = before ] && exe=$BEFORE
+		for name in ix-merged ix-policy; do
+			"$exe" bench queries --index "$work/$name" --queries "$queries" --engine cpu --mode and,or --threads 1 --min-time 3s --json |
+				python3 -c 'import json, sys
+r = json.load(sys.stdin)["results"]
+print(json.dumps({"round": int(sys.argv[1]), "binary": sys.argv[2], "index": sys.argv[3], "load": open("/proc/loadavg").read().split()[0], **{x["mode"]: x["cpu_us"] for x in r}}))' "$round" "$b" "$name" >>"$work/before-after.jsonl"
+		done
+	done
+done

@@ -1,6 +1,9 @@
 package snippet
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // Locating a snippet by positions. An index with positions knows where
 // each query term lies in a hit's text, as token ordinals; the window of
@@ -78,22 +81,32 @@ func (m *Maker) Locate(terms []string, positions [][]uint32) (from, to uint32, o
 	for range m.units {
 		count = append(count, 0)
 	}
+	// heads[i] is lists[i]'s next start, or noStart once it is merged:
+	// the pick reads one small array rather than each list's slice.
+	heads := m.heads[:0]
+	for _, u := range lists {
+		heads = append(heads, u.starts[0])
+	}
 	occs := m.located[:0]
 	span := m.Span()
 	best, distinct, l := 0, 0, 0
 	for best < present && len(occs) < maxLocated {
-		k := -1
-		for i, u := range lists {
-			if len(u.starts) > 0 && (k < 0 || u.starts[0] < lists[k].starts[0]) {
-				k = i
+		k, p := -1, uint32(noStart)
+		for i, h := range heads {
+			if h < p {
+				k, p = i, h
 			}
 		}
 		if k < 0 {
 			break
 		}
-		p := lists[k].starts[0]
-		lists[k].starts = lists[k].starts[1:]
-		o := located{p, p + lists[k].length, lists[k].unit}
+		u := &lists[k]
+		u.starts = u.starts[1:]
+		heads[k] = noStart
+		if len(u.starts) > 0 {
+			heads[k] = u.starts[0]
+		}
+		o := located{p, p + u.length, u.unit}
 		occs = append(occs, o)
 		for l < len(occs)-1 && occs[l].start+span <= o.end {
 			if count[occs[l].unit]--; count[occs[l].unit] == 0 {
@@ -108,9 +121,13 @@ func (m *Maker) Locate(terms []string, positions [][]uint32) (from, to uint32, o
 			best, from, to = distinct, occs[l].start, o.end
 		}
 	}
-	m.located, m.count = occs, count
+	m.located, m.count, m.heads = occs, count, heads
 	return from, to, true
 }
+
+// noStart marks a merged list's head: no token is numbered as high, since
+// positions lie below a document's length, a uint32.
+const noStart = math.MaxUint32
 
 // unitList is a unit's occurrences still to merge: their first tokens,
 // ascending, each spanning length more.

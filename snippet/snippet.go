@@ -15,8 +15,8 @@
 // ASCII letters, digits and '_' between separators (space, most
 // punctuation) is one segment whatever surrounds it; such a word is
 // stemmed (analysis.Term, through the analyzer's cache) only when its
-// first letter begins a term and it is no shorter than that term (Porter2
-// never lengthens a word). Any other stretch of text holding a candidate
+// first two letters may begin a word of a term (Maker.pairs) and it is no
+// shorter than that term (Porter2 never lengthens a word). Any other stretch of text holding a candidate
 // (non-ASCII letters, "don't", "3.14", "http.Server") is handed to the
 // analyzer exactly as it would cut it, from one safe boundary (after a
 // separator, before an ASCII byte) to the next, so offsets and terms are
@@ -73,9 +73,10 @@ type Maker struct {
 	unit    []int32          // term id -> its unit as a bare term, or -1
 	phrases [][]int32        // phrase unit ids are nbare + the phrase's index
 	units   int
-	hot     [256]bool  // ASCII bytes that, lowercased, begin a term; non-ASCII lead bytes
-	minLen  [256]uint8 // ASCII byte -> the shortest term it begins, lowercased
-	firsts  []rune     // the terms' first characters
+	hot     [256]bool      // ASCII bytes that, lowercased, begin a term; non-ASCII lead bytes
+	minLen  [256]uint8     // ASCII byte -> the shortest term it begins, lowercased
+	second  [128][2]uint64 // ASCII first byte -> the second bytes its terms' words may have (pairs)
+	firsts  []rune         // the terms' first characters
 
 	buf       []byte
 	matches   []match
@@ -93,6 +94,7 @@ type Maker struct {
 	lists   []unitList
 	phrased []uint32
 	located []located
+	heads   []uint32
 	count   []int
 }
 
@@ -132,6 +134,7 @@ func New(q Query, size int) *Maker {
 					m.minLen[c] = n
 				}
 			}
+			m.pairs(t)
 		}
 		if r, _ := utf8.DecodeRuneInString(t); !slices.Contains(m.firsts, r) {
 			m.firsts = append(m.firsts, r)
@@ -192,9 +195,13 @@ func (m *Maker) Make(a *analysis.Analyzer, text string, held func(term string) b
 
 // MakeIn is Make over part of a document's text, as Locate found it:
 // atStart and atEnd say whether the part begins and ends the text, so
-// that an Ellipsis marks the text going on beyond the part too.
-func (m *Maker) MakeIn(a *analysis.Analyzer, part string, atStart, atEnd bool) Snippet {
-	return m.make(a, part, nil, atStart, atEnd)
+// that an Ellipsis marks the text going on beyond the part too. held,
+// when not nil, says whether the part may hold a query term (the
+// positions know): as in Make, the scan then stops once a window holds
+// every unit the part can hold. It must never say false of a term the
+// part holds.
+func (m *Maker) MakeIn(a *analysis.Analyzer, part string, atStart, atEnd bool, held func(term string) bool) Snippet {
+	return m.make(a, part, held, atStart, atEnd)
 }
 
 func (m *Maker) make(a *analysis.Analyzer, text string, held func(term string) bool, atStart, atEnd bool) Snippet {
@@ -257,6 +264,13 @@ var class = func() (c [256]uint8) {
 	}
 	return c
 }()
+
+func toLower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c - 'A' + 'a'
+	}
+	return c
+}
 
 func toUpper(c byte) byte {
 	if 'a' <= c && c <= 'z' {
@@ -395,13 +409,38 @@ func (m *Maker) region(a *analysis.Analyzer, t string, s, k, pos, stop int) int 
 	return stop
 }
 
+// pairs records the second bytes that a word of ASCII letters, digits
+// and '_' may have if it stems to t (lower case, ASCII first byte).
+// Porter2 keeps such a word's first two letters, lowercased, except where
+// it leaves one letter ("aed", "ued": "a", "u") and in three exceptional
+// forms: "dying", "lying" and "tying" stem to "die", "lie" and "tie".
+func (m *Maker) pairs(t string) {
+	c := t[0]
+	switch {
+	case len(t) == 1:
+		m.second[c] = [2]uint64{^uint64(0), ^uint64(0)}
+	case t[1] < utf8.RuneSelf:
+		m.second[c][t[1]>>6] |= 1 << (t[1] & 63)
+	}
+	switch t {
+	case "die", "lie", "tie":
+		m.second[c]['y'>>6] |= 1 << ('y' & 63)
+	}
+}
+
 // word returns the term id of w, a whole segment of ASCII letters, digits
 // and '_', or -1. A word shorter than every term it could begin is none
 // of them: Porter2 only removes and replaces suffixes, never lengthening
-// an ASCII word.
+// an ASCII word; nor is one whose first two letters begin no term's word
+// (pairs). Most words of a text are turned away here, unstemmed.
 func (m *Maker) word(a *analysis.Analyzer, w string) int32 {
 	if len(w) < int(m.minLen[w[0]]) {
 		return -1
+	}
+	if len(w) >= 2 {
+		if c, d := toLower(w[0]), toLower(w[1]); m.second[c][d>>6]&(1<<(d&63)) == 0 {
+			return -1
+		}
 	}
 	m.buf = append(m.buf[:0], w...)
 	if t, ok := a.Term(m.buf); ok {

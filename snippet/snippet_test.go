@@ -195,8 +195,9 @@ func randomText(r *rand.Rand, n int) string {
 	return b.String()
 }
 
-// TestMakeMatchesReference checks the scan (its shortcuts, its early stop)
-// against the plain maker on random texts.
+// TestMakeMatchesReference checks the scan (its shortcuts, its early stop,
+// with and without knowing which terms the text holds) against the plain
+// maker on random texts.
 func TestMakeMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	a := analysis.New()
@@ -212,6 +213,12 @@ func TestMakeMatchesReference(t *testing.T) {
 		}
 		if got := New(parse(q), size).Make(a, text, holds(text)); !equal(got, want) {
 			t.Fatalf("Make(%q, size %d, %q) knowing its terms\n = %q\nwant %q", q, size, text, marked(got), marked(want))
+		}
+		// A part of a text, knowing its terms or not, reads alike.
+		atStart, atEnd := r.IntN(2) == 0, r.IntN(2) == 0
+		blind := New(parse(q), size).MakeIn(a, text, atStart, atEnd, nil)
+		if got := New(parse(q), size).MakeIn(a, text, atStart, atEnd, holds(text)); !equal(got, blind) {
+			t.Fatalf("MakeIn(%q, size %d, %q) knowing its terms\n = %q\nwant %q", q, size, text, marked(got), marked(blind))
 		}
 	}
 }
@@ -391,4 +398,36 @@ func BenchmarkMake(b *testing.B) {
 	b.ReportMetric(float64(costs[len(costs)/2].Nanoseconds()), "p50-ns/snippet")
 	b.ReportMetric(float64(costs[len(costs)*99/100].Nanoseconds()), "p99-ns/snippet")
 	b.ReportMetric(float64(len(costs))/float64(n), "snippets/op")
+}
+
+// TestWordFilterKeepsEveryStem checks that the scan's test of a word's
+// first two letters (Maker.pairs) turns away no word that stems to a
+// query term: for each word of an English prose sample and of Porter2's
+// edge cases, a query of the word's own term must match it.
+func TestWordFilterKeepsEveryStem(t *testing.T) {
+	prose, err := os.ReadFile(filepath.Join("..", "analysis", "testdata", "english.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := strings.FieldsFunc(string(prose), func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_')
+	})
+	words = append(words, "dying", "Lying", "TYING", "skies", "skis", "aed", "ued", "oed", "ieds", "ied", "ies",
+		"idly", "gently", "ugly", "early", "only", "singly", "news", "cries", "ties", "generously", "a", "I", "x1",
+		"3com", "_init", "happy", "relational", "possibilities", "Y", "yes", "by", "abed", "ated")
+	a := analysis.New()
+	for _, w := range words {
+		term, ok := a.Term([]byte(w))
+		if !ok {
+			continue
+		}
+		m := New(Query{Terms: []string{term}}, 0)
+		if got := m.word(a, w); got != 0 {
+			t.Errorf("word %q, stem %q: the query of its stem turns it away", w, term)
+		}
+	}
+	// And the test does turn words away: "rain" begins no word of "run".
+	if m := New(Query{Terms: []string{"run"}}, 0); m.word(a, "rain") >= 0 || m.word(a, "Running") != 0 {
+		t.Errorf("query run: rain or Running misjudged")
+	}
 }

@@ -428,13 +428,14 @@ func runSnippets(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := flag.NewFlagSet("peers snippets", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("index", "", "gpusearch index built with index.store: text (required)")
+	workers := fs.Int("workers", 1, "goroutines making a request's snippets, as search.snippet_workers (0: one per core)")
 	var p passes
 	p.addFlags(fs, "hits per query, each with its snippet")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
 	if *dir == "" || p.file == "" || fs.NArg() > 0 || p.k <= 0 {
-		return usagef("usage: peers snippets --index DIR --queries FILE [--mode and] [--k 10] [--warmup 1] [--repeat 3]")
+		return usagef("usage: peers snippets --index DIR --queries FILE [--mode and] [--k 10] [--warmup 1] [--repeat 3] [--workers 1]")
 	}
 	m, err := query.ParseMode(p.mode)
 	if err != nil {
@@ -444,7 +445,7 @@ func runSnippets(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	rep, err := peer.Snippets(ctx, *dir, texts, m, p.k, p.warmup, p.repeat)
+	rep, err := peer.Snippets(ctx, *dir, texts, m, p.k, p.warmup, p.repeat, *workers)
 	if err != nil {
 		return err
 	}

@@ -86,7 +86,7 @@ func newSearchCmd() *cobra.Command {
 			for _, h := range res.Hits {
 				resp.Hits = append(resp.Hits, api.Hit{DocID: h.DocID, URL: ix.URL(h.DocID), Score: h.Score})
 			}
-			if err := api.Describe(ix, a, q, resp.Hits, cfg.Search.SnippetBytes, false); err != nil {
+			if err := api.Describe(ix, a, q, resp.Hits, cfg.Search.SnippetBytes, false, cfg.Search.SnippetWorkers); err != nil {
 				return err
 			}
 			// A shard answers in its collection's docids, as serve does.

@@ -35,9 +35,16 @@ func (BP128) AppendBlock(dst []byte, v []uint32) []byte {
 	return bitpack.AppendHorizontal(dst, v, b)
 }
 
-// DecodeBlock implements codecplugins.Codec.
+// DecodeBlock implements codecplugins.Codec. A full block takes one
+// assembly call where there is one (bitpack.DecodeVerticalBlockSIMD); the
+// checks and the pure-Go decode below serve the Go level and the blocks
+// that call refuses.
 func (BP128) DecodeBlock(dst []uint32, src []byte, n int) error {
 	if n == bitpack.BlockLen {
+		full := (*[bitpack.BlockLen]uint32)(dst)
+		if bitpack.DecodeVerticalBlockSIMD(full, src) {
+			return nil
+		}
 		if len(src) == 0 {
 			return codecplugins.Corrupt(bp128Name, 0, "missing width byte")
 		}
@@ -48,7 +55,7 @@ func (BP128) DecodeBlock(dst []uint32, src []byte, n int) error {
 		if len(src)-1 < bitpack.VerticalLen(b) {
 			return codecplugins.Corrupt(bp128Name, len(src), "truncated block")
 		}
-		bitpack.UnpackVertical((*[bitpack.BlockLen]uint32)(dst), src[1:], b)
+		bitpack.UnpackVertical(full, src[1:], b)
 		return nil
 	}
 	if n < 0 || n > bitpack.BlockLen {
@@ -73,15 +80,20 @@ func (BP128) DecodeBlock(dst []uint32, src []byte, n int) error {
 
 // DecodeBlockPrefix implements codecplugins.PrefixDecoder. A full block
 // whose sums cannot exceed 2^32-1, since 128 values below 2^b added to base
-// stay below it, is decoded and summed in one pass by
-// bitpack.UnpackVerticalPrefix; any other block is decoded and then summed
-// in 64 bits, which finds the overflow.
+// stay below it, is decoded and summed in one pass, by one assembly call
+// (bitpack.DecodeVerticalBlockPrefixSIMD) where there is one, else by
+// bitpack.UnpackVerticalPrefix; any other block is decoded and then
+// summed in 64 bits, which finds the overflow.
 func (c BP128) DecodeBlockPrefix(dst []uint32, src []byte, n int, base uint32) error {
 	if n == bitpack.BlockLen && len(src) > 0 {
+		full := (*[bitpack.BlockLen]uint32)(dst)
+		if bitpack.DecodeVerticalBlockPrefixSIMD(full, src, base) {
+			return nil
+		}
 		b := int(src[0])
 		if b <= bitpack.MaxWidth && len(src)-1 >= bitpack.VerticalLen(b) &&
 			uint64(base)+bitpack.BlockLen*(uint64(1)<<b-1) <= math.MaxUint32 {
-			bitpack.UnpackVerticalPrefix((*[bitpack.BlockLen]uint32)(dst), src[1:], b, base)
+			bitpack.UnpackVerticalPrefix(full, src[1:], b, base)
 			return nil
 		}
 	}

@@ -23,7 +23,9 @@
 // padded to a full block: it is packed horizontally in exactly the bytes its
 // values need, since the vertical layout only pays off for whole 128-value
 // blocks. A full bp128 block is the only one that uses the vertical layout,
-// so its decoder is a single unrolled kernel call after one length check.
+// so its decoder is a single unrolled kernel call after one length check;
+// with SIMD, the check, the width's dispatch and the kernel are one
+// assembly call.
 // bp32 spends one header byte per sub-block, not six bits, so that widths are
 // read without bit manipulation. Widths above 32 and blocks shorter than their
 // header announces are rejected as corrupt; the unused high bits of a short

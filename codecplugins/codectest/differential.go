@@ -67,16 +67,31 @@ func FuzzLevels(c codecplugins.Codec, data []byte, n int) {
 	}
 }
 
-// sameAtLevels decodes a copy of src of exactly its length, so that a read
-// past it faults under -race, at every level and compares with level Go.
+// sameAtLevels decodes a copy of src of exactly its length, followed by a
+// page without access so that a read past it faults, at every level and
+// compares with level Go; for a PrefixDecoder it compares
+// DecodeBlockPrefix's results from a base drawn from src too.
 func sameAtLevels(c codecplugins.Codec, src []byte, n int) bool {
+	same := true
+	guarded(src, func(buf []byte) {
+		same = sameDecodes(func(dst []uint32) error { return c.DecodeBlock(dst, buf, n) }, n)
+		if p, ok := c.(codecplugins.PrefixDecoder); ok && same {
+			base := uint32(len(src)) * 0x9E3779B9 // large and small bases, from the input alone
+			same = sameDecodes(func(dst []uint32) error { return p.DecodeBlockPrefix(dst, buf, n, base) }, n)
+		}
+	})
+	return same
+}
+
+// sameDecodes runs decode into a fresh dst of n values at every level and
+// reports whether every level gives level Go's values and error status.
+func sameDecodes(decode func(dst []uint32) error, n int) bool {
 	var want []uint32
 	var wantErr error
 	for _, lv := range simd.Levels() {
 		got := make([]uint32, n)
-		buf := slices.Clone(src)
 		var err error
-		simd.Run(lv, func() { err = c.DecodeBlock(got, buf, n) })
+		simd.Run(lv, func() { err = decode(got) })
 		if lv == simd.Go {
 			want, wantErr = got, err
 			continue

@@ -2,6 +2,7 @@ package varint
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
@@ -12,7 +13,8 @@ import (
 // bits 2j..2j+1, length-1; unused bits of the last control byte zero), then
 // all the data bytes, each value in 1 to 4 little-endian bytes. Keeping the
 // lengths apart from the data lets the decoder find every value's position
-// from the control bytes alone, without waiting on the data.
+// from the control bytes alone, without waiting on the data. It is a
+// codecplugins.PrefixDecoder.
 type StreamVByte struct{}
 
 const svbName = "streamvbyte"
@@ -41,6 +43,11 @@ func (StreamVByte) AppendBlock(dst []byte, v []uint32) []byte {
 
 // DecodeBlock implements codecplugins.Codec.
 func (StreamVByte) DecodeBlock(dst []uint32, src []byte, n int) error {
+	// A full block, where there is assembly, in one call; it leaves a
+	// block that src cannot hold to the code below, to report.
+	if n == 128 && svbBlockAsm((*[128]uint32)(dst), src) {
+		return nil
+	}
 	dst = dst[:n]
 	nc := (n + 3) / 4
 	if nc > len(src) {
@@ -88,6 +95,29 @@ func (StreamVByte) DecodeBlock(dst []uint32, src []byte, n int) error {
 		for j := range r {
 			dst[4*full+j] = loadLE(src[e+int(q.off[j]):], int(q.end[j]-q.off[j]))
 		}
+	}
+	return nil
+}
+
+// DecodeBlockPrefix implements codecplugins.PrefixDecoder. A full block
+// whose sums cannot pass 2^32-1 (no four-byte value, base at most
+// 2^32-1 - 128*(2^24-1)) is decoded and summed in one assembly call where
+// there is one; any other block is decoded and then summed in 64 bits,
+// which finds the overflow.
+func (c StreamVByte) DecodeBlockPrefix(dst []uint32, src []byte, n int, base uint32) error {
+	if n == 128 && svbBlockPrefixAsm((*[128]uint32)(dst), src, base) {
+		return nil
+	}
+	if err := c.DecodeBlock(dst, src, n); err != nil {
+		return err
+	}
+	sum := uint64(base)
+	for i, v := range dst[:n] {
+		sum += uint64(v)
+		dst[i] = uint32(sum)
+	}
+	if sum > math.MaxUint32 {
+		return codecplugins.Corrupt(svbName, 0, "running sum exceeds 32 bits")
 	}
 	return nil
 }

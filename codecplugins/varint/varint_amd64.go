@@ -2,7 +2,11 @@
 
 package varint
 
-import "github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+import (
+	"unsafe"
+
+	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+)
 
 //go:generate go run ./internal/gensimd -out varint_amd64.s -stubs varint_amd64_stubs.go
 
@@ -24,6 +28,24 @@ func svbAsm(dst []uint32, ctrl, data []byte) bool {
 		svbSSE(&dst[0], &ctrl[0], &data[0], full)
 	}
 	return true
+}
+
+// svbBlockAsm decodes a whole 128-value streamvbyte block from src in one
+// assembly call at the SSE and AVX2 levels, which checks src's length
+// itself, and reports whether it did: false at the Go level and where src
+// is shorter than the block. It is small enough to inline.
+func svbBlockAsm(dst *[128]uint32, src []byte) bool {
+	lv := simd.Current()
+	return lv != simd.Go && svbBlock(dst, unsafe.SliceData(src), len(src), uint8(lv))
+}
+
+// svbBlockPrefixAsm is svbBlockAsm for running sums from base; it also
+// reports false where a value has four bytes or base is above
+// 2^32-1 - 128*(2^24-1), so that no sum it writes can have wrapped. It is
+// small enough to inline.
+func svbBlockPrefixAsm(dst *[128]uint32, src []byte, base uint32) bool {
+	lv := simd.Current()
+	return lv != simd.Go && svbBlockPrefix(dst, unsafe.SliceData(src), len(src), base, uint8(lv))
 }
 
 // suAsm decodes varint-SU values into dst with the masked VByte kernel at

@@ -20,6 +20,22 @@ func svbSSE(dst *uint32, ctrl *byte, data *byte, groups int)
 //go:noescape
 func svbAVX(dst *uint32, ctrl *byte, data *byte, groups int)
 
+// svbBlock decodes the 128-value streamvbyte block of the n bytes at src
+// into dst, with AVX at level 2 (simd.AVX2) and else SSSE3, and reports
+// true, or reports false where n is shorter than the block.
+//
+//go:noescape
+func svbBlock(dst *[128]uint32, src *byte, n int, level uint8) bool
+
+// svbBlockPrefix decodes the 128-value streamvbyte block of the n bytes at src
+// into running sums from base in dst, with AVX at level 2 (simd.AVX2)
+// and else SSSE3, and reports true; it reports false where n is shorter
+// than the block, a value has four bytes or base is above
+// 2^32-1 - 128*(2^24-1).
+//
+//go:noescape
+func svbBlockPrefix(dst *[128]uint32, src *byte, n int, base uint32, level uint8) bool
+
 // suSSE decodes varint-SU values from src into dst with SSE4.1 while at
 // least 16 values are left to decode and 16 bytes are left in src, and
 // returns the values decoded and the bytes they took. It stops early, before

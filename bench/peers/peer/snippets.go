@@ -16,7 +16,8 @@ import (
 )
 
 // SnippetReport is what snippets cost beside the search they follow, in
-// microseconds of wall-clock time on one locked thread (the thread CPU
+// microseconds of wall-clock time on one locked thread, with Workers
+// goroutines making a request's snippets (the thread CPU
 // clock costs about a microsecond a read, too much to time each hit; the
 // wall clock costs about 60 ns). Snippets are made as the server makes
 // them, by api.Describe (titles, the postings' note of which terms each hit
@@ -33,7 +34,8 @@ type SnippetReport struct {
 	K           int     `json:"k"`
 	Bytes       int     `json:"snippet_bytes"`
 	Passes      int     `json:"timed_passes"`
-	Hits        int     `json:"hits"` // hits described, over the timed passes
+	Workers     int     `json:"workers"` // Describe's goroutines for a request's hits
+	Hits        int     `json:"hits"`    // hits described, over the timed passes
 	HitP50US    float64 `json:"hit_p50_us"`
 	HitP99US    float64 `json:"hit_p99_us"`
 	SearchP50US float64 `json:"search_p50_us"`
@@ -50,9 +52,10 @@ type SnippetReport struct {
 // Snippets measures snippet cost over the index in dir, which must store
 // text: every query in mode to depth k through the CPU engine, with
 // snippets of the server's default length, warmup untimed passes and then
-// repeat timed ones, on one thread. Double quotes in the queries are
+// repeat timed ones, on one thread, a request's snippets on up to workers
+// goroutines (api.Describe's; 0: one per core). Double quotes in the queries are
 // dropped, as in the and and or runs of Bench.
-func Snippets(ctx context.Context, dir string, queries []string, mode query.Mode, k, warmup, repeat int) (*SnippetReport, error) {
+func Snippets(ctx context.Context, dir string, queries []string, mode query.Mode, k, warmup, repeat, workers int) (*SnippetReport, error) {
 	ix, err := index.Open(dir)
 	if err != nil {
 		return nil, err
@@ -64,6 +67,9 @@ func Snippets(ctx context.Context, dir string, queries []string, mode query.Mode
 	eng, err := query.New(ix, "cpu")
 	if err != nil {
 		return nil, err
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -87,7 +93,7 @@ func Snippets(ctx context.Context, dir string, queries []string, mode query.Mode
 				hits[i] = api.Hit{DocID: h.DocID, Score: h.Score}
 			}
 			t1 := time.Now()
-			if err := api.Describe(ix, a, q, hits, snippet.DefaultSize, false); err != nil {
+			if err := api.Describe(ix, a, q, hits, snippet.DefaultSize, false, workers); err != nil {
 				return nil, err
 			}
 			t2 := time.Now()
@@ -95,14 +101,14 @@ func Snippets(ctx context.Context, dir string, queries []string, mode query.Mode
 				continue
 			}
 			search, snips, request = append(search, t1.Sub(t0)), append(snips, t2.Sub(t1)), append(request, t2.Sub(t0))
-			if err := api.Describe(ix, a, q, hits, 0, false); err != nil {
+			if err := api.Describe(ix, a, q, hits, 0, false, workers); err != nil {
 				return nil, err
 			}
 			titles = append(titles, time.Since(t2))
 			added = append(added, snips[len(snips)-1]-titles[len(titles)-1])
 			for i := range hits {
 				h0 := time.Now()
-				if err := api.Describe(ix, a, q, hits[i:i+1], snippet.DefaultSize, false); err != nil {
+				if err := api.Describe(ix, a, q, hits[i:i+1], snippet.DefaultSize, false, 1); err != nil {
 					return nil, err
 				}
 				hit = append(hit, time.Since(h0))
@@ -110,7 +116,7 @@ func Snippets(ctx context.Context, dir string, queries []string, mode query.Mode
 		}
 	}
 	rep := &SnippetReport{Index: dir, Queries: len(queries), Mode: string(mode), K: k, Bytes: snippet.DefaultSize,
-		Passes: repeat, Hits: len(hit), Machine: ThisMachine()}
+		Passes: repeat, Workers: workers, Hits: len(hit), Machine: ThisMachine()}
 	if len(hit) > 0 {
 		h := latency.Summarize(slices.Clone(hit))
 		rep.HitP50US, rep.HitP99US = h.P50US, h.P99US

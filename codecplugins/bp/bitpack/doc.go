@@ -44,9 +44,14 @@
 // tests compare every level against them on random blocks of every width.
 // UnpackVerticalPrefix adds the running sum in the vector registers, for
 // the d-gap codecs' fused decode (codecplugins.PrefixDecoder).
+// DecodeVerticalBlockSIMD and DecodeVerticalBlockPrefixSIMD take a whole
+// bp128 block (width byte and layout) in one assembly call that also
+// checks it, for the bp128 codec's per-block path; they refuse what they
+// cannot decode and, off amd64, everything.
 //
-// The exported functions check nothing for speed: callers validate widths and
-// lengths first, as documented on each (a violated precondition panics).
+// The other exported functions check nothing for speed: callers validate
+// widths and lengths first, as documented on each (a violated
+// precondition panics).
 package bitpack
 
 //go:generate go run ../internal/gen -o bitpack_gen.go

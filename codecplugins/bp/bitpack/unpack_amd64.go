@@ -2,7 +2,11 @@
 
 package bitpack
 
-import "github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+import (
+	"unsafe"
+
+	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+)
 
 //go:generate go run ../internal/gensimd -out unpack_amd64.s -stubs unpack_amd64_stubs.go
 
@@ -35,4 +39,27 @@ func unpackVPrefixAsm(dst *[BlockLen]uint32, src []byte, b int, base uint32) boo
 		return false
 	}
 	return true
+}
+
+// DecodeVerticalBlockSIMD decodes a whole bp128 block, a width byte b
+// followed by VerticalLen(b) bytes of the vertical layout, from src into
+// dst in one assembly call, which checks the block, picks the width's
+// kernel and decodes, and reports whether it did: false, with dst
+// untouched, where src is empty, b is above 32 or src is shorter than the
+// block, and at the Go level, where there is no assembly. Bytes after the
+// block are ignored. It inlines, so that a block costs its caller one
+// assembly call and no Go call; the caller keeps a pure-Go path
+// (UnpackVertical) for the blocks it refuses.
+func DecodeVerticalBlockSIMD(dst *[BlockLen]uint32, src []byte) bool {
+	lv := simd.Current()
+	return lv != simd.Go && decodeVBlock(dst, unsafe.SliceData(src), len(src), uint8(lv))
+}
+
+// DecodeVerticalBlockPrefixSIMD is DecodeVerticalBlockSIMD followed by
+// running sums from base, as UnpackVerticalPrefix writes them. It also
+// reports false, dst untouched, where a sum could pass 2^32-1,
+// base+128*(2^b-1) above it, so that its results never wrap.
+func DecodeVerticalBlockPrefixSIMD(dst *[BlockLen]uint32, src []byte, base uint32) bool {
+	lv := simd.Current()
+	return lv != simd.Go && decodeVBlockPrefix(dst, unsafe.SliceData(src), len(src), base, uint8(lv))
 }

@@ -4,28 +4,67 @@
 
 package bitpack
 
-// unpackVSSE decodes a vertical block of width b, 1 <= b <= 32, with SSE2;
+// unpackVSSE decodes a vertical block of width b, 0 <= b <= 32, with SSE2;
 // src holds at least 16*b bytes.
 //
 //go:noescape
 func unpackVSSE(dst *[128]uint32, src *byte, b int)
 
-// unpackVAVX2 decodes a vertical block of width b, 1 <= b <= 32, with AVX2;
-// src holds at least 16*b bytes.
-//
-//go:noescape
-func unpackVAVX2(dst *[128]uint32, src *byte, b int)
-
-// unpackVPrefixSSE decodes a vertical block of width b, 1 <= b <= 32, with SSE2,
+// unpackVPrefixSSE decodes a vertical block of width b, 0 <= b <= 32, with SSE2,
 // into dst[i] = base + v[0] + ... + v[i] modulo 2^32; src holds at least
 // 16*b bytes.
 //
 //go:noescape
 func unpackVPrefixSSE(dst *[128]uint32, src *byte, b int, base uint32)
 
-// unpackVPrefixAVX2 decodes a vertical block of width b, 1 <= b <= 32, with AVX2,
+// vKernelSSE holds the SSE2 kernels of every width that the entry functions
+// above jump to, with their arguments in registers; it is never called.
+//
+//go:noescape
+func vKernelSSE()
+
+// vPrefixKernelSSE holds the SSE2 kernels of every width that the entry functions
+// above jump to, with their arguments in registers; it is never called.
+//
+//go:noescape
+func vPrefixKernelSSE()
+
+// unpackVAVX2 decodes a vertical block of width b, 0 <= b <= 32, with AVX2;
+// src holds at least 16*b bytes.
+//
+//go:noescape
+func unpackVAVX2(dst *[128]uint32, src *byte, b int)
+
+// unpackVPrefixAVX2 decodes a vertical block of width b, 0 <= b <= 32, with AVX2,
 // into dst[i] = base + v[0] + ... + v[i] modulo 2^32; src holds at least
 // 16*b bytes.
 //
 //go:noescape
 func unpackVPrefixAVX2(dst *[128]uint32, src *byte, b int, base uint32)
+
+// vKernelAVX2 holds the AVX2 kernels of every width that the entry functions
+// above jump to, with their arguments in registers; it is never called.
+//
+//go:noescape
+func vKernelAVX2()
+
+// vPrefixKernelAVX2 holds the AVX2 kernels of every width that the entry functions
+// above jump to, with their arguments in registers; it is never called.
+//
+//go:noescape
+func vPrefixKernelAVX2()
+
+// decodeVBlock decodes the bp128 block of the n bytes at src, with AVX2 at
+// level 2 (simd.AVX2) and else SSE2, and reports true; it reports false,
+// dst untouched, where n is too short or the width above 32.
+//
+//go:noescape
+func decodeVBlock(dst *[128]uint32, src *byte, n int, level uint8) bool
+
+// decodeVBlockPrefix decodes the bp128 block of the n bytes at src into running
+// sums from base, with AVX2 at level 2 (simd.AVX2) and else SSE2, and
+// reports true; it reports false, dst untouched, where n is too short,
+// the width above 32 or a sum could pass 2^32-1.
+//
+//go:noescape
+func decodeVBlockPrefix(dst *[128]uint32, src *byte, n int, base uint32, level uint8) bool

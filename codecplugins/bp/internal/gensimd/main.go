@@ -29,6 +29,7 @@ import (
 
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/ir"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 
@@ -40,16 +41,39 @@ const perLane = 32 // values in each of the four lanes
 func main() {
 	c := build.NewContext()
 	g := &gen{Context: c, consts: map[string]operand.Mem{}}
-	g.dispatch("unpackVSSE", "SSE2", false, g.sse)
-	g.dispatch("unpackVAVX2", "AVX2", false, g.avx2)
-	g.dispatch("unpackVPrefixSSE", "SSE2", true, g.sse)
-	g.dispatch("unpackVPrefixAVX2", "AVX2", true, g.avx2)
+	limits := g.prefixLimits()
+	for _, l := range []struct {
+		isa, suffix string
+		k           kernel
+	}{{"SSE2", "SSE", g.sse}, {"AVX2", "AVX2", g.avx2}} {
+		g.entry("unpackV"+l.suffix, l.isa, false, "vKernel"+l.suffix)
+		g.entry("unpackVPrefix"+l.suffix, l.isa, true, "vPrefixKernel"+l.suffix)
+		g.kernels("vKernel"+l.suffix, l.isa, false, l.k)
+		g.kernels("vPrefixKernel"+l.suffix, l.isa, true, l.k)
+	}
+	g.blockEntry("decodeVBlock", false, limits)
+	g.blockEntry("decodeVBlockPrefix", true, limits)
 	asmgen.Main(c, "codecplugins/bp/internal/gensimd", "bitpack", "amd64 && !purego", nil)
 }
 
 type gen struct {
 	*build.Context
 	consts map[string]operand.Mem // shift-count vectors by name
+}
+
+// The registers the entry functions hand the kernels: dst, src (the first
+// byte of the packed block), the width b, and for running sums the sum so
+// far in every 32-bit element of prevReg (X14 or Y14 by ISA).
+var (
+	dstReg, srcReg, widthReg = reg.RDI, reg.RSI, reg.RBX
+)
+
+// prevReg is the running-sum register of the ISA's kernels.
+func prevReg(isa string) reg.VecPhysical {
+	if isa == "AVX2" {
+		return reg.Y14
+	}
+	return reg.X14
 }
 
 // pos is where value k of a lane starts: row j, bit sh.
@@ -60,48 +84,211 @@ func pos(k, b int) (j, sh int) { return k * b / 32, k * b % 32 }
 // every 32-bit element and is kept up to date.
 type kernel func(b int, dst, src operand.Mem, prev reg.VecPhysical)
 
-// dispatch writes function name: a binary search on the width b, 1..32,
-// that branches to the unrolled kernel of that width, which returns. One
-// function with direct branches costs less per block than a Go table of
-// 32 assembly functions, whose indirect calls go through ABI wrappers.
-// With prefix, the function takes a base and writes running sums.
-func (g *gen) dispatch(name, isa string, prefix bool, k kernel) {
-	g.Function(name)
+// noescape marks the function being written: the kernels keep no pointer,
+// and without the pragma every buffer passed to them would move to the
+// heap.
+func (g *gen) noescape() {
 	g.Attributes(attr.NOSPLIT)
-	// The kernels keep no pointer: without this, every buffer passed to
-	// them would move to the heap.
 	g.Pragma("noescape")
+}
+
+// broadcastBase loads base into every 32-bit element of prevReg(isa).
+func (g *gen) broadcastBase(isa string, base reg.GPVirtual) {
+	prev := prevReg(isa)
+	if isa == "AVX2" {
+		g.VMOVD(base, reg.X14)
+		g.VPBROADCASTD(reg.X14, prev)
+		return
+	}
+	g.MOVD(base, prev)
+	g.PSHUFD(operand.U8(0), prev, prev)
+}
+
+// entry writes name, the width-given unpacker of package bitpack's
+// UnpackVertical (and with prefix UnpackVerticalPrefix): it moves its
+// arguments into the kernels' registers and jumps to kern.
+func (g *gen) entry(name, isa string, prefix bool, kern string) {
+	g.Function(name)
+	g.noescape()
 	if prefix {
 		g.SignatureExpr("func(dst *[128]uint32, src *byte, b int, base uint32)")
-		g.Doc(name+" decodes a vertical block of width b, 1 <= b <= 32, with "+isa+",",
+		g.Doc(name+" decodes a vertical block of width b, 0 <= b <= 32, with "+isa+",",
 			"into dst[i] = base + v[0] + ... + v[i] modulo 2^32; src holds at least",
 			"16*b bytes.")
 	} else {
 		g.SignatureExpr("func(dst *[128]uint32, src *byte, b int)")
-		g.Doc(name+" decodes a vertical block of width b, 1 <= b <= 32, with "+isa+";",
+		g.Doc(name+" decodes a vertical block of width b, 0 <= b <= 32, with "+isa+";",
 			"src holds at least 16*b bytes.")
 	}
-	dst := operand.Mem{Base: g.Load(g.Param("dst"), g.GP64())}
-	src := operand.Mem{Base: g.Load(g.Param("src"), g.GP64())}
-	b := g.Load(g.Param("b"), g.GP64())
+	g.Load(g.Param("dst"), dstReg)
+	g.Load(g.Param("src"), srcReg)
+	g.Load(g.Param("b"), widthReg)
+	if prefix {
+		g.broadcastBase(isa, g.Load(g.Param("base"), g.GP32()).(reg.GPVirtual))
+	}
+	g.tailJump(kern, isa, prefix)
+}
+
+// tailJump ends the function being written with a jump to the function
+// kern, which returns to this one's caller. avo takes a branch to a
+// label only, so the jump is written as a terminal instruction whose
+// inputs are the kernels' registers, which keeps them live up to it.
+func (g *gen) tailJump(kern, isa string, prefix bool) {
+	in := []operand.Op{dstReg, srcReg, widthReg}
+	if prefix {
+		in = append(in, prevReg(isa))
+	}
+	g.Instruction(&ir.Instruction{
+		Opcode:     "JMP",
+		Operands:   []operand.Op{operand.Mem{Symbol: operand.Symbol{Name: "·" + kern}, Base: reg.StaticBase}},
+		Inputs:     in,
+		IsTerminal: true,
+	})
+}
+
+// avx2Level is simd.AVX2, the level argument that picks the AVX2 code.
+const avx2Level = 2
+
+// ret is the result slot of the function being written.
+func (g *gen) ret() operand.Mem {
+	r, err := g.ReturnIndex(0).Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return r.Addr
+}
+
+// prefixLimits writes the table of the largest base, for each width b,
+// from which 128 values below 2^b cannot carry a running sum past
+// 2^32-1: 2^32-1 - 128*(2^b-1), negative (never) from width 26 on.
+func (g *gen) prefixLimits() operand.Mem {
+	m := g.StaticGlobal("prefixLimit")
+	g.DataAttributes(attr.RODATA | attr.NOPTR)
+	for b := 0; b <= 32; b++ {
+		g.AddDatum(8*b, operand.I64(int64(1)<<32-1-128*(int64(1)<<b-1)))
+	}
+	return m
+}
+
+// blockEntry writes name, package bitpack's decoder of a whole bp128
+// block (a width byte, then the vertical layout) in one call: it checks
+// the width and src's length, and with prefix that base leaves no running
+// sum past 2^32-1, returns false on any of these without touching dst,
+// and else returns true through the AVX2 kernels where its argument level
+// is 2 (simd.AVX2) and the SSE ones for any other. The checks, the level's and the width's dispatch
+// and the kernel in one call is what DecodeBlock spends per block beyond
+// the kernel's own work; the one entry for both levels keeps the Go
+// function that calls it small enough to inline.
+func (g *gen) blockEntry(name string, prefix bool, limits operand.Mem) {
+	g.Function(name)
+	g.noescape()
+	kern := "vKernel"
+	if prefix {
+		kern = "vPrefixKernel"
+		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, base uint32, level uint8) bool")
+		g.Doc(name+" decodes the bp128 block of the n bytes at src into running",
+			"sums from base, with AVX2 at level 2 (simd.AVX2) and else SSE2, and",
+			"reports true; it reports false, dst untouched, where n is too short,",
+			"the width above 32 or a sum could pass 2^32-1.")
+	} else {
+		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, level uint8) bool")
+		g.Doc(name+" decodes the bp128 block of the n bytes at src, with AVX2 at",
+			"level 2 (simd.AVX2) and else SSE2, and reports true; it reports false,",
+			"dst untouched, where n is too short or the width above 32.")
+	}
+	n := g.Load(g.Param("n"), g.GP64())
+	g.TESTQ(n, n)
+	g.JLE(operand.LabelRef("fail"))
+	g.Load(g.Param("src"), srcReg)
+	g.MOVBQZX(operand.Mem{Base: srcReg}, widthReg)
+	g.CMPQ(widthReg, operand.U8(32))
+	g.JA(operand.LabelRef("fail"))
+	need := g.GP64()
+	g.MOVQ(widthReg, need)
+	g.SHLQ(operand.U8(4), need)
+	g.CMPQ(need, n) // 1+16b bytes needed: fail where 16b >= n
+	g.JGE(operand.LabelRef("fail"))
+	var base reg.GPVirtual
+	if prefix {
+		base = g.Load(g.Param("base"), g.GP32()).(reg.GPVirtual)
+		wide := g.GP64()
+		g.MOVL(base, wide.As32()) // zero-extends
+		tab := g.GP64()
+		g.LEAQ(limits, tab)
+		g.CMPQ(wide, operand.Mem{Base: tab, Index: widthReg, Scale: 8})
+		g.JG(operand.LabelRef("fail"))
+	}
+	g.INCQ(srcReg)
+	g.Load(g.Param("dst"), dstReg)
+	g.MOVB(operand.U8(1), g.ret())
+	level := g.Load(g.Param("level"), g.GP8())
+	g.CMPB(level, operand.U8(avx2Level))
+	g.JE(operand.LabelRef("avx2"))
+	if prefix {
+		g.broadcastBase("SSE2", base)
+	}
+	g.tailJump(kern+"SSE", "SSE2", prefix)
+	g.Label("avx2")
+	if prefix {
+		g.broadcastBase("AVX2", base)
+	}
+	g.tailJump(kern+"AVX2", "AVX2", prefix)
+	g.Label("fail")
+	g.MOVB(operand.U8(0), g.ret())
+	g.RET()
+}
+
+// kernels writes name: a binary search on the width in widthReg, 0..32,
+// that branches to the unrolled kernel of that width, which returns to
+// the entry function's caller. The entries jump here with the arguments
+// in registers, so that one copy of the 33 kernels serves them all; one
+// function with direct branches costs less per block than a Go table of
+// 33 assembly functions, whose indirect calls go through ABI wrappers.
+// With prefix, the kernels write running sums from prevReg.
+func (g *gen) kernels(name, isa string, prefix bool, k kernel) {
+	g.Function(name)
+	g.noescape()
+	g.SignatureExpr("func()")
+	g.Doc(name+" holds the "+isa+" kernels of every width that the entry functions",
+		"above jump to, with their arguments in registers; it is never called.")
 	var prev reg.VecPhysical
 	if prefix {
-		base := g.Load(g.Param("base"), g.GP32())
-		if isa == "AVX2" {
-			prev = reg.Y14
-			g.VMOVD(base, reg.X14)
-			g.VPBROADCASTD(reg.X14, prev)
-		} else {
-			prev = reg.X14
-			g.MOVD(base, prev)
-			g.PSHUFD(operand.U8(0), prev, prev)
-		}
+		prev = prevReg(isa)
 	}
-	g.search(b, 1, 32)
-	for w := 1; w <= 32; w++ {
+	dst, src := operand.Mem{Base: dstReg}, operand.Mem{Base: srcReg}
+	g.search(widthReg, 0, 32)
+	for w := 0; w <= 32; w++ {
 		g.Label(fmt.Sprintf("width%d", w))
-		k(w, dst, src, prev)
+		if w == 0 {
+			g.zero(isa, dst, prev)
+		} else {
+			k(w, dst, src, prev)
+		}
 		g.RET()
+	}
+}
+
+// zero writes the width-0 kernel: every value is 0, every running sum the
+// base.
+func (g *gen) zero(isa string, dst operand.Mem, prev reg.VecPhysical) {
+	v := prev
+	if isa == "AVX2" {
+		if v == nil {
+			v = reg.Y0
+			g.VPXOR(v, v, v)
+		}
+		for i := 0; i < 16; i++ {
+			g.VMOVDQU(v, dst.Offset(32*i))
+		}
+		g.VZEROUPPER()
+		return
+	}
+	if v == nil {
+		v = reg.X0
+		g.PXOR(v, v)
+	}
+	for i := 0; i < 32; i++ {
+		g.MOVOU(v, dst.Offset(16*i))
 	}
 }
 

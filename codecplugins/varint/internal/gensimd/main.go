@@ -36,6 +36,9 @@ func main() {
 	shuffle, shuffleEnd, lens := g.svbTables()
 	g.streamVByte("svbSSE", false, shuffle, shuffleEnd, lens)
 	g.streamVByte("svbAVX", true, shuffle, shuffleEnd, lens)
+	fields := g.svbFieldMasks()
+	g.svbBlock(false, shuffle, shuffleEnd, lens, fields)
+	g.svbBlock(true, shuffle, shuffleEnd, lens, fields)
 	g.maskedVByte()
 	g.g8iu()
 	g.g8cu()
@@ -184,6 +187,243 @@ func (g *gen) streamVByte(name string, vex bool, shuffleTab, shuffleEndTab, lenT
 		one(i, true)
 	}
 	g.RET()
+}
+
+// svbFieldMasks writes the byte masks 0x33 and 0x0F, 16 of each, that
+// svbBlock sums a control byte's four 2-bit fields with, and 0x55, with
+// which it finds a field of 3.
+func (g *gen) svbFieldMasks() operand.Mem {
+	m := g.StaticGlobal("svbFields")
+	g.DataAttributes(attr.RODATA | attr.NOPTR)
+	for i, w := range []uint64{0x3333333333333333, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, 0x0F0F0F0F0F0F0F0F,
+		0x5555555555555555, 0x5555555555555555} {
+		g.AddDatum(8*i, operand.U64(w))
+	}
+	return m
+}
+
+// svbMaxBase is the largest base from which svbBlockPrefix adds a block
+// up: 128 values below 2^24 added to it stay below 2^32.
+const svbMaxBase = 1<<32 - 1 - 128*(1<<24-1)
+
+// svbBlock writes svbBlock, the decoder of a whole 128-value streamvbyte
+// block in one call: its 32 control bytes, then their data. It adds the
+// block's data length up from the control bytes with SIMD (each byte's
+// four 2-bit fields summed in place by two mask-shift-add steps, then
+// PSADBW across the bytes), checks it against n, and decodes the 32 groups
+// unrolled as streamVByte does, the last three through loads that end at
+// their last byte, so that it never reads past the block. The groups are
+// written twice, in SSE and in AVX encoding (whose shuffle reads its mask
+// straight from the table), and the argument level picks one: one entry for
+// both levels keeps the Go function that calls it small enough to inline.
+//
+// With prefix it writes svbBlockPrefix, which turns the values into
+// running sums from base while they are in registers (two shift-and-add
+// steps within a group, one add to carry the sum from group to group). It
+// takes only blocks whose sums cannot pass 2^32-1, as it has no 64-bit
+// sum to find the overflow with: no value of four bytes and a base of at
+// most svbMaxBase; it reports false for the others.
+func (g *gen) svbBlock(prefix bool, shuffleTab, shuffleEndTab, lenTab, fields operand.Mem) {
+	name := "svbBlock"
+	if prefix {
+		name = "svbBlockPrefix"
+	}
+	g.Function(name)
+	g.Attributes(attr.NOSPLIT)
+	// The kernel keeps no pointer: without this, every buffer passed to
+	// it would move to the heap.
+	g.Pragma("noescape")
+	if prefix {
+		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, base uint32, level uint8) bool")
+		g.Doc(name+" decodes the 128-value streamvbyte block of the n bytes at src",
+			"into running sums from base in dst, with AVX at level 2 (simd.AVX2)",
+			"and else SSSE3, and reports true; it reports false where n is shorter",
+			"than the block, a value has four bytes or base is above",
+			"2^32-1 - 128*(2^24-1).")
+	} else {
+		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, level uint8) bool")
+		g.Doc(name+" decodes the 128-value streamvbyte block of the n bytes at src",
+			"into dst, with AVX at level 2 (simd.AVX2) and else SSSE3, and reports",
+			"true, or reports false where n is shorter than the block.")
+	}
+	n := g.Load(g.Param("n"), g.GP64())
+	g.CMPQ(n, operand.U8(32))
+	g.JL(operand.LabelRef("fail"))
+	src := g.Load(g.Param("src"), g.GP64())
+	fm := g.GP64()
+	g.LEAQ(fields, fm)
+	// In registers: legacy SSE would require a memory operand aligned.
+	m33, m0f := reg.X4, reg.X5
+	g.MOVOU(operand.Mem{Base: fm}, m33)
+	g.MOVOU(operand.Mem{Base: fm, Disp: 16}, m0f)
+	// Per byte: x = (c & 0x33) + (c>>2 & 0x33) holds two fields' sums in
+	// its nibbles, (x & 0x0F) + (x>>4 & 0x0F) all four. PSRLW shifts
+	// 16-bit lanes, but the masks drop the bits that cross bytes.
+	sum := func(c, t reg.VecPhysical) {
+		for _, st := range []struct {
+			sh   uint8
+			mask reg.VecPhysical
+		}{{2, m33}, {4, m0f}} {
+			g.MOVO(c, t)
+			g.PSRLW(operand.U8(st.sh), t)
+			g.PAND(st.mask, t)
+			g.PAND(st.mask, c)
+			g.PADDB(t, c)
+		}
+	}
+	c0, c1, t := reg.X0, reg.X1, reg.X2
+	g.MOVOU(operand.Mem{Base: src}, c0)
+	g.MOVOU(operand.Mem{Base: src, Disp: 16}, c1)
+	if prefix {
+		// A field of 3 has both its bits set: c & c>>1 & 0x55 is not
+		// zero in any byte that holds one.
+		base := g.Load(g.Param("base"), g.GP32())
+		g.CMPL(base, operand.U32(svbMaxBase))
+		g.JA(operand.LabelRef("fail"))
+		m55, any := reg.X6, reg.X7
+		g.MOVOU(operand.Mem{Base: fm, Disp: 32}, m55)
+		g.MOVO(c0, any)
+		g.PSRLW(operand.U8(1), any)
+		g.PAND(c0, any)
+		g.MOVO(c1, t)
+		g.PSRLW(operand.U8(1), t)
+		g.PAND(c1, t)
+		g.POR(t, any)
+		g.PAND(m55, any)
+		g.PXOR(t, t)
+		g.PCMPEQB(t, any)
+		mask := g.GP32()
+		g.PMOVMSKB(any, mask)
+		g.CMPL(mask, operand.U32(0xFFFF))
+		g.JNE(operand.LabelRef("fail"))
+		g.MOVD(base, prevSum)
+		g.PSHUFD(operand.U8(0), prevSum, prevSum)
+	}
+	sum(c0, t)
+	sum(c1, t)
+	g.PADDB(c1, c0)
+	g.PXOR(t, t)
+	g.PSADBW(t, c0)
+	g.PSHUFD(operand.U8(0x4E), c0, t)
+	g.PADDQ(t, c0)
+	total := g.GP64()
+	g.MOVQ(c0, total)
+	// The block takes 32 control bytes, 128 data bytes and one more
+	// for each unit of the fields.
+	g.ADDQ(operand.U32(32+128), total)
+	g.CMPQ(total, n)
+	g.JG(operand.LabelRef("fail"))
+	dst := g.Load(g.Param("dst"), g.GP64())
+	data := g.GP64()
+	g.LEAQ(operand.Mem{Base: src, Disp: 32}, data)
+	shuf, shufEnd, lens := g.GP64(), g.GP64(), g.GP64()
+	g.LEAQ(shuffleTab, shuf)
+	g.LEAQ(shuffleEndTab, shufEnd)
+	g.LEAQ(lenTab, lens)
+	g.MOVB(operand.U8(1), g.ret())
+	level := g.Load(g.Param("level"), g.GP8())
+	g.CMPB(level, operand.U8(avx2Level))
+	g.JE(operand.LabelRef("avx"))
+	// Groups 0..28 have at least three groups of four bytes or more after
+	// them, so a 16-byte load from their first byte stays in the block;
+	// the last three load the 16 bytes that end with their own last byte.
+	// The control bytes come eight at a time into a register, to spare a
+	// load per group: the loads, four a group otherwise, limit the loop.
+	groups := func(vex bool) {
+		keys := g.GP64()
+		for i := range 32 {
+			if i%8 == 0 {
+				g.MOVQ(operand.Mem{Base: src, Disp: i}, keys)
+			}
+			last := i >= 29
+			c, l := g.GP64(), g.GP64()
+			x, m := reg.X0, reg.X1
+			g.MOVBQZX(keys.As8(), c)
+			if i%8 != 7 {
+				g.SHRQ(operand.U8(8), keys)
+			}
+			g.MOVBQZX(operand.Mem{Base: lens, Index: c, Scale: 1}, l)
+			load := g.MOVOU
+			if vex {
+				load = g.VMOVDQU
+			}
+			if last {
+				g.ADDQ(l, data)
+				load(operand.Mem{Base: data, Disp: -16}, x)
+			} else {
+				load(operand.Mem{Base: data}, x)
+				g.ADDQ(l, data)
+			}
+			g.SHLQ(operand.U8(4), c)
+			tab := shuf
+			if last {
+				tab = shufEnd
+			}
+			mask := operand.Mem{Base: tab, Index: c, Scale: 1}
+			if vex {
+				g.VPSHUFB(mask, x, x)
+			} else {
+				g.MOVOU(mask, m)
+				g.PSHUFB(m, x)
+			}
+			if prefix {
+				g.svbPrefix(vex, x)
+			}
+			if vex {
+				g.VMOVDQU(x, operand.Mem{Base: dst, Disp: 16 * i})
+			} else {
+				g.MOVOU(x, operand.Mem{Base: dst, Disp: 16 * i})
+			}
+		}
+		g.RET()
+	}
+	groups(false)
+	g.Label("avx")
+	groups(true)
+	g.Label("fail")
+	g.MOVB(operand.U8(0), g.ret())
+	g.RET()
+}
+
+// prevSum holds svbBlockPrefix's running sum so far in every 32-bit
+// element.
+var prevSum = reg.X8
+
+// svbPrefix turns the four values of x into running sums from prevSum and
+// adds their total to prevSum.
+func (g *gen) svbPrefix(vex bool, x reg.VecPhysical) {
+	t, total := reg.X2, reg.X3
+	for _, n := range []uint8{4, 8} {
+		if vex {
+			g.VPSLLDQ(operand.U8(n), x, t)
+			g.VPADDD(t, x, x)
+			continue
+		}
+		g.MOVO(x, t)
+		g.PSLLO(operand.U8(n), t)
+		g.PADDL(t, x)
+	}
+	if vex {
+		g.VPSHUFD(operand.U8(0xFF), x, total)
+		g.VPADDD(prevSum, x, x)
+		g.VPADDD(total, prevSum, prevSum)
+		return
+	}
+	g.PSHUFD(operand.U8(0xFF), x, total)
+	g.PADDL(prevSum, x)
+	g.PADDL(total, prevSum)
+}
+
+// avx2Level is simd.AVX2, the level argument that picks the AVX code.
+const avx2Level = 2
+
+// ret is the result slot of the function being written.
+func (g *gen) ret() operand.Mem {
+	r, err := g.ReturnIndex(0).Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return r.Addr
 }
 
 // maskedVByteTables writes, for each pattern m of the continuation bits of
