@@ -12,6 +12,8 @@
 # then runs ROUNDS rounds (default 8) of the same benchmark (3 s a row)
 # on the merged and the policy's index, BEFORE and GPUSEARCH alternated
 # in each round, one JSON line per run into WORKDIR/before-after.jsonl.
+# INDEX_FLAGS adds flags to the build (e.g. "--store none --positions=false"
+# for indexes small enough to carry to another machine's quiet cores).
 #
 #   bash scripts/segments.sh CRAWL QUERIES WORKDIR [GPUSEARCH]
 set -euo pipefail
@@ -22,7 +24,8 @@ mkdir -p "$work"
 rm -rf "$work"/c "$work"/ix "$work"/ix-* "$work"/bench-* "$work"/policy-updates.time
 printf 'index:\n  merge:\n    policy: off\n' >"$work/nomerge.yaml"
 cp -al "$crawl" "$work/c"
-"$bin" index --quiet --out "$work/ix" "$work/c"
+# shellcheck disable=SC2086 # INDEX_FLAGS is a list of flags
+"$bin" index --quiet ${INDEX_FLAGS:-} --out "$work/ix" "$work/c"
 bench() { # bench NAME: one-thread AND and OR top-10 on the index NAME
 	"$bin" bench queries --index "$work/$1" --queries "$queries" --engine cpu --mode and,or --threads 1 --min-time 2s --json >"$work/bench-$1.json"
 }

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# GPU machine run, its CPU only: query latency over the merge policy's
+# steady state against one merged segment of the same documents
+# (docs/updates.md), on one quiet core of the host. scripts/segments.sh
+# makes the indexes here (INDEX_FLAGS="--store none --positions=false"
+# keeps them small: a query reads neither); copy its WORKDIR's ix-merged
+# and ix-policy, and the queries, into .device/data/seg/{merged,policy,
+# queries.txt}, then carry .device/gpusearch and .device/data/seg:
+#   OUT=... bash scripts/device/segments-bench.sh
+# ROUNDS (5) rounds, each benchmarking AND and OR top-10 on one thread on
+# both indexes in turn (the order alternating), CPU (2) the core. $OUT
+# gets cpu.txt and segments-bench.jsonl, one `bench queries --json`
+# answer a line, its index and round added.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/segments-bench-out}
+mkdir -p "$OUT"
+lscpu >"$OUT/cpu.txt"
+bin=.device/gpusearch data=.device/data/seg
+for round in $(seq 1 "${ROUNDS:-5}"); do
+	order="merged policy"
+	[ $((round % 2)) = 0 ] && order="policy merged"
+	for name in $order; do
+		taskset -c "${CPU:-2}" "$bin" bench queries --index "$data/$name" --queries "$data/queries.txt" \
+			--engine cpu --mode and,or --threads 1 --min-time 3s --json |
+			python3 -c 'import json,sys; d=json.load(sys.stdin); d["index"]=sys.argv[1]; d["round"]=int(sys.argv[2]); print(json.dumps(d))' "$name" "$round" >>"$OUT/segments-bench.jsonl"
+	done
+done
+echo "segments-bench: $(wc -l <"$OUT/segments-bench.jsonl") runs"
