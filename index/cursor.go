@@ -119,6 +119,16 @@ func (c *Cursor) Term() TermInfo { return c.info }
 // DocID is the current docid, or NoMoreDocs past the end.
 func (c *Cursor) DocID() uint32 { return c.cur }
 
+// Peek is the docid n postings past the current one when that posting is
+// in the decoded block, else NoMoreDocs; the cursor does not move. It may
+// be a deleted document: it is meant for prefetching.
+func (c *Cursor) Peek(n int) uint32 {
+	if i := c.pos + n; i < len(c.docs) {
+		return c.docs[i]
+	}
+	return NoMoreDocs
+}
+
 // Len is the list's length (the term's df).
 func (c *Cursor) Len() int { return int(c.info.DF) }
 

@@ -291,3 +291,33 @@ func TestCursorBlockMax(t *testing.T) {
 		}
 	}
 }
+
+// TestCursorPeek walks every list with Next and checks Peek against the
+// docids n postings on: the docid when it lies in the same block, else
+// NoMoreDocs.
+func TestCursorPeek(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	c := randomCollection(r, cursorDocs, cursorLengths)
+	dir := t.TempDir()
+	c.write(t, dir, "bp128")
+	ix := openIndex(t, dir)
+	bs := ix.BlockSize()
+	for i, l := range c.lists {
+		cur := ix.Cursor(ix.Term(i))
+		for pos := range l.docs {
+			for _, n := range []int{0, 1, 8, 127, 128} {
+				want := index.NoMoreDocs
+				if p := pos + n; p < len(l.docs) && p/bs == pos/bs {
+					want = l.docs[p]
+				}
+				if got := cur.Peek(n); got != want {
+					t.Fatalf("%s: at posting %d, Peek(%d) = %d, want %d", l.term, pos, n, got, want)
+				}
+			}
+			if got := cur.DocID(); got != l.docs[pos] {
+				t.Fatalf("%s: Peek moved the cursor: DocID %d, want %d", l.term, got, l.docs[pos])
+			}
+			cur.Next()
+		}
+	}
+}

@@ -33,6 +33,8 @@ func maxScoreQuery(s *search) error {
 		acc += l.bound
 		upTo[i] = acc
 	}
+	var scored int64 // postings scored, added to s.stats on the way out
+	defer func() { s.stats.PostingsScored += scored }()
 	first := 0 // ls[:first] are non-essential
 	// Under a floor (segments.go) some lists may be non-essential from
 	// the start.
@@ -60,7 +62,7 @@ func maxScoreQuery(s *search) error {
 		for _, l := range ls[first:] {
 			if l.DocID() == d {
 				sc := s.params.TermScore(l.idf, l.Freq(), norm)
-				s.stats.PostingsScored++
+				scored++
 				scores[l.pos] = sc
 				partial += float64(sc)
 				l.Next()
@@ -75,7 +77,7 @@ func maxScoreQuery(s *search) error {
 			}
 			if l := ls[i]; l.NextGEQ(d) == d {
 				sc := s.params.TermScore(l.idf, l.Freq(), norm)
-				s.stats.PostingsScored++
+				scored++
 				scores[l.pos] = sc
 				partial += float64(sc)
 			}
@@ -96,7 +98,13 @@ func maxScoreQuery(s *search) error {
 				}
 			}
 		}
-		clear(scores)
+		if len(scores) <= inline {
+			// scores is s.scoreBuf's prefix: a few stores zero the
+			// array, where clear on a slice calls memclr per candidate.
+			s.scoreBuf = [inline]float32{}
+		} else {
+			clear(scores)
+		}
 		// A list that just turned non-essential may hold next, and every
 		// essential list's next docid is >= next: nothing is passed over.
 		d = next

@@ -58,6 +58,8 @@ type options struct {
 	gpusearchCodec string
 	pisaBin        string
 	pisaEncodings  string
+	pisaIDF1Bin    string
+	passages       int
 	warmupQueries  int
 	repeat, limit  int
 	work           string
@@ -92,6 +94,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.gpusearchCodec, "gpusearch-codec", "", "gpusearch's docid and frequency codec (default: the indexer's)")
 	fs.StringVar(&o.pisaBin, "pisa-bin", os.Getenv("PISA_BIN"), "directory of PISA's tools, as bench/peers/pisa/build.sh builds them (default $PISA_BIN)")
 	fs.StringVar(&o.pisaEncodings, "pisa-encodings", "block_simdbp,block_optpfor", "PISA index encodings, one engine each (pisa, pisa-optpfor, ...)")
+	fs.StringVar(&o.pisaIDF1Bin, "pisa-idf1-bin", os.Getenv("PISA_IDF1_BIN"), "directory of the scoring tools of PISA built with gpusearch's idf (bench/peers/pisa/build.sh with PISA_IDF1=1), for engine pisa-idf1 (default $PISA_IDF1_BIN)")
+	fs.IntVar(&o.passages, "passages", 0, "index passages of about N terms as documents, as gpusearch index --passages N cuts them (0: whole documents; not bleve)")
 	fs.StringVar(&o.luceneAnalyzer, "lucene-analyzer", "porter2", "Lucene analyzer: porter2, english or standard")
 	fs.BoolVar(&o.positions, "positions", false, "index positions (gpusearch's index.positions, Lucene's DOCS_AND_FREQS_AND_POSITIONS)")
 	fs.StringVar(&o.store, "store", "none", "stored fields: none, titles or text (gpusearch's index.store; Lucene's stored title and body)")
@@ -140,11 +144,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer closeAll(engines) // Bench closes each engine it measures; this catches the rest on an error
 	fmt.Fprintf(stderr, "extracting %s\n", o.crawl)
-	corpus, err := peer.WriteCorpus(o.crawl, work)
+	corpus, err := peer.WriteCorpus(o.crawl, work, o.passages)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "%d documents, %d bytes of text, in %.1fs\n", corpus.Len(), corpus.Bytes, corpus.Extract.Seconds())
+	fmt.Fprintf(stderr, "%d documents (passages of %d terms; 0: whole), %d bytes of text, in %.1fs\n", corpus.Len(), o.passages, corpus.Bytes, corpus.Extract.Seconds())
 	rep, err := peer.Bench(ctx, peer.Config{
 		Crawl: o.crawl, QueriesFile: o.queries, Corpus: corpus, Queries: qs, Specs: specs,
 		Warmup: max(1, (o.warmupQueries+len(qs)-1)/len(qs)), Repeat: max(o.repeat, 1), WorkDir: work, KeepIndexes: o.keepIndexes, TRECDir: o.trec, Progress: stderr,
@@ -185,9 +189,15 @@ func parseSpecs(modes, ks string) ([]peer.Spec, error) {
 }
 
 // checkFeatures refuses what an engine could not do: phrase queries need
-// positions, and only gpusearch and Lucene index positions or store fields
-// here.
+// positions, only gpusearch and Lucene index positions or store fields
+// here, and bleve indexes whole documents only.
 func checkFeatures(o options, specs []peer.Spec) error {
+	if o.passages < 0 {
+		return usagef("--passages: %d is negative", o.passages)
+	}
+	if o.passages > 0 && slices.Contains(strings.Split(o.engines, ","), "bleve") {
+		return usagef("--passages: bleve reads whole documents here; leave it out of --engines")
+	}
 	if o.store != "none" && o.store != "titles" && o.store != "text" {
 		return usagef("--store: %q is not none, titles or text", o.store)
 	}
@@ -211,7 +221,9 @@ func checkFeatures(o options, specs []peer.Spec) error {
 func newEngines(ctx context.Context, o options, stderr io.Writer) ([]peer.Engine, map[string]string, error) {
 	engines := []peer.Engine{&peer.GPUSearch{Engine: o.gpusearchAlgo, Codec: o.gpusearchCodec, Positions: o.positions, Store: o.store}}
 	skipped := map[string]string{}
-	for _, name := range strings.Split(o.engines, ",") {
+	names := strings.Split(o.engines, ",")
+	pisaDone := false
+	for _, name := range names {
 		var e peer.Engine
 		var err error
 		switch name {
@@ -223,14 +235,36 @@ func newEngines(ctx context.Context, o options, stderr io.Writer) ([]peer.Engine
 			e, err = xapian.New(ctx)
 		case "bleve":
 			e = bleve.New()
-		case "pisa":
+		case "pisa", "pisa-idf1":
+			// Both in one set: they share the forward and inverted index.
+			if pisaDone {
+				continue
+			}
+			pisaDone = true
 			po := pisa.DefaultOptions(o.pisaBin)
-			po.Encodings = strings.Split(o.pisaEncodings, ",")
+			po.Encodings = nil
+			if slices.Contains(names, "pisa") {
+				po.Encodings = strings.Split(o.pisaEncodings, ",")
+			}
+			if slices.Contains(names, "pisa-idf1") {
+				if err := pisa.CheckIDF1(o.pisaIDF1Bin); err != nil {
+					fmt.Fprintf(stderr, "skipping pisa-idf1: %v\n", err)
+					skipped[pisa.IDF1Name("block_simdbp")] = err.Error()
+				} else {
+					po.IDF1Bin, po.IDF1Encodings = o.pisaIDF1Bin, []string{"block_simdbp"}
+				}
+			}
+			if len(po.Encodings)+len(po.IDF1Encodings) == 0 {
+				continue
+			}
 			ps, err := pisa.New(po)
 			if errors.Is(err, peer.ErrNotInstalled) {
 				fmt.Fprintf(stderr, "skipping pisa: %v\n", err)
 				for _, enc := range po.Encodings {
 					skipped[pisa.EngineName(enc)] = err.Error()
+				}
+				for _, enc := range po.IDF1Encodings {
+					skipped[pisa.IDF1Name(enc)] = err.Error()
 				}
 				continue
 			}
@@ -244,7 +278,7 @@ func newEngines(ctx context.Context, o options, stderr io.Writer) ([]peer.Engine
 			continue
 		default:
 			closeAll(engines)
-			return nil, nil, usagef("--engines: unknown engine %q (want gpusearch, lucene, xapian, bleve or pisa)", name)
+			return nil, nil, usagef("--engines: unknown engine %q (want gpusearch, lucene, xapian, bleve, pisa or pisa-idf1)", name)
 		}
 		switch {
 		case errors.Is(err, peer.ErrNotInstalled):

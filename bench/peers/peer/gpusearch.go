@@ -46,15 +46,16 @@ func (g *GPUSearch) engine() string {
 	return g.Engine
 }
 
-// Index builds the index of c.TextDir in dir and checks that docid i is
-// corpus line i.
+// Index builds the index of c.TextDir in dir, cut into c.Passages-term
+// passages when that is positive, and checks that docid i is corpus line
+// i.
 func (g *GPUSearch) Index(ctx context.Context, c *Corpus, dir string) (time.Duration, error) {
 	start := time.Now()
 	store := g.Store
 	if store == "" {
 		store = index.StoreNone
 	}
-	opts := indexer.Options{Workers: 1, DocIDCodec: g.Codec, FreqCodec: g.Codec, Store: store, Positions: g.Positions}
+	opts := indexer.Options{Workers: 1, DocIDCodec: g.Codec, FreqCodec: g.Codec, Store: store, Positions: g.Positions, Passages: c.Passages}
 	if _, err := indexer.Build(ctx, c.TextDir, dir, opts); err != nil {
 		return 0, err
 	}

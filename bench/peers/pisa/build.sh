@@ -18,10 +18,17 @@
 # checked out at its newest commit instead, with a line saying so; for
 # spdlog that means building it against the pinned fmt (SPDLOG_FMT_EXTERNAL),
 # because a newer spdlog bundles an fmt that clashes with PISA's.
+#
+# PISA_IDF1=1 builds the same-scoring variant ("pisa-idf1" in bench/peers):
+# PISA's BM25 idf ln((N-df+0.5)/(df+0.5)) becomes gpusearch's and Lucene's
+# ln(1+(N-df+0.5)/(df+0.5)) (one line of include/pisa/scorer/bm25.hpp), and only the tools that score are built:
+# create_wand_data, queries and evaluate_queries. Build it into its own
+# BUILD_DIR; the harness takes parse_collection, invert and
+# compress_inverted_index from the stock build.
 set -euo pipefail
 
 if [ $# -ne 2 ]; then
-	sed -n 2,20p "$0"
+	sed -n 2,28p "$0"
 	exit 2
 fi
 SNAP=$(readlink -f "$1")
@@ -98,12 +105,22 @@ WAPOPP_GIT=$(gitdir pisa-engine+wapopp)
 wpin=$(git --git-dir="$WAPOPP_GIT" ls-tree HEAD external/json | awk '{print $3}')
 checkout "$(gitdir nlohmann+json)" "$wpin" "$DIR/src/external/wapopp/external/json"
 
+TARGETS=(parse_collection invert compress_inverted_index create_wand_data queries evaluate_queries)
+if [ "${PISA_IDF1:-0}" = 1 ]; then
+	BM25=$DIR/src/include/pisa/scorer/bm25.hpp
+	sed -i 's|std::log((float(num_docs) - fdf + 0.5F) / (fdf + 0.5F))|std::log1p((float(num_docs) - fdf + 0.5F) / (fdf + 0.5F))|' "$BM25"
+	grep -q 'std::log1p((float(num_docs)' "$BM25" || {
+		echo "build.sh: PISA_IDF1: the idf line of $BM25 is not the expected one" >&2
+		exit 1
+	}
+	TARGETS=(create_wand_data queries evaluate_queries)
+fi
+
 mkdir -p "$DIR/build"
 cd "$DIR/build"
 cmake ../src -DCMAKE_BUILD_TYPE=Release \
 	-DPISA_BUILD_TOOLS=ON -DPISA_ENABLE_TESTING=OFF -DBUILD_TESTING=OFF \
 	-DPISA_ENABLE_BENCHMARKING=OFF -DPISA_SYSTEM_BOOST=ON \
 	-DPISA_SYSTEM_ONETBB=ON -DPISA_CI_BUILD=ON -DSPDLOG_FMT_EXTERNAL=ON
-nice -n 19 make -j"$JOBS" parse_collection invert compress_inverted_index \
-	create_wand_data queries evaluate_queries
+nice -n 19 make -j"$JOBS" "${TARGETS[@]}"
 ls -l "$DIR/build/bin"

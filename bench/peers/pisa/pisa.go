@@ -14,11 +14,20 @@
 // microseconds, from the parsed term ids (no text analysis) to the sorted top
 // k: cursor setup, the algorithm and the heap. It runs one untimed pass
 // first; further warm-up passes asked for run as timed passes whose times are
-// dropped. Its times fill both the CPU and the wall figures of a Run.
+// dropped. Its times are a Run's wall figures. PISA reads no CPU clock, so
+// a Run's CPU figures are, for each query, its fastest timed pass: the one
+// other work on the machine disturbed least, which favours PISA against the
+// CPU clocks of the other engines when the machine is loaded.
 //
 // Algorithms: for each mode every algorithm in the engine's list is timed,
 // and the run reports the fastest by mean (Run.Algorithm) with that
 // algorithm's hits.
+//
+// Same-scoring variant: engines named "...-idf1" run the scoring tools
+// (create_wand_data, queries, evaluate_queries) of a PISA built with
+// build.sh's PISA_IDF1=1, whose BM25 idf is gpusearch's
+// ln(1+(N-df+0.5)/(df+0.5)); they show how much of a difference in time
+// comes from the scoring function rather than the engine.
 package pisa
 
 import (
@@ -30,6 +39,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,13 +51,21 @@ import (
 // Tools are the PISA programs the engine runs.
 var Tools = []string{"parse_collection", "invert", "create_wand_data", "compress_inverted_index", "queries", "evaluate_queries"}
 
+// ScoringTools are the programs of Tools whose results depend on the
+// scoring function: the ones an idf1 engine takes from Options.IDF1Bin.
+var ScoringTools = []string{"create_wand_data", "queries", "evaluate_queries"}
+
 // Options configure the PISA engines.
 type Options struct {
 	Bin       string   // directory of PISA's tools (build.sh's BUILD_DIR/build/bin)
 	Encodings []string // index encodings, one engine each: block_simdbp, block_optpfor, ...
-	And, Or   []string // algorithms timed per mode; the fastest is reported
-	BlockSize int      // postings per block of the block-max data
-	K1, B     float64  // BM25
+	// IDF1Encodings are the encodings of the same-scoring engines, one
+	// each, whose ScoringTools come from IDF1Bin (build.sh's PISA_IDF1=1).
+	IDF1Encodings []string
+	IDF1Bin       string
+	And, Or       []string // algorithms timed per mode; the fastest is reported
+	BlockSize     int      // postings per block of the block-max data
+	K1, B         float64  // BM25
 }
 
 // DefaultOptions are the settings docs/peers.md measures with.
@@ -73,29 +91,60 @@ func EngineName(encoding string) string {
 	return "pisa-" + strings.TrimPrefix(encoding, "block_")
 }
 
+// IDF1Name is the name of the same-scoring engine of an encoding:
+// EngineName and "-idf1" ("pisa-idf1" for block_simdbp).
+func IDF1Name(encoding string) string { return EngineName(encoding) + "-idf1" }
+
 // New checks that the tools are installed and returns one engine per
-// encoding. The engines share one forward and one inverted index, built by
-// the first of them to index, in a sibling of its index directory. Without
-// the tools it returns an error wrapping peer.ErrNotInstalled.
+// encoding, the idf1 engines last. The engines share one forward and one
+// inverted index, built by the first of them to index, in a sibling of its
+// index directory. Without the tools it returns an error wrapping
+// peer.ErrNotInstalled.
 func New(o Options) ([]*Engine, error) {
 	if o.Bin == "" {
 		return nil, fmt.Errorf("pisa: no tools directory (--pisa-bin or $PISA_BIN; bench/peers/pisa/build.sh builds them): %w", peer.ErrNotInstalled)
 	}
-	for _, t := range Tools {
-		fi, err := os.Stat(filepath.Join(o.Bin, t))
-		if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-			return nil, fmt.Errorf("pisa: %s is not an executable in %s (bench/peers/pisa/build.sh builds it): %w", t, o.Bin, peer.ErrNotInstalled)
+	if err := checkTools(o.Bin, Tools, ""); err != nil {
+		return nil, err
+	}
+	if len(o.IDF1Encodings) > 0 {
+		if err := CheckIDF1(o.IDF1Bin); err != nil {
+			return nil, err
 		}
 	}
-	if len(o.Encodings) == 0 || len(o.And) == 0 || len(o.Or) == 0 || o.BlockSize <= 0 {
+	if len(o.Encodings)+len(o.IDF1Encodings) == 0 || len(o.And) == 0 || len(o.Or) == 0 || o.BlockSize <= 0 {
 		return nil, fmt.Errorf("pisa: options need encodings, AND and OR algorithms and a block size")
 	}
-	sh := &shared{engines: len(o.Encodings)}
+	sh := &shared{engines: len(o.Encodings) + len(o.IDF1Encodings)}
 	var es []*Engine
 	for _, enc := range o.Encodings {
 		es = append(es, &Engine{o: o, enc: enc, sh: sh})
 	}
+	for _, enc := range o.IDF1Encodings {
+		es = append(es, &Engine{o: o, enc: enc, sh: sh, idf1: true})
+	}
 	return es, nil
+}
+
+// CheckIDF1 reports, wrapping peer.ErrNotInstalled, whether bin lacks
+// one of the ScoringTools of the same-scoring build.
+func CheckIDF1(bin string) error {
+	if bin == "" {
+		return fmt.Errorf("pisa: no idf1 tools directory (--pisa-idf1-bin or $PISA_IDF1_BIN; bench/peers/pisa/build.sh with PISA_IDF1=1 builds them): %w", peer.ErrNotInstalled)
+	}
+	return checkTools(bin, ScoringTools, "PISA_IDF1=1 ")
+}
+
+// checkTools reports, wrapping peer.ErrNotInstalled, the first of tools
+// that is not an executable in bin; how names the build.sh variant.
+func checkTools(bin string, tools []string, how string) error {
+	for _, t := range tools {
+		fi, err := os.Stat(filepath.Join(bin, t))
+		if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return fmt.Errorf("pisa: %s is not an executable in %s (%sbench/peers/pisa/build.sh builds it): %w", t, bin, how, peer.ErrNotInstalled)
+		}
+	}
+	return nil
 }
 
 // shared is the forward and inverted index the engines of one New build
@@ -104,7 +153,8 @@ type shared struct {
 	mu      sync.Mutex
 	dir     string        // where they are; "" before the first build
 	tsv     string        // the corpus they were built from
-	took    time.Duration // parse, invert and the block-max data
+	took    time.Duration // parse and invert
+	wand    time.Duration // the stock block-max data
 	engines int           // engines not yet closed
 }
 
@@ -113,29 +163,41 @@ type Engine struct {
 	o      Options
 	enc    string
 	sh     *shared
+	idf1   bool           // the same-scoring variant: ScoringTools from o.IDF1Bin
 	dir    string         // the index directory
 	docs   int            // documents in the corpus
 	byName map[string]int // a document's corpus name to its line
 	closed bool
 }
 
-// Name returns EngineName of the encoding.
-func (e *Engine) Name() string { return EngineName(e.enc) }
+// Name returns EngineName of the encoding, or IDF1Name for the
+// same-scoring variant.
+func (e *Engine) Name() string {
+	if e.idf1 {
+		return IDF1Name(e.enc)
+	}
+	return EngineName(e.enc)
+}
 
 // Info describes the engine.
 func (e *Engine) Info() peer.Info {
+	version, idf := "PISA ("+e.enc+")", "ln((N-df+0.5)/(df+0.5)) floored at 1e-6"
+	if e.idf1 {
+		version, idf = "PISA ("+e.enc+", idf patched by build.sh PISA_IDF1=1)", "ln(1+(N-df+0.5)/(df+0.5))"
+	}
 	return peer.Info{
-		Version:  "PISA (" + e.enc + ")",
+		Version:  version,
 		Analysis: "PISA's English tokenizer, lowercase, Porter2 (token filters lowercase porter2), no stop words",
-		Scoring: fmt.Sprintf("PISA bm25 (k1 %g, b %g): idf ln((N-df+0.5)/(df+0.5)) floored at 1e-6, float32; block-max data in blocks of %d postings; AND: fastest of %s; OR: fastest of %s",
-			e.o.K1, e.o.B, e.o.BlockSize, strings.Join(e.o.And, ", "), strings.Join(e.o.Or, ", ")),
+		Scoring: fmt.Sprintf("PISA bm25 (k1 %g, b %g): idf %s, float32; block-max data in blocks of %d postings; AND: fastest of %s; OR: fastest of %s",
+			e.o.K1, e.o.B, idf, e.o.BlockSize, strings.Join(e.o.And, ", "), strings.Join(e.o.Or, ", ")),
 	}
 }
 
 // Index builds the index of c in dir: the compressed index, the block-max
 // data and the term and document lexicons, which is what queries read. The
 // time reported covers the whole build, the shared forward and inverted
-// index included, one thread throughout.
+// index included, one thread throughout. An idf1 engine builds its own
+// block-max data, whose bounds depend on the idf.
 func (e *Engine) Index(ctx context.Context, c *peer.Corpus, dir string) (time.Duration, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
@@ -145,7 +207,7 @@ func (e *Engine) Index(ctx context.Context, c *peer.Corpus, dir string) (time.Du
 	for i, n := range c.Names {
 		e.byName[n] = i
 	}
-	sh, took, err := e.buildShared(ctx, c, dir)
+	sh, took, wand, err := e.buildShared(ctx, c, dir)
 	if err != nil {
 		return 0, err
 	}
@@ -153,8 +215,15 @@ func (e *Engine) Index(ctx context.Context, c *peer.Corpus, dir string) (time.Du
 	if _, err := e.tool(ctx, "compress_inverted_index", "-e", e.enc, "-c", filepath.Join(sh, "inv"), "-o", e.index()); err != nil {
 		return 0, err
 	}
-	took += time.Since(start)
-	for _, f := range []string{"wand", "fwd.termlex", "fwd.doclex"} {
+	copied := []string{"wand", "fwd.termlex", "fwd.doclex"}
+	if e.idf1 {
+		if _, err := e.tool(ctx, "create_wand_data", e.wandArgs(filepath.Join(sh, "inv"), filepath.Join(dir, "wand"))...); err != nil {
+			return 0, err
+		}
+		copied, wand = copied[1:], 0
+	}
+	took += wand + time.Since(start)
+	for _, f := range copied {
 		if err := copyFile(filepath.Join(sh, f), filepath.Join(dir, f)); err != nil {
 			return 0, err
 		}
@@ -162,26 +231,26 @@ func (e *Engine) Index(ctx context.Context, c *peer.Corpus, dir string) (time.Du
 	return took, nil
 }
 
-// buildShared builds the forward and inverted index and the block-max data
-// of c once for all the engines, in a directory beside dir, and returns it
-// with the time the build took.
-func (e *Engine) buildShared(ctx context.Context, c *peer.Corpus, dir string) (string, time.Duration, error) {
+// buildShared builds the forward and inverted index and the stock
+// block-max data of c once for all the engines, in a directory beside dir,
+// and returns it with the times the two took.
+func (e *Engine) buildShared(ctx context.Context, c *peer.Corpus, dir string) (string, time.Duration, time.Duration, error) {
 	sh := e.sh
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if sh.dir != "" && sh.tsv == c.TSV {
-		return sh.dir, sh.took, nil
+		return sh.dir, sh.took, sh.wand, nil
 	}
 	d := filepath.Join(filepath.Dir(dir), "pisa-shared")
 	if err := os.RemoveAll(d); err != nil {
-		return "", 0, err
+		return "", 0, 0, err
 	}
 	if err := os.MkdirAll(d, 0o755); err != nil {
-		return "", 0, err
+		return "", 0, 0, err
 	}
 	corpus, err := os.Open(c.TSV)
 	if err != nil {
-		return "", 0, err
+		return "", 0, 0, err
 	}
 	defer corpus.Close()
 	start := time.Now()
@@ -193,23 +262,32 @@ func (e *Engine) buildShared(ctx context.Context, c *peer.Corpus, dir string) (s
 	}{
 		{corpus, "parse_collection", []string{"-f", "plaintext", "-F", "lowercase", "porter2", "-j", "1", "-o", fwd}},
 		{nil, "invert", []string{"-i", fwd, "-o", inv, "-j", "1"}},
-		{nil, "create_wand_data", append([]string{"-c", inv, "-b", strconv.Itoa(e.o.BlockSize), "-o", filepath.Join(d, "wand")}, e.scorer()...)},
 	}
 	for _, s := range steps {
-		cmd := e.command(ctx, s.tool, s.args...)
+		cmd := exec.CommandContext(ctx, filepath.Join(e.o.Bin, s.tool), s.args...)
 		cmd.Stdin = s.in
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", 0, fmt.Errorf("pisa: %s: %w\n%s", s.tool, err, tail(out))
+			return "", 0, 0, fmt.Errorf("pisa: %s: %w\n%s", s.tool, err, tail(out))
 		}
 	}
 	took := time.Since(start)
 	// Document i must be line i: the hits are mapped back by name, but a
 	// dropped document would change every engine's collection statistics.
 	if n, err := countLines(fwd + ".documents"); err != nil || n != c.Len() {
-		return "", 0, fmt.Errorf("pisa: parse_collection kept %d documents of %d (%v)", n, c.Len(), err)
+		return "", 0, 0, fmt.Errorf("pisa: parse_collection kept %d documents of %d (%v)", n, c.Len(), err)
 	}
-	sh.dir, sh.tsv, sh.took = d, c.TSV, took
-	return d, took, nil
+	start = time.Now()
+	wand := exec.CommandContext(ctx, filepath.Join(e.o.Bin, "create_wand_data"), e.wandArgs(inv, filepath.Join(d, "wand"))...)
+	if out, err := wand.CombinedOutput(); err != nil {
+		return "", 0, 0, fmt.Errorf("pisa: create_wand_data: %w\n%s", err, tail(out))
+	}
+	sh.dir, sh.tsv, sh.took, sh.wand = d, c.TSV, took, time.Since(start)
+	return d, sh.took, sh.wand, nil
+}
+
+// wandArgs are create_wand_data's arguments for the inverted index inv.
+func (e *Engine) wandArgs(inv, out string) []string {
+	return append([]string{"-c", inv, "-b", strconv.Itoa(e.o.BlockSize), "-o", out}, e.scorer()...)
 }
 
 // Close removes the shared forward and inverted index once every engine
@@ -244,7 +322,7 @@ func (e *Engine) queryArgs(qfile, algo string, k int) []string {
 }
 
 // Search times every algorithm of each spec's mode over the queries, keeps
-// the fastest by mean and reads its hits.
+// the fastest by the mean of each query's fastest pass and reads its hits.
 func (e *Engine) Search(ctx context.Context, queries []string, specs []peer.Spec, opts peer.SearchOptions) ([]peer.Run, error) {
 	if e.dir == "" {
 		return nil, fmt.Errorf("pisa: Search before Index")
@@ -287,8 +365,9 @@ func (e *Engine) Search(ctx context.Context, queries []string, specs []peer.Spec
 			if err != nil {
 				return nil, fmt.Errorf("pisa: queries -a %s: %w", algo, err)
 			}
-			if m := mean(wall); bestMean < 0 || m < bestMean {
-				best, bestMean = peer.Run{Spec: s, Wall: wall, CPU: wall, Algorithm: algo}, m
+			cpu := fastestPass(wall, len(queries), repeat)
+			if m := mean(cpu); bestMean < 0 || m < bestMean {
+				best, bestMean = peer.Run{Spec: s, Wall: wall, CPU: cpu, Algorithm: algo}, m
 			}
 		}
 		out, err := e.tool(ctx, "evaluate_queries", append(e.queryArgs(qfile, best.Algorithm, max(opts.Keep, 1)),
@@ -361,6 +440,23 @@ func parseTimes(r io.Reader, n, drop, repeat int) ([]time.Duration, error) {
 	return out, nil
 }
 
+// fastestPass returns, for pass-major times of n queries over repeat
+// passes, the same layout with every pass holding each query's fastest
+// time.
+func fastestPass(times []time.Duration, n, repeat int) []time.Duration {
+	out := make([]time.Duration, len(times))
+	for q := range n {
+		best := times[q]
+		for p := 1; p < repeat; p++ {
+			best = min(best, times[p*n+q])
+		}
+		for p := range repeat {
+			out[p*n+q] = best
+		}
+	}
+	return out
+}
+
 // parseRun reads a TREC run, "qid Q0 docname rank score tag" lines, into
 // each query's hits in rank order; docnames are mapped to corpus lines by
 // byName.
@@ -413,8 +509,14 @@ func (e *Engine) tool(ctx context.Context, name string, args ...string) ([]byte,
 	return out, nil
 }
 
+// command runs the engine's build of a tool: an idf1 engine's scoring
+// tools come from o.IDF1Bin.
 func (e *Engine) command(ctx context.Context, name string, args ...string) *exec.Cmd {
-	return exec.CommandContext(ctx, filepath.Join(e.o.Bin, name), args...)
+	bin := e.o.Bin
+	if e.idf1 && slices.Contains(ScoringTools, name) {
+		bin = e.o.IDF1Bin
+	}
+	return exec.CommandContext(ctx, filepath.Join(bin, name), args...)
 }
 
 // tail is the last 2 KB of a tool's output, enough for its error.

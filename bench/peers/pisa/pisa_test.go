@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,11 +24,88 @@ func TestNewNotInstalled(t *testing.T) {
 	}
 }
 
+// fakeTools writes an executable for each of tools into a new directory.
+func fakeTools(t *testing.T, tools []string) string {
+	dir := t.TempDir()
+	for _, name := range tools {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestNewIDF1(t *testing.T) {
+	stock, scoring := fakeTools(t, Tools), fakeTools(t, ScoringTools)
+	tests := []struct {
+		name      string
+		encodings []string
+		idf1Bin   string
+		want      []string // engine names; nil: ErrNotInstalled
+	}{
+		{"both", []string{"block_simdbp", "block_optpfor"}, scoring, []string{"pisa", "pisa-optpfor", "pisa-idf1"}},
+		{"idf1 alone", nil, scoring, []string{"pisa-idf1"}},
+		{"no idf1 directory", nil, "", nil},
+		{"idf1 directory without the scoring tools", nil, fakeTools(t, []string{"queries"}), nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := DefaultOptions(stock)
+			o.Encodings, o.IDF1Bin, o.IDF1Encodings = tc.encodings, tc.idf1Bin, []string{"block_simdbp"}
+			es, err := New(o)
+			if tc.want == nil {
+				if !errors.Is(err, peer.ErrNotInstalled) {
+					t.Fatalf("New = %v, want an error wrapping peer.ErrNotInstalled", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range es {
+				got = append(got, e.Name())
+			}
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("engines %v, want %v", got, tc.want)
+			}
+			last := es[len(es)-1]
+			if bin := filepath.Dir(last.command(t.Context(), "queries").Path); bin != tc.idf1Bin {
+				t.Errorf("idf1 queries runs from %s, want %s", bin, tc.idf1Bin)
+			}
+			if bin := filepath.Dir(last.command(t.Context(), "invert").Path); bin != stock {
+				t.Errorf("idf1 invert runs from %s, want the stock %s", bin, stock)
+			}
+		})
+	}
+}
+
 func TestEngineName(t *testing.T) {
 	for enc, want := range map[string]string{"block_simdbp": "pisa", "block_optpfor": "pisa-optpfor", "ef": "pisa-ef"} {
 		if got := EngineName(enc); got != want {
 			t.Errorf("EngineName(%q) = %q, want %q", enc, got, want)
 		}
+	}
+}
+
+func TestFastestPass(t *testing.T) {
+	us := time.Microsecond
+	tests := []struct {
+		name      string
+		in        []time.Duration
+		n, repeat int
+		want      []time.Duration
+	}{
+		{"one pass", []time.Duration{5 * us, 7 * us}, 2, 1, []time.Duration{5 * us, 7 * us}},
+		{"three passes", []time.Duration{5 * us, 7 * us, 9 * us, 3 * us, 4 * us, 8 * us}, 2, 3,
+			[]time.Duration{4 * us, 3 * us, 4 * us, 3 * us, 4 * us, 3 * us}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := fastestPass(tc.in, tc.n, tc.repeat); !slices.Equal(got, tc.want) {
+				t.Errorf("fastestPass = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 
