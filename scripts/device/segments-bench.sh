@@ -3,9 +3,9 @@
 # steady state against one merged segment of the same documents
 # (docs/updates.md), on one quiet core of the host. scripts/segments.sh
 # makes the indexes here (INDEX_FLAGS="--store none --positions=false"
-# keeps them small: a query reads neither); copy its WORKDIR's ix-merged
-# and ix-policy, and the queries, into .device/data/seg/{merged,policy,
-# queries.txt}, then carry .device/gpusearch and .device/data/seg:
+# keeps them small: a query reads neither); pack its WORKDIR's ix-merged
+# and ix-policy, and the queries, as seg/{merged,policy,queries.txt} into
+# .device/corpora/seg.tgz, then carry it and .device/gpusearch(.gz):
 #   OUT=... bash scripts/device/segments-bench.sh
 # ROUNDS (5) rounds, each benchmarking AND and OR top-10 on one thread on
 # both indexes in turn (the order alternating), CPU (2) the core. $OUT
@@ -16,7 +16,9 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/segments-bench-out}
 mkdir -p "$OUT"
 lscpu >"$OUT/cpu.txt"
-bin=.device/gpusearch data=.device/data/seg
+. scripts/device/lib.sh
+unpack_device
+bin=.device/gpusearch data=.device/corpora/seg
 for round in $(seq 1 "${ROUNDS:-5}"); do
 	order="merged policy"
 	[ $((round % 2)) = 0 ] && order="policy merged"
