@@ -19,6 +19,7 @@ package codecplugins
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Codec encodes and decodes blocks of at most BlockSize values.
@@ -84,4 +85,22 @@ type PrefixDecoder interface {
 	// ErrCorrupt where DecodeBlock would, and where a sum exceeds
 	// 2^32-1; dst[:n] is then undefined.
 	DecodeBlockPrefix(dst []uint32, src []byte, n int, base uint32) error
+}
+
+// DecodePrefix is a PrefixDecoder's slow path for blocks its fused kernel
+// does not take: c.DecodeBlock, then the running sums from base in 64
+// bits, so that a sum past 2^32-1 is found and reported as corrupt.
+func DecodePrefix(c Codec, name string, dst []uint32, src []byte, n int, base uint32) error {
+	if err := c.DecodeBlock(dst, src, n); err != nil {
+		return err
+	}
+	sum := uint64(base)
+	for i, v := range dst[:n] {
+		sum += uint64(v)
+		dst[i] = uint32(sum)
+	}
+	if sum > math.MaxUint32 {
+		return Corrupt(name, 0, "running sum exceeds 32 bits")
+	}
+	return nil
 }

@@ -97,16 +97,5 @@ func (c BP128) DecodeBlockPrefix(dst []uint32, src []byte, n int, base uint32) e
 			return nil
 		}
 	}
-	if err := c.DecodeBlock(dst, src, n); err != nil {
-		return err
-	}
-	sum := uint64(base)
-	for i, v := range dst[:n] {
-		sum += uint64(v)
-		dst[i] = uint32(sum)
-	}
-	if sum > math.MaxUint32 {
-		return codecplugins.Corrupt(bp128Name, 0, "running sum exceeds 32 bits")
-	}
-	return nil
+	return codecplugins.DecodePrefix(c, bp128Name, dst, src, n, base)
 }

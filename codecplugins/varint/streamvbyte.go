@@ -2,7 +2,6 @@ package varint
 
 import (
 	"encoding/binary"
-	"math"
 	"math/bits"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
@@ -108,18 +107,7 @@ func (c StreamVByte) DecodeBlockPrefix(dst []uint32, src []byte, n int, base uin
 	if n == 128 && svbBlockPrefixAsm((*[128]uint32)(dst), src, base) {
 		return nil
 	}
-	if err := c.DecodeBlock(dst, src, n); err != nil {
-		return err
-	}
-	sum := uint64(base)
-	for i, v := range dst[:n] {
-		sum += uint64(v)
-		dst[i] = uint32(sum)
-	}
-	if sum > math.MaxUint32 {
-		return codecplugins.Corrupt(svbName, 0, "running sum exceeds 32 bits")
-	}
-	return nil
+	return codecplugins.DecodePrefix(c, svbName, dst, src, n, base)
 }
 
 // dataLen returns the number of data bytes of the groups whose control
