@@ -47,10 +47,7 @@ type CacheReport struct {
 	// Resident is the fully resident engine's latency per mode (with a
 	// GPU).
 	Resident []CacheLatency `json:"resident,omitempty"`
-	Notes    []string       `json:"notes"`
-	Elapsed  float64        `json:"elapsed_s"`
-	Command  string         `json:"command"`
-	Date     string         `json:"date"`
+	Run
 }
 
 // CacheIndex describes the index and how its lists divide.
@@ -101,10 +98,7 @@ type CacheLatency struct {
 // caches and of a resident one.
 func Cache(ctx context.Context, ix *index.Index, o CacheOptions) (*CacheReport, error) {
 	began := time.Now()
-	logw := o.Progress
-	if logw == nil {
-		logw = io.Discard
-	}
+	logw := progressTo(o.Progress)
 	sim, err := gpu.NewCacheSim(ix, o.LongListBytes)
 	if err != nil {
 		return nil, err
@@ -118,12 +112,12 @@ func Cache(ctx context.Context, ix *index.Index, o CacheOptions) (*CacheReport, 
 	rep := &CacheReport{
 		Index: CacheIndex{Dir: ix.Dir(), Docs: ix.NumDocs(), Postings: ix.Meta().Postings, DocIDCodec: dc.Name(),
 			LongListBytes: long, LongLists: sim.LongLists(), LongBytes: sim.LongBytes(), ShortBytes: sim.ShortBytes()},
-		Queries: len(o.Texts), Warmup: warm, K: o.K, Command: o.Command, Date: time.Now().UTC().Format(time.RFC3339),
-		Notes: []string{
+		Queries: len(o.Texts), Warmup: warm, K: o.K,
+		Run: newRun(o.Command,
 			"fraction: the cache's size over the long lists' bytes (long: at least long_list_bytes of docids and frequencies)",
 			"hit rates: long-list accesses of the queries after the warm-up, one query at a time, the cache empty before the warm-up; a query's lists count once each",
 			"gpu: the engine's own counts and latency over the same queries (each run once, after the same warm-up); slowdown: mean latency over the resident engine's",
-		},
+		),
 	}
 	a := analysis.New()
 	for _, m := range o.Modes {

@@ -84,10 +84,7 @@ type DecodeResult struct {
 // and the CPU's reference decoders.
 func Decode(o DecodeOptions) (*DecodeReport, error) {
 	began := time.Now()
-	logw := o.Progress
-	if logw == nil {
-		logw = io.Discard
-	}
+	logw := progressTo(o.Progress)
 	d, err := gpu.OpenDevice(gpu.DeviceOptions{Ordinal: o.Device, MemoryBudgetMB: o.MemoryBudgetMB})
 	if err != nil {
 		return nil, err

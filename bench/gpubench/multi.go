@@ -50,11 +50,8 @@ type MultiReport struct {
 	// Ratios are each setup's over the first's, per mode: queries/s at
 	// the deadline and mean latency (first's over the setup's: > 1 is
 	// faster).
-	Ratios  []MultiRatio `json:"ratios"`
-	Notes   []string     `json:"notes"`
-	Elapsed float64      `json:"elapsed_s"`
-	Command string       `json:"command"`
-	Date    string       `json:"date"`
+	Ratios []MultiRatio `json:"ratios"`
+	Run
 }
 
 // SetupReport is one setup's results.
@@ -103,20 +100,15 @@ type MultiRatio struct {
 // time (each opened, measured and closed before the next).
 func Multi(ctx context.Context, ix *index.Index, o MultiOptions) (*MultiReport, error) {
 	began := time.Now()
-	logw := o.Progress
-	if logw == nil {
-		logw = io.Discard
-	}
-	dc, fc := ix.Codecs()
+	logw := progressTo(o.Progress)
 	rep := &MultiReport{
-		Index:   QueriesIndex{Dir: ix.Dir(), Docs: ix.NumDocs(), Postings: ix.Meta().Postings, DocIDCodec: dc.Name(), FreqCodec: fc.Name()},
+		Index:   describeIndex(ix),
 		Queries: len(o.Texts), K: o.K, Deadline: float64(o.Deadline.Microseconds()) / 1e3,
-		Command: o.Command, Date: time.Now().UTC().Format(time.RFC3339),
-		Notes: []string{
+		Run: newRun(o.Command,
 			"latency: Search one query at a time on one goroutine, each query once after a warm-up pass",
 			"batches: SearchBatch over consecutive chunks of the queries, callers goroutines at once; qps_at_deadline is the best batch size whose slowest batch finished within the deadline",
 			"mismatches: queries whose hits (docids and scores) differ from the first setup's",
-		},
+		),
 	}
 	a := analysis.New()
 	qs := make(map[query.Mode][]query.Query)

@@ -52,10 +52,7 @@ type QueriesReport struct {
 	Graphs      bool           `json:"graphs"` // runs queued as CUDA graphs
 	BigPostings int64          `json:"big_postings"`
 	Modes       []ModeReport   `json:"modes"`
-	Notes       []string       `json:"notes"`
-	Elapsed     float64        `json:"elapsed_s"`
-	Command     string         `json:"command"`
-	Date        string         `json:"date"`
+	Run
 }
 
 // QueriesIndex describes the index the queries ran on.
@@ -122,22 +119,17 @@ type BatchRow struct {
 // how the GPU's answers compare with the exhaustive scorer's.
 func Queries(ctx context.Context, ix *index.Index, g QueryEngine, o QueriesOptions) (*QueriesReport, error) {
 	began := time.Now()
-	logw := o.Progress
-	if logw == nil {
-		logw = io.Discard
-	}
-	dc, fc := ix.Codecs()
+	logw := progressTo(o.Progress)
 	rep := &QueriesReport{
-		Index:   QueriesIndex{Dir: ix.Dir(), Docs: ix.NumDocs(), Postings: ix.Meta().Postings, DocIDCodec: dc.Name(), FreqCodec: fc.Name()},
+		Index:   describeIndex(ix),
 		Queries: len(o.Texts), K: o.K, TopK: o.TopK, Graphs: !o.NoGraphs, BigPostings: o.BigPostings,
-		Command: o.Command, Date: time.Now().UTC().Format(time.RFC3339),
-		Notes: []string{
+		Run: newRun(o.Command,
 			"latency: wall time of Search on one goroutine, each query's mean over the measured passes; mean/p50/p99 over queries",
 			"big: queries whose terms' lists hold more than big_postings postings in all",
 			"speedup: CPU engine's latency / GPU's (mean over mean, p50 over p50)",
 			"phases: GPU device time of one profiled run per query (CUDA events between phases), mean per query",
 			"batches: queries/s of SearchBatch over consecutive chunks of the file (one synchronization per wave)",
-		},
+		),
 	}
 	a := analysis.New()
 	for _, m := range o.Modes {
