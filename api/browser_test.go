@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gpusearch/gpusearch/indexer"
+	"github.com/gpusearch/gpusearch/internal/testindex"
 )
 
 // submitPage is a test-only page, served beside the search page (same
@@ -174,10 +175,6 @@ func screenshot(t *testing.T, bin, name, url string) {
 	t.Logf("screenshot of %s saved to %s", url, shot)
 }
 
-// evilPage is a page whose title and text hold markup, as text.
-const evilPage = `<html><head><title>&lt;script&gt;alert(1)&lt;/script&gt; server timeout</title></head>
-<body><p>A text with &lt;script&gt;alert(2)&lt;/script&gt; in it, and a server timeout.</p></body></html>`
-
 // TestSearchPageResultsBrowser shows results of the sample crawl's
 // net/http pages, and a page whose title and text hold <script>, in
 // headless Chromium: titles linked to their URLs, snippets with the
@@ -186,26 +183,7 @@ const evilPage = `<html><head><title>&lt;script&gt;alert(1)&lt;/script&gt; serve
 // of a phrase query's results (docs/search-page.png is one).
 func TestSearchPageResultsBrowser(t *testing.T) {
 	bin := chromiumBinary(t)
-	crawl := filepath.Join(t.TempDir(), "crawl")
-	pages, err := filepath.Glob("../examples/crawl/pkg.go.dev/net/http/*.html")
-	if err != nil || len(pages) == 0 {
-		t.Fatalf("the sample crawl's net/http pages: %v", err)
-	}
-	files := map[string][]byte{"pkg.go.dev/evil.html": []byte(evilPage)}
-	for _, p := range pages {
-		if files["pkg.go.dev/net/http/"+filepath.Base(p)], err = os.ReadFile(p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for name, data := range files {
-		path := filepath.Join(crawl, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	crawl := testindex.HostileCrawl(t, t.TempDir())
 	ix := filepath.Join(t.TempDir(), "index")
 	opts := indexer.Options{DocIDCodec: "varint-SU", FreqCodec: "varint-SU", Workers: 1, Positions: true}
 	if _, err := indexer.Build(context.Background(), crawl, ix, opts); err != nil {

@@ -5,17 +5,13 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-)
 
-// evilPage is a page whose title and text hold markup, as text.
-const evilPage = `<html><head><title>&lt;script&gt;alert(1)&lt;/script&gt; server timeout</title></head>
-<body><p>A text with &lt;script&gt;alert(2)&lt;/script&gt; in it, and a server timeout.</p></body></html>`
+	"github.com/gpusearch/gpusearch/internal/testindex"
+)
 
 var (
 	hitList  = regexp.MustCompile(`(?s)<ol id="hits".*?</ol>`)
@@ -46,26 +42,7 @@ func pageGet(t *testing.T, url string) (int, string, http.Header) {
 // shard is missing.
 func TestClusterSearchPage(t *testing.T) {
 	root := t.TempDir()
-	crawl := filepath.Join(root, "crawl")
-	pages, err := filepath.Glob("../examples/crawl/pkg.go.dev/net/http/*.html")
-	if err != nil || len(pages) == 0 {
-		t.Fatalf("the sample crawl's net/http pages: %v", err)
-	}
-	files := map[string][]byte{"pkg.go.dev/evil.html": []byte(evilPage)}
-	for _, p := range pages {
-		if files["pkg.go.dev/net/http/"+filepath.Base(p)], err = os.ReadFile(p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for name, data := range files {
-		path := filepath.Join(crawl, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	crawl := testindex.HostileCrawl(t, root)
 	whole, dirs, _, err := indexAndSplit(crawl, root, 3)
 	if err != nil {
 		t.Fatal(err)

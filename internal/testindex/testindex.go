@@ -45,6 +45,38 @@ func crawlDir(t testing.TB) string {
 	}
 }
 
+// hostilePage is a page whose title and text hold markup, as text.
+const hostilePage = `<html><head><title>&lt;script&gt;alert(1)&lt;/script&gt; server timeout</title></head>
+<body><p>A text with &lt;script&gt;alert(2)&lt;/script&gt; in it, and a server timeout.</p></body></html>`
+
+// HostileCrawl writes into dir/crawl, and returns, a crawl of the sample
+// crawl's net/http pages and pkg.go.dev/evil.html, a page whose title
+// and text hold <script> as text: what the search pages must escape.
+func HostileCrawl(t testing.TB, dir string) string {
+	t.Helper()
+	crawl := filepath.Join(dir, "crawl")
+	pages, err := filepath.Glob(filepath.Join(crawlDir(t), "pkg.go.dev", "net", "http", "*.html"))
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("the sample crawl's net/http pages: %v", err)
+	}
+	files := map[string][]byte{"pkg.go.dev/evil.html": []byte(hostilePage)}
+	for _, p := range pages {
+		if files["pkg.go.dev/net/http/"+filepath.Base(p)], err = os.ReadFile(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, data := range files {
+		path := filepath.Join(crawl, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return crawl
+}
+
 // Postings is one term's posting list: its documents in increasing order
 // and the term's frequency in each, and for an index with positions
 // (o.Positions) its positions, each posting's after the other's.
