@@ -10,7 +10,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/gpusearch/gpusearch/analysis"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
+	"github.com/gpusearch/gpusearch/internal/testindex"
 	"github.com/gpusearch/gpusearch/query"
 )
 
@@ -357,19 +357,7 @@ func TestShardsOnTwoDevices(t *testing.T) {
 	})
 	spec := corpusSpec{Docs: 60000, Vocab: 500, Zipf: 1.0, Density: 0.7, Codec: "gpu-bp256", Seed: 70}
 	ix := openCorpus(t, spec)
-	coll := filepath.Join(t.TempDir(), "coll")
-	if _, err := index.Split(context.Background(), ix, coll, 2, index.SplitOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	shards, _, err := index.OpenSharded(coll)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		for _, s := range shards {
-			s.Close()
-		}
-	}()
+	shards := testindex.Shards(t, ix, 2)
 	e, err := query.OpenSharded(shards, "gpu-devices-test", query.Options{GPU: query.GPUOptions{Devices: []int{0, 1}}})
 	if err != nil {
 		t.Fatal(err)

@@ -6,12 +6,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 
 	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/internal/testindex"
 	"github.com/gpusearch/gpusearch/query"
 	"github.com/gpusearch/gpusearch/query/schedule"
 )
@@ -84,19 +84,7 @@ func TestShardsOnDevicesEmulated(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%d-shards-%d-devices", tt.shards, len(tt.devices)), func(t *testing.T) {
-			coll := filepath.Join(t.TempDir(), "coll")
-			if _, err := index.Split(context.Background(), ix, coll, tt.shards, index.SplitOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			shards, _, err := index.OpenSharded(coll)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() {
-				for _, s := range shards {
-					s.Close()
-				}
-			}()
+			shards := testindex.Shards(t, ix, tt.shards)
 			d.mu.Lock()
 			clear(d.placed)
 			d.mu.Unlock()

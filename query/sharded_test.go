@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -13,26 +12,6 @@ import (
 	"github.com/gpusearch/gpusearch/indexer"
 	"github.com/gpusearch/gpusearch/internal/testindex"
 )
-
-// splitShards splits ix into n shards in a temporary directory and opens
-// them.
-func splitShards(t testing.TB, ix *index.Index, n int) []*index.Index {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "coll")
-	if _, err := index.Split(context.Background(), ix, dir, n, index.SplitOptions{}); err != nil {
-		t.Fatalf("Split into %d: %v", n, err)
-	}
-	shards, _, err := index.OpenSharded(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for _, s := range shards {
-			s.Close()
-		}
-	})
-	return shards
-}
 
 // shardedCase compares, for every CPU engine, the single index's answer
 // to q with the shards': each shard's engine's hits merged by MergeHits,
@@ -147,7 +126,7 @@ func TestShardsMatchSingleIndexOnRandomCorpora(t *testing.T) {
 			ix := openCorpus(t, spec)
 			for _, n := range []int{1, 2, 3, 5} {
 				t.Run(fmt.Sprintf("%s/%d/shards=%d", codec, c, n), func(t *testing.T) {
-					shards := splitShards(t, ix, n)
+					shards := testindex.Shards(t, ix, n)
 					sc := newShardedCase(t, ix, shards)
 					for range 30 {
 						q := Query{
@@ -178,7 +157,7 @@ func TestShardsMatchSingleIndexOnRandomCorpora(t *testing.T) {
 // exactly as the single index does, with every CPU engine.
 func TestShardsMatchSingleIndexOnSampleCrawl(t *testing.T) {
 	ix := testindex.Crawl(t, indexer.Options{Workers: 2})
-	shards := splitShards(t, ix, 3)
+	shards := testindex.Shards(t, ix, 3)
 	sc := newShardedCase(t, ix, shards)
 	a := analysis.New()
 	queries := readQueries(t, "../examples/queries.txt")

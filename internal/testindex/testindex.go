@@ -77,6 +77,26 @@ func HostileCrawl(t testing.TB, dir string) string {
 	return crawl
 }
 
+// Shards splits ix into n shards in a temporary directory and opens
+// them; they are closed when the test ends.
+func Shards(t testing.TB, ix *index.Index, n int) []*index.Index {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "coll")
+	if _, err := index.Split(context.Background(), ix, dir, n, index.SplitOptions{}); err != nil {
+		t.Fatalf("Split into %d: %v", n, err)
+	}
+	shards, _, err := index.OpenSharded(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, s := range shards {
+			s.Close()
+		}
+	})
+	return shards
+}
+
 // Postings is one term's posting list: its documents in increasing order
 // and the term's frequency in each, and for an index with positions
 // (o.Positions) its positions, each posting's after the other's.

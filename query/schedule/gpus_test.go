@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -94,19 +93,7 @@ func TestOpenShardedGPUs(t *testing.T) {
 	}
 	ix := testindex.Write(t, index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}, lens, urls,
 		testindex.Postings{Term: "alpha", DocIDs: ids, Freqs: freqs})
-	coll := filepath.Join(t.TempDir(), "coll")
-	if _, err := index.Split(context.Background(), ix, coll, 2, index.SplitOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	shards, _, err := index.OpenSharded(coll)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		for _, s := range shards {
-			s.Close()
-		}
-	}()
+	shards := testindex.Shards(t, ix, 2)
 	tests := []struct {
 		devices []int
 		held    []time.Duration // per gang: the sum of its shards' devices (fakeGPU's Held)
