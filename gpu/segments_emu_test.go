@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
+	"github.com/gpusearch/gpusearch/internal/testindex"
 	"github.com/gpusearch/gpusearch/query"
 )
 
@@ -201,18 +202,7 @@ func TestSegmentsEmulated(t *testing.T) {
 	// The segmented index split into shards: the GPU engine on each
 	// shard, which reads its idf and norms under the collection's
 	// statistics, merged by query.Sharded, answers as the fresh build.
-	coll := filepath.Join(root, "shards")
-	if _, err := index.Split(context.Background(), sx2, coll, 3, index.SplitOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	shards, _, err := index.OpenSharded(coll)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range shards {
-		defer s.Close()
-	}
-	sheng, err := query.OpenSharded(shards, "gpu-emu", query.Options{})
+	sheng, err := query.OpenSharded(testindex.Shards(t, sx2, 3), "gpu-emu", query.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
