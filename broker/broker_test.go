@@ -94,8 +94,8 @@ func TestClusterDocuments(t *testing.T) {
 	last := shardDocs[len(shardDocs)-1][1]
 	paths = append(paths, fmt.Sprintf("/documents/%d", last), "/documents/x1", "/documents/5?text=maybe")
 	for _, p := range paths {
-		gotStatus, got := rawGet(t, c.broker.srv.URL+p)
-		wantStatus, want := rawGet(t, c.ref.URL+p)
+		gotStatus, got, _ := pageGet(t, c.broker.srv.URL+p)
+		wantStatus, want, _ := pageGet(t, c.ref.URL+p)
 		if gotStatus != wantStatus || (gotStatus == http.StatusOK && got != want) {
 			t.Errorf("%s: %d %.200s, want %d %.200s", p, gotStatus, got, wantStatus, want)
 		}

@@ -308,8 +308,8 @@ func searchPath(q, mode string, k int) string {
 // decodeJSON decodes a response's body.
 func decodeJSON(resp *http.Response, v any) error { return json.NewDecoder(resp.Body).Decode(v) }
 
-// rawGet fetches url and returns the status and body.
-func rawGet(t *testing.T, url string) (int, string) {
+// pageGet fetches url: its status, body and headers.
+func pageGet(t *testing.T, url string) (int, string, http.Header) {
 	t.Helper()
 	resp, err := http.Get(url)
 	if err != nil {
@@ -320,5 +320,5 @@ func rawGet(t *testing.T, url string) (int, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resp.StatusCode, string(body)
+	return resp.StatusCode, string(body), resp.Header
 }

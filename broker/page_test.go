@@ -2,7 +2,6 @@ package broker_test
 
 import (
 	"html"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -18,21 +17,6 @@ var (
 	hitURL   = regexp.MustCompile(`<li class="hit"><a href="([^"]+)"`)
 	nextLink = regexp.MustCompile(`<a id="next" href="([^"]+)"`)
 )
-
-// pageGet fetches a search page: its status, body and headers.
-func pageGet(t *testing.T, url string) (int, string, http.Header) {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(body), resp.Header
-}
 
 // TestClusterSearchPage: the broker's search page over three shards of
 // the sample crawl's net/http pages and a page whose title holds
