@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/pass"
 	"github.com/mmcloughlin/avo/printer"
 )
@@ -68,6 +69,15 @@ func Main(c *build.Context, name, pkg, constraint string, goSrc []byte) {
 	if status != 0 {
 		os.Exit(status)
 	}
+}
+
+// Ret is the result slot of the function c is writing.
+func Ret(c *build.Context) operand.Mem {
+	r, err := c.ReturnIndex(0).Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return r.Addr
 }
 
 func fail(err error) {

@@ -34,6 +34,7 @@ import (
 	"github.com/mmcloughlin/avo/reg"
 
 	"github.com/gpusearch/gpusearch/codecplugins/internal/asmgen"
+	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
 )
 
 const perLane = 32 // values in each of the four lanes
@@ -146,18 +147,6 @@ func (g *gen) tailJump(kern, isa string, prefix bool) {
 	})
 }
 
-// avx2Level is simd.AVX2, the level argument that picks the AVX2 code.
-const avx2Level = 2
-
-// ret is the result slot of the function being written.
-func (g *gen) ret() operand.Mem {
-	r, err := g.ReturnIndex(0).Resolve()
-	if err != nil {
-		panic(err)
-	}
-	return r.Addr
-}
-
 // prefixLimits writes the table of the largest base, for each width b,
 // from which 128 values below 2^b cannot carry a running sum past
 // 2^32-1: 2^32-1 - 128*(2^b-1), negative (never) from width 26 on.
@@ -220,9 +209,9 @@ func (g *gen) blockEntry(name string, prefix bool, limits operand.Mem) {
 	}
 	g.INCQ(srcReg)
 	g.Load(g.Param("dst"), dstReg)
-	g.MOVB(operand.U8(1), g.ret())
+	g.MOVB(operand.U8(1), asmgen.Ret(g.Context))
 	level := g.Load(g.Param("level"), g.GP8())
-	g.CMPB(level, operand.U8(avx2Level))
+	g.CMPB(level, operand.U8(simd.AVX2))
 	g.JE(operand.LabelRef("avx2"))
 	if prefix {
 		g.broadcastBase("SSE2", base)
@@ -234,7 +223,7 @@ func (g *gen) blockEntry(name string, prefix bool, limits operand.Mem) {
 	}
 	g.tailJump(kern+"AVX2", "AVX2", prefix)
 	g.Label("fail")
-	g.MOVB(operand.U8(0), g.ret())
+	g.MOVB(operand.U8(0), asmgen.Ret(g.Context))
 	g.RET()
 }
 

@@ -28,6 +28,7 @@ import (
 	"github.com/mmcloughlin/avo/reg"
 
 	"github.com/gpusearch/gpusearch/codecplugins/internal/asmgen"
+	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
 )
 
 func main() {
@@ -320,9 +321,9 @@ func (g *gen) svbBlock(prefix bool, shuffleTab, shuffleEndTab, lenTab, fields op
 	g.LEAQ(shuffleTab, shuf)
 	g.LEAQ(shuffleEndTab, shufEnd)
 	g.LEAQ(lenTab, lens)
-	g.MOVB(operand.U8(1), g.ret())
+	g.MOVB(operand.U8(1), asmgen.Ret(g.Context))
 	level := g.Load(g.Param("level"), g.GP8())
-	g.CMPB(level, operand.U8(avx2Level))
+	g.CMPB(level, operand.U8(simd.AVX2))
 	g.JE(operand.LabelRef("avx"))
 	// Groups 0..28 have at least three groups of four bytes or more after
 	// them, so a 16-byte load from their first byte stays in the block;
@@ -381,7 +382,7 @@ func (g *gen) svbBlock(prefix bool, shuffleTab, shuffleEndTab, lenTab, fields op
 	g.Label("avx")
 	groups(true)
 	g.Label("fail")
-	g.MOVB(operand.U8(0), g.ret())
+	g.MOVB(operand.U8(0), asmgen.Ret(g.Context))
 	g.RET()
 }
 
@@ -412,18 +413,6 @@ func (g *gen) svbPrefix(vex bool, x reg.VecPhysical) {
 	g.PSHUFD(operand.U8(0xFF), x, total)
 	g.PADDL(prevSum, x)
 	g.PADDL(total, prevSum)
-}
-
-// avx2Level is simd.AVX2, the level argument that picks the AVX code.
-const avx2Level = 2
-
-// ret is the result slot of the function being written.
-func (g *gen) ret() operand.Mem {
-	r, err := g.ReturnIndex(0).Resolve()
-	if err != nil {
-		panic(err)
-	}
-	return r.Addr
 }
 
 // maskedVByteTables writes, for each pattern m of the continuation bits of
