@@ -135,34 +135,13 @@ func (g *gen) streamVByte(name string, vex bool, shuffleTab, shuffleEndTab, lenT
 	direct := g.GP64()
 	g.LEAQ(operand.Mem{Base: ctrl, Index: groups, Scale: 1, Disp: -3}, direct) // first control byte not direct
 	one := func(i int, last bool) {
-		c, t := g.GP64(), g.GP64()
-		x, m := reg.X0, reg.X1
+		c := g.GP64()
 		g.MOVBQZX(operand.Mem{Base: ctrl, Disp: i}, c)
-		g.MOVBQZX(operand.Mem{Base: lens, Index: c, Scale: 1}, t)
-		load := g.MOVOU
+		x := g.svbGroup(vex, last, c, src, lens, shuf, shufEnd)
 		if vex {
-			load = g.VMOVDQU
-		}
-		if last {
-			g.ADDQ(t, src)
-			load(operand.Mem{Base: src, Disp: -16}, x)
-		} else {
-			load(operand.Mem{Base: src}, x)
-			g.ADDQ(t, src)
-		}
-		g.SHLQ(operand.U8(4), c)
-		tab := shuf
-		if last {
-			tab = shufEnd
-		}
-		mask := operand.Mem{Base: tab, Index: c, Scale: 1}
-		if vex {
-			g.VPSHUFB(mask, x, x)
 			g.VMOVDQU(x, operand.Mem{Base: dst, Disp: 16 * i})
 			return
 		}
-		g.MOVOU(mask, m)
-		g.PSHUFB(m, x)
 		g.MOVOU(x, operand.Mem{Base: dst, Disp: 16 * i})
 	}
 	four := g.GP64()
@@ -336,37 +315,12 @@ func (g *gen) svbBlock(prefix bool, shuffleTab, shuffleEndTab, lenTab, fields op
 			if i%8 == 0 {
 				g.MOVQ(operand.Mem{Base: src, Disp: i}, keys)
 			}
-			last := i >= 29
-			c, l := g.GP64(), g.GP64()
-			x, m := reg.X0, reg.X1
+			c := g.GP64()
 			g.MOVBQZX(keys.As8(), c)
 			if i%8 != 7 {
 				g.SHRQ(operand.U8(8), keys)
 			}
-			g.MOVBQZX(operand.Mem{Base: lens, Index: c, Scale: 1}, l)
-			load := g.MOVOU
-			if vex {
-				load = g.VMOVDQU
-			}
-			if last {
-				g.ADDQ(l, data)
-				load(operand.Mem{Base: data, Disp: -16}, x)
-			} else {
-				load(operand.Mem{Base: data}, x)
-				g.ADDQ(l, data)
-			}
-			g.SHLQ(operand.U8(4), c)
-			tab := shuf
-			if last {
-				tab = shufEnd
-			}
-			mask := operand.Mem{Base: tab, Index: c, Scale: 1}
-			if vex {
-				g.VPSHUFB(mask, x, x)
-			} else {
-				g.MOVOU(mask, m)
-				g.PSHUFB(m, x)
-			}
+			x := g.svbGroup(vex, i >= 29, c, data, lens, shuf, shufEnd)
 			if prefix {
 				g.svbPrefix(vex, x)
 			}
@@ -413,6 +367,41 @@ func (g *gen) svbPrefix(vex bool, x reg.VecPhysical) {
 	g.PSHUFD(operand.U8(0xFF), x, total)
 	g.PADDL(prevSum, x)
 	g.PADDL(total, prevSum)
+}
+
+// svbGroup decodes the streamvbyte group whose control byte is in c into
+// X0: its length from the table at lens, its bytes from data, which moves
+// past them (the last groups of a run load the 16 bytes that end with
+// their own last byte, the others the 16 from their first), shuffled by
+// the table at shuf, or at shufEnd for the last groups.
+func (g *gen) svbGroup(vex, last bool, c, data, lens, shuf, shufEnd reg.Register) reg.VecPhysical {
+	l := g.GP64()
+	x, m := reg.X0, reg.X1
+	g.MOVBQZX(operand.Mem{Base: lens, Index: c, Scale: 1}, l)
+	load := g.MOVOU
+	if vex {
+		load = g.VMOVDQU
+	}
+	if last {
+		g.ADDQ(l, data)
+		load(operand.Mem{Base: data, Disp: -16}, x)
+	} else {
+		load(operand.Mem{Base: data}, x)
+		g.ADDQ(l, data)
+	}
+	g.SHLQ(operand.U8(4), c)
+	tab := shuf
+	if last {
+		tab = shufEnd
+	}
+	mask := operand.Mem{Base: tab, Index: c, Scale: 1}
+	if vex {
+		g.VPSHUFB(mask, x, x)
+	} else {
+		g.MOVOU(mask, m)
+		g.PSHUFB(m, x)
+	}
+	return x
 }
 
 // maskedVByteTables writes, for each pattern m of the continuation bits of
