@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -339,5 +340,40 @@ func TestParse(t *testing.T) {
 		if _, err := query.ParseMode(s); err == nil {
 			t.Errorf("ParseMode(%q) = nil error, want one", s)
 		}
+	}
+}
+
+// TestParseAll: each text parses as Parse parses it, in order, and a text
+// Parse refuses fails the whole list with Parse's error.
+func TestParseAll(t *testing.T) {
+	a := analysis.New()
+	tests := []struct {
+		name    string
+		texts   []string
+		wantErr error
+	}{
+		{"none", nil, nil},
+		{"several", []string{"Running runs", `"http server" timeout`, ""}, nil},
+		{"an unbalanced quote", []string{"alpha", `"http server`, "bravo"}, query.ErrUnbalancedQuotes},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			qs, err := query.ParseAll(a, tt.texts, query.Or, 5)
+			if !errors.Is(err, tt.wantErr) || (err != nil) != (tt.wantErr != nil) {
+				t.Fatalf("ParseAll(%q) error = %v, want %v", tt.texts, err, tt.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if len(qs) != len(tt.texts) {
+				t.Fatalf("ParseAll(%q) = %d queries, want %d", tt.texts, len(qs), len(tt.texts))
+			}
+			for i, text := range tt.texts {
+				want, err := query.Parse(a, text, query.Or, 5)
+				if err != nil || !reflect.DeepEqual(qs[i], want) {
+					t.Errorf("ParseAll(%q)[%d] = %+v, want Parse's %+v (%v)", tt.texts, i, qs[i], want, err)
+				}
+			}
+		})
 	}
 }

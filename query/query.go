@@ -51,6 +51,19 @@ var ErrUnbalancedQuotes = errors.New("unbalanced double quote")
 // to the CPU.
 var ErrPhraseUnsupported = errors.New("phrase queries are not supported by this engine")
 
+// ParseAll parses each of texts as Parse does, in order; the first error
+// stops it.
+func ParseAll(a *analysis.Analyzer, texts []string, mode Mode, k int) ([]Query, error) {
+	qs := make([]Query, len(texts))
+	for i, text := range texts {
+		var err error
+		if qs[i], err = Parse(a, text, mode, k); err != nil {
+			return nil, err
+		}
+	}
+	return qs, nil
+}
+
 // Parse analyzes text with the indexing analysis and merges duplicate
 // terms. Text between double quotes is a phrase: its terms, in order, must
 // stand side by side in a document; a phrase of one term is that term. A

@@ -121,11 +121,9 @@ func Cache(ctx context.Context, ix *index.Index, o CacheOptions) (*CacheReport, 
 	}
 	a := analysis.New()
 	for _, m := range o.Modes {
-		qs := make([]query.Query, len(o.Texts))
-		for i, text := range o.Texts {
-			if qs[i], err = query.Parse(a, text, m, o.K); err != nil {
-				return nil, err
-			}
+		qs, err := query.ParseAll(a, o.Texts, m, o.K)
+		if err != nil {
+			return nil, err
 		}
 		var resident *CacheLatency
 		if o.Open != nil {

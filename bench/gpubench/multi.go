@@ -113,12 +113,9 @@ func Multi(ctx context.Context, ix *index.Index, o MultiOptions) (*MultiReport, 
 	a := analysis.New()
 	qs := make(map[query.Mode][]query.Query)
 	for _, m := range o.Modes {
-		for _, text := range o.Texts {
-			q, err := query.Parse(a, text, m, o.K)
-			if err != nil {
-				return nil, err
-			}
-			qs[m] = append(qs[m], q)
+		var err error
+		if qs[m], err = query.ParseAll(a, o.Texts, m, o.K); err != nil {
+			return nil, err
 		}
 	}
 	first := map[query.Mode][]query.Result{}

@@ -133,14 +133,13 @@ func Queries(ctx context.Context, ix *index.Index, g QueryEngine, o QueriesOptio
 	}
 	a := analysis.New()
 	for _, m := range o.Modes {
-		qs := make([]query.Query, len(o.Texts))
+		qs, err := query.ParseAll(a, o.Texts, m, o.K)
+		if err != nil {
+			return nil, err
+		}
 		big := make([]bool, len(o.Texts))
 		mr := ModeReport{Mode: string(m)}
-		for i, text := range o.Texts {
-			var err error
-			if qs[i], err = query.Parse(a, text, m, o.K); err != nil {
-				return nil, err
-			}
+		for i := range qs {
 			var n int64
 			for _, t := range qs[i].Terms {
 				if info, ok := ix.Lookup(t); ok {
@@ -186,7 +185,6 @@ func Queries(ctx context.Context, ix *index.Index, g QueryEngine, o QueriesOptio
 				}
 			}
 		}
-		var err error
 		if mr.Phases, err = gpuPhases(ctx, g, qs, big); err != nil {
 			return nil, err
 		}

@@ -67,12 +67,9 @@ func Run(ctx context.Context, engines []Engine, o Options) (*Report, error) {
 	a := analysis.New()
 	rep := &Report{}
 	for _, m := range o.Modes {
-		qs := make([]query.Query, len(o.Texts))
-		for i, text := range o.Texts {
-			var err error
-			if qs[i], err = query.Parse(a, text, m, o.K); err != nil {
-				return nil, err
-			}
+		qs, err := query.ParseAll(a, o.Texts, m, o.K)
+		if err != nil {
+			return nil, err
 		}
 		for _, e := range engines {
 			for _, t := range o.Threads {
