@@ -1,7 +1,8 @@
 package query
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
 	"github.com/gpusearch/gpusearch/index"
 )
@@ -26,7 +27,8 @@ func maxScoreQuery(s *search) error {
 	// that hold it.
 	ls, upTo, scores := s.scratch(len(s.lists))
 	copy(ls, s.lists)
-	sort.SliceStable(ls, func(i, j int) bool { return ls[i].bound < ls[j].bound })
+	// (sort.SliceStable would allocate a reflective swapper per query.)
+	slices.SortStableFunc(ls, func(a, b *termList) int { return cmp.Compare(a.bound, b.bound) })
 	upTo = upTo[:len(ls)] // upTo[i]: sum of the bounds of ls[:i+1]
 	var acc float64
 	for i, l := range ls {

@@ -138,8 +138,13 @@ type term struct {
 // resolve looks the query's terms up. For AND, found is false when a term
 // is missing (the answer is empty); OR drops missing terms.
 func resolve(ix *index.Index, terms []string) (out []term, allFound bool) {
-	allFound = true
-	out = make([]term, 0, len(terms))
+	return resolveInto(make([]term, 0, len(terms)), ix, terms)
+}
+
+// resolveInto is resolve appending to out, whose memory a caller that
+// keeps it from one query to the next reuses.
+func resolveInto(out []term, ix *index.Index, terms []string) ([]term, bool) {
+	allFound := true
 	for _, t := range terms {
 		info, ok := ix.Lookup(t)
 		if !ok {
