@@ -46,6 +46,10 @@ func maxScoreQuery(s *search) error {
 	if first == len(ls) {
 		return nil
 	}
+	var rest float64 // the sum of the non-essential lists' bounds
+	if first > 0 {
+		rest = upTo[first-1]
+	}
 	// The lists open lazily: the essential ones move onto their first
 	// posting, the others are only ever sought (NextGEQ), which decodes
 	// no block they skip, the first included. Lists only ever turn
@@ -61,15 +65,37 @@ func maxScoreQuery(s *search) error {
 		norm := s.norms[d]
 		next := index.NoMoreDocs
 		var partial float64
-		for _, l := range ls[first:] {
-			if l.DocID() == d {
-				sc := s.params.TermScore(l.idf, l.Freq(), norm)
-				scored++
-				scores[l.pos] = sc
-				partial += float64(sc)
-				l.Next()
+		if first == len(ls)-1 {
+			// One essential list, which holds every candidate: four in
+			// five on all RFCs. Most fail on its score alone, and are
+			// dropped before the scores and the next docid are kept.
+			l := ls[first]
+			if l.DocID() != d {
+				// d came from a list that has just turned non-essential:
+				// the others' bounds alone cannot enter.
+				d = l.DocID()
+				continue
 			}
-			next = min(next, l.DocID())
+			sc := s.params.TermScore(l.idf, l.Freq(), norm)
+			scored++
+			if !s.canEnter(float64(sc) + rest) {
+				d = l.Next()
+				continue
+			}
+			scores[l.pos] = sc
+			partial = float64(sc)
+			next = l.Next()
+		} else {
+			for _, l := range ls[first:] {
+				if l.DocID() == d {
+					sc := s.params.TermScore(l.idf, l.Freq(), norm)
+					scored++
+					scores[l.pos] = sc
+					partial += float64(sc)
+					l.Next()
+				}
+				next = min(next, l.DocID())
+			}
 		}
 		complete := true
 		for i := first - 1; i >= 0; i-- {
@@ -97,6 +123,9 @@ func maxScoreQuery(s *search) error {
 				}
 				if first == len(ls) {
 					return nil // not even a document in every list can enter
+				}
+				if first > 0 {
+					rest = upTo[first-1]
 				}
 			}
 		}
