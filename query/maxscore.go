@@ -3,6 +3,7 @@ package query
 import (
 	"cmp"
 	"slices"
+	"unsafe"
 
 	"github.com/gpusearch/gpusearch/index"
 )
@@ -46,6 +47,7 @@ func maxScoreQuery(s *search) error {
 	if first == len(ls) {
 		return nil
 	}
+	ahead := len(s.norms) > prefetchDocs
 	var rest float64 // the sum of the non-essential lists' bounds
 	if first > 0 {
 		rest = upTo[first-1]
@@ -62,13 +64,13 @@ func maxScoreQuery(s *search) error {
 		if err := s.tick(); err != nil {
 			return err
 		}
-		norm := s.norms[d]
 		next := index.NoMoreDocs
 		var partial float64
+		var norm float32
 		if first == len(ls)-1 {
 			// One essential list, which holds every candidate: four in
-			// five on all RFCs. Most fail on its score alone, and are
-			// dropped before the scores and the next docid are kept.
+			// five on all RFCs. Most fail on its score alone: scan to
+			// the first that does not.
 			l := ls[first]
 			if l.DocID() != d {
 				// d came from a list that has just turned non-essential:
@@ -76,22 +78,36 @@ func maxScoreQuery(s *search) error {
 				d = l.DocID()
 				continue
 			}
-			sc := s.params.TermScore(l.idf, l.Freq(), norm)
-			scored++
-			if !s.canEnter(float64(sc) + rest) {
-				d = l.Next()
-				continue
+			var sc float32
+			var n int64
+			var err error
+			d, sc, n, err = s.scanOne(l, rest)
+			scored += n
+			if err != nil {
+				return err
 			}
+			if d == index.NoMoreDocs {
+				break
+			}
+			norm = s.norms[d]
 			scores[l.pos] = sc
 			partial = float64(sc)
 			next = l.Next()
 		} else {
+			norm = s.norms[d]
 			for _, l := range ls[first:] {
 				if l.DocID() == d {
 					sc := s.params.TermScore(l.idf, l.Freq(), norm)
 					scored++
 					scores[l.pos] = sc
 					partial += float64(sc)
+					if ahead {
+						// As andQuery does for its driver: on a large
+						// collection a norm is a cache miss.
+						if a := l.Peek(normsAhead); a != index.NoMoreDocs {
+							prefetch(unsafe.Pointer(&s.norms[a]))
+						}
+					}
 					l.Next()
 				}
 				next = min(next, l.DocID())
@@ -141,4 +157,49 @@ func maxScoreQuery(s *search) error {
 		d = next
 	}
 	return nil
+}
+
+// scanOne moves l, the only essential list, from its current posting to
+// the first whose score plus rest, the non-essential lists' bounds, could
+// enter the heap, and returns that posting's docid and score (NoMoreDocs
+// past the end) and how many postings it scored. It reads the decoded
+// blocks in place (index.Cursor.Rest): the rejected postings, most of a
+// query's, cost a score and a compare each (canEnter's, with the
+// threshold, which does not move here, held in registers).
+func (s *search) scanOne(l *termList, rest float64) (uint32, float32, int64, error) {
+	var n int64
+	slack, thr, norms, p := s.slack, s.thr, s.norms, s.params
+	ahead := len(norms) > prefetchDocs // as in andQuery
+	for {
+		if err := s.tick(); err != nil {
+			return 0, 0, n, err
+		}
+		docs, freqs, ok := l.Rest()
+		if !ok {
+			d := l.DocID()
+			if d == index.NoMoreDocs {
+				return d, 0, n, nil
+			}
+			sc := p.TermScore(l.idf, l.Freq(), norms[d])
+			n++
+			if (float64(sc)+rest)*slack > thr {
+				return d, sc, n, nil
+			}
+			l.Next()
+			continue
+		}
+		freqs = freqs[:len(docs)]
+		for i, d := range docs {
+			if ahead && i+normsAhead < len(docs) {
+				prefetch(unsafe.Pointer(&norms[docs[i+normsAhead]]))
+			}
+			sc := p.TermScore(l.idf, freqs[i]+1, norms[d])
+			if (float64(sc)+rest)*slack > thr {
+				l.Advance(i)
+				return d, sc, n + int64(i) + 1, nil
+			}
+		}
+		n += int64(len(docs))
+		l.Advance(len(docs))
+	}
 }
