@@ -18,9 +18,10 @@ import (
 // lists not yet probed cannot beat the threshold.
 //
 // One pass over the essential lists scores the candidate, moves the lists
-// standing on it and finds the next candidate. The threshold only rises
-// when a document enters the heap, so the essential lists are recounted
-// only then.
+// standing on it and finds the next candidate; a single essential list
+// (the common case once the heap fills) is scanned in place instead
+// (scanOne). The threshold only rises when a document enters the heap, so
+// the essential lists are recounted only then.
 func maxScoreQuery(s *search) error {
 	// scores, by query position: the candidate's term scores, 0 for a
 	// list that does not hold it. Adding a 0 leaves a float32 sum
