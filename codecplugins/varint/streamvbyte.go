@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
+	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
 )
 
 // StreamVByte is Lemire's Stream VByte: the 2-bit byte lengths of all the
@@ -45,15 +46,30 @@ func (StreamVByte) AppendBlock(dst []byte, v []uint32) []byte {
 	return dst
 }
 
-// DecodeBlock implements codecplugins.Codec. A full block, where there
-// is assembly, takes one assembly call; the rest go to svbDecode, the
-// pure-Go path, apart so that the fast path needs no stack frame for
-// its locals.
+// DecodeBlock implements codecplugins.Codec. A full block, at a SIMD
+// level, takes one assembly call, which checks src's length itself; all
+// it refuses is a src too short for the block, whose error depends on
+// len(src) alone (svbTruncated), so that nothing but that length is live
+// across the call. svbDecode, the pure-Go path, takes every other block.
 func (StreamVByte) DecodeBlock(dst []uint32, src []byte, n int) error {
-	if n == 128 && len(dst) >= 128 && svbBlockAsm((*[128]uint32)(dst), src) {
-		return nil
+	if n == 128 && len(dst) >= 128 {
+		if lv := simd.Current(); lv != simd.Go {
+			if svbBlockAsm((*[128]uint32)(dst), src, lv) {
+				return nil
+			}
+			return svbTruncated(len(src))
+		}
 	}
 	return svbDecode(dst, src, n)
+}
+
+// svbTruncated is svbDecode's error for a full block that src, of m
+// bytes, is too short for: its control bytes or its data.
+func svbTruncated(m int) error {
+	if m < 32 {
+		return codecplugins.Corrupt(svbName, m, "truncated control bytes")
+	}
+	return codecplugins.Corrupt(svbName, m, "truncated data")
 }
 
 // svbDecode is DecodeBlock's pure-Go path: every block at the Go level,
