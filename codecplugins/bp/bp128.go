@@ -47,9 +47,11 @@ func (BP128) AppendBlock(dst []byte, v []uint32) []byte {
 // is live across that call, so it costs no spills. bp128Decode, the
 // pure-Go path, serves the Go level and every other block.
 func (BP128) DecodeBlock(dst []uint32, src []byte, n int) error {
-	if n == bitpack.BlockLen && len(dst) >= bitpack.BlockLen && len(src) > 0 {
-		if b, lv := int(src[0]), simd.Current(); b <= bitpack.MaxWidth &&
-			len(src) > bitpack.VerticalLen(b) && lv != simd.Go {
+	// The level first, so that the Go level pays one test for the path
+	// it does not take.
+	if lv := simd.Current(); lv != simd.Go && n == bitpack.BlockLen &&
+		len(dst) >= bitpack.BlockLen && len(src) > 0 {
+		if b := int(src[0]); b <= bitpack.MaxWidth && len(src) > bitpack.VerticalLen(b) {
 			bitpack.UnpackVerticalSIMD((*[bitpack.BlockLen]uint32)(dst), src[1:], b, lv)
 			return nil
 		}

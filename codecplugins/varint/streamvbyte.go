@@ -52,13 +52,13 @@ func (StreamVByte) AppendBlock(dst []byte, v []uint32) []byte {
 // len(src) alone (svbTruncated), so that nothing but that length is live
 // across the call. svbDecode, the pure-Go path, takes every other block.
 func (StreamVByte) DecodeBlock(dst []uint32, src []byte, n int) error {
-	if n == 128 && len(dst) >= 128 {
-		if lv := simd.Current(); lv != simd.Go {
-			if svbBlockAsm((*[128]uint32)(dst), src, lv) {
-				return nil
-			}
-			return svbTruncated(len(src))
+	// The level first, so that the Go level pays one test for the path
+	// it does not take.
+	if lv := simd.Current(); lv != simd.Go && n == 128 && len(dst) >= 128 {
+		if svbBlockAsm((*[128]uint32)(dst), src, lv) {
+			return nil
 		}
+		return svbTruncated(len(src))
 	}
 	return svbDecode(dst, src, n)
 }
