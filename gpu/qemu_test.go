@@ -332,11 +332,16 @@ func TestTopKRefineEmulated(t *testing.T) {
 	}
 	bin := buildEmu(t)
 	e, ix := emuEngine(t, bin, corpusSpec{Docs: 9000, Vocab: 20, Zipf: 1, Density: 0.2, Codec: "gpu-bp256", Seed: 9, Ties: true})
-	checkEngine(t, e, ix, []query.Query{
+	// Each query three times, for checkEngine's three settings.
+	var qs []query.Query
+	for _, q := range []query.Query{
 		{Terms: []string{termName(1)}, Mode: query.Or, K: 10},
 		{Terms: []string{termName(2), termName(1)}, Mode: query.And, K: 5000},
 		{Terms: []string{termName(2)}, Mode: query.AndOr, K: 7},
-	})
+	} {
+		qs = append(qs, q, q, q)
+	}
+	checkEngine(t, e, ix, qs)
 }
 
 func TestIntersectEmulated(t *testing.T) {

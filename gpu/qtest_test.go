@@ -164,13 +164,24 @@ func shortestBlocks(ix *index.Index, terms []string) int {
 
 // checkEngine runs qs one by one and as one batch on e and checks every
 // answer against the exhaustive scorer, bit for bit, and the blocks AND
-// decodes against a DAAT traversal's.
+// decodes against a DAAT traversal's. Queries alone take turns between
+// the engine's size bounds (short AND steps in one CTA, a top-k in one
+// CTA), the general steps with a top-k in one CTA, and neither.
 func checkEngine(t *testing.T, e *qengine, ix *index.Index, qs []query.Query) {
 	t.Helper()
 	ctx := context.Background()
 	ref := query.NewExhaustive(ix)
 	var single []query.Result
-	for _, q := range qs {
+	defer func(keys, cands int64) { e.ctaKeys, e.stepCands = keys, cands }(e.ctaKeys, e.stepCands)
+	ctaKeys, stepCands := e.ctaKeys, e.stepCands
+	for i, q := range qs {
+		e.ctaKeys, e.stepCands = ctaKeys, stepCands
+		if i%3 > 0 {
+			e.stepCands = 0
+		}
+		if i%3 == 2 {
+			e.ctaKeys = 0
+		}
 		want, err := ref.Search(ctx, q)
 		if err != nil {
 			t.Fatalf("exhaustive %v: %v", q, err)
