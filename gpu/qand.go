@@ -257,7 +257,7 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 			steps = append(steps,
 				step{PhaseDecode, func() error { return e.decodeBoth(s, 0, sc.sel, t.selRows, sc.docs, sc.freqs) }},
 				step{scorePhase(li == m-1), func() error {
-					return launchAndStepCta(s, 1, qTile, tab, m, li, sc.cand[a], out, sc.blk, sc.row, sc.sel,
+					return launchAndStepCta(s, 1, qBig, tab, m, li, sc.cand[a], out, sc.blk, sc.row, sc.sel,
 						uint64(t.selRows), sc.docs, sc.freqs, e.docCol.counts, uint64(bs), e.lastDoc, sc.fm1[a], sc.fm1[b], n,
 						sc.cand[b], e.norms, uint64(e.k1p1), sc.keys, digitShift[0], digitBits[0], result, resultCap,
 						sc.bnd[0], uint64(sc.bndCap))

@@ -28,9 +28,9 @@ const (
 	// threads over that many keys cost less than the top-k kernels'
 	// launches and global histogram (cta_topk in kernels/query.cu).
 	ctaTopKKeys = 1 << 14
-	// andStepCands is the default of qengine.stepCands: one CTA of 256
-	// threads walks that many candidates a step in 8 tiles, fewer dependent
-	// round trips than the general steps' five launches and scans.
+	// andStepCands is the default of qengine.stepCands: one CTA of 1,024
+	// threads walks that many candidates a step in two rounds, fewer
+	// dependent round trips than the general steps' five kernels.
 	andStepCands = 2048
 )
 

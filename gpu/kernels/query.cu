@@ -674,31 +674,32 @@ extern "C" __global__ void __launch_bounds__(TILE)
 //                     candidates before it. The selected blocks need no
 //                     order, so no scan.
 //   (decode_*         docids and frequencies of the selected rows)
-//   and_step_cta      one CTA: intersects the candidates with their rows
-//                     and compacts the matches tile by tile, in order, at
-//                     a running offset; then selects the next list's rows
-//                     as and_select_rows does, or after the last list
-//                     scores, histograms, picks and ends the top-k
-//                     (cta_topk).
+//   and_step_cta      one CTA of BIG threads: intersects the candidates
+//                     with their rows and compacts the matches BIG at a
+//                     time, in order, at a running offset; then selects
+//                     the next list's rows as and_select_rows does, or
+//                     after the last list scores, histograms, picks and
+//                     ends the top-k (cta_topk).
 // A two-list query alone is then six graph nodes: the table's upload,
 // q_init, the shortest list's decode, and_select_rows, the decode of the
 // selected blocks and and_step_cta (two more per further list).
 
-// select_rows is and_select_rows' work at step li over the tiles g0,
-// g0+gstep, ... of the candidates cand; state is the query's slot. It
-// clears the selection's rows from the step's count to selRows and adds
-// the selected blocks to state word S_STEPS+M+li (zeroed by q_init).
-// Every thread of the CTA calls it.
+// select_rows is and_select_rows' work at step li over the chunks g0,
+// g0+gstep, ... of blockDim.x candidates of cand; state is the query's
+// slot. It clears the selection's rows from the step's count to selRows
+// and adds the selected blocks to state word S_STEPS+M+li (zeroed by
+// q_init). Every thread of the CTA calls it.
 static __device__ void select_rows(const AndWave& a, u64 M, u64 li, const u32* cand, u32* state, const u32* lastDoc,
                                    u32* blk, u32* sel, u64 selRows, u32* row, u32 g0, u32 gstep) {
-  StepTile st;
   u32 n = ((const volatile u32*)state)[S_STEPS + li - 1];
-  for (u64 r = n + (u64)g0 * TILE + threadIdx.x; r < selRows; r += (u64)gstep * TILE) sel[r] = NONE;
+  u64 chunk = blockDim.x;
+  for (u64 r = n + g0 * chunk + threadIdx.x; r < selRows; r += gstep * chunk) sel[r] = NONE;
   u32 lo = a.first[li], end = lo + a.nb[li];
-  for (u32 g = g0; g < a.tile[1]; g += gstep) {
-    if (!step_tile(a, g, li, state, 0, &st)) continue;
-    u64 i = (u64)st.t * TILE + threadIdx.x;
-    bool active = i < st.n;
+  // The loop bound is uniform over the CTA, so every thread reaches the
+  // barriers and every lane the warp's votes.
+  for (u64 base = g0 * chunk; base < n; base += gstep * chunk) {
+    u64 i = base + threadIdx.x;
+    bool active = i < n;
     u32 c = active ? cand[i] : NONE;
     // Splitters as in and_select.
     u32 act = __ballot_sync(FULL, active);
@@ -742,7 +743,7 @@ extern "C" __global__ void __launch_bounds__(TILE)
 // blk, row and sel; after it, it also scores each survivor into keys and
 // histograms digit [shift, shift+bits) in shared memory, picks, and ends
 // the top-k into result and bnd (cta_topk).
-extern "C" __global__ void __launch_bounds__(TILE)
+extern "C" __global__ void __launch_bounds__(BIG)
     and_step_cta(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row, u32* sel,
                  u64 selRows, const u32* docs, const u32* freqs, const u32* counts, u64 bs, const u32* lastDoc,
                  const u32* fm1In, u32* fm1Out, u64 C, u32* candOut, const float* norms, u64 k1p1, u64* keys,
@@ -759,8 +760,8 @@ extern "C" __global__ void __launch_bounds__(TILE)
     __syncthreads();
   }
   u32 n = state[S_STEPS + li - 1], running = 0;
-  for (u32 t = 0; t < tiles_of(n); t++) {
-    u64 i = (u64)t * TILE + threadIdx.x;
+  for (u64 base = 0; base < n; base += blockDim.x) {
+    u64 i = base + threadIdx.x;
     u32 s = NONE, r = NONE;
     if (i < n) {
       r = row[i];
