@@ -250,7 +250,7 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 			if li == 1 {
 				steps = append(steps, step{PhaseSelection, func() error {
 					return launchAndSelectRows(s, grid, qTile, tab, m, li, sc.cand[a], out, e.lastDoc, sc.blk, sc.sel,
-						uint64(t.selRows), sc.row)
+						uint64(t.selRows), sc.row, uint64(e.skipBlocks))
 				}})
 			}
 			// The last step's kernel also scores and ends the top-k.
@@ -260,7 +260,7 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 					return launchAndStepCta(s, 1, qBig, tab, m, li, sc.cand[a], out, sc.blk, sc.row, sc.sel,
 						uint64(t.selRows), sc.docs, sc.freqs, e.docCol.counts, uint64(bs), e.lastDoc, sc.fm1[a], sc.fm1[b], n,
 						sc.cand[b], e.norms, uint64(e.k1p1), sc.keys, digitShift[0], digitBits[0], result, resultCap,
-						sc.bnd[0], uint64(sc.bndCap))
+						sc.bnd[0], uint64(sc.bndCap), uint64(e.skipBlocks))
 				}},
 			)
 		}

@@ -32,6 +32,8 @@ const (
 	// threads walks that many candidates a step in two rounds, fewer
 	// dependent round trips than the general steps' five kernels.
 	andStepCands = 2048
+	// skipCapBlocks is SKIP_CAP in kernels/query.cu.
+	skipCapBlocks = 8192
 )
 
 // State words of a query pass (S_* in query.cu). From sSteps on: for AND,
@@ -82,9 +84,11 @@ type qengine struct {
 	// selects (ctaTopKKeys; tests set 0 for the top-k kernels).
 	ctaKeys int64
 	// stepCands bounds the candidates of a query alone whose AND steps
-	// run one CTA each (andStepCands; tests set 0 for the general steps).
-	stepCands int64
-	topk      string // a single OR pass's top-k: TopKRadix or TopKTree
+	// run one CTA each (andStepCands; tests set 0 for the general steps),
+	// skipBlocks the lists whose skip column those steps search in shared
+	// memory (skipCapBlocks; tests set 0 for the global search).
+	stepCands, skipBlocks int64
+	topk                  string // a single OR pass's top-k: TopKRadix or TopKTree
 	// qc is the columns' list cache when they have one (the long lists do
 	// not stay resident).
 	qc *qcache
@@ -158,8 +162,9 @@ func newQEngineOn(ix *index.Index, cols *columns) (*qengine, error) {
 	e := &qengine{ix: ix, be: be, cols: cols, docCol: cols.doc, freqCol: cols.freq, lastDoc: cols.lastDoc, reencoded: cols.reencoded,
 		qc: cols.qc, bs: ix.BlockSize(), docs: ix.NumDocs(), gridCap: 8 * max(1, be.multiprocessors()),
 		wavePostings: defaultWavePostings, waveCandidates: defaultWaveCandidates, ctaKeys: ctaTopKKeys, stepCands: andStepCands,
-		topk:  TopKRadix,
-		spare: make(chan *workspace, workspaces)}
+		skipBlocks: skipCapBlocks,
+		topk:       TopKRadix,
+		spare:      make(chan *workspace, workspaces)}
 	for i := range workspaces {
 		e.spare <- &workspace{lane: i}
 	}

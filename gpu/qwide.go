@@ -220,8 +220,9 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error
 		gx = e.waveGrid(min(t.maxKeys, spans*4*int64(t.resultCap)), 1)
 	}
 	// A pass alone whose spans emit few keys runs its whole top-k in
-	// or_span_wave's last CTA (cta_topk in kernels/query.cu): two launches
-	// fewer and no global histogram.
+	// or_span_wave: its CTAs histogram the keys they emit, its last CTA
+	// picks and ends the top-k (cta_topk in kernels/query.cu): two
+	// launches fewer.
 	oneCTA := alone && spans*int64(t.needs[0]) <= e.ctaKeys
 	var spanTicket, result devPtr
 	if oneCTA {
@@ -244,7 +245,7 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error
 			{PhaseScore, func() error {
 				return launchOrSpanWave(s, int(w*spans), qTile, docs, freqs, qSeg, segRow, segIdf, segDf, uint64(bs),
 					uint64(e.k1p1), e.norms, uint64(spans), ws.out, slot, keys, keyOff, keyCap, needs, shift, bits,
-					result, uint64(t.resultCap), bnd, qFinCap, spanTicket)
+					hist, result, uint64(t.resultCap), bnd, qFinCap, spanTicket)
 			}},
 		}
 		if !oneCTA {

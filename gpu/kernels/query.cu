@@ -105,6 +105,9 @@ typedef unsigned long long u64;
 #define HIST_BITS 13
 // Largest boundary topk_finish sorts in shared memory.
 #define FIN_CAP 4096
+// Most blocks of a list whose skip column select_rows copies to shared
+// memory (as many words as FIN_CAP keys take).
+#define SKIP_CAP 8192
 
 // Top-k state words.
 #define S_NEED 0    // keys still to select from the current round's input
@@ -420,11 +423,13 @@ static __device__ bool last_cta(u32* ticket) {
 static __device__ void pick_body(const volatile u32* hist, u64 bits, u64 round, u32* state);
 static __device__ void finish_body(u64 round, const volatile u64* bnd, volatile u32* state, u64* result,
                                    u64 resultCap, u64* sk);
-// cta_hist and cta_topk are round 0 of the top-k of n keys and its finish
-// by one CTA (see "A query alone: the top-k in one CTA" below).
-static __device__ void cta_hist(const volatile u64* keys, u32 n, u64 shift, u64 bits, u32* h);
-static __device__ void cta_topk(const volatile u64* keys, u32 n, u64 shift, u64 bits, u32* state, u64* result, u64 resultCap,
-                                u64* bnd, u64 bndCap, u64* sk);
+// cta_topk ends round 0 of the top-k of n keys after its pick, and the
+// finish, in one CTA; cta_hist is its histogram of a large boundary bin
+// (see "A query alone: the top-k in one CTA" below).
+static __device__ void cta_hist(const volatile u64* keys, u32 n, u64 shift, u64 bits, u32* h, u64 fshift, u64 fbits,
+                                u32 fbin);
+static __device__ void cta_topk(const volatile u64* keys, u32 n, u64 shift, u64 bits, const volatile u32* hist,
+                                u32* state, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64* sk);
 
 // scan_tail is and_scan for every query of the wave, run by the last CTA
 // of a step kernel when ticket is not null.
@@ -604,8 +609,8 @@ extern "C" __global__ void __launch_bounds__(TILE)
   __threadfence();
   pick_body(hist, bits, 0, state);
   if (result != 0)
-    cta_topk(keys + a.cand[0], ((const volatile u32*)state)[S_STEPS + li], shift, bits, state, result, resultCap,
-             bnd, bndCap, sh);
+    cta_topk(keys + a.cand[0], ((const volatile u32*)state)[S_STEPS + li], shift, bits, hist, state, result,
+             resultCap, bnd, bndCap, sh);
 }
 
 // and_score sums each survivor's term scores in query order into its
@@ -655,8 +660,8 @@ extern "C" __global__ void __launch_bounds__(TILE)
   __threadfence();
   pick_body(hist, bits, 0, state);
   if (result != 0)
-    cta_topk(keys + a.cand[0], ((const volatile u32*)state)[S_STEPS + a.m[0] - 1], shift, bits, state, result,
-             resultCap, bnd, bndCap, sh);
+    cta_topk(keys + a.cand[0], ((const volatile u32*)state)[S_STEPS + a.m[0] - 1], shift, bits, hist, state,
+             result, resultCap, bnd, bndCap, sh);
 }
 
 // ---- A query alone of few candidates ---------------------------------------
@@ -688,35 +693,55 @@ extern "C" __global__ void __launch_bounds__(TILE)
 // g0+gstep, ... of blockDim.x candidates of cand; state is the query's
 // slot. It clears the selection's rows from the step's count to selRows
 // and adds the selected blocks to state word S_STEPS+M+li (zeroed by
-// q_init). Every thread of the CTA calls it.
+// q_init). A list of at most skipCap blocks (SKIP_CAP at most: the host
+// passes 0 to test the other way) has its skip column copied
+// to skip (shared memory) first, in one round of independent loads, so
+// each candidate's search runs there instead of through dependent global
+// loads; a longer one is searched as and_select does. Every thread of
+// the CTA calls it.
 static __device__ void select_rows(const AndWave& a, u64 M, u64 li, const u32* cand, u32* state, const u32* lastDoc,
-                                   u32* blk, u32* sel, u64 selRows, u32* row, u32 g0, u32 gstep) {
+                                   u32* blk, u32* sel, u64 selRows, u32* row, u32 g0, u32 gstep, u32* skip,
+                                   u64 skipCap) {
   u32 n = ((const volatile u32*)state)[S_STEPS + li - 1];
   u64 chunk = blockDim.x;
   for (u64 r = n + g0 * chunk + threadIdx.x; r < selRows; r += gstep * chunk) sel[r] = NONE;
-  u32 lo = a.first[li], end = lo + a.nb[li];
+  u32 lo = a.first[li], nb = a.nb[li], end = lo + nb;
+  bool inShared = nb <= skipCap && nb <= SKIP_CAP;
+  if (inShared) {
+#pragma unroll 8
+    for (u32 j = threadIdx.x; j < nb; j += blockDim.x) skip[j] = lastDoc[lo + j];
+    __syncthreads();
+  }
+  // The last docid of block b of the list.
+  auto last = [&](u32 b) { return inShared ? skip[b - lo] : lastDoc[b]; };
   // The loop bound is uniform over the CTA, so every thread reaches the
   // barriers and every lane the warp's votes.
   for (u64 base = g0 * chunk; base < n; base += gstep * chunk) {
     u64 i = base + threadIdx.x;
     bool active = i < n;
     u32 c = active ? cand[i] : NONE;
-    // Splitters as in and_select.
-    u32 act = __ballot_sync(FULL, active);
-    int lastLane = act != 0 ? 31 - __clz(act) : 0;
-    u32 cLo = __shfl_sync(FULL, c, 0), cHi = __shfl_sync(FULL, c, lastLane);
-    u32 bLo = warp_lower_bound(lastDoc, lo, end, cLo);
-    u32 bHi = warp_lower_bound(lastDoc, bLo, end, cHi);
-    u32 b = lower_bound(lastDoc, bLo, bHi < end ? bHi + 1 : end, c);
+    u32 b;
+    if (inShared) {
+      b = lo + lower_bound(skip, 0, nb, c);
+    } else {
+      // Splitters as in and_select.
+      u32 act = __ballot_sync(FULL, active);
+      int lastLane = act != 0 ? 31 - __clz(act) : 0;
+      u32 cLo = __shfl_sync(FULL, c, 0), cHi = __shfl_sync(FULL, c, lastLane);
+      u32 bLo = warp_lower_bound(lastDoc, lo, end, cLo);
+      u32 bHi = warp_lower_bound(lastDoc, bLo, end, cHi);
+      b = lower_bound(lastDoc, bLo, bHi < end ? bHi + 1 : end, c);
+    }
     if (!active || b >= end) b = NONE;
-    bool start = starts_block(cand, i, lastDoc, lo, b);
+    // As starts_block.
+    bool start = b != NONE && (i == 0 || (b != lo && cand[i - 1] <= last(b - 1)));
     u32 lane = threadIdx.x & 31, m = __ballot_sync(FULL, start), mine = m & (FULL >> (31 - lane));
     u32 w0 = (u32)i - lane, b0 = __shfl_sync(FULL, b, 0), r0 = 0;
     // The lanes before the warp's first start share lane 0's block. When
     // that block began before the warp, its first candidate is the first
     // past the previous block's last docid (candidate 0 for the list's
     // first block). The condition is uniform over the warp.
-    if (!(m & 1) && b0 != NONE && b0 != lo) r0 = warp_lower_bound(cand, 0, w0, lastDoc[b0 - 1] + 1);
+    if (!(m & 1) && b0 != NONE && b0 != lo) r0 = warp_lower_bound(cand, 0, w0, last(b0 - 1) + 1);
     if (active) {
       blk[i] = b;
       row[i] = b == NONE ? NONE : (mine != 0 ? w0 + 31 - __clz(mine) : r0);
@@ -727,12 +752,15 @@ static __device__ void select_rows(const AndWave& a, u64 M, u64 li, const u32* c
   }
 }
 
-// and_select_rows selects the rows of list li (see above) for a query
-// alone whose slot is state: blk and row per candidate, sel per row.
+// and_select_rows selects the rows of list li (see above and select_rows)
+// for a query alone whose slot is state: blk and row per candidate, sel
+// per row.
 extern "C" __global__ void __launch_bounds__(TILE)
     and_select_rows(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, const u32* lastDoc, u32* blk,
-                    u32* sel, u64 selRows, u32* row) {
-  select_rows(and_wave(tab, 1, M), M, li, cand, state, lastDoc, blk, sel, selRows, row, blockIdx.x, gridDim.x);
+                    u32* sel, u64 selRows, u32* row, u64 skipCap) {
+  __shared__ u32 skip[SKIP_CAP];
+  select_rows(and_wave(tab, 1, M), M, li, cand, state, lastDoc, blk, sel, selRows, row, blockIdx.x, gridDim.x, skip,
+              skipCap);
 }
 
 // and_step_cta is step li of a query alone of few candidates, one CTA (see
@@ -742,13 +770,14 @@ extern "C" __global__ void __launch_bounds__(TILE)
 // S_STEPS+li. Before the last list it then selects list li+1's rows into
 // blk, row and sel; after it, it also scores each survivor into keys and
 // histograms digit [shift, shift+bits) in shared memory, picks, and ends
-// the top-k into result and bnd (cta_topk).
+// the top-k into result and bnd (cta_topk). skipCap: as select_rows'.
 extern "C" __global__ void __launch_bounds__(BIG)
     and_step_cta(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row, u32* sel,
                  u64 selRows, const u32* docs, const u32* freqs, const u32* counts, u64 bs, const u32* lastDoc,
                  const u32* fm1In, u32* fm1Out, u64 C, u32* candOut, const float* norms, u64 k1p1, u64* keys,
-                 u64 shift, u64 bits, u64* result, u64 resultCap, u64* bnd, u64 bndCap) {
-  // The histogram's shared array, then cta_topk's sort buffer.
+                 u64 shift, u64 bits, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64 skipCap) {
+  // The histogram's shared array, then cta_topk's sort buffer; before the
+  // last list, the next list's skip column (SKIP_CAP words).
   __shared__ u64 sh[FIN_CAP];
   u32* h = reinterpret_cast<u32*>(sh);
   AndWave a = and_wave(tab, 1, M);
@@ -798,11 +827,12 @@ extern "C" __global__ void __launch_bounds__(BIG)
   if (threadIdx.x == 0) state[S_STEPS + li] = running;
   __syncthreads();  // the count, candOut, and every read of blk and row are done
   if (!last) {
-    select_rows(a, M, li + 1, candOut, state, lastDoc, blk, sel, selRows, row, 0, 1);
+    select_rows(a, M, li + 1, candOut, state, lastDoc, blk, sel, selRows, row, 0, 1, reinterpret_cast<u32*>(sh),
+                skipCap);
     return;
   }
   pick_body(h, bits, 0, state);
-  cta_topk(keys, running, shift, bits, state, result, resultCap, bnd, bndCap, sh);
+  cta_topk(keys, running, shift, bits, h, state, result, resultCap, bnd, bndCap, sh);
 }
 
 // ---- Disjunctive pass -----------------------------------------------------
@@ -868,16 +898,17 @@ static __device__ u32 find_row(const u32* docs, u32 bs, u32 r0, u32 r1, u32 df, 
 // to keyCap[q], reserving their places at the query's S_KEYS word with one
 // atomic.
 //
-// With a ticket (a wave of one, its keys few: the host decides), the last
-// CTA then runs the whole top-k of the query's keys (round 0 on digit
-// [shift, shift+bits), into result and bnd, bndCap keys, and the finish):
-// no top-k kernels, whose launches and global histogram cost more than
-// one CTA's walk over a few thousand keys.
+// With a ticket (a wave of one, its keys few: the host decides), every
+// CTA also histograms digit [shift, shift+bits) of the keys it emits into
+// hist (zeroed), and the last CTA then runs the rest of the top-k (the
+// pick, cta_topk: into result and bnd, bndCap keys, and the finish): no
+// top-k kernels, whose launches cost more than one CTA's walk over a few
+// thousand keys.
 extern "C" __global__ void __launch_bounds__(TILE)
     or_span_wave(const u32* docs, const u32* fm1, const u32* qSeg, const u32* segRow, const u32* segIdf,
                  const u32* segDf, u64 bs, u64 k1p1, const float* norms, u64 spans, u32* state, u64 stride, u64* keys,
-                 const u32* keyOff, const u32* keyCap, const u32* needs, u64 shift, u64 bits, u64* result,
-                 u64 resultCap, u64* bnd, u64 bndCap, u32* ticket) {
+                 const u32* keyOff, const u32* keyCap, const u32* needs, u64 shift, u64 bits, u32* hist,
+                 u64* result, u64 resultCap, u64* bnd, u64 bndCap, u32* ticket) {
   // The accumulators, then (the last CTA of a wave of one) the top-k's
   // histogram and sort buffer: OR_SPAN floats are FIN_CAP keys.
   __shared__ u64 sh[OR_SPAN / 2];
@@ -945,17 +976,19 @@ extern "C" __global__ void __launch_bounds__(TILE)
     float f = acc[j];
     if (f != 0.0f && score_bits(f) >= cut) {
       u32 at = base + atomicAdd(&emitted, 1u);
-      if (at < cap) out[at] = make_key(f, lo + j);
+      if (at < cap) {
+        u64 key = make_key(f, lo + j);
+        out[at] = key;
+        if (ticket != 0) atomicAdd(&hist[(key >> shift) & ((1u << bits) - 1)], 1u);
+      }
     }
   }
   if (ticket == 0 || !last_cta(ticket)) return;
   __threadfence();
   u32* st = slot_of(state, q, stride);
   u32 n = umin(((const volatile u32*)st)[S_KEYS], cap);
-  u32* h = reinterpret_cast<u32*>(sh);
-  cta_hist(out, n, shift, bits, h);
-  pick_body(h, bits, 0, st);
-  cta_topk(out, n, shift, bits, st, result, resultCap, bnd, bndCap, sh);
+  pick_body(hist, bits, 0, st);
+  cta_topk(out, n, shift, bits, hist, st, result, resultCap, bnd, bndCap, sh);
 }
 
 // ---- Top-k ----------------------------------------------------------------
@@ -1234,18 +1267,29 @@ static __device__ void finish_body(u64 round, const volatile u64* bnd, volatile 
 //
 // When a query alone has few keys (a few thousand: the host decides by
 // its size class), the last CTA of the kernel that wrote them selects its
-// top-k in place of the top-k kernels: cta_hist (OR; AND's kernels
-// histogram as they score), pick_body, then cta_topk. The keys come from
+// top-k in place of the top-k kernels: the kernel histograms as it
+// writes the keys, its last CTA picks (pick_body) and runs cta_topk. The keys come from
 // other CTAs of the same kernel, published before last_cta, hence the
-// volatile reads. Each
-// thread keeps CTA_UNROLL loads in flight: one CTA walks every key, so
-// their latency, not bandwidth, bounds it.
+// volatile reads. Each thread keeps CTA_UNROLL loads in flight: one CTA
+// walks every key, so their latency, not bandwidth, bounds it.
+//
+// The keys of a query alone bunch at the top (OR's spans emit only their
+// best), so round 0's boundary bin may hold thousands of them, whose sort
+// in one CTA would cost more than the rest. Over CTA_SUB_MIN keys,
+// cta_topk first splits that bin on the next SUB_BITS bits (one more walk
+// over the keys) and keeps only the sub-bin that holds the k-th key as
+// the boundary. The boundary's keys then share their top 12 + SUB_BITS
+// bits, so the host's further rounds, if it needs any, stay exact.
 #define CTA_UNROLL 8
+#define CTA_SUB_MIN 256
+#define SUB_BITS 11
 
 // cta_hist zeroes the shared histogram h and counts digit [shift,
-// shift+bits) of n keys into it. Every thread of the CTA calls it.
-static __device__ void cta_hist(const volatile u64* keys, u32 n, u64 shift, u64 bits, u32* h) {
-  u32 nbins = 1u << bits, mask = nbins - 1;
+// shift+bits) of those of the n keys whose digit [fshift, fshift+fbits)
+// is fbin. Every thread of the CTA calls it.
+static __device__ void cta_hist(const volatile u64* keys, u32 n, u64 shift, u64 bits, u32* h, u64 fshift, u64 fbits,
+                                u32 fbin) {
+  u32 nbins = 1u << bits, mask = nbins - 1, fmask = (1u << fbits) - 1;
   for (u32 j = threadIdx.x; j < nbins; j += blockDim.x) h[j] = 0;
   __syncthreads();
   for (u32 base = 0; base < n; base += CTA_UNROLL * blockDim.x) {
@@ -1257,26 +1301,40 @@ static __device__ void cta_hist(const volatile u64* keys, u32 n, u64 shift, u64 
     }
 #pragma unroll
     for (int u = 0; u < CTA_UNROLL; u++)
-      if (base + u * blockDim.x + threadIdx.x < n) atomicAdd(&h[(k[u] >> shift) & mask], 1u);
+      if (base + u * blockDim.x + threadIdx.x < n && ((u32)(k[u] >> fshift) & fmask) == fbin)
+        atomicAdd(&h[(k[u] >> shift) & mask], 1u);
   }
   __syncthreads();
 }
 
-// cta_topk moves the keys above the picked bin to result and those in it
-// to bnd (up to bndCap), counting in shared memory, then finishes as
-// topk_finish does, sorting in sk (FIN_CAP keys of shared memory). A
-// boundary over FIN_CAP keys leaves S_DONE clear: the host runs further
-// rounds from bnd, as after topk_compact_*. Every thread calls it.
-static __device__ void cta_topk(const volatile u64* keys, u32 n, u64 shift, u64 bits, u32* state, u64* result, u64 resultCap,
-                                u64* bnd, u64 bndCap, u64* sk) {
+// cta_topk ends round 0 after its pick (hist: its histogram, shared or
+// global): the keys above the picked bin go to result and those in it to
+// bnd (up to bndCap), counting in shared memory, after a split of a large
+// bin (see above); then it finishes as topk_finish does, sorting in sk
+// (FIN_CAP keys of shared memory, which may hold hist). A boundary over
+// FIN_CAP keys leaves S_DONE clear: the host runs further rounds from
+// bnd, as after topk_compact_*. Every thread calls it.
+static __device__ void cta_topk(const volatile u64* keys, u32 n, u64 shift, u64 bits, const volatile u32* hist,
+                                u32* state, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64* sk) {
   __shared__ u32 nres, nbnd;
   const volatile u32* vs = state;
   u32 done = vs[S_DONE], sure = vs[S_SURE], b = vs[S_BND], mask = (1u << bits) - 1;
+  bool sub = !done && b != NONE && hist[b] > CTA_SUB_MIN;
+  u32 sure2 = 0, b2 = NONE, shift2 = (u32)shift - SUB_BITS, mask2 = (1u << SUB_BITS) - 1;
   if (threadIdx.x == 0) {
     nres = vs[S_RESULT];
     nbnd = 0;
   }
-  __syncthreads();
+  __syncthreads();  // every thread has read hist, which sk may hold
+  if (sub) {
+    // pick_body takes S_NEED, the keys still needed from bin b, and
+    // leaves the sub-bins' cut in the state words.
+    u32* h2 = reinterpret_cast<u32*>(sk);
+    cta_hist(keys, n, shift2, SUB_BITS, h2, shift, bits, b);
+    pick_body(h2, SUB_BITS, 0, state);
+    sure2 = vs[S_SURE];
+    b2 = vs[S_BND];
+  }
   // done is uniform over the CTA, so every lane reaches append.
   for (u32 base = 0; !done && base < n; base += CTA_UNROLL * blockDim.x) {
     u64 k[CTA_UNROLL];
@@ -1288,9 +1346,10 @@ static __device__ void cta_topk(const volatile u64* keys, u32 n, u64 shift, u64 
 #pragma unroll
     for (int u = 0; u < CTA_UNROLL; u++) {
       bool ok = base + u * blockDim.x + threadIdx.x < n;
-      u32 bin = (u32)(k[u] >> shift) & mask;
-      append(k[u], ok && bin >= sure, result, &nres, resultCap);
-      append(k[u], ok && bin == b, bnd, &nbnd, bndCap);
+      u32 bin = (u32)(k[u] >> shift) & mask, bin2 = (u32)(k[u] >> shift2) & mask2;
+      bool in = ok && bin == b;
+      append(k[u], ok && (bin >= sure || (sub && in && bin2 >= sure2)), result, &nres, resultCap);
+      append(k[u], in && (!sub || bin2 == b2), bnd, &nbnd, bndCap);
     }
   }
   __syncthreads();
