@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -200,3 +201,26 @@ func TestSegmentsAnswerAsAFreshBuild(t *testing.T) {
 
 // registerGPUDriver registers the test's GPU driver once, however many
 // times the test runs (-count).
+
+// TestCommitSegmentsRefusesMixedTitleWeights checks that segments whose
+// frequencies fold in different title weights are never committed as one
+// index, and that a commit point naming such segments does not open.
+func TestCommitSegmentsRefusesMixedTitleWeights(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 9))
+	dir := filepath.Join(t.TempDir(), "ix")
+	d, err := index.LockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Unlock()
+	a := writeSegDocs(t, d, randomSegDocs(r, "a", 20), false)
+	b := writeSegDocs(t, d, randomSegDocs(r, "b", 20), false)
+	b.TitleWeight = 2
+	_, err = d.CommitSegments([]index.CommitSegment{{Meta: a}, {Meta: b}}, false)
+	if err == nil || !strings.Contains(err.Error(), "title weight") {
+		t.Errorf("CommitSegments of weights 0 and 2 = %v, want a refusal naming the title weight", err)
+	}
+	if _, err := index.ReadMeta(dir); err == nil {
+		t.Error("a refused commit left a commit point")
+	}
+}

@@ -54,7 +54,7 @@ func newIndexCmd() *cobra.Command {
 			opts.Store = pick(fl.Changed("store"), f.store, ic.Store)
 			opts.Positions = pick(fl.Changed("positions"), f.positions, ic.Positions)
 			opts.PositionsCodec = pick(fl.Changed("positions-codec"), f.positionsCodec, ic.PositionsCodec)
-			opts.TitleWeight = pick(fl.Changed("title-weight"), f.titleWeight, ic.TitleWeight)
+			opts.TitleWeight = pick(fl.Changed("title-weight"), f.titleWeight, int(ic.TitleWeight))
 			opts.Force = f.force
 			opts.Progress = stderrUnlessQuiet(f.quiet)
 			if f.update {
@@ -136,7 +136,7 @@ func indexOptions(cfg config.Config) indexer.Options {
 		DocIDCodec: ic.DocIDCodec, FreqCodec: ic.FreqCodec, Order: ic.Order, Seed: ic.Seed,
 		Workers: ic.Workers, MemoryBudget: ic.MemoryBudgetMB << 20, MaxDocBytes: ic.MaxDocBytes,
 		Oversize: ic.Oversize, TempDir: ic.TempDir, Store: ic.Store, BM25: cfg.BM25,
-		Positions: ic.Positions, PositionsCodec: ic.PositionsCodec, TitleWeight: ic.TitleWeight, Merge: mergePolicy(ic.Merge),
+		Positions: ic.Positions, PositionsCodec: ic.PositionsCodec, TitleWeight: int(ic.TitleWeight), Merge: mergePolicy(ic.Merge),
 	}
 }
 
