@@ -240,6 +240,7 @@ func TestWriteHTML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cran, _ := converted(t, "cranfield")
 	tests := []struct {
 		name      string
 		c         *Collection
@@ -248,6 +249,7 @@ func TestWriteHTML(t *testing.T) {
 		wantText  string
 	}{
 		{"rfc title", rfc, "rfc2", "Hypertext Transfer Protocol -- HTTP/1.1", "HTTP is an application-level protocol."},
+		{"cranfield title of two lines", &Collection{Docs: cran.Docs[:1]}, "1", "experimental investigation of the aerodynamics of a wing in a slipstream .", "an experimental study of a wing in a propeller slipstream"},
 		{"shared title", rfc, "rfc5", rfc.Docs[4].Title, ""},
 		{"markup escaped", &Collection{Docs: []Doc{{ID: "d1", Title: "a <b> & </title>", Text: "x < y && </pre> z"}}}, "d1", "a <b> & </title>", "x < y && </pre> z"},
 		{"no title", &Collection{Docs: []Doc{{ID: "d1", Text: "first line\nsecond"}}}, "d1", "first line", "second"},
