@@ -290,6 +290,7 @@ func TestCLIErrors(t *testing.T) {
 		{"index with an unknown codec", []string{"index", "--quiet", "--codec", "nosuch", "--out", filepath.Join(t.TempDir(), "x"), sampleCrawl}, 1,
 			append([]string{"nosuch"}, codecplugins.Names()...)},
 		{"index with a title weight and positions", []string{"index", "--quiet", "--title-weight", "2", "--out", filepath.Join(t.TempDir(), "x"), sampleCrawl}, 1, []string{"index.positions: false"}},
+		{"index a compressed corpus with a title weight", []string{"index", "--quiet", "--title-weight", "2", "--positions=false", "--from-compressed", t.TempDir(), "--out", filepath.Join(t.TempDir(), "x")}, 2, []string{"--from-compressed"}},
 		{"index with a negative title weight", []string{"index", "--quiet", "--title-weight", "-1", "--positions=false", "--out", filepath.Join(t.TempDir(), "x"), sampleCrawl}, 1, []string{"title weight -1"}},
 		{"index a missing crawl", []string{"index", "--quiet", "--codec", "varint-SU", "--out", filepath.Join(t.TempDir(), "x"), filepath.Join(notIndex, "nope")}, 1, []string{"nope"}},
 		{"missing config file", []string{"search", "--config", filepath.Join(notIndex, "nope.yaml"), "--index", idx, "http"}, 1, []string{"nope.yaml"}},

@@ -76,6 +76,9 @@ func newIndexCmd() *cobra.Command {
 			if f.fromCompressed != "" && f.passages > 0 {
 				return usagef("index: --passages splits crawl documents; it does not apply to --from-compressed")
 			}
+			if f.fromCompressed != "" && opts.TitleWeight != 0 {
+				return usagef("index: a compressed corpus keeps no titles: a title weight does not apply to --from-compressed")
+			}
 			if f.fromCompressed != "" {
 				if len(args) != 0 || fl.Changed("order") {
 					return usagef("index: --from-compressed takes no CRAWL_DIR and keeps the corpus's docid order")
