@@ -3,6 +3,7 @@ package indexer_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -130,7 +131,7 @@ func TestTitleWeightScoresPseudoDocuments(t *testing.T) {
 	crawl := t.TempDir()
 	c.write(t, crawl)
 	for _, w := range []uint32{0, 1, 2, 4} {
-		t.Run(string(rune('0'+w)), func(t *testing.T) {
+		t.Run(fmt.Sprintf("w=%d", w), func(t *testing.T) {
 			ix, _, out := build(t, crawl, indexer.Options{TitleWeight: int(w), Store: index.StoreTitles, Workers: 2})
 			if got := ix.Meta().TitleWeight; got != w {
 				t.Fatalf("meta.json records title weight %d, want %d", got, w)
