@@ -161,10 +161,8 @@ func newQEngineOn(ix *index.Index, cols *columns) (*qengine, error) {
 	be := cols.be
 	e := &qengine{ix: ix, be: be, cols: cols, docCol: cols.doc, freqCol: cols.freq, lastDoc: cols.lastDoc, reencoded: cols.reencoded,
 		qc: cols.qc, bs: ix.BlockSize(), docs: ix.NumDocs(), gridCap: 8 * max(1, be.multiprocessors()),
-		wavePostings: defaultWavePostings, waveCandidates: defaultWaveCandidates, ctaKeys: ctaTopKKeys, stepCands: andStepCands,
-		skipBlocks: skipCapBlocks,
-		topk:       TopKRadix,
-		spare:      make(chan *workspace, workspaces)}
+		wavePostings: defaultWavePostings, waveCandidates: defaultWaveCandidates, ctaKeys: ctaTopKKeys,
+		stepCands: andStepCands, skipBlocks: skipCapBlocks, topk: TopKRadix, spare: make(chan *workspace, workspaces)}
 	for i := range workspaces {
 		e.spare <- &workspace{lane: i}
 	}
