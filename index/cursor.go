@@ -251,6 +251,34 @@ func (c *Cursor) Freq() uint32 {
 	return c.freqs[c.pos] + 1
 }
 
+// Rest returns the decoded block's postings from the current one on,
+// their docids and their stored frequencies (each the term frequency less
+// one), decoding the frequencies if need be: for an engine that scores a
+// block in a loop of its own, then moves past what it read with Advance.
+// ok is false, and the slices empty, where there is no such block (a lazy
+// cursor before its first move, or past the end) or the cursor must skip
+// deleted documents; Next and Freq serve there.
+func (c *Cursor) Rest() (docs, freqs []uint32, ok bool) {
+	if c.del != nil || c.pos >= len(c.docs) {
+		return nil, nil, false
+	}
+	if !c.freqsReady {
+		c.decodeFreqs()
+	}
+	return c.docs[c.pos:], c.freqs[c.pos:c.n], true
+}
+
+// Advance moves n postings on, n at most the length of what Rest returned
+// (the whole of it: onto the next block's first posting), and returns the
+// docid it reaches.
+func (c *Cursor) Advance(n int) uint32 {
+	if n <= 0 {
+		return c.cur
+	}
+	c.pos += n - 1
+	return c.Next()
+}
+
 // MaxScore bounds the BM25 term score of every posting in the list.
 func (c *Cursor) MaxScore() float32 { return c.info.MaxScore }
 

@@ -321,3 +321,50 @@ func TestCursorPeek(t *testing.T) {
 		}
 	}
 }
+
+// TestCursorRest walks every list with Rest and Advance, random steps at
+// a time, and checks what Rest returns against the list: the postings
+// from the current one to its block's end, frequencies less one.
+func TestCursorRest(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	c := randomCollection(r, cursorDocs, cursorLengths)
+	for _, codec := range testCodecs() {
+		dir := t.TempDir()
+		c.write(t, dir, codec)
+		ix := openIndex(t, dir)
+		bs := ix.BlockSize()
+		for i, l := range c.lists {
+			cur := ix.LazyCursor(ix.Term(i))
+			if docs, _, ok := cur.Rest(); ok || len(docs) != 0 {
+				t.Fatalf("%s/%s: Rest before the first move = %d postings, %v; want none, false", codec, l.term, len(docs), ok)
+			}
+			cur.Next()
+			for pos := 0; pos < len(l.docs); {
+				docs, freqs, ok := cur.Rest()
+				if want := min(len(l.docs), (pos/bs+1)*bs) - pos; !ok || len(docs) != want || len(freqs) != want {
+					t.Fatalf("%s/%s: at posting %d, Rest = %d docids, %d freqs, %v; want %d, true", codec, l.term, pos, len(docs), len(freqs), ok, want)
+				}
+				for j := range docs {
+					if docs[j] != l.docs[pos+j] || freqs[j]+1 != l.freqs[pos+j] {
+						t.Fatalf("%s/%s: posting %d = (%d, %d), want (%d, %d)", codec, l.term, pos+j, docs[j], freqs[j]+1, l.docs[pos+j], l.freqs[pos+j])
+					}
+				}
+				if got := cur.Advance(0); got != l.docs[pos] {
+					t.Fatalf("%s/%s: Advance(0) at posting %d = %d, want %d", codec, l.term, pos, got, l.docs[pos])
+				}
+				n := 1 + r.IntN(len(docs))
+				pos += n
+				want := index.NoMoreDocs
+				if pos < len(l.docs) {
+					want = l.docs[pos]
+				}
+				if got := cur.Advance(n); got != want || cur.DocID() != want {
+					t.Fatalf("%s/%s: Advance(%d) to posting %d = %d (DocID %d), want %d", codec, l.term, n, pos, got, cur.DocID(), want)
+				}
+			}
+			if docs, _, ok := cur.Rest(); ok || len(docs) != 0 {
+				t.Fatalf("%s/%s: Rest past the end = %d postings, %v; want none, false", codec, l.term, len(docs), ok)
+			}
+		}
+	}
+}

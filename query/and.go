@@ -3,13 +3,12 @@ package query
 import (
 	"cmp"
 	"slices"
-	"unsafe"
 
 	"github.com/gpusearch/gpusearch/index"
 )
 
-// normsAhead is how many of the driver's postings ahead andQuery
-// prefetches a norm: a miss costs about as much as scoring a few postings.
+// normsAhead is how many postings ahead in a list the loops (scanOne,
+// MaxScore's essential lists) prefetch a norm: a miss costs about as much as scoring a few postings.
 // It does so only past prefetchDocs documents, whose norms (4 bytes each)
 // outgrow a core's L2 cache; below, the call costs more than it saves.
 const (
@@ -38,7 +37,6 @@ func andQuery(s *search) error {
 	for i := len(ls) - 1; i >= 0; i-- {
 		rest[i] = rest[i+1] + ls[i].bound
 	}
-	ahead := len(s.norms) > prefetchDocs
 	d := ls[0].Next() // the lists open lazily: onto the shortest's first posting
 	for d != index.NoMoreDocs {
 		if err := s.tick(); err != nil {
@@ -56,23 +54,26 @@ func andQuery(s *search) error {
 			d = ls[0].Next()
 			continue
 		}
-		// The driver's score needs d's norm, which on a large collection
-		// is a cache miss; the driver's docids a few postings on are
-		// already decoded, so their norms are fetched ahead.
-		if ahead {
-			if a := ls[0].Peek(normsAhead); a < uint32(len(s.norms)) {
-				prefetch(unsafe.Pointer(&s.norms[a]))
-			}
+		// Most candidates fail on the driver's score alone: scan its
+		// decoded blocks in place to the first that does not. (On a
+		// large collection the scan fetches the norms ahead: the
+		// driver's docids a few postings on are already decoded.)
+		x, sc, n, err := s.scanOne(ls[0], rest[1])
+		s.stats.PostingsScored += n
+		if err != nil {
+			return err
+		}
+		if d = x; d == index.NoMoreDocs {
+			break
 		}
 		norm := s.norms[d]
-		var partial float64
-		i := 0
+		scores[ls[0].pos] = sc
+		partial := float64(sc)
+		i := 1
 		for ; i < len(ls); i++ {
 			l := ls[i]
-			if i > 0 {
-				if x := l.NextGEQ(d); x != d {
-					break
-				}
+			if x := l.NextGEQ(d); x != d {
+				break
 			}
 			sc := s.params.TermScore(l.idf, l.Freq(), norm)
 			s.stats.PostingsScored++

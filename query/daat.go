@@ -66,7 +66,13 @@ func (e *DAAT) runAbove(ctx context.Context, q Query, mode Mode, floor float64) 
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
-	terms, all := resolve(e.ix, q.Terms)
+	s, _ := e.searches.Get().(*search)
+	if s == nil {
+		s = new(search)
+	}
+	defer e.searches.Put(s)
+	terms, all := resolveInto(s.terms[:0], e.ix, q.Terms)
+	s.terms = terms
 	if len(terms) == 0 || (mode == And && !all) {
 		return res, nil
 	}
@@ -81,9 +87,7 @@ func (e *DAAT) runAbove(ctx context.Context, q Query, mode Mode, floor float64) 
 			return res, nil
 		}
 	}
-	s, _ := e.searches.Get().(*search)
 	s = openSearch(s, ctx, e.ix, terms, q.K, algo.seeks)
-	defer e.searches.Put(s)
 	defer s.release()
 	s.floor, s.thr = floor, floor
 	var err error
@@ -127,6 +131,7 @@ type search struct {
 	memo    []memo  // by query position: the last term score computed
 	steps   int
 	cursors []*index.Cursor // the lists' cursors, kept for reuse (openSearch)
+	terms   []term          // the query's resolved terms, their memory kept for reuse
 
 	// Room for the lists and memos of a query of up to inline terms, so
 	// that a short query's state is one allocation, and for the
@@ -156,20 +161,21 @@ func newSearch(ctx context.Context, ix *index.Index, terms []term, k int, lazy b
 }
 
 // openSearch is newSearch in the memory of s, a finished search on the
-// same index (released), or anew where s is nil: its cursors, heap and
-// scratch are reused.
+// same index (released) or a new(search), or anew where s is nil: its
+// cursors, heap, term memory and scratch are reused.
 func openSearch(s *search, ctx context.Context, ix *index.Index, terms []term, k int, lazy bool) *search {
 	var cursors []*index.Cursor
+	var kept []term
 	var top *TopK
 	if s == nil {
 		s = new(search)
 	} else {
-		cursors = s.cursors
-		top = s.top
-		top.reset(k)
+		cursors, kept, top = s.cursors, s.terms, s.top
 	}
 	if top == nil {
 		top = NewTopK(k)
+	} else {
+		top.reset(k)
 	}
 	*s = search{
 		ctx:     ctx,
@@ -180,6 +186,7 @@ func openSearch(s *search, ctx context.Context, ix *index.Index, terms []term, k
 		floor:   -1,
 		slack:   boundSlack(len(terms)),
 		cursors: cursors,
+		terms:   kept,
 	}
 	n := len(terms)
 	lists := slices.Grow(s.listBuf[:0], n)[:n]

@@ -322,6 +322,9 @@ func TestParse(t *testing.T) {
 		{"", nil},
 		{"  ... ", nil},
 		{"b a b c a", []string{"b", "a", "c"}},
+		// Past 16 distinct terms Parse finds duplicates in a map.
+		{"w01 w02 w03 w04 w05 w06 w07 w08 w09 w10 w11 w12 w13 w14 w15 w16 w03 w17 w18 w01 w19 w18 w16",
+			strings.Fields("w01 w02 w03 w04 w05 w06 w07 w08 w09 w10 w11 w12 w13 w14 w15 w16 w17 w18 w19")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {

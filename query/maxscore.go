@@ -1,7 +1,9 @@
 package query
 
 import (
-	"sort"
+	"cmp"
+	"slices"
+	"unsafe"
 
 	"github.com/gpusearch/gpusearch/index"
 )
@@ -16,9 +18,10 @@ import (
 // lists not yet probed cannot beat the threshold.
 //
 // One pass over the essential lists scores the candidate, moves the lists
-// standing on it and finds the next candidate. The threshold only rises
-// when a document enters the heap, so the essential lists are recounted
-// only then.
+// standing on it and finds the next candidate; a single essential list
+// (the common case once the heap fills) is scanned in place instead
+// (scanOne). The threshold only rises when a document enters the heap, so
+// the essential lists are recounted only then.
 func maxScoreQuery(s *search) error {
 	// scores, by query position: the candidate's term scores, 0 for a
 	// list that does not hold it. Adding a 0 leaves a float32 sum
@@ -26,7 +29,8 @@ func maxScoreQuery(s *search) error {
 	// that hold it.
 	ls, upTo, scores := s.scratch(len(s.lists))
 	copy(ls, s.lists)
-	sort.SliceStable(ls, func(i, j int) bool { return ls[i].bound < ls[j].bound })
+	// (sort.SliceStable would allocate a reflective swapper per query.)
+	slices.SortStableFunc(ls, func(a, b *termList) int { return cmp.Compare(a.bound, b.bound) })
 	upTo = upTo[:len(ls)] // upTo[i]: sum of the bounds of ls[:i+1]
 	var acc float64
 	for i, l := range ls {
@@ -44,6 +48,11 @@ func maxScoreQuery(s *search) error {
 	if first == len(ls) {
 		return nil
 	}
+	ahead := len(s.norms) > prefetchDocs
+	var rest float64 // the sum of the non-essential lists' bounds
+	if first > 0 {
+		rest = upTo[first-1]
+	}
 	// The lists open lazily: the essential ones move onto their first
 	// posting, the others are only ever sought (NextGEQ), which decodes
 	// no block they skip, the first included. Lists only ever turn
@@ -56,18 +65,54 @@ func maxScoreQuery(s *search) error {
 		if err := s.tick(); err != nil {
 			return err
 		}
-		norm := s.norms[d]
 		next := index.NoMoreDocs
 		var partial float64
-		for _, l := range ls[first:] {
-			if l.DocID() == d {
-				sc := s.params.TermScore(l.idf, l.Freq(), norm)
-				scored++
-				scores[l.pos] = sc
-				partial += float64(sc)
-				l.Next()
+		var norm float32
+		if first == len(ls)-1 {
+			// One essential list, which holds every candidate: four in
+			// five on all RFCs. Most fail on its score alone: scan to
+			// the first that does not.
+			l := ls[first]
+			if l.DocID() != d {
+				// d came from a list that has just turned non-essential:
+				// the others' bounds alone cannot enter.
+				d = l.DocID()
+				continue
 			}
-			next = min(next, l.DocID())
+			var sc float32
+			var n int64
+			var err error
+			d, sc, n, err = s.scanOne(l, rest)
+			scored += n
+			if err != nil {
+				return err
+			}
+			if d == index.NoMoreDocs {
+				break
+			}
+			norm = s.norms[d]
+			scores[l.pos] = sc
+			partial = float64(sc)
+			next = l.Next()
+		} else {
+			norm = s.norms[d]
+			for _, l := range ls[first:] {
+				if l.DocID() == d {
+					sc := s.params.TermScore(l.idf, l.Freq(), norm)
+					scored++
+					scores[l.pos] = sc
+					partial += float64(sc)
+					if ahead {
+						// As andQuery does for its driver: on a large
+						// collection a norm is a cache miss.
+						if a := l.Peek(normsAhead); a != index.NoMoreDocs {
+							prefetch(unsafe.Pointer(&s.norms[a]))
+						}
+					}
+					l.Next()
+				}
+				next = min(next, l.DocID())
+			}
 		}
 		complete := true
 		for i := first - 1; i >= 0; i-- {
@@ -96,6 +141,9 @@ func maxScoreQuery(s *search) error {
 				if first == len(ls) {
 					return nil // not even a document in every list can enter
 				}
+				if first > 0 {
+					rest = upTo[first-1]
+				}
 			}
 		}
 		if len(scores) <= inline {
@@ -110,4 +158,49 @@ func maxScoreQuery(s *search) error {
 		d = next
 	}
 	return nil
+}
+
+// scanOne moves l, the only essential list, from its current posting to
+// the first whose score plus rest, the non-essential lists' bounds, could
+// enter the heap, and returns that posting's docid and score (NoMoreDocs
+// past the end) and how many postings it scored. It reads the decoded
+// blocks in place (index.Cursor.Rest): the rejected postings, most of a
+// query's, cost a score and a compare each (canEnter's, with the
+// threshold, which does not move here, held in registers).
+func (s *search) scanOne(l *termList, rest float64) (uint32, float32, int64, error) {
+	var n int64
+	slack, thr, norms, p := s.slack, s.thr, s.norms, s.params
+	ahead := len(norms) > prefetchDocs // as in andQuery
+	for {
+		if err := s.tick(); err != nil {
+			return 0, 0, n, err
+		}
+		docs, freqs, ok := l.Rest()
+		if !ok {
+			d := l.DocID()
+			if d == index.NoMoreDocs {
+				return d, 0, n, nil
+			}
+			sc := p.TermScore(l.idf, l.Freq(), norms[d])
+			n++
+			if (float64(sc)+rest)*slack > thr {
+				return d, sc, n, nil
+			}
+			l.Next()
+			continue
+		}
+		freqs = freqs[:len(docs)]
+		for i, d := range docs {
+			if ahead && i+normsAhead < len(docs) {
+				prefetch(unsafe.Pointer(&norms[docs[i+normsAhead]]))
+			}
+			sc := p.TermScore(l.idf, freqs[i]+1, norms[d])
+			if (float64(sc)+rest)*slack > thr {
+				l.Advance(i)
+				return d, sc, n + int64(i) + 1, nil
+			}
+		}
+		n += int64(len(docs))
+		l.Advance(len(docs))
+	}
 }

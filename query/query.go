@@ -75,23 +75,46 @@ func Parse(a *analysis.Analyzer, text string, mode Mode, k int) (Query, error) {
 	if len(parts)%2 == 0 {
 		return Query{}, fmt.Errorf("query: %w: quote a phrase between two", ErrUnbalancedQuotes)
 	}
-	seen := map[string]bool{}
+	// A query's terms are few: a scan of those kept finds a duplicate
+	// sooner than a map, which would cost allocations on every query
+	// (Parse is timed with the engines); past seenScan terms a map does.
+	var seen map[string]bool
 	for i, part := range parts {
-		var terms []string
+		quoted := i%2 == 1
+		var terms []string // a phrase's, in order
 		a.Analyze([]byte(part), func(t string) {
-			terms = append(terms, t)
-			if !seen[t] {
-				seen[t] = true
-				q.Terms = append(q.Terms, t)
+			if quoted {
+				terms = append(terms, t)
 			}
+			if seen == nil && len(q.Terms) == seenScan {
+				seen = make(map[string]bool, 2*seenScan)
+				for _, u := range q.Terms {
+					seen[u] = true
+				}
+			}
+			if seen != nil {
+				if seen[t] {
+					return
+				}
+				seen[t] = true
+			} else if slices.Contains(q.Terms, t) {
+				return
+			}
+			if q.Terms == nil {
+				q.Terms = make([]string, 0, 8) // one allocation for most queries
+			}
+			q.Terms = append(q.Terms, t)
 		})
-		phrase := i%2 == 1 && len(terms) > 1
-		if phrase && !slices.ContainsFunc(q.Phrases, func(p []string) bool { return slices.Equal(p, terms) }) {
+		if len(terms) > 1 && !slices.ContainsFunc(q.Phrases, func(p []string) bool { return slices.Equal(p, terms) }) {
 			q.Phrases = append(q.Phrases, terms)
 		}
 	}
 	return q, nil
 }
+
+// seenScan is how many distinct terms Parse checks a new one against by a
+// scan before it keeps them in a map.
+const seenScan = 16
 
 // Hit is one result.
 type Hit struct {
@@ -138,8 +161,13 @@ type term struct {
 // resolve looks the query's terms up. For AND, found is false when a term
 // is missing (the answer is empty); OR drops missing terms.
 func resolve(ix *index.Index, terms []string) (out []term, allFound bool) {
-	allFound = true
-	out = make([]term, 0, len(terms))
+	return resolveInto(make([]term, 0, len(terms)), ix, terms)
+}
+
+// resolveInto is resolve appending to out, whose memory a caller that
+// keeps it from one query to the next reuses.
+func resolveInto(out []term, ix *index.Index, terms []string) ([]term, bool) {
+	allFound := true
 	for _, t := range terms {
 		info, ok := ix.Lookup(t)
 		if !ok {

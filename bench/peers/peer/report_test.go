@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"testing"
+	"time"
 )
 
 func hits(docs ...int) []Hit {
@@ -15,6 +17,32 @@ func hits(docs ...int) []Hit {
 		h[i] = Hit{Doc: d, Score: float64(len(docs) - i)}
 	}
 	return h
+}
+
+// TestFastestPasses: each query's fastest time over the passes, in query
+// order.
+func TestFastestPasses(t *testing.T) {
+	tests := []struct {
+		name  string
+		times []time.Duration
+		n     int
+		want  []time.Duration
+	}{
+		{"one pass", []time.Duration{3, 1, 2}, 3, []time.Duration{3, 1, 2}},
+		{"three passes", []time.Duration{5, 1, 9, 4, 2, 7, 6, 3, 8}, 3, []time.Duration{4, 1, 7}},
+		{"one query", []time.Duration{4, 2, 3}, 1, []time.Duration{2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := fastestPasses(tt.times, tt.n); !slices.Equal(got, tt.want) {
+				t.Errorf("fastestPasses(%v, %d) = %v, want %v", tt.times, tt.n, got, tt.want)
+			}
+		})
+	}
+	r := summarize(Run{CPU: []time.Duration{3000, 1000, 2000, 5000}, Wall: make([]time.Duration, 4), Hits: make([][]Hit, 2)})
+	if r.BestCPUMeanUS != 1.5 || r.CPUMeanUS != 2.75 {
+		t.Errorf("summarize: best CPU mean %v, CPU mean %v; want 1.5, 2.75", r.BestCPUMeanUS, r.CPUMeanUS)
+	}
 }
 
 func TestOverlap10(t *testing.T) {

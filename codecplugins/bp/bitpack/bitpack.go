@@ -1,6 +1,7 @@
 package bitpack
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"slices"
 )
@@ -109,11 +110,19 @@ func UnpackHorizontal(dst []uint32, src []byte, b int) {
 	if len(dst) == 0 {
 		return
 	}
-	var buf [4 * MaxWidth]byte
+	// The last, partial group: its bits are one little-endian stream,
+	// value i at bit i*b. Read here with 64-bit loads from a padded copy,
+	// since a group array handed to unpackH[b], an indirect call, would
+	// escape: two allocations for every list's last block, ten a query on
+	// the RFCs.
+	var buf [4*MaxWidth + 8]byte
 	copy(buf[:], src[:HorizontalLen(len(dst), b)])
-	var g [GroupLen]uint32
-	unpackH[b](&g, buf[:])
-	copy(dst, g[:])
+	mask := uint64(1)<<b - 1
+	for i := range dst {
+		bit := i * b
+		w := binary.LittleEndian.Uint64(buf[bit>>3:])
+		dst[i] = uint32(w >> (bit & 7) & mask)
+	}
 }
 
 // grow extends dst by n bytes and returns it with the new tail.
