@@ -22,9 +22,8 @@ import (
 // before it, which costs only their size, and the index keeps at most
 // SegmentsPerTier-1 small segments, whose fixed cost per query and term
 // a query pays in each. A segment whose deleted documents exceed
-// MaxDeletedShare of its own is merged too (alone, or with its tier's,
-// and with the small segments, which its rewrite makes nearly free),
-// which purges them. Each merge restores URL order across its inputs and
+// MaxDeletedShare of its own is merged too (alone, or with its tier's),
+// with every segment of the tiers below, which purges them. Each merge restores URL order across its inputs and
 // computes bounds afresh; a merge whose inputs hold more than
 // MaxMergeDocs live documents is not run (the memory a merge holds grows
 // with its documents: their lengths, URLs and one list at a time), nor
@@ -108,10 +107,16 @@ func (p MergePolicy) plan(segs []segmentSize) []int {
 		if !full && !purge {
 			continue
 		}
-		if purge && t != floorTier {
-			// The purge rewrites a segment larger than the small ones:
-			// merging them into it adds little to its cost.
-			in = append(slices.Clone(in), tiers[floorTier]...)
+		if purge {
+			// The purge rewrites a segment larger than those of the
+			// tiers below: merging them into it at most doubles its
+			// cost, and saves their own merges.
+			in = slices.Clone(in)
+			for u, below := range tiers {
+				if u < t {
+					in = append(in, below...)
+				}
+			}
 		}
 		// The smallest first, as many as fit the largest merge.
 		slices.SortFunc(in, func(a, b int) int { return cmp.Compare(segs[a].live(), segs[b].live()) })

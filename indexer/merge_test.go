@@ -18,7 +18,8 @@ func TestMergePlan(t *testing.T) {
 		{"three small under a big one", []segmentSize{{docs: 32000}, {docs: 300}, {docs: 320}, {docs: 310}}, nil},
 		{"four small: the tier is full", []segmentSize{{docs: 32000}, {docs: 300}, {docs: 320}, {docs: 310}, {docs: 400}}, []int{1, 3, 2, 4}},
 		{"small ones of other tiers", []segmentSize{{docs: 32000}, {docs: 3}, {docs: 300}, {docs: 30}, {docs: 3000}}, nil},
-		{"a segment mostly deleted", []segmentSize{{docs: 32000, deleted: 16000}, {docs: 300}}, []int{0}},
+		{"a segment mostly deleted, with the tiers below", []segmentSize{{docs: 32000, deleted: 16000}, {docs: 300}}, []int{1, 0}},
+		{"a segment mostly deleted", []segmentSize{{docs: 32000, deleted: 16000}, {docs: 40000}}, []int{0}},
 		{"a deleted one merges with its tier", []segmentSize{{docs: 300, deleted: 200}, {docs: 90}, {docs: 32000}}, []int{1, 0}},
 		{"empty segments", []segmentSize{{docs: 5, deleted: 5}, {docs: 1}, {docs: 2}, {docs: 3}}, []int{0, 1, 2, 3}},
 	} {
@@ -38,7 +39,8 @@ func TestMergePlan(t *testing.T) {
 }
 
 // TestMergePlanFloor checks the default policy: the segments under a tenth
-// of the live documents form one tier, and a purge takes them along.
+// of the live documents form one tier, and a purge takes the tiers below
+// along.
 func TestMergePlanFloor(t *testing.T) {
 	p := MergePolicy{}.withDefaults() // 2 per tier, ratio 8, floor 0.1, 10% deleted
 	for _, tt := range []struct {
@@ -51,6 +53,7 @@ func TestMergePlanFloor(t *testing.T) {
 		{"a mid-sized one above the floor", []segmentSize{{docs: 9148}, {docs: 1104}, {docs: 92}}, nil},
 		{"a purge takes the small one along", []segmentSize{{docs: 9148, deleted: 1000}, {docs: 900}}, []int{1, 0}},
 		{"a purge of a small one", []segmentSize{{docs: 9148}, {docs: 100, deleted: 50}}, []int{1}},
+		{"a purge takes the tiers below", []segmentSize{{docs: 9148, deleted: 920}, {docs: 920}}, []int{1, 0}},
 		{"a purge leaves larger tiers", []segmentSize{{docs: 9148}, {docs: 2000, deleted: 300}, {docs: 100}}, []int{2, 1}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
