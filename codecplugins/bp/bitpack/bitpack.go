@@ -1,6 +1,7 @@
 package bitpack
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"slices"
 )
@@ -106,14 +107,24 @@ func UnpackHorizontal(dst []uint32, src []byte, b int) {
 		unpackH[b]((*[GroupLen]uint32)(dst), src)
 		dst, src = dst[GroupLen:], src[4*b:]
 	}
-	if len(dst) == 0 {
-		return
+	// The tail, fewer than GroupLen values, one at a time from a window
+	// of the bytes that hold it: a group buffer handed to unpackH through
+	// its table escapes, and allocated twice per call (pfor's exceptions
+	// come here with a few values, once in most blocks of a query).
+	src = src[:HorizontalLen(len(dst), b)]
+	mask := uint64(1)<<b - 1
+	for i := range dst {
+		p := i * b
+		var w uint64
+		if at := p / 8; at+8 <= len(src) {
+			w = binary.LittleEndian.Uint64(src[at:])
+		} else {
+			for k, x := range src[at:] {
+				w |= uint64(x) << (8 * k)
+			}
+		}
+		dst[i] = uint32(w >> (p % 8) & mask)
 	}
-	var buf [4 * MaxWidth]byte
-	copy(buf[:], src[:HorizontalLen(len(dst), b)])
-	var g [GroupLen]uint32
-	unpackH[b](&g, buf[:])
-	copy(dst, g[:])
 }
 
 // grow extends dst by n bytes and returns it with the new tail.
