@@ -11,10 +11,13 @@
 # time, and each one's report with its merge time) and the build (the
 # rebuild they compare with); the policy's index is also kept and
 # benchmarked after each update POLICY_SNAPSHOTS lists (e.g. "9": the
-# point of its cycle before a purge). Writes WORKDIR/segments.json. With BEFORE set to another gpusearch binary, it
-# then runs ROUNDS rounds (default 8) of the same benchmark (3 s a row)
-# on the merged and the policy's index, BEFORE and GPUSEARCH alternated
-# in each round, one JSON line per run into WORKDIR/before-after.jsonl.
+# point of its cycle before a purge). Writes WORKDIR/segments.json. With
+# BEFORE set to another gpusearch binary, a third copy takes the same
+# updates from BEFORE under its own default policy (ix-policy-before,
+# policy-updates-before.time), and ROUNDS rounds (default 8) of
+# GPUSEARCH's benchmark then measure the merged index, BEFORE's steady
+# state, GPUSEARCH's and its snapshots interleaved query by query (3 s
+# each a mode), one JSON line a round into WORKDIR/before-after.jsonl.
 # INDEX_FLAGS adds flags to the build (e.g. "--store none --positions=false"
 # for indexes small enough to carry to another machine's quiet cores).
 #
@@ -24,7 +27,7 @@ crawl=$1 queries=$2 work=$3 bin=${4:-./gpusearch}
 policy=()
 [ -n "${POLICY_CONFIG:-}" ] && policy=(--config "$POLICY_CONFIG")
 mkdir -p "$work"
-rm -rf "$work"/c "$work"/ix "$work"/ix-* "$work"/bench-* "$work"/policy-updates.* "$work"/build.time
+rm -rf "$work"/c "$work"/ix "$work"/ix-* "$work"/bench-* "$work"/policy-updates* "$work"/build.time
 printf 'index:\n  merge:\n    policy: off\n' >"$work/nomerge.yaml"
 cp -al "$crawl" "$work/c"
 # shellcheck disable=SC2086 # INDEX_FLAGS is a list of flags
@@ -34,6 +37,7 @@ bench() { # bench NAME: one-thread AND and OR top-10 on the index NAME
 }
 cp -a "$work/ix" "$work/ix-1"
 cp -a "$work/ix" "$work/ix-policy"
+[ -n "${BEFORE:-}" ] && cp -a "$work/ix" "$work/ix-policy-before"
 bench ix-1
 for i in $(seq 1 15); do
 	python3 - "$work/c" "$i" <<'PY'
@@ -53,6 +57,10 @@ PY
 	/usr/bin/time -f '%e %U %S' -a -o "$work/policy-updates.time" \
 		"$bin" index --update --quiet --json "${policy[@]}" --out "$work/ix-policy" "$work/c" |
 		python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)))' >>"$work/policy-updates.jsonl"
+	if [ -n "${BEFORE:-}" ]; then
+		/usr/bin/time -f '%e %U %S' -a -o "$work/policy-updates-before.time" \
+			"$BEFORE" index --update --quiet --out "$work/ix-policy-before" "$work/c"
+	fi
 	for s in ${POLICY_SNAPSHOTS:-}; do
 		[ "$s" = "$i" ] && cp -a "$work/ix-policy" "$work/ix-policy-$i" && bench "ix-policy-$i"
 	done
@@ -66,7 +74,7 @@ cp -a "$work/ix-16" "$work/ix-merged"
 bench ix-merged
 bench ix-policy
 python3 - "$work" "$crawl" "${POLICY_SNAPSHOTS:-}" <<'PY'
-import json, sys
+import json, os, sys
 work, crawl, snaps = sys.argv[1], sys.argv[2], sys.argv[3].split()
 def cpu(path):
     return [round(t[1] + t[2], 2) for t in (list(map(float, l.split())) for l in open(path) if l.strip() and l[0].isdigit())]
@@ -75,6 +83,9 @@ reports = [json.loads(l) for l in open(f"{work}/policy-updates.jsonl")]
 out = {"crawl": crawl, "build_cpu_s": build, "policy_updates": {"count": len(times), "mean_cpu_s": round(sum(times) / len(times), 2),
        "max_cpu_s": max(times), "cpu_s": times, "merged": [r["merged"] for r in reports],
        "merge_wall_s": [round(r["merge_ns"] / 1e9, 2) for r in reports], "segments": [r["segments"] for r in reports]}, "rows": []}
+if os.path.exists(f"{work}/policy-updates-before.time"):
+    before = cpu(f"{work}/policy-updates-before.time")
+    out["before_policy_updates"] = {"mean_cpu_s": round(sum(before) / len(before), 2), "max_cpu_s": max(before), "cpu_s": before}
 for name in ["ix-1", "ix-4", "ix-16", "ix-merged", "ix-policy"] + [f"ix-policy-{s}" for s in snaps]:
     meta = json.load(open(f"{work}/{name}/meta.json"))["index"]
     rows = json.load(open(f"{work}/bench-{name}.json"))["results"]
@@ -85,15 +96,13 @@ PY
 rm -rf "$work"/c
 [ -n "${BEFORE:-}" ] || exit 0
 : >"$work/before-after.jsonl"
+indexes=$work/ix-merged,$work/ix-policy-before,$work/ix-policy
+for s in ${POLICY_SNAPSHOTS:-}; do indexes=$indexes,$work/ix-policy-$s; done
 for round in $(seq 1 "${ROUNDS:-8}"); do
-	for b in before after; do
-		exe=$bin
-		[ "$b" = before ] && exe=$BEFORE
-		for name in ix-merged ix-policy $(for s in ${POLICY_SNAPSHOTS:-}; do echo "ix-policy-$s"; done); do
-			"$exe" bench queries --index "$work/$name" --queries "$queries" --engine cpu --mode and,or --threads 1 --min-time 3s --json |
-				python3 -c 'import json, sys
-r = json.load(sys.stdin)["results"]
-print(json.dumps({"round": int(sys.argv[1]), "binary": sys.argv[2], "index": sys.argv[3], "load": open("/proc/loadavg").read().split()[0], **{x["mode"]: x["cpu_us"] for x in r}}))' "$round" "$b" "$name" >>"$work/before-after.jsonl"
-		done
-	done
+	"$bin" bench queries --index "$indexes" --queries "$queries" --engine cpu --mode and,or --threads 1 --min-time 3s --json |
+		python3 -c 'import json, os, sys
+out = {"round": int(sys.argv[1]), "load": open("/proc/loadavg").read().split()[0]}
+for r in json.load(sys.stdin)["results"]:
+    out.setdefault(os.path.basename(r["index"]), {})[r["mode"]] = {"cpu_us": r["cpu_us"], "p50_us": r["p50_us"]}
+print(json.dumps(out))' "$round" >>"$work/before-after.jsonl"
 done
