@@ -23,11 +23,11 @@ import (
 // SegmentsPerTier-1 small segments, whose fixed cost per query and term
 // a query pays in each. A segment whose deleted documents exceed
 // MaxDeletedShare of its own is merged too (alone, or with its tier's),
-// with every segment of the tiers below, which purges them. Each merge restores URL order across its inputs and
-// computes bounds afresh; a merge whose inputs hold more than
-// MaxMergeDocs live documents is not run (the memory a merge holds grows
-// with its documents: their lengths, URLs and one list at a time), nor
-// any when Off.
+// with every segment of the tiers below, which purges them. Each merge
+// restores URL order across its inputs and computes bounds afresh; a
+// merge whose inputs hold more than MaxMergeDocs live documents is not
+// run (the memory a merge holds grows with its documents: their lengths,
+// URLs and one list at a time), nor any when Off.
 type MergePolicy struct {
 	Off             bool
 	SegmentsPerTier int     // segments of one tier that trigger a merge (default 2)
@@ -118,8 +118,10 @@ func (p MergePolicy) plan(segs []segmentSize) []int {
 				}
 			}
 		}
-		// The smallest first, as many as fit the largest merge.
-		slices.SortFunc(in, func(a, b int) int { return cmp.Compare(segs[a].live(), segs[b].live()) })
+		// The smallest first (equal ones in commit order), as many as
+		// fit the largest merge.
+		slices.Sort(in)
+		slices.SortStableFunc(in, func(a, b int) int { return cmp.Compare(segs[a].live(), segs[b].live()) })
 		var pick []int
 		var docs int64
 		for _, i := range in {
