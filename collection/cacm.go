@@ -27,7 +27,7 @@ func ReadCACM(dir string) (*Collection, error) {
 		if err != nil {
 			return nil, fmt.Errorf("collection: cacm.all: %w", err)
 		}
-		c.Docs = append(c.Docs, Doc{ID: id, Text: titleAndAbstract(r)})
+		c.Docs = append(c.Docs, Doc{ID: id, Text: titleAndAbstract(r), Title: collapse(r.fields['T'])})
 	}
 	for _, r := range qrecs {
 		text, ok := r.fields['W']

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,9 +20,10 @@ var Formats = []string{"cacm", "cranfield", "rfc"}
 // Doc is one document: its docno and its text, held in memory (Text) or
 // in a file that Write copies (Path, gunzipped when it ends in ".gz").
 type Doc struct {
-	ID   string
-	Text string
-	Path string
+	ID    string
+	Text  string
+	Path  string
+	Title string // the document's title where the source names one (WriteHTML)
 }
 
 // Collection is a converted test collection.
@@ -90,7 +92,15 @@ func (c *Collection) check() error {
 }
 
 // Write writes the collection under dir (see the package doc).
-func (c *Collection) Write(dir string) error {
+func (c *Collection) Write(dir string) error { return c.write(dir, false) }
+
+// WriteHTML is Write with each document an HTML page, <docno>.html: its
+// Title in <title> (none when empty) and its text in <pre>, both
+// escaped, so that an indexer finds the source's title where it looks
+// for a page's.
+func (c *Collection) WriteHTML(dir string) error { return c.write(dir, true) }
+
+func (c *Collection) write(dir string, html bool) error {
 	crawl := filepath.Join(dir, "crawl")
 	if ents, err := os.ReadDir(crawl); err == nil && len(ents) > 0 {
 		return fmt.Errorf("collection: %s already holds files; convert into a new folder", crawl)
@@ -99,7 +109,13 @@ func (c *Collection) Write(dir string) error {
 		return fmt.Errorf("collection: %w", err)
 	}
 	for _, d := range c.Docs {
-		if err := writeDoc(filepath.Join(crawl, d.ID+".txt"), d); err != nil {
+		var err error
+		if html {
+			err = writeHTMLDoc(filepath.Join(crawl, d.ID+".html"), d)
+		} else {
+			err = writeDoc(filepath.Join(crawl, d.ID+".txt"), d)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -141,6 +157,33 @@ func writeDoc(path string, d Doc) error {
 			return fmt.Errorf("collection: %s: %w", d.Path, err)
 		}
 		return nil
+	})
+}
+
+// writeHTMLDoc writes one document as an HTML page.
+func writeHTMLDoc(path string, d Doc) error {
+	text := d.Text
+	if d.Path != "" {
+		src, err := openText(d.Path)
+		if err != nil {
+			return err
+		}
+		b, err := io.ReadAll(src)
+		src.Close()
+		if err != nil {
+			return fmt.Errorf("collection: %s: %w", d.Path, err)
+		}
+		text = string(b)
+	}
+	return writeFile(path, func(w io.Writer) error {
+		io.WriteString(w, "<!DOCTYPE html>\n<html><head>")
+		if d.Title != "" {
+			io.WriteString(w, "<title>"+html.EscapeString(d.Title)+"</title>")
+		}
+		io.WriteString(w, "</head><body><pre>\n")
+		io.WriteString(w, html.EscapeString(text))
+		_, err := io.WriteString(w, "</pre></body></html>\n")
+		return err
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gpusearch/gpusearch/eval"
+	"github.com/gpusearch/gpusearch/indexer/extract"
 )
 
 // dataDir returns testdata/<name>, a test collection kept in the
@@ -228,5 +229,45 @@ func TestRead(t *testing.T) {
 	c, err := Read("rfc", filepath.Join("testdata", "doc-rfc"))
 	if err != nil || len(c.Docs) != 5 {
 		t.Errorf("Read(rfc) = %v, %v, want 5 documents", c, err)
+	}
+}
+
+// TestWriteHTML checks that WriteHTML's pages give an HTML extractor
+// back each document's title and text, markup in them included, and
+// that the RFCs carry their titles.
+func TestWriteHTML(t *testing.T) {
+	rfc, err := ReadRFC(filepath.Join("testdata", "doc-rfc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cran, _ := converted(t, "cranfield")
+	tests := []struct {
+		name      string
+		c         *Collection
+		doc       string
+		wantTitle string
+		wantText  string
+	}{
+		{"rfc title", rfc, "rfc2", "Hypertext Transfer Protocol -- HTTP/1.1", "HTTP is an application-level protocol."},
+		{"cranfield title of two lines", &Collection{Docs: cran.Docs[:1]}, "1", "experimental investigation of the aerodynamics of a wing in a slipstream .", "an experimental study of a wing in a propeller slipstream"},
+		{"shared title", rfc, "rfc5", rfc.Docs[4].Title, ""},
+		{"markup escaped", &Collection{Docs: []Doc{{ID: "d1", Title: "a <b> & </title>", Text: "x < y && </pre> z"}}}, "d1", "a <b> & </title>", "x < y && </pre> z"},
+		{"no title", &Collection{Docs: []Doc{{ID: "d1", Text: "first line\nsecond"}}}, "d1", "first line", "second"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			if err := tt.c.WriteHTML(out); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(filepath.Join(out, "crawl", tt.doc+".html"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			title, text := extract.HTMLDoc(b)
+			if title != tt.wantTitle || tt.wantTitle == "" || !strings.Contains(string(text), tt.wantText) {
+				t.Errorf("%s.html extracts as title %q, text %q; want title %q and text holding %q", tt.doc, title, text, tt.wantTitle, tt.wantText)
+			}
+		})
 	}
 }

@@ -32,7 +32,7 @@ func ReadCranfield(dir string) (*Collection, error) {
 		if err != nil {
 			return nil, fmt.Errorf("collection: cran.all.1400: %w", err)
 		}
-		c.Docs = append(c.Docs, Doc{ID: id, Text: titleAndAbstract(r)})
+		c.Docs = append(c.Docs, Doc{ID: id, Text: titleAndAbstract(r), Title: collapse(r.fields['T'])})
 	}
 	for i, r := range qrecs {
 		// The qrels number queries by position, not by .I.

@@ -13,7 +13,13 @@
 //	DIR/qrels.txt          TREC qrels "qid 0 docno rel"
 //
 // Write refuses a DIR whose crawl folder already holds files, so two
-// collections never mix.
+// collections never mix. WriteHTML (convert-collection --html) writes
+// DIR/crawl/<docno>.html instead: the document's title, where its source
+// names one (cranfield, cacm: .T, white space collapsed; rfc: the title
+// its query is made of, for every RFC), in
+// <title>, and its text in <pre>, both HTML-escaped, so that an indexer
+// sees the title as a page's title (index.title_weight) and the text as
+// before, with the title once more in front of it.
 //
 // # Formats
 //

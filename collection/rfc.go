@@ -75,11 +75,11 @@ func ReadRFC(dir string) (*Collection, error) {
 	owners := map[string]int{} // normalised title -> RFCs that have it
 	for _, n := range nums {
 		f := files[n]
-		c.Docs = append(c.Docs, Doc{ID: "rfc" + strconv.FormatUint(n, 10), Path: f.text})
 		title, err := rfcTitle(f)
 		if err != nil {
 			return nil, err
 		}
+		c.Docs = append(c.Docs, Doc{ID: "rfc" + strconv.FormatUint(n, 10), Path: f.text, Title: title})
 		if title == "" {
 			continue
 		}

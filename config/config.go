@@ -94,7 +94,28 @@ type Index struct {
 	Store          string `yaml:"store"`
 	Positions      bool   `yaml:"positions"`
 	PositionsCodec string `yaml:"positions_codec"`
-	Merge          Merge  `yaml:"merge"`
+	// TitleWeight folds each title into the index w more times
+	// (indexer.Options.TitleWeight); an index property, recorded in
+	// meta.json, not a query-time one.
+	TitleWeight TitleWeight `yaml:"title_weight"`
+	Merge       Merge       `yaml:"merge"`
+}
+
+// TitleWeight is index.title_weight: an integer, refusing a fractional
+// value, which YAML decoding would otherwise cut (1.5 to 1) without a word.
+type TitleWeight int
+
+// UnmarshalYAML decodes an integer and refuses any other value.
+func (w *TitleWeight) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
+		return fmt.Errorf("index.title_weight (line %d) is %q: want an integer from 0 to %d", n.Line, n.Value, bm25.MaxTitleWeight)
+	}
+	var v int
+	if err := n.Decode(&v); err != nil {
+		return err
+	}
+	*w = TitleWeight(v)
+	return nil
 }
 
 // Merge is the tiered merge policy that `gpusearch index --update` runs
@@ -314,6 +335,7 @@ func (c Config) Validate() error {
 	check(c.Index.Merge.MaxMergeDocs > 0, "index.merge.max_merge_docs must be positive")
 	check(c.Index.MaxDocBytes > 0, "index.max_doc_bytes must be positive")
 	check(oneOf(c.Index.Store, "none", "titles", "text"), "index.store %q: want none, titles or text", c.Index.Store)
+	check(c.Index.TitleWeight >= 0 && int(c.Index.TitleWeight) <= bm25.MaxTitleWeight, "index.title_weight=%d: want an integer from 0 (plain BM25) to %d", c.Index.TitleWeight, bm25.MaxTitleWeight)
 	check(c.Server.MaxDocumentBytes > 0, "server.max_document_bytes must be positive")
 	check(c.Index.Workers >= 0, "index.workers must be >= 0 (0 = every core)")
 	check(c.BM25.K1 > 0 && c.BM25.B >= 0 && c.BM25.B <= 1, "bm25: need k1 > 0 and 0 <= b <= 1")

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gpusearch/gpusearch/index/bm25"
 )
 
 // An index directory holds the commit point meta.json, the generation
@@ -261,19 +263,19 @@ func decodeMeta(raw []byte) (Meta, error) {
 	var m Meta
 	if env.Version >= SegmentedVersion {
 		var sm segmentedMeta
-		if err := decodeStrict(env.Index, &sm); err != nil {
+		if err := decodeStrict(env.Index, &sm, metaOptional...); err != nil {
 			return Meta{}, corruptf(fileMeta, "index: %v", err)
 		}
 		m = sm.Meta
 		m.Segments = sm.Segments
 	} else if hasKey(env.Index, "shard") {
 		var sm shardMeta
-		if err := decodeStrict(env.Index, &sm); err != nil {
+		if err := decodeStrict(env.Index, &sm, metaOptional...); err != nil {
 			return Meta{}, corruptf(fileMeta, "index: %v", err)
 		}
 		m = sm.Meta
 		m.Shard = sm.Shard
-	} else if err := decodeStrict(env.Index, &m); err != nil {
+	} else if err := decodeStrict(env.Index, &m, metaOptional...); err != nil {
 		return Meta{}, corruptf(fileMeta, "index: %v", err)
 	}
 	m.Version = env.Version
@@ -319,6 +321,9 @@ func (m Meta) check() error {
 	}
 	if !(m.B >= 0 && m.B <= 1) {
 		return corruptf(fileMeta, "b is %v: want a value from 0 to 1", m.B)
+	}
+	if m.TitleWeight > bm25.MaxTitleWeight {
+		return corruptf(fileMeta, "title_weight is %d: want at most %d", m.TitleWeight, bm25.MaxTitleWeight)
 	}
 	if m.Version >= SegmentedVersion {
 		return m.checkSegments()
@@ -387,10 +392,15 @@ func (m Meta) named() map[string]bool {
 	return keep
 }
 
+// metaOptional are the keys of a meta.json index value that may be left
+// out: title_weight is written only when it is not 0, so that an index
+// built without a title weight keeps the meta.json of before the key.
+var metaOptional = []string{"title_weight"}
+
 // decodeStrict decodes a JSON object into v, refusing unknown keys, keys
 // in another case than v's (which encoding/json would take), missing keys
-// and data after the object.
-func decodeStrict(raw []byte, v any) error {
+// other than optional ones and data after the object.
+func decodeStrict(raw []byte, v any, optional ...string) error {
 	var got, want map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &got); err != nil {
 		return err
@@ -404,7 +414,7 @@ func decodeStrict(raw []byte, v any) error {
 	}
 	var problems []string
 	for _, k := range slices.Sorted(maps.Keys(got)) {
-		if _, ok := want[k]; !ok {
+		if _, ok := want[k]; !ok && !slices.Contains(optional, k) {
 			problems = append(problems, fmt.Sprintf("unknown key %q", k))
 		}
 	}

@@ -128,6 +128,9 @@ func TestCommitFileEdits(t *testing.T) {
 			delete(m, "k1")
 		}, "k1"},
 		{"unknown key", set("boost", 2), "boost"},
+		{"title weight out of range", set("title_weight", 101), "title_weight"},
+		{"title weight negative", set("title_weight", -1), "title_weight"},
+		{"title weight fractional", set("title_weight", 1.5), "title_weight"},
 		{"missing key", func(m map[string]any) { delete(m, "b") }, `"b"`},
 		{"document count changed", func(m map[string]any) { m["docs"] = 601 }, "docs"},
 	}

@@ -22,6 +22,7 @@ func Convert(ctx context.Context, ix *Index, dir string, opts WriterOptions) err
 	}
 	lens := append([]uint32(nil), ix.docLens...)
 	opts.Order, opts.BM25, opts.Positions = ix.meta.Order, ix.params, ix.HasPositions()
+	opts.TitleWeight = ix.meta.TitleWeight
 	w, err := NewWriter(dir, opts, lens, urls)
 	if err != nil {
 		return err

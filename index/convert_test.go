@@ -2,6 +2,7 @@ package index_test
 
 import (
 	"context"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	_ "github.com/gpusearch/gpusearch/codecplugins/all"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/indexer"
+	"github.com/gpusearch/gpusearch/internal/testindex"
 	"github.com/gpusearch/gpusearch/query"
 )
 
@@ -75,5 +77,19 @@ func TestConvertKeepsAnswers(t *testing.T) {
 				t.Errorf("sources after converting: %v %v, want %v %v", cok, cso, ok, so)
 			}
 		})
+	}
+}
+
+// TestConvertKeepsTitleWeight checks that a conversion records the title
+// weight its input's frequencies fold in.
+func TestConvertKeepsTitleWeight(t *testing.T) {
+	ix := testindex.Write(t, index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU", Order: "url", TitleWeight: 3},
+		[]uint32{4, 7}, []string{"a", "b"}, testindex.Postings{Term: "t", DocIDs: []uint32{0, 1}, Freqs: []uint32{4, 1}})
+	dst := filepath.Join(t.TempDir(), "out")
+	if err := index.Convert(context.Background(), ix, dst, index.WriterOptions{DocIDCodec: "bp128", FreqCodec: "bp128"}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := index.ReadMeta(dst); err != nil || m.TitleWeight != 3 {
+		t.Errorf("converted index: title weight %d, %v; want 3", m.TitleWeight, err)
 	}
 }

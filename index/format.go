@@ -112,21 +112,26 @@ const NoMoreDocs = ^uint32(0)
 // commit names, with its generation directory and every value scoring
 // depends on.
 type Meta struct {
-	Version      int                 `json:"-"` // the envelope's (commit.go)
-	Generation   string              `json:"generation"`
-	DocIDCodec   string              `json:"docid_codec"`
-	FreqCodec    string              `json:"freq_codec"`
-	BlockSize    int                 `json:"block_size"`
-	Docs         uint64              `json:"docs"`
-	Terms        uint64              `json:"terms"`
-	Postings     uint64              `json:"postings"`
-	Blocks       uint64              `json:"blocks"`
-	Tokens       uint64              `json:"tokens"`
-	AvgDocLength float64             `json:"avg_doc_length"`
-	Order        string              `json:"order"`
-	K1           float32             `json:"k1"`
-	B            float32             `json:"b"`
-	Files        map[string]FileMeta `json:"files"`
+	Version      int     `json:"-"` // the envelope's (commit.go)
+	Generation   string  `json:"generation"`
+	DocIDCodec   string  `json:"docid_codec"`
+	FreqCodec    string  `json:"freq_codec"`
+	BlockSize    int     `json:"block_size"`
+	Docs         uint64  `json:"docs"`
+	Terms        uint64  `json:"terms"`
+	Postings     uint64  `json:"postings"`
+	Blocks       uint64  `json:"blocks"`
+	Tokens       uint64  `json:"tokens"`
+	AvgDocLength float64 `json:"avg_doc_length"`
+	Order        string  `json:"order"`
+	K1           float32 `json:"k1"`
+	B            float32 `json:"b"`
+	// TitleWeight is the weight w the indexer gave each document's title
+	// (index.title_weight): every frequency is the body's plus w times
+	// the title's, every length the body's plus w times the title's. 0,
+	// left out of meta.json, is plain BM25 over the body.
+	TitleWeight uint32              `json:"title_weight,omitempty"`
+	Files       map[string]FileMeta `json:"files"`
 	// Segments, in a version 7 commit point, are the index's segments;
 	// the fields above then summarise them (Generation names the commit,
 	// Docs, Tokens and AvgDocLength count the live documents, Terms,

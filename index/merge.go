@@ -35,7 +35,7 @@ type MergeInput struct {
 // statistics are computed afresh, as for a fresh build of the same
 // documents, so that the merged index equals, file for file, one written
 // directly. opts gives the codecs, the order recorded, the BM25
-// parameters and Force; the merged index has positions if opts.Positions
+// parameters, the title weight (every input's) and Force; the merged index has positions if opts.Positions
 // is set, which every input must then have, and stores what every input
 // stores (the same for all of them). d stays locked.
 func Merge(ctx context.Context, d *Dir, opts WriterOptions, inputs []MergeInput) error {
@@ -52,7 +52,7 @@ func MergeSegment(ctx context.Context, d *Dir, opts WriterOptions, inputs []Merg
 }
 
 func merge(ctx context.Context, d *Dir, opts WriterOptions, inputs []MergeInput, segmentOnly bool) (Meta, error) {
-	m, err := planMerge(inputs, opts.Positions)
+	m, err := planMerge(inputs, opts.Positions, opts.TitleWeight)
 	if err != nil {
 		return Meta{}, err
 	}
@@ -99,12 +99,17 @@ type docRef struct {
 
 // planMerge checks the inputs' maps and lays out the merged document
 // table.
-func planMerge(inputs []MergeInput, positions bool) (*mergePlan, error) {
+func planMerge(inputs []MergeInput, positions bool, titleWeight uint32) (*mergePlan, error) {
 	m := &mergePlan{inputs: inputs, store: StoreNone}
 	n := 0
 	for i, in := range inputs {
 		if len(in.DocMap) != in.Index.NumDocs() {
 			return nil, fmt.Errorf("index: merge: input %d has %d documents and a map of %d", i, in.Index.NumDocs(), len(in.DocMap))
+		}
+		// A frequency already holds its title's weight: the merged index
+		// can only record the weight its inputs were built with.
+		if w := in.Index.Meta().TitleWeight; w != titleWeight {
+			return nil, fmt.Errorf("index: merge: input %d (%s) has title weight %d, the merged index %d", i, in.Index.Dir(), w, titleWeight)
 		}
 		if positions && !in.Index.HasPositions() {
 			return nil, fmt.Errorf("index: merge: input %d (%s) has no positions", i, in.Index.Dir())

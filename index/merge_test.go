@@ -238,10 +238,10 @@ func TestMergeRefuses(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	o := index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU", Order: "url"}
 	docs := randomDocs(r, 4)
-	open := func(positions bool, store string) *index.Index {
+	open := func(positions bool, store string, titleWeight uint32) *index.Index {
 		dir := t.TempDir()
 		o := o
-		o.Positions = positions
+		o.Positions, o.TitleWeight = positions, titleWeight
 		writeDocs(t, dir, o, store, docs)
 		ix, err := index.Open(dir)
 		if err != nil {
@@ -250,7 +250,7 @@ func TestMergeRefuses(t *testing.T) {
 		t.Cleanup(func() { ix.Close() })
 		return ix
 	}
-	plain, titles := open(false, index.StoreNone), open(false, index.StoreTitles)
+	plain, titles, weighted := open(false, index.StoreNone, 0), open(false, index.StoreTitles, 0), open(false, index.StoreNone, 2)
 	D := index.Dropped
 	for _, tt := range []struct {
 		name   string
@@ -263,6 +263,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"inputs storing different things", o, []index.MergeInput{{Index: plain, DocMap: []uint32{0, 1, D, D}}, {Index: titles, DocMap: []uint32{D, D, 2, 3}}}},
 		{"positions from an input without", index.WriterOptions{DocIDCodec: "varint-SU", FreqCodec: "varint-SU", Positions: true},
 			[]index.MergeInput{{Index: plain, DocMap: []uint32{0, 1, 2, 3}}}},
+		{"an input of another title weight", o, []index.MergeInput{{Index: plain, DocMap: []uint32{0, 1, D, D}}, {Index: weighted, DocMap: []uint32{D, D, 2, 3}}}},
 		{"sources of the wrong documents", o, []index.MergeInput{{Index: plain, DocMap: []uint32{0, 1, 2, 3}, Sources: []index.Source{{URL: "a", Docs: 3}}}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

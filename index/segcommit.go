@@ -38,9 +38,12 @@ func (d *Dir) CommitSegments(segs []CommitSegment, force bool) (Meta, error) {
 	first := segs[0].Meta
 	out := Meta{
 		Generation: commit, DocIDCodec: first.DocIDCodec, FreqCodec: first.FreqCodec, BlockSize: first.BlockSize,
-		Order: first.Order, K1: first.K1, B: first.B, Files: map[string]FileMeta{},
+		Order: first.Order, K1: first.K1, B: first.B, TitleWeight: first.TitleWeight, Files: map[string]FileMeta{},
 	}
 	for _, s := range segs {
+		if s.Meta.TitleWeight != first.TitleWeight {
+			return Meta{}, fmt.Errorf("index: segment %s has title weight %d, segment %s %d: merge or update with the index's weight", s.Meta.Generation, s.Meta.TitleWeight, first.Generation, first.TitleWeight)
+		}
 		sm := SegmentMeta{Meta: s.Meta, Deletions: s.Prior}
 		sm.Meta.Version, sm.Meta.Segments = 0, nil
 		if s.Deleted != nil {

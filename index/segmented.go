@@ -56,6 +56,11 @@ func openSegmented(dir string, meta Meta) (*Index, error) {
 	for _, sm := range meta.Segments {
 		m := sm.Meta
 		m.Version = FormatVersion
+		// Frequencies and lengths that fold in different title weights
+		// would score as one collection what no build could give.
+		if m.TitleWeight != meta.TitleWeight {
+			return fail(corruptf(fileMeta, "segment %s has title weight %d, the index %d", m.Generation, m.TitleWeight, meta.TitleWeight))
+		}
 		p, err := open(dir, m)
 		if err != nil {
 			return fail(fmt.Errorf("segment %s: %w", m.Generation, err))

@@ -2,10 +2,12 @@ package index_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -200,3 +202,45 @@ func TestSegmentsAnswerAsAFreshBuild(t *testing.T) {
 
 // registerGPUDriver registers the test's GPU driver once, however many
 // times the test runs (-count).
+
+// TestCommitSegmentsRefusesMixedTitleWeights checks that segments whose
+// frequencies fold in different title weights are never committed as one
+// index, that segments of one weight commit and open under it, and that a
+// commit point edited to name segments of two weights does not open.
+func TestCommitSegmentsRefusesMixedTitleWeights(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 9))
+	dir := filepath.Join(t.TempDir(), "ix")
+	d, err := index.LockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Unlock()
+	a := writeSegDocs(t, d, randomSegDocs(r, "a", 20), false)
+	b := writeSegDocs(t, d, randomSegDocs(r, "b", 20), false)
+	b.TitleWeight = 2
+	_, err = d.CommitSegments([]index.CommitSegment{{Meta: a}, {Meta: b}}, false)
+	if err == nil || !strings.Contains(err.Error(), "title weight") {
+		t.Errorf("CommitSegments of weights 0 and 2 = %v, want a refusal naming the title weight", err)
+	}
+	if _, err := index.ReadMeta(dir); err == nil {
+		t.Error("a refused commit left a commit point")
+	}
+	a.TitleWeight = 2
+	if _, err := d.CommitSegments([]index.CommitSegment{{Meta: a}, {Meta: b}}, false); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := ix.Meta().TitleWeight; w != 2 || len(ix.Segments()) != 2 {
+		t.Errorf("opened title weight %d, %d segments; want 2 and 2", w, len(ix.Segments()))
+	}
+	ix.Close()
+	editMeta(t, dir, func(m map[string]any) {
+		delete(m["segments"].([]any)[1].(map[string]any)["meta"].(map[string]any), "title_weight")
+	})
+	if _, err := index.Open(dir); !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), "title weight") {
+		t.Errorf("Open of segments of weights 2 and 0 = %v, want ErrCorrupt naming the title weight", err)
+	}
+}

@@ -68,7 +68,7 @@ func (d *Dir) Split(ctx context.Context, src *Index, n int, opts SplitOptions) (
 	man := Manifest{Collection: id, Docs: src.meta.Docs, Tokens: src.meta.Tokens}
 	m := src.meta
 	wopts := WriterOptions{DocIDCodec: m.DocIDCodec, FreqCodec: m.FreqCodec, Order: m.Order, BM25: src.BM25(),
-		Positions: src.HasPositions(), Force: opts.Force}
+		TitleWeight: m.TitleWeight, Positions: src.HasPositions(), Force: opts.Force}
 	if wopts.Positions {
 		wopts.PositionsCodec = src.PositionsCodec().Name()
 	}

@@ -19,6 +19,9 @@ type WriterOptions struct {
 	Order      string      // docid order, recorded in meta.json ("url", "crawl", "random", ...)
 	BM25       bm25.Params // parameters of the stored score bounds
 	Force      bool        // replace an index even with one of fewer than half its documents (ErrShrink)
+	// TitleWeight records, in meta.json, the title weight the caller
+	// already folded into the frequencies and lengths it gives (0: none).
+	TitleWeight uint32
 	// Positions writes positions.bin: every posting's token positions,
 	// given by AddTermPositions, encoded with PositionsCodec (the docid
 	// codec when empty).
@@ -477,6 +480,7 @@ func (w *Writer) finish() error {
 		Order:        w.opts.Order,
 		K1:           w.opts.BM25.K1,
 		B:            w.opts.BM25.B,
+		TitleWeight:  w.opts.TitleWeight,
 		Files:        w.files,
 	}
 	if sh := w.opts.Shard; sh != nil {

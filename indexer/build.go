@@ -191,7 +191,7 @@ func docTable(files []docFile, failed []bool, lengths []uint32, pt *passageTable
 func write(ctx context.Context, out *index.Dir, opts Options, inv *inverter, feed *storeFeed, remap, docLens []uint32, urls []string, srcs []index.Source, rep *Report) error {
 	w, err := out.NewWriter(index.WriterOptions{
 		DocIDCodec: opts.DocIDCodec, FreqCodec: opts.FreqCodec, Order: opts.Order, BM25: opts.BM25, Force: opts.Force,
-		Positions: opts.Positions, PositionsCodec: opts.PositionsCodec,
+		TitleWeight: uint32(opts.TitleWeight), Positions: opts.Positions, PositionsCodec: opts.PositionsCodec,
 	}, docLens, urls)
 	if err != nil {
 		return err
@@ -341,6 +341,13 @@ func parseFile(a *analysis.Analyzer, f docFile, slot uint32, opts Options) parse
 		p.cuts = pc.Cuts()
 	} else {
 		a.Analyze(text, c.add)
+	}
+	if opts.TitleWeight > 0 {
+		// BM25F with integer weights: the title's terms count w more
+		// times, in frequency and length, on top of the body, which
+		// already holds the title once (validate keeps positions off).
+		w := uint32(opts.TitleWeight)
+		a.Analyze([]byte(title), func(t string) { c.addWeighted(t, w) })
 	}
 	p.terms, p.length = c.done(), c.n
 	return p

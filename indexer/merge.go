@@ -210,7 +210,7 @@ func mergeSegments(ctx context.Context, d *index.Dir, ix *index.Index, segs []se
 	}
 	base := segs[0].ix
 	wopts := index.WriterOptions{DocIDCodec: base.Meta().DocIDCodec, FreqCodec: base.Meta().FreqCodec, Order: base.Meta().Order,
-		BM25: base.BM25(), Positions: base.HasPositions()}
+		BM25: base.BM25(), TitleWeight: base.Meta().TitleWeight, Positions: base.HasPositions()}
 	if wopts.Positions {
 		wopts.PositionsCodec = base.PositionsCodec().Name()
 	}

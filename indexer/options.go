@@ -29,9 +29,15 @@ type Options struct {
 	PositionsCodec string
 	Store          string      // what the document store keeps: "none", "titles" or "text" (default; titles in passage mode)
 	BM25           bm25.Params // scoring parameters of the stored bounds (default k1=0.9, b=0.4)
-	Progress       io.Writer   // progress lines; nil for quiet
-	Logger         *slog.Logger
-	Merge          MergePolicy // when an update merges segments (merge.go)
+	// TitleWeight, w in 0..bm25.MaxTitleWeight, scores each document's title
+	// as a second field, BM25F-style at index time: a term's frequency
+	// is its body's plus w times its title's, a document's length its
+	// body's plus w times its title's (0: plain BM25 over the body).
+	// It needs Positions off and no Passages.
+	TitleWeight int
+	Progress    io.Writer // progress lines; nil for quiet
+	Logger      *slog.Logger
+	Merge       MergePolicy // when an update merges segments (merge.go)
 }
 
 func (o Options) withDefaults() Options {
@@ -82,6 +88,9 @@ func (o Options) validate() error {
 	if o.Passages < 0 {
 		return fmt.Errorf("indexer: passage size %d is negative", o.Passages)
 	}
+	if err := checkTitleWeight(o); err != nil {
+		return err
+	}
 	if err := index.CheckStore(o.Store); err != nil {
 		return fmt.Errorf("indexer: %w", err)
 	}
@@ -89,6 +98,21 @@ func (o Options) validate() error {
 		if _, err := codecplugins.Lookup(name); name != "" && err != nil {
 			return fmt.Errorf("indexer: %w", err)
 		}
+	}
+	return nil
+}
+
+// checkTitleWeight checks a title weight and what it needs.
+func checkTitleWeight(o Options) error {
+	switch w := o.TitleWeight; {
+	case w < 0 || w > bm25.MaxTitleWeight:
+		return fmt.Errorf("indexer: title weight %d out of range (want an integer from 0 to %d)", w, bm25.MaxTitleWeight)
+	case w == 0:
+		return nil
+	case o.Positions:
+		return fmt.Errorf("indexer: title weight %d needs an index without positions (index.positions: false): positions are the body's, the frequencies also count the title", w)
+	case o.Passages > 0:
+		return fmt.Errorf("indexer: title weight %d does not combine with passages", w)
 	}
 	return nil
 }

@@ -41,6 +41,21 @@ func (c *termCounter) add(t string) {
 	c.n++
 }
 
+// addWeighted counts a title token w times, in its term's frequency and in
+// the length, without positions (a title weight needs an index without
+// them: the positions are the body's).
+func (c *termCounter) addWeighted(t string, w uint32) {
+	id, ok := c.ids[t]
+	if !ok {
+		id = int32(len(c.d.terms))
+		c.ids[t] = id
+		c.d.terms = append(c.d.terms, t)
+		c.d.tfs = append(c.d.tfs, 0)
+	}
+	c.d.tfs[id] += w
+	c.n += w
+}
+
 // done returns the document's terms, positions grouped by term.
 func (c *termCounter) done() docTerms {
 	if !c.positions {

@@ -237,9 +237,9 @@ func deleteReplaced(segs []segment, srcs []index.Source, where []srcLoc, kept []
 }
 
 // updateOptions are the options an update of ix parses with: ix's own
-// codecs, order, BM25 parameters, positions, store, passage size and
-// document size limits, and opts's workers, memory budget, scratch
-// directory, Force, progress and logger.
+// codecs, order, BM25 parameters, title weight, positions, store, passage
+// size and document size limits, and opts's workers, memory budget,
+// scratch directory, Force, progress and logger.
 func updateOptions(ix *index.Index, opts Options) (Options, error) {
 	so, _, ok := ix.Sources()
 	if !ok {
@@ -249,6 +249,13 @@ func updateOptions(ix *index.Index, opts Options) (Options, error) {
 	if m.Order != "url" {
 		return opts, fmt.Errorf("indexer: update %s: the index is in %s order; an update keeps docids in URL order: rebuild it with --order url", ix.Dir(), m.Order)
 	}
+	// The new documents' frequencies must fold in the index's title
+	// weight; a weight the caller asks for explicitly and the index
+	// lacks is refused, not silently dropped.
+	if opts.TitleWeight != 0 && opts.TitleWeight != int(m.TitleWeight) {
+		return opts, fmt.Errorf("indexer: update %s: the index has title weight %d, not %d: rebuild it (without --update) to change the weight", ix.Dir(), m.TitleWeight, opts.TitleWeight)
+	}
+	opts.TitleWeight = int(m.TitleWeight)
 	opts.DocIDCodec, opts.FreqCodec, opts.Order, opts.BM25 = m.DocIDCodec, m.FreqCodec, m.Order, ix.BM25()
 	opts.Positions, opts.PositionsCodec = ix.HasPositions(), ""
 	if opts.Positions {

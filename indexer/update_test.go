@@ -170,6 +170,8 @@ func TestUpdateEqualsFreshBuild(t *testing.T) {
 		{"titles", indexer.Options{Store: index.StoreTitles, DocIDCodec: "varint-SU", FreqCodec: "varint-SU"}, indexer.MergePolicy{}},
 		{"passages-positions", indexer.Options{Store: index.StoreText, Positions: true, Passages: 20}, indexer.MergePolicy{}},
 		{"none-truncated", indexer.Options{Store: index.StoreNone, MaxDocBytes: 600}, indexer.MergePolicy{}},
+		{"title-weight", indexer.Options{Store: index.StoreTitles, TitleWeight: 2}, indexer.MergePolicy{}},
+		{"unmerged-title-weight", indexer.Options{Store: index.StoreNone, TitleWeight: 4}, indexer.MergePolicy{Off: true}},
 		{"oversize-skipped", indexer.Options{Store: index.StoreText, MaxDocBytes: 600, Oversize: "skip"}, indexer.MergePolicy{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -110,6 +110,7 @@ type cliInspection struct {
 	DocIDCodec     string           `json:"docid_codec"`
 	FreqCodec      string           `json:"freq_codec"`
 	Order          string           `json:"order"`
+	TitleWeight    uint32           `json:"title_weight"`
 	TopTerms       []struct {
 		Term string `json:"term"`
 		DF   uint32 `json:"df"`
@@ -288,6 +289,9 @@ func TestCLIErrors(t *testing.T) {
 		{"search a directory that is not an index", []string{"search", "--index", notIndex, "http"}, 1, []string{"meta.json"}},
 		{"index with an unknown codec", []string{"index", "--quiet", "--codec", "nosuch", "--out", filepath.Join(t.TempDir(), "x"), sampleCrawl}, 1,
 			append([]string{"nosuch"}, codecplugins.Names()...)},
+		{"index with a title weight and positions", []string{"index", "--quiet", "--title-weight", "2", "--out", filepath.Join(t.TempDir(), "x"), sampleCrawl}, 1, []string{"index.positions: false"}},
+		{"index a compressed corpus with a title weight", []string{"index", "--quiet", "--title-weight", "2", "--positions=false", "--from-compressed", t.TempDir(), "--out", filepath.Join(t.TempDir(), "x")}, 2, []string{"--from-compressed"}},
+		{"index with a negative title weight", []string{"index", "--quiet", "--title-weight", "-1", "--positions=false", "--out", filepath.Join(t.TempDir(), "x"), sampleCrawl}, 1, []string{"title weight -1"}},
 		{"index a missing crawl", []string{"index", "--quiet", "--codec", "varint-SU", "--out", filepath.Join(t.TempDir(), "x"), filepath.Join(notIndex, "nope")}, 1, []string{"nope"}},
 		{"missing config file", []string{"search", "--config", filepath.Join(notIndex, "nope.yaml"), "--index", idx, "http"}, 1, []string{"nope.yaml"}},
 	}
@@ -325,4 +329,30 @@ func openSampleIndex(t *testing.T) (*index.Index, string) {
 	}
 	t.Cleanup(func() { ix.Close() })
 	return ix, dir
+}
+
+// TestCLITitleWeight builds an index with a title weight: inspect shows
+// it, and an update asking for another weight, by flag or config, is
+// refused.
+func TestCLITitleWeight(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	mustRun(t, "index", "--quiet", "--codec", "varint-SU", "--store", "none", "--positions=false", "--title-weight", "2", "--out", idx, sampleCrawl)
+	var in cliInspection
+	if res := mustRun(t, "inspect", "--index", idx, "--json"); json.Unmarshal([]byte(res.stdout), &in) != nil || in.TitleWeight != 2 {
+		t.Errorf("inspect --json printed %q, want title_weight 2", res.stdout)
+	}
+	if res := mustRun(t, "inspect", "--index", idx); !strings.Contains(res.stdout, "title weight 2") {
+		t.Errorf("inspect printed %q, want the title weight", res.stdout)
+	}
+	if res := runCLI(t, "index", "--update", "--quiet", "--title-weight", "3", "--out", idx, sampleCrawl); res.code != 2 || !strings.Contains(res.stderr, "--title-weight") {
+		t.Errorf("index --update --title-weight 3: exit %d, stderr %q; want 2 refusing the flag", res.code, res.stderr)
+	}
+	cfg := filepath.Join(t.TempDir(), "w3.yaml")
+	if err := os.WriteFile(cfg, []byte("index:\n  title_weight: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := runCLI(t, "index", "--update", "--quiet", "--config", cfg, "--out", idx, sampleCrawl); res.code != 1 || !strings.Contains(res.stderr, "title weight 2, not 3") {
+		t.Errorf("index --update under title_weight 3 of a weight 2 index: exit %d, stderr %q; want 1 naming both weights", res.code, res.stderr)
+	}
+	mustRun(t, "index", "--update", "--quiet", "--out", idx, sampleCrawl)
 }

@@ -15,6 +15,7 @@ func init() { subcommands = append(subcommands, newConvertCollectionCmd) }
 
 func newConvertCollectionCmd() *cobra.Command {
 	var format, out string
+	var asHTML bool
 	cmd := &cobra.Command{
 		Use:   "convert-collection --format cranfield|cacm|rfc --out DIR SRC_DIR",
 		Short: "Convert a test collection into a crawl, a queries file and TREC qrels",
@@ -37,7 +38,11 @@ conversion.`,
 			if err != nil {
 				return err
 			}
-			if err := c.Write(out); err != nil {
+			write := c.Write
+			if asHTML {
+				write = c.WriteHTML
+			}
+			if err := write(out); err != nil {
 				return err
 			}
 			fmt.Fprintf(os.Stderr, "%s: %d documents, %d queries (%d with relevant documents) written to %s\n",
@@ -48,5 +53,6 @@ conversion.`,
 	fl := cmd.Flags()
 	fl.StringVar(&format, "format", "", "source format: "+strings.Join(collection.Formats, ", "))
 	fl.StringVar(&out, "out", "", "output folder (its crawl/ must be new or empty)")
+	fl.BoolVar(&asHTML, "html", false, "write each document as <docno>.html, with the source's title (rfc: the RFC's title) in <title> and the text in <pre>")
 	return cmd
 }

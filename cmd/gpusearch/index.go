@@ -24,6 +24,7 @@ type indexFlags struct {
 	fromCompressed               string
 	seed                         uint64
 	workers, passages, shards    int
+	titleWeight                  int
 	memoryMB, maxDocBytes        int64
 	quiet, json, force, update   bool
 }
@@ -53,6 +54,7 @@ func newIndexCmd() *cobra.Command {
 			opts.Store = pick(fl.Changed("store"), f.store, ic.Store)
 			opts.Positions = pick(fl.Changed("positions"), f.positions, ic.Positions)
 			opts.PositionsCodec = pick(fl.Changed("positions-codec"), f.positionsCodec, ic.PositionsCodec)
+			opts.TitleWeight = pick(fl.Changed("title-weight"), f.titleWeight, int(ic.TitleWeight))
 			opts.Force = f.force
 			opts.Progress = stderrUnlessQuiet(f.quiet)
 			if f.update {
@@ -73,6 +75,9 @@ func newIndexCmd() *cobra.Command {
 			}
 			if f.fromCompressed != "" && f.passages > 0 {
 				return usagef("index: --passages splits crawl documents; it does not apply to --from-compressed")
+			}
+			if f.fromCompressed != "" && opts.TitleWeight != 0 {
+				return usagef("index: a compressed corpus keeps no titles: a title weight does not apply to --from-compressed")
 			}
 			if f.fromCompressed != "" {
 				if len(args) != 0 || fl.Changed("order") {
@@ -116,10 +121,11 @@ func newIndexCmd() *cobra.Command {
 	fl.StringVar(&f.store, "store", "", "document store: text (titles and text), titles or none")
 	fl.BoolVar(&f.positions, "positions", false, "keep token positions, for phrase queries (index.positions)")
 	fl.StringVar(&f.positionsCodec, "positions-codec", "", "codec of the positions (default: the docid codec)")
+	fl.IntVar(&f.titleWeight, "title-weight", 0, "count each title's terms this many more times, in frequency and length (index.title_weight; 0 = plain BM25; needs --positions=false)")
 	fl.IntVar(&f.passages, "passages", 0, "split each document into passages of about N terms, each a document with URL ...#p<i> (0 = whole documents)")
 	fl.IntVar(&f.shards, "shards", 0, "write --out as a sharded collection of N shards (URL ranges, each scored under the whole collection's statistics; shards.json names them)")
 	fl.BoolVar(&f.force, "force", false, forceUsage)
-	fl.BoolVar(&f.update, "update", false, "bring the index in --out up to date with CRAWL_DIR: parse only new and changed files and merge (it keeps the index's codecs, store, positions and passages)")
+	fl.BoolVar(&f.update, "update", false, "bring the index in --out up to date with CRAWL_DIR: parse only new and changed files and merge (it keeps the index's codecs, store, positions, passages and title weight)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
 	fl.BoolVar(&f.json, "json", false, "print the build report as JSON on stdout")
 	return cmd
@@ -133,7 +139,7 @@ func indexOptions(cfg config.Config) indexer.Options {
 		DocIDCodec: ic.DocIDCodec, FreqCodec: ic.FreqCodec, Order: ic.Order, Seed: ic.Seed,
 		Workers: ic.Workers, MemoryBudget: ic.MemoryBudgetMB << 20, MaxDocBytes: ic.MaxDocBytes,
 		Oversize: ic.Oversize, TempDir: ic.TempDir, Store: ic.Store, BM25: cfg.BM25,
-		Positions: ic.Positions, PositionsCodec: ic.PositionsCodec, Merge: mergePolicy(ic.Merge),
+		Positions: ic.Positions, PositionsCodec: ic.PositionsCodec, TitleWeight: int(ic.TitleWeight), Merge: mergePolicy(ic.Merge),
 	}
 }
 

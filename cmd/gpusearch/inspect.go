@@ -32,6 +32,8 @@ type inspection struct {
 	AvgDocLength float64          `json:"avg_doc_length"`
 	K1           float32          `json:"k1"`
 	B            float32          `json:"b"`
+	// TitleWeight is the title weight the index was built with (0: none).
+	TitleWeight uint32 `json:"title_weight"`
 	// Store is what the document store keeps (none, titles or text),
 	// StoreBytes its size, included in Bytes.
 	Store            string  `json:"store"`
@@ -101,7 +103,7 @@ func inspect(ix *index.Index, top int) inspection {
 		Blocks: m.Blocks, BlockSize: m.BlockSize, Bytes: m.Bytes(), FileBytes: map[string]int64{},
 		BitsPerDocID: m.BitsPerDocID(), BitsPerFreq: m.BitsPerFreq(),
 		DocIDCodec: m.DocIDCodec, FreqCodec: m.FreqCodec, Order: m.Order,
-		AvgDocLength: m.AvgDocLength, K1: m.K1, B: m.B,
+		AvgDocLength: m.AvgDocLength, K1: m.K1, B: m.B, TitleWeight: m.TitleWeight,
 		Store: ix.Store(), StoreBytes: m.StoreBytes(), PositionsBytes: m.PositionsBytes(),
 	}
 	if c := ix.PositionsCodec(); c != nil {
@@ -186,7 +188,7 @@ func printInspection(w io.Writer, in inspection) {
 	fmt.Fprintf(w, "  postings      %d in %d blocks of %d\n", in.Postings, in.Blocks, in.BlockSize)
 	fmt.Fprintf(w, "  codecs        docids %s (%.2f bits/docid), freqs %s (%.2f bits/freq)\n", in.DocIDCodec, in.BitsPerDocID, in.FreqCodec, in.BitsPerFreq)
 	fmt.Fprintf(w, "  docid order   %s\n", in.Order)
-	fmt.Fprintf(w, "  bm25          k1=%g b=%g\n", in.K1, in.B)
+	fmt.Fprintf(w, "  bm25          k1=%g b=%g title weight %d\n", in.K1, in.B, in.TitleWeight)
 	fmt.Fprintf(w, "  size          %.2f MB\n", float64(in.Bytes)/1e6)
 	if s := in.Shard; s != nil {
 		fmt.Fprintf(w, "  shard         %d of %d of collection %s: docids %d.. of %d; collection statistics %.1f KB\n",

@@ -13,7 +13,7 @@ import (
 // updateIndex runs index --update: indexer.Update, its counts on stderr
 // and, with --json, its report on stdout.
 func updateIndex(cmd *cobra.Command, f indexFlags, opts indexer.Options, args []string) error {
-	for _, name := range []string{"codec", "freq-codec", "order", "seed", "store", "positions", "positions-codec", "passages", "max-doc-bytes", "from-compressed"} {
+	for _, name := range []string{"codec", "freq-codec", "order", "seed", "store", "positions", "positions-codec", "passages", "max-doc-bytes", "from-compressed", "title-weight"} {
 		if cmd.Flags().Changed(name) {
 			return usagef("index: --update keeps the index's own build options: --%s does not apply", name)
 		}

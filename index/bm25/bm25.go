@@ -14,6 +14,13 @@ package bm25
 
 import "math"
 
+// MaxTitleWeight bounds the title weight w of an index (BM25F at index
+// time: a term's frequency is its body's plus w times its title's, a
+// document's length its body's plus w times its title's): no ranking needs
+// a title worth more than a hundred bodies, and the bound keeps
+// frequencies and lengths far from overflowing.
+const MaxTitleWeight = 100
+
 // Params are the BM25 free parameters.
 type Params struct {
 	K1 float32 `json:"k1" yaml:"k1"`
