@@ -132,18 +132,28 @@ func TestEngineSampleCrawl(t *testing.T) {
 	}
 }
 
-// TestEngineProfile: every phase a pass goes through is timed.
+// TestEngineProfile: every phase a pass goes through is timed. An AND
+// pass alone of few candidates ends its top-k in the kernel that scores
+// (no top-k phase); with the size bounds at 0 it takes the general steps.
 func TestEngineProfile(t *testing.T) {
 	ix := openCorpus(t, corpusSpec{Docs: 100000, Vocab: 100, Zipf: 1, Density: 0.8, Codec: "gpu-bp256", Seed: 5})
 	e := testEngine(t, ix)
 	tests := []struct {
-		mode   query.Mode
-		phases []Phase
+		mode    query.Mode
+		general bool
+		phases  []Phase
 	}{
-		{query.And, []Phase{PhaseInit, PhaseSelection, PhaseDecode, PhaseIntersect, PhaseScore, PhaseTopK}},
-		{query.Or, []Phase{PhaseInit, PhaseDecode, PhaseScore, PhaseTopK}},
+		{query.And, true, []Phase{PhaseInit, PhaseSelection, PhaseDecode, PhaseIntersect, PhaseScore, PhaseTopK}},
+		{query.And, false, []Phase{PhaseInit, PhaseSelection, PhaseDecode, PhaseScore}},
+		{query.Or, false, []Phase{PhaseInit, PhaseDecode, PhaseScore, PhaseTopK}},
 	}
+	keys, cands := e.q.ctaKeys, e.q.stepCands
+	defer func() { e.q.ctaKeys, e.q.stepCands = keys, cands }()
 	for _, tt := range tests {
+		e.q.ctaKeys, e.q.stepCands = keys, cands
+		if tt.general {
+			e.q.ctaKeys, e.q.stepCands = 0, 0
+		}
 		q := query.Query{Terms: []string{termName(2), termName(1), termName(9)}, Mode: tt.mode, K: 10}
 		res, ph, err := e.Profile(context.Background(), q)
 		if err != nil {

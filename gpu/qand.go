@@ -50,7 +50,12 @@ type andTable struct {
 	// their size class (sizeClass), and its table's length too (tabWords),
 	// for the scratch, the grids and the counts its launches take.
 	tabWords int64
-	scs      []scratch
+	// small: a pass alone of at most stepCands candidates and two lists or
+	// more, whose steps run as and_select_rows and and_step_cta (see "A
+	// query alone of few candidates" in kernels/query.cu); its selection
+	// has a row per candidate.
+	small bool
+	scs   []scratch
 	// resultCap is the most results of a query; a slot is slotSize bytes,
 	// its results from hdr on.
 	resultCap     int
@@ -114,6 +119,9 @@ func (e *qengine) andTable(jobs []*qjob) *andTable {
 		t.maxN1, t.tabWords = sizeClass(t.maxN1), sizeClass(t.tabWords)
 		t.resultCap = int(sizeClass(int64(t.resultCap)))
 		t.scs[0].resultCap = t.resultCap
+		if t.small = t.m > 1 && t.maxN1 <= e.stepCands; t.small {
+			t.selRows = max(t.selRows, t.maxN1)
+		}
 	}
 	t.hdr = t.scs[0].hdrBytes()
 	t.slotSize = t.hdr + 8*int64(t.resultCap)
@@ -212,6 +220,15 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 	if alone {
 		ticket = sc.ticket
 	}
+	// A pass alone of few candidates ends its top-k in the last CTA of the
+	// kernel that scores (cta_topk in kernels/query.cu) instead of in the
+	// top-k kernels. result, not 0, says so to that kernel.
+	oneCTA := alone && (t.small || t.maxN1 <= e.ctaKeys)
+	var result devPtr
+	if oneCTA {
+		result = ws.out + devPtr(t.hdr)
+	}
+	resultCap := uint64(t.resultCap)
 	var redo []*qjob
 	err := e.be.run(ws.lane, func(s stream) error {
 		tm := qtimer{on: timing && alone}
@@ -228,7 +245,26 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 			}},
 			{PhaseDecode, func() error { return e.decodeBoth(s, 0, sc.sel, t.rows, sc.cand[0], sc.fm1[0]) }},
 		}
-		for li := uint64(1); li < m; li++ {
+		for li := uint64(1); li < m && t.small; li++ {
+			a, b := (li-1)&1, li&1
+			if li == 1 {
+				steps = append(steps, step{PhaseSelection, func() error {
+					return launchAndSelectRows(s, grid, qTile, tab, m, li, sc.cand[a], out, e.lastDoc, sc.blk, sc.sel,
+						uint64(t.selRows), sc.row, uint64(e.skipBlocks))
+				}})
+			}
+			// The last step's kernel also scores and ends the top-k.
+			steps = append(steps,
+				step{PhaseDecode, func() error { return e.decodeBoth(s, 0, sc.sel, t.selRows, sc.docs, sc.freqs) }},
+				step{scorePhase(li == m-1), func() error {
+					return launchAndStepCta(s, 1, qBig, tab, m, li, sc.cand[a], out, sc.blk, sc.row, sc.sel,
+						uint64(t.selRows), sc.docs, sc.freqs, e.docCol.counts, uint64(bs), e.lastDoc, sc.fm1[a], sc.fm1[b], n,
+						sc.cand[b], e.norms, uint64(e.k1p1), sc.keys, digitShift[0], digitBits[0], result, resultCap,
+						sc.bnd[0], uint64(sc.bndCap), uint64(e.skipBlocks))
+				}},
+			)
+		}
+		for li := uint64(1); li < m && !t.small; li++ {
 			a, b := (li-1)&1, li&1
 			steps = append(steps,
 				step{PhaseSelection, func() error {
@@ -261,30 +297,31 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 				// The last step of a pass alone scores its survivors as it
 				// compacts them (and_score's work, timed as the score).
 				step{scorePhase(alone && li == m-1), func() error {
-					var keys devPtr
+					var keys, res devPtr
 					if alone && li == m-1 {
-						keys = sc.keys
+						keys, res = sc.keys, result
 					}
 					return launchAndScatterSurvivors(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, sc.at, sc.row,
 						sc.tileOffsets, sc.freqs, uint64(bs), sc.fm1[a], sc.fm1[b], n, sc.cand[b], e.norms, uint64(e.k1p1),
-						keys, digitShift[0], digitBits[0], sc.hist, ticket)
+						keys, digitShift[0], digitBits[0], sc.hist, ticket, res, resultCap, sc.bnd[0], uint64(sc.bndCap))
 				}},
 			)
 		}
 		if !alone || m == 1 {
 			steps = append(steps, step{PhaseScore, func() error {
 				return launchAndScore(s, grid, qTile, tab, w, m, sc.cand[0], sc.cand[1], sc.fm1[0], sc.fm1[1], n, out, slot,
-					e.norms, uint64(e.k1p1), sc.keys, digitShift[0], digitBits[0], sc.hist, ticket)
+					e.norms, uint64(e.k1p1), sc.keys, digitShift[0], digitBits[0], sc.hist, ticket, result, resultCap,
+					sc.bnd[0], uint64(sc.bndCap))
 			}})
 		}
-		steps = append(steps,
-			step{PhaseTopK, func() error {
+		if !oneCTA {
+			steps = append(steps, step{PhaseTopK, func() error {
 				return e.waveTopK(s, waveRound{w: t.w, gx: e.waveGrid(t.maxN1, t.w), keys: sc.keys,
 					keyOff: word(andCand(t.w)), keyCap: word(andN1(t.w)), countWord: sSteps + m - 1,
 					out: ws.out, slot: t.slotSize, hdr: t.hdr, resultCap: t.resultCap, hist: sc.hist, bnd: sc.bnd[0],
 					bndCap: sc.bndCap, ticket: ticket, picked: alone})
-			}},
-		)
+			}})
+		}
 		for i, st := range steps {
 			if i == 0 || st.phase != steps[i-1].phase {
 				if err := tm.begin(s, st.phase); err != nil {

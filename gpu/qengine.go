@@ -24,6 +24,16 @@ const (
 	decodeWarps = 4
 	none32      = math.MaxUint32
 	orSpan      = 8192 // OR_SPAN: documents per CTA of or_span_wave
+	// ctaTopKKeys is the default of qengine.ctaKeys: a few passes of 256
+	// threads over that many keys cost less than the top-k kernels'
+	// launches and global histogram (cta_topk in kernels/query.cu).
+	ctaTopKKeys = 1 << 14
+	// andStepCands is the default of qengine.stepCands: one CTA of 1,024
+	// threads walks that many candidates a step in two rounds, fewer
+	// dependent round trips than the general steps' five kernels.
+	andStepCands = 2048
+	// skipCapBlocks is SKIP_CAP in kernels/query.cu.
+	skipCapBlocks = 8192
 )
 
 // State words of a query pass (S_* in query.cu). From sSteps on: for AND,
@@ -70,7 +80,15 @@ type qengine struct {
 	// runWaves), one of AND passes at most waveCandidates candidates (see
 	// runAnd).
 	wavePostings, waveCandidates int64
-	topk                         string // a single OR pass's top-k: TopKRadix or TopKTree
+	// ctaKeys bounds the keys of a query alone whose top-k one CTA
+	// selects (ctaTopKKeys; tests set 0 for the top-k kernels).
+	ctaKeys int64
+	// stepCands bounds the candidates of a query alone whose AND steps
+	// run one CTA each (andStepCands; tests set 0 for the general steps),
+	// skipBlocks the lists whose skip column those steps search in shared
+	// memory (skipCapBlocks; tests set 0 for the global search).
+	stepCands, skipBlocks int64
+	topk                  string // a single OR pass's top-k: TopKRadix or TopKTree
 	// qc is the columns' list cache when they have one (the long lists do
 	// not stay resident).
 	qc *qcache
@@ -143,7 +161,8 @@ func newQEngineOn(ix *index.Index, cols *columns) (*qengine, error) {
 	be := cols.be
 	e := &qengine{ix: ix, be: be, cols: cols, docCol: cols.doc, freqCol: cols.freq, lastDoc: cols.lastDoc, reencoded: cols.reencoded,
 		qc: cols.qc, bs: ix.BlockSize(), docs: ix.NumDocs(), gridCap: 8 * max(1, be.multiprocessors()),
-		wavePostings: defaultWavePostings, waveCandidates: defaultWaveCandidates, topk: TopKRadix, spare: make(chan *workspace, workspaces)}
+		wavePostings: defaultWavePostings, waveCandidates: defaultWaveCandidates, ctaKeys: ctaTopKKeys,
+		stepCands: andStepCands, skipBlocks: skipCapBlocks, topk: TopKRadix, spare: make(chan *workspace, workspaces)}
 	for i := range workspaces {
 		e.spare <- &workspace{lane: i}
 	}

@@ -37,7 +37,7 @@ func TestQueryKernelConstants(t *testing.T) {
 		"TILE": qTile, "BIG": qBig, "FIN_CAP": qFinCap, "HIST_BITS": qHistBits, "WARPS": decodeWarps, "NONE": none32,
 		"TREE_GROUP": treeGroup, "TREE_RUNS": treeRuns, "ISECT_META": isectMeta, "ISECT_MAX_LISTS": isectMaxLists,
 		"S_NEED": sNeed, "S_SURE": sSure, "S_BND": sBnd, "S_FINAL": sFinal, "S_DONE": sDone, "S_RESULT": sResult,
-		"S_BC0": sBC0, "S_STEPS": sSteps, "S_KEYS": sKeys, "OR_SPAN": orSpan,
+		"S_BC0": sBC0, "S_STEPS": sSteps, "S_KEYS": sKeys, "OR_SPAN": orSpan, "SKIP_CAP": skipCapBlocks,
 	}
 	for name, v := range want {
 		if got, ok := defines[name]; !ok || got != v {
@@ -284,6 +284,21 @@ func TestAndTable(t *testing.T) {
 			s.docs, s.freqs, s.keys, s.hist, s.cand[0], s.cand[1], s.fm1[0], s.fm1[1], s.bnd[0], s.bnd[1]}, 1<<20, size)
 		if (w == 1) != (s.bnd[1] != 0) {
 			t.Errorf("wave of %d: second boundary %#x", w, s.bnd[1])
+		}
+	}
+	// A pass alone of two lists or more and at most stepCands candidates
+	// takes the one-CTA steps, with a selection row per candidate.
+	e.stepCands = andStepCands
+	big := qplan{and: true, k: 10, lists: []qlist{{first: 0, nb: 40, df: 10000}, {first: 50, nb: 80, df: 20000}},
+		pos: []qpos{{0, 1}, {1, 1}}}
+	for _, tt := range []struct {
+		p     qplan
+		small bool
+	}{{plans[0], true}, {plans[1], false}, {plans[2], true}, {big, false}} {
+		tab := e.andTable([]*qjob{{plan: tt.p}})
+		if tab.small != tt.small || (tab.small && tab.selRows < tab.maxN1) {
+			t.Errorf("%d lists, shortest %d: small %v, %d selection rows for %d candidates; want small %v", len(tt.p.lists),
+				tt.p.lists[0].df, tab.small, tab.selRows, tab.maxN1, tt.small)
 		}
 	}
 }

@@ -164,13 +164,29 @@ func shortestBlocks(ix *index.Index, terms []string) int {
 
 // checkEngine runs qs one by one and as one batch on e and checks every
 // answer against the exhaustive scorer, bit for bit, and the blocks AND
-// decodes against a DAAT traversal's.
+// decodes against a DAAT traversal's. Queries alone take turns between
+// the engine's size bounds (short AND steps in one CTA, their skip
+// searches in shared memory, a top-k in one CTA), the same with global
+// skip searches, the general steps with a top-k in one CTA, and neither.
 func checkEngine(t *testing.T, e *qengine, ix *index.Index, qs []query.Query) {
 	t.Helper()
 	ctx := context.Background()
 	ref := query.NewExhaustive(ix)
 	var single []query.Result
-	for _, q := range qs {
+	defer func(keys, cands, skips int64) {
+		e.ctaKeys, e.stepCands, e.skipBlocks = keys, cands, skips
+	}(e.ctaKeys, e.stepCands, e.skipBlocks)
+	ctaKeys, stepCands, skipBlocks := e.ctaKeys, e.stepCands, e.skipBlocks
+	for i, q := range qs {
+		e.ctaKeys, e.stepCands, e.skipBlocks = ctaKeys, stepCands, skipBlocks
+		switch i % 4 {
+		case 1:
+			e.skipBlocks = 0
+		case 2:
+			e.stepCands = 0
+		case 3:
+			e.stepCands, e.ctaKeys = 0, 0
+		}
 		want, err := ref.Search(ctx, q)
 		if err != nil {
 			t.Fatalf("exhaustive %v: %v", q, err)

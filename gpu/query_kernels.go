@@ -11,6 +11,8 @@ var queryKernels = []string{
 	"and_intersect",
 	"and_scatter_survivors",
 	"and_score",
+	"and_select_rows",
+	"and_step_cta",
 	"or_score",
 	"or_span_wave",
 	"q_init",
@@ -57,13 +59,23 @@ func launchAndIntersect(l launcher, grid, block int, tab devPtr, W, M, li uint64
 }
 
 // launchAndScatterSurvivors launches and_scatter_survivors (kernels/query.cu) on grid CTAs of block threads.
-func launchAndScatterSurvivors(l launcher, grid, block int, tab devPtr, W, M, li uint64, cand, state devPtr, stride uint64, slot, row, tileOffsets, freqs devPtr, bs uint64, fm1In, fm1Out devPtr, C uint64, candOut, norms devPtr, k1p1 uint64, keys devPtr, shift, bits uint64, hist, ticket devPtr) error {
-	return l.launch("and_scatter_survivors", grid, block, uint64(tab), W, M, li, uint64(cand), uint64(state), stride, uint64(slot), uint64(row), uint64(tileOffsets), uint64(freqs), bs, uint64(fm1In), uint64(fm1Out), C, uint64(candOut), uint64(norms), k1p1, uint64(keys), shift, bits, uint64(hist), uint64(ticket))
+func launchAndScatterSurvivors(l launcher, grid, block int, tab devPtr, W, M, li uint64, cand, state devPtr, stride uint64, slot, row, tileOffsets, freqs devPtr, bs uint64, fm1In, fm1Out devPtr, C uint64, candOut, norms devPtr, k1p1 uint64, keys devPtr, shift, bits uint64, hist, ticket, result devPtr, resultCap uint64, bnd devPtr, bndCap uint64) error {
+	return l.launch("and_scatter_survivors", grid, block, uint64(tab), W, M, li, uint64(cand), uint64(state), stride, uint64(slot), uint64(row), uint64(tileOffsets), uint64(freqs), bs, uint64(fm1In), uint64(fm1Out), C, uint64(candOut), uint64(norms), k1p1, uint64(keys), shift, bits, uint64(hist), uint64(ticket), uint64(result), resultCap, uint64(bnd), bndCap)
 }
 
 // launchAndScore launches and_score (kernels/query.cu) on grid CTAs of block threads.
-func launchAndScore(l launcher, grid, block int, tab devPtr, W, M uint64, cand0, cand1, fm10, fm11 devPtr, C uint64, state devPtr, stride uint64, norms devPtr, k1p1 uint64, keys devPtr, shift, bits uint64, hist, ticket devPtr) error {
-	return l.launch("and_score", grid, block, uint64(tab), W, M, uint64(cand0), uint64(cand1), uint64(fm10), uint64(fm11), C, uint64(state), stride, uint64(norms), k1p1, uint64(keys), shift, bits, uint64(hist), uint64(ticket))
+func launchAndScore(l launcher, grid, block int, tab devPtr, W, M uint64, cand0, cand1, fm10, fm11 devPtr, C uint64, state devPtr, stride uint64, norms devPtr, k1p1 uint64, keys devPtr, shift, bits uint64, hist, ticket, result devPtr, resultCap uint64, bnd devPtr, bndCap uint64) error {
+	return l.launch("and_score", grid, block, uint64(tab), W, M, uint64(cand0), uint64(cand1), uint64(fm10), uint64(fm11), C, uint64(state), stride, uint64(norms), k1p1, uint64(keys), shift, bits, uint64(hist), uint64(ticket), uint64(result), resultCap, uint64(bnd), bndCap)
+}
+
+// launchAndSelectRows launches and_select_rows (kernels/query.cu) on grid CTAs of block threads.
+func launchAndSelectRows(l launcher, grid, block int, tab devPtr, M, li uint64, cand, state, lastDoc, blk, sel devPtr, selRows uint64, row devPtr, skipCap uint64) error {
+	return l.launch("and_select_rows", grid, block, uint64(tab), M, li, uint64(cand), uint64(state), uint64(lastDoc), uint64(blk), uint64(sel), selRows, uint64(row), skipCap)
+}
+
+// launchAndStepCta launches and_step_cta (kernels/query.cu) on grid CTAs of block threads.
+func launchAndStepCta(l launcher, grid, block int, tab devPtr, M, li uint64, cand, state, blk, row, sel devPtr, selRows uint64, docs, freqs, counts devPtr, bs uint64, lastDoc, fm1In, fm1Out devPtr, C uint64, candOut, norms devPtr, k1p1 uint64, keys devPtr, shift, bits uint64, result devPtr, resultCap uint64, bnd devPtr, bndCap, skipCap uint64) error {
+	return l.launch("and_step_cta", grid, block, uint64(tab), M, li, uint64(cand), uint64(state), uint64(blk), uint64(row), uint64(sel), selRows, uint64(docs), uint64(freqs), uint64(counts), bs, uint64(lastDoc), uint64(fm1In), uint64(fm1Out), C, uint64(candOut), uint64(norms), k1p1, uint64(keys), shift, bits, uint64(result), resultCap, uint64(bnd), bndCap, skipCap)
 }
 
 // launchOrScore launches or_score (kernels/query.cu) on grid CTAs of block threads.
@@ -72,8 +84,8 @@ func launchOrScore(l launcher, grid, block int, docs, fm1 devPtr, n, idf, k1p1 u
 }
 
 // launchOrSpanWave launches or_span_wave (kernels/query.cu) on grid CTAs of block threads.
-func launchOrSpanWave(l launcher, grid, block int, docs, fm1, qSeg, segRow, segIdf, segDf devPtr, bs, k1p1 uint64, norms devPtr, spans uint64, state devPtr, stride uint64, keys, keyOff, keyCap, needs devPtr) error {
-	return l.launch("or_span_wave", grid, block, uint64(docs), uint64(fm1), uint64(qSeg), uint64(segRow), uint64(segIdf), uint64(segDf), bs, k1p1, uint64(norms), spans, uint64(state), stride, uint64(keys), uint64(keyOff), uint64(keyCap), uint64(needs))
+func launchOrSpanWave(l launcher, grid, block int, docs, fm1, qSeg, segRow, segIdf, segDf devPtr, bs, k1p1 uint64, norms devPtr, spans uint64, state devPtr, stride uint64, keys, keyOff, keyCap, needs devPtr, shift, bits uint64, hist, result devPtr, resultCap uint64, bnd devPtr, bndCap uint64, ticket devPtr) error {
+	return l.launch("or_span_wave", grid, block, uint64(docs), uint64(fm1), uint64(qSeg), uint64(segRow), uint64(segIdf), uint64(segDf), bs, k1p1, uint64(norms), spans, uint64(state), stride, uint64(keys), uint64(keyOff), uint64(keyCap), uint64(needs), shift, bits, uint64(hist), uint64(result), resultCap, uint64(bnd), bndCap, uint64(ticket))
 }
 
 // launchQInit launches q_init (kernels/query.cu) on grid CTAs of block threads.

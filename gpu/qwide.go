@@ -219,12 +219,23 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error
 		// stays empty.
 		gx = e.waveGrid(min(t.maxKeys, spans*4*int64(t.resultCap)), 1)
 	}
+	// A pass alone whose spans emit few keys runs its whole top-k in
+	// or_span_wave: its CTAs histogram the keys they emit, its last CTA
+	// picks and ends the top-k (cta_topk in kernels/query.cu): two
+	// launches fewer.
+	oneCTA := alone && spans*int64(t.needs[0]) <= e.ctaKeys
+	var spanTicket, result devPtr
+	if oneCTA {
+		spanTicket, result = ticket, ws.out+devPtr(t.hdr)
+	}
+	shift, bits := digitShift[0], digitBits[0]
 	err := e.be.run(ws.lane, func(s stream) error {
 		tm := qtimer{on: timing && alone}
-		steps := []struct {
+		type step struct {
 			phase Phase
 			run   func() error
-		}{
+		}
+		steps := []step{
 			{PhaseInit, func() error { return s.upload(tab, bytesOf(table)) }},
 			{PhaseInit, func() error {
 				return launchQInit(s, e.initGrid(max(w, segs), zeroWords, rows), qTile, ws.out, slot, sKeys+1, needs, 0,
@@ -233,15 +244,18 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error
 			{PhaseDecode, func() error { return e.decodeBoth(s, 0, sel, rows, docs, freqs) }},
 			{PhaseScore, func() error {
 				return launchOrSpanWave(s, int(w*spans), qTile, docs, freqs, qSeg, segRow, segIdf, segDf, uint64(bs),
-					uint64(e.k1p1), e.norms, uint64(spans), ws.out, slot, keys, keyOff, keyCap, needs)
+					uint64(e.k1p1), e.norms, uint64(spans), ws.out, slot, keys, keyOff, keyCap, needs, shift, bits,
+					hist, result, uint64(t.resultCap), bnd, qFinCap, spanTicket)
 			}},
-			{PhaseTopK, func() error {
+		}
+		if !oneCTA {
+			steps = append(steps, step{PhaseTopK, func() error {
 				return e.waveTopK(s, waveRound{w: w, gx: gx, keys: keys, keyOff: keyOff, keyCap: keyCap, countWord: sKeys,
 					out: ws.out, slot: t.slotSize, hdr: t.hdr, resultCap: t.resultCap, hist: hist, bnd: bnd, bndCap: qFinCap,
 					ticket: ticket})
-			}},
-			{-1, func() error { return s.download(buf, ws.out) }},
+			}})
 		}
+		steps = append(steps, step{-1, func() error { return s.download(buf, ws.out) }})
 		for i, st := range steps {
 			if i == 0 || st.phase != steps[i-1].phase {
 				if err := tm.begin(s, st.phase); err != nil {

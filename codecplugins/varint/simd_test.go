@@ -45,13 +45,13 @@ func TestStreamVByteBlockAsmTaken(t *testing.T) {
 				want bool
 			}{{small, 0, true}, {small, maxBase, true}, {small, maxBase + 1, false}, {big, 0, false}} {
 				src := StreamVByte{}.AppendBlock(nil, c.v)
-				if !svbBlockAsm(&dst, src) {
+				if !svbBlockAsm(&dst, src, lv) {
 					t.Fatal("svbBlockAsm refused a whole block")
 				}
 				if got := svbBlockPrefixAsm(&dst, src, c.base); got != c.want {
 					t.Errorf("base %d: svbBlockPrefixAsm = %v, want %v", c.base, got, c.want)
 				}
-				if svbBlockAsm(&dst, src[:len(src)-1]) {
+				if svbBlockAsm(&dst, src[:len(src)-1], lv) {
 					t.Fatal("svbBlockAsm took a block one byte short")
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
+	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
 )
 
 // StreamVByte is Lemire's Stream VByte: the 2-bit byte lengths of all the
@@ -14,7 +15,12 @@ import (
 // lengths apart from the data lets the decoder find every value's position
 // from the control bytes alone, without waiting on the data. It is a
 // codecplugins.PrefixDecoder.
-type StreamVByte struct{}
+//
+// Its one field, never set, makes the type pointer-shaped: an interface
+// then holds the value itself, and its method table calls DecodeBlock
+// directly, where a zero-size type's goes through a generated wrapper,
+// one more call per block.
+type StreamVByte struct{ _ *byte }
 
 const svbName = "streamvbyte"
 
@@ -40,13 +46,36 @@ func (StreamVByte) AppendBlock(dst []byte, v []uint32) []byte {
 	return dst
 }
 
-// DecodeBlock implements codecplugins.Codec.
+// DecodeBlock implements codecplugins.Codec. A full block, at a SIMD
+// level, takes one assembly call, which checks src's length itself; all
+// it refuses is a src too short for the block, whose error depends on
+// len(src) alone (svbTruncated), so that nothing but that length is live
+// across the call. svbDecode, the pure-Go path, takes every other block.
 func (StreamVByte) DecodeBlock(dst []uint32, src []byte, n int) error {
-	// A full block, where there is assembly, in one call; it leaves a
-	// block that src cannot hold to the code below, to report.
-	if n == 128 && svbBlockAsm((*[128]uint32)(dst), src) {
-		return nil
+	// The level first, so that the Go level pays one test for the path
+	// it does not take.
+	if lv := simd.Current(); lv != simd.Go && n == 128 && len(dst) >= 128 {
+		if svbBlockAsm((*[128]uint32)(dst), src, lv) {
+			return nil
+		}
+		return svbTruncated(len(src))
 	}
+	return svbDecode(dst, src, n)
+}
+
+// svbTruncated is svbDecode's error for a full block that src, of m
+// bytes, is too short for: its control bytes or its data.
+func svbTruncated(m int) error {
+	if m < 32 {
+		return codecplugins.Corrupt(svbName, m, "truncated control bytes")
+	}
+	return codecplugins.Corrupt(svbName, m, "truncated data")
+}
+
+// svbDecode is DecodeBlock's pure-Go path: every block at the Go level,
+// partial blocks, and the full blocks the assembly refuses (src too
+// short), which it reports.
+func svbDecode(dst []uint32, src []byte, n int) error {
 	dst = dst[:n]
 	nc := (n + 3) / 4
 	if nc > len(src) {
@@ -104,7 +133,7 @@ func (StreamVByte) DecodeBlock(dst []uint32, src []byte, n int) error {
 // there is one; any other block is decoded and then summed in 64 bits,
 // which finds the overflow.
 func (c StreamVByte) DecodeBlockPrefix(dst []uint32, src []byte, n int, base uint32) error {
-	if n == 128 && svbBlockPrefixAsm((*[128]uint32)(dst), src, base) {
+	if n == 128 && len(dst) >= 128 && svbBlockPrefixAsm((*[128]uint32)(dst), src, base) {
 		return nil
 	}
 	return codecplugins.DecodePrefix(c, svbName, dst, src, n, base)

@@ -31,16 +31,17 @@ func svbAsm(dst []uint32, ctrl, data []byte) bool {
 }
 
 // svbBlockAsm decodes a whole 128-value streamvbyte block from src in one
-// assembly call at the SSE and AVX2 levels, which checks src's length
-// itself, and reports whether it did: false at the Go level and where src
-// is shorter than the block. It is small enough to inline.
-func svbBlockAsm(dst *[128]uint32, src []byte) bool {
-	lv := simd.Current()
-	return lv != simd.Go && svbBlock(dst, unsafe.SliceData(src), len(src), uint8(lv))
+// assembly call, with AVX at level lv = simd.AVX2 and SSSE3 at any other,
+// which checks src's length itself, and reports whether it did: false,
+// dst untouched, where src is shorter than the block. Its callers call
+// it only at a level above simd.Go. It inlines.
+func svbBlockAsm(dst *[128]uint32, src []byte, lv simd.Level) bool {
+	return svbBlock(dst, unsafe.SliceData(src), len(src), uint8(lv))
 }
 
-// svbBlockPrefixAsm is svbBlockAsm for running sums from base; it also
-// reports false where a value has four bytes or base is above
+// svbBlockPrefixAsm is svbBlockAsm for running sums from base, at the
+// level the decoders use now, false at the Go level; it also reports
+// false where a value has four bytes or base is above
 // 2^32-1 - 128*(2^24-1), so that no sum it writes can have wrapped. It is
 // small enough to inline.
 func svbBlockPrefixAsm(dst *[128]uint32, src []byte, base uint32) bool {

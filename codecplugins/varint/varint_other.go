@@ -2,11 +2,17 @@
 
 package varint
 
+import "github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+
 // svbAsm decodes nothing: there is no assembly on this build.
 func svbAsm([]uint32, []byte, []byte) bool { return false }
 
-// svbBlockAsm decodes nothing: there is no assembly on this build.
-func svbBlockAsm(*[128]uint32, []byte) bool { return false }
+// svbBlockAsm decodes with the pure-Go path: there is no assembly on this
+// build, where the level is always simd.Go and DecodeBlock, which calls
+// it only above that level, never does.
+func svbBlockAsm(dst *[128]uint32, src []byte, _ simd.Level) bool {
+	return svbDecode(dst[:], src, 128) == nil
+}
 
 // svbBlockPrefixAsm decodes nothing: there is no assembly on this build.
 func svbBlockPrefixAsm(*[128]uint32, []byte, uint32) bool { return false }

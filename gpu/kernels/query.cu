@@ -39,7 +39,10 @@
 // its key, and the wave's top-k runs as for OR waves (below). A query alone
 // runs fewer launches: its last and_scatter_survivors scores as it
 // compacts, and the last CTA of the kernel before each of topk_pick and
-// topk_finish does their work (see last_cta).
+// topk_finish does their work (see last_cta); with few keys that CTA
+// runs the whole top-k (cta_topk), and with few candidates each step is
+// the decode and one single-CTA kernel (see "A query alone of few
+// candidates").
 //
 // OR: the accumulators (one float per document) are zeroed, then one
 // or_score pass per query term in query order adds each posting's score to
@@ -57,7 +60,8 @@
 // be in the top-k (scoring at least a cut at or below the span's needs-th
 // best score; see or_span_wave). The top-k kernels then run gx CTAs per
 // query (histogram, compaction) or one CTA per query (pick, finish) on each
-// query's keys, slot, histogram and boundary. A wave runs only round 0 of
+// query's keys, slot, histogram and boundary; a wave of one with few keys
+// runs its top-k in or_span_wave's last CTA instead (cta_topk). A wave runs only round 0 of
 // the select; a query whose boundary exceeds FIN_CAP keys runs again alone.
 //
 // Top-k: a radix select over 64-bit keys (score bits made unsigned-
@@ -101,6 +105,9 @@ typedef unsigned long long u64;
 #define HIST_BITS 13
 // Largest boundary topk_finish sorts in shared memory.
 #define FIN_CAP 4096
+// Most blocks of a list whose skip column select_rows copies to shared
+// memory (as many words as FIN_CAP keys take).
+#define SKIP_CAP 8192
 
 // Top-k state words.
 #define S_NEED 0    // keys still to select from the current round's input
@@ -415,7 +422,14 @@ static __device__ bool last_cta(u32* ticket) {
 // query (see Top-k below), which the last CTA of an earlier kernel may do.
 static __device__ void pick_body(const volatile u32* hist, u64 bits, u64 round, u32* state);
 static __device__ void finish_body(u64 round, const volatile u64* bnd, volatile u32* state, u64* result,
-                                   u64 resultCap);
+                                   u64 resultCap, u64* sk);
+// cta_topk ends round 0 of the top-k of n keys after its pick, and the
+// finish, in one CTA; cta_hist is its histogram of a large boundary bin
+// (see "A query alone: the top-k in one CTA" below).
+static __device__ void cta_hist(const volatile u64* keys, u32 n, u64 shift, u64 bits, u32* h, u64 fshift, u64 fbits,
+                                u32 fbin);
+static __device__ void cta_topk(const volatile u64* keys, u32 n, u64 shift, u64 bits, const volatile u32* hist,
+                                u32* state, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64* sk);
 
 // scan_tail is and_scan for every query of the wave, run by the last CTA
 // of a step kernel when ticket is not null.
@@ -542,13 +556,18 @@ extern "C" __global__ void __launch_bounds__(TILE)
 // With keys (the last step of a query alone, W = 1), it also does
 // and_score's work and its top-k round up to the pick (see and_score):
 // each survivor's key to keys, the histogram of digit [shift, shift+bits)
-// to hist (zeroed), topk_pick in the last CTA (ticket).
+// to hist (zeroed), topk_pick in the last CTA (ticket); with a result
+// too, that CTA ends the top-k (cta_topk: the compaction into result and
+// bnd, bndCap keys, and the finish).
 extern "C" __global__ void __launch_bounds__(TILE)
     and_scatter_survivors(const u32* tab, u64 W, u64 M, u64 li, const u32* cand, u32* state, u64 stride,
                           const u32* slot, const u32* row, const u32* tileOffsets, const u32* freqs, u64 bs,
                           const u32* fm1In, u32* fm1Out, u64 C, u32* candOut, const float* norms, u64 k1p1,
-                          u64* keys, u64 shift, u64 bits, u32* hist, u32* ticket) {
-  __shared__ u32 h[1 << HIST_BITS];
+                          u64* keys, u64 shift, u64 bits, u32* hist, u32* ticket, u64* result, u64 resultCap,
+                          u64* bnd, u64 bndCap) {
+  // The histogram's shared array, then cta_topk's sort buffer.
+  __shared__ u64 sh[1 << (HIST_BITS - 1)];
+  u32* h = reinterpret_cast<u32*>(sh);
   AndWave a = and_wave(tab, W, M);
   StepTile st;
   float k = __uint_as_float((u32)k1p1);
@@ -589,6 +608,9 @@ extern "C" __global__ void __launch_bounds__(TILE)
   if (!last_cta(ticket)) return;
   __threadfence();
   pick_body(hist, bits, 0, state);
+  if (result != 0)
+    cta_topk(keys + a.cand[0], ((const volatile u32*)state)[S_STEPS + li], shift, bits, hist, state, result,
+             resultCap, bnd, bndCap, sh);
 }
 
 // and_score sums each survivor's term scores in query order into its
@@ -599,12 +621,14 @@ extern "C" __global__ void __launch_bounds__(TILE)
 // With a ticket (a query alone, W = 1), it also does round 0 of the top-k
 // up to the pick: it histograms digit [shift, shift+bits) of the keys into
 // hist (zeroed), as topk_hist_wave would, and its last CTA does topk_pick's
-// work: two launches fewer.
+// work: two launches fewer. With a result too, that CTA ends the top-k as
+// and_scatter_survivors' does.
 extern "C" __global__ void __launch_bounds__(TILE)
     and_score(const u32* tab, u64 W, u64 M, const u32* cand0, const u32* cand1, const u32* fm10, const u32* fm11,
               u64 C, u32* state, u64 stride, const float* norms, u64 k1p1, u64* keys, u64 shift, u64 bits, u32* hist,
-              u32* ticket) {
-  __shared__ u32 h[1 << HIST_BITS];
+              u32* ticket, u64* result, u64 resultCap, u64* bnd, u64 bndCap) {
+  __shared__ u64 sh[1 << (HIST_BITS - 1)];
+  u32* h = reinterpret_cast<u32*>(sh);
   AndWave a = and_wave(tab, W, M);
   float k = __uint_as_float((u32)k1p1);
   u32 nbins = 1u << bits, mask = nbins - 1;
@@ -635,6 +659,180 @@ extern "C" __global__ void __launch_bounds__(TILE)
   if (!last_cta(ticket)) return;
   __threadfence();
   pick_body(hist, bits, 0, state);
+  if (result != 0)
+    cta_topk(keys + a.cand[0], ((const volatile u32*)state)[S_STEPS + a.m[0] - 1], shift, bits, hist, state,
+             result, resultCap, bnd, bndCap, sh);
+}
+
+// ---- A query alone of few candidates ---------------------------------------
+//
+// A pass alone (W = 1) whose shortest list has at most a few thousand
+// postings (the host decides by its size class) runs each step as the
+// decode and one kernel, with no scan and no tile counts:
+//   and_select_rows   (the first step only) and_select and
+//                     and_scatter_blocks at once: selection row i belongs
+//                     to candidate i and holds its block when the candidate
+//                     is the first to land there, else NONE (the decoders
+//                     skip it); a candidate's row is its block's first
+//                     candidate's, found in its warp by a ballot or, when
+//                     that lies before the warp, by a warp search of the
+//                     candidates before it. The selected blocks need no
+//                     order, so no scan.
+//   (decode_*         docids and frequencies of the selected rows)
+//   and_step_cta      one CTA of BIG threads: intersects the candidates
+//                     with their rows and compacts the matches BIG at a
+//                     time, in order, at a running offset; then selects
+//                     the next list's rows as and_select_rows does, or
+//                     after the last list scores, histograms, picks and
+//                     ends the top-k (cta_topk).
+// A two-list query alone is then six graph nodes: the table's upload,
+// q_init, the shortest list's decode, and_select_rows, the decode of the
+// selected blocks and and_step_cta (two more per further list).
+
+// select_rows is and_select_rows' work at step li over the chunks g0,
+// g0+gstep, ... of blockDim.x candidates of cand; state is the query's
+// slot. It clears the selection's rows from the step's count to selRows
+// and adds the selected blocks to state word S_STEPS+M+li (zeroed by
+// q_init). A list of at most skipCap blocks (SKIP_CAP at most: the host
+// passes 0 to test the other way) has its skip column copied
+// to skip (shared memory) first, in one round of independent loads, so
+// each candidate's search runs there instead of through dependent global
+// loads; a longer one is searched as and_select does. Every thread of
+// the CTA calls it.
+static __device__ void select_rows(const AndWave& a, u64 M, u64 li, const u32* cand, u32* state, const u32* lastDoc,
+                                   u32* blk, u32* sel, u64 selRows, u32* row, u32 g0, u32 gstep, u32* skip,
+                                   u64 skipCap) {
+  u32 n = ((const volatile u32*)state)[S_STEPS + li - 1];
+  u64 chunk = blockDim.x;
+  for (u64 r = n + g0 * chunk + threadIdx.x; r < selRows; r += gstep * chunk) sel[r] = NONE;
+  u32 lo = a.first[li], nb = a.nb[li], end = lo + nb;
+  bool inShared = nb <= skipCap && nb <= SKIP_CAP;
+  if (inShared) {
+#pragma unroll 8
+    for (u32 j = threadIdx.x; j < nb; j += blockDim.x) skip[j] = lastDoc[lo + j];
+    __syncthreads();
+  }
+  // The last docid of block b of the list.
+  auto last = [&](u32 b) { return inShared ? skip[b - lo] : lastDoc[b]; };
+  // The loop bound is uniform over the CTA, so every thread reaches the
+  // barriers and every lane the warp's votes.
+  for (u64 base = g0 * chunk; base < n; base += gstep * chunk) {
+    u64 i = base + threadIdx.x;
+    bool active = i < n;
+    u32 c = active ? cand[i] : NONE;
+    u32 b;
+    if (inShared) {
+      b = lo + lower_bound(skip, 0, nb, c);
+    } else {
+      // Splitters as in and_select.
+      u32 act = __ballot_sync(FULL, active);
+      int lastLane = act != 0 ? 31 - __clz(act) : 0;
+      u32 cLo = __shfl_sync(FULL, c, 0), cHi = __shfl_sync(FULL, c, lastLane);
+      u32 bLo = warp_lower_bound(lastDoc, lo, end, cLo);
+      u32 bHi = warp_lower_bound(lastDoc, bLo, end, cHi);
+      b = lower_bound(lastDoc, bLo, bHi < end ? bHi + 1 : end, c);
+    }
+    if (!active || b >= end) b = NONE;
+    // As starts_block.
+    bool start = b != NONE && (i == 0 || (b != lo && cand[i - 1] <= last(b - 1)));
+    u32 lane = threadIdx.x & 31, m = __ballot_sync(FULL, start), mine = m & (FULL >> (31 - lane));
+    u32 w0 = (u32)i - lane, b0 = __shfl_sync(FULL, b, 0), r0 = 0;
+    // The lanes before the warp's first start share lane 0's block. When
+    // that block began before the warp, its first candidate is the first
+    // past the previous block's last docid (candidate 0 for the list's
+    // first block). The condition is uniform over the warp.
+    if (!(m & 1) && b0 != NONE && b0 != lo) r0 = warp_lower_bound(cand, 0, w0, last(b0 - 1) + 1);
+    if (active) {
+      blk[i] = b;
+      row[i] = b == NONE ? NONE : (mine != 0 ? w0 + 31 - __clz(mine) : r0);
+      sel[i] = start ? b : NONE;
+    }
+    u32 cnt = __syncthreads_count(start);
+    if (threadIdx.x == 0 && cnt != 0) atomicAdd(state + S_STEPS + M + li, cnt);
+  }
+}
+
+// and_select_rows selects the rows of list li (see above and select_rows)
+// for a query alone whose slot is state: blk and row per candidate, sel
+// per row.
+extern "C" __global__ void __launch_bounds__(TILE)
+    and_select_rows(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, const u32* lastDoc, u32* blk,
+                    u32* sel, u64 selRows, u32* row, u64 skipCap) {
+  __shared__ u32 skip[SKIP_CAP];
+  select_rows(and_wave(tab, 1, M), M, li, cand, state, lastDoc, blk, sel, selRows, row, blockIdx.x, gridDim.x, skip,
+              skipCap);
+}
+
+// and_step_cta is step li of a query alone of few candidates, one CTA (see
+// above): it intersects the candidates cand with their decoded rows (as
+// and_intersect), compacts the matches into candOut and their freq-1 into
+// fm1Out (as and_scatter_survivors), and counts them at state word
+// S_STEPS+li. Before the last list it then selects list li+1's rows into
+// blk, row and sel; after it, it also scores each survivor into keys and
+// histograms digit [shift, shift+bits) in shared memory, picks, and ends
+// the top-k into result and bnd (cta_topk). skipCap: as select_rows'.
+extern "C" __global__ void __launch_bounds__(BIG)
+    and_step_cta(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row, u32* sel,
+                 u64 selRows, const u32* docs, const u32* freqs, const u32* counts, u64 bs, const u32* lastDoc,
+                 const u32* fm1In, u32* fm1Out, u64 C, u32* candOut, const float* norms, u64 k1p1, u64* keys,
+                 u64 shift, u64 bits, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64 skipCap) {
+  // The histogram's shared array, then cta_topk's sort buffer; before the
+  // last list, the next list's skip column (SKIP_CAP words).
+  __shared__ u64 sh[FIN_CAP];
+  u32* h = reinterpret_cast<u32*>(sh);
+  AndWave a = and_wave(tab, 1, M);
+  bool last = li + 1 == M;
+  float k = __uint_as_float((u32)k1p1);
+  u32 nbins = 1u << bits, mask = nbins - 1;
+  if (last) {
+    for (u32 j = threadIdx.x; j < nbins; j += blockDim.x) h[j] = 0;
+    __syncthreads();
+  }
+  u32 n = state[S_STEPS + li - 1], running = 0;
+  for (u64 base = 0; base < n; base += blockDim.x) {
+    u64 i = base + threadIdx.x;
+    u32 s = NONE, r = NONE;
+    if (i < n) {
+      r = row[i];
+      if (r != NONE) {
+        u32 c = cand[i];
+        u32 len = umin(counts[blk[i]], (u32)bs);
+        const u32* d = docs + (u64)r * bs;
+        u32 p = lower_bound(d, 0, len, c);
+        if (p < len && d[p] == c) s = p;
+      }
+    }
+    bool keep = s != NONE;
+    u32 total;
+    u64 o = running + block_scan(keep ? 1 : 0, &total);
+    if (keep) {
+      u32 dd = cand[i], f = freqs[(u64)r * bs + s];
+      candOut[o] = dd;
+      for (u64 l = 0; l < li; l++) fm1Out[l * C + o] = fm1In[l * C + i];
+      fm1Out[li * C + o] = f;
+      if (last) {
+        float norm = norms[dd], sc = 0.0f;
+        for (u32 p = a.pos[0]; p < a.pos[1]; p++) {
+          u32 l = a.plist[p];
+          u32 fm = l == li ? f : fm1In[(u64)l * C + i];
+          sc = __fadd_rn(sc, term_score(__uint_as_float(a.pidf[p]), fm + 1, norm, k));
+        }
+        u64 key = make_key(sc, dd);
+        keys[o] = key;
+        atomicAdd(&h[(key >> shift) & mask], 1u);
+      }
+    }
+    running += total;
+  }
+  if (threadIdx.x == 0) state[S_STEPS + li] = running;
+  __syncthreads();  // the count, candOut, and every read of blk and row are done
+  if (!last) {
+    select_rows(a, M, li + 1, candOut, state, lastDoc, blk, sel, selRows, row, 0, 1, reinterpret_cast<u32*>(sh),
+                skipCap);
+    return;
+  }
+  pick_body(h, bits, 0, state);
+  cta_topk(keys, running, shift, bits, h, state, result, resultCap, bnd, bndCap, sh);
 }
 
 // ---- Disjunctive pass -----------------------------------------------------
@@ -699,11 +897,22 @@ static __device__ u32 find_row(const u32* docs, u32 bs, u32 r0, u32 r1, u32 df, 
 // least that (all of them when fewer are touched) to keys + keyOff[q], up
 // to keyCap[q], reserving their places at the query's S_KEYS word with one
 // atomic.
+//
+// With a ticket (a wave of one, its keys few: the host decides), every
+// CTA also histograms digit [shift, shift+bits) of the keys it emits into
+// hist (zeroed), and the last CTA then runs the rest of the top-k (the
+// pick, cta_topk: into result and bnd, bndCap keys, and the finish): no
+// top-k kernels, whose launches cost more than one CTA's walk over a few
+// thousand keys.
 extern "C" __global__ void __launch_bounds__(TILE)
     or_span_wave(const u32* docs, const u32* fm1, const u32* qSeg, const u32* segRow, const u32* segIdf,
                  const u32* segDf, u64 bs, u64 k1p1, const float* norms, u64 spans, u32* state, u64 stride, u64* keys,
-                 const u32* keyOff, const u32* keyCap, const u32* needs) {
-  __shared__ float acc[OR_SPAN];
+                 const u32* keyOff, const u32* keyCap, const u32* needs, u64 shift, u64 bits, u32* hist,
+                 u64* result, u64 resultCap, u64* bnd, u64 bndCap, u32* ticket) {
+  // The accumulators, then (the last CTA of a wave of one) the top-k's
+  // histogram and sort buffer: OR_SPAN floats are FIN_CAP keys.
+  __shared__ u64 sh[OR_SPAN / 2];
+  float* acc = reinterpret_cast<float*>(sh);
   __shared__ u32 seg[TILE / 32][6];  // per segment of the round: rows [a, e), r0, r1, df, idf bits
   __shared__ u32 base, emitted;
   float k = __uint_as_float((u32)k1p1);
@@ -767,9 +976,19 @@ extern "C" __global__ void __launch_bounds__(TILE)
     float f = acc[j];
     if (f != 0.0f && score_bits(f) >= cut) {
       u32 at = base + atomicAdd(&emitted, 1u);
-      if (at < cap) out[at] = make_key(f, lo + j);
+      if (at < cap) {
+        u64 key = make_key(f, lo + j);
+        out[at] = key;
+        if (ticket != 0) atomicAdd(&hist[(key >> shift) & ((1u << bits) - 1)], 1u);
+      }
     }
   }
+  if (ticket == 0 || !last_cta(ticket)) return;
+  __threadfence();
+  u32* st = slot_of(state, q, stride);
+  u32 n = umin(((const volatile u32*)st)[S_KEYS], cap);
+  pick_body(hist, bits, 0, st);
+  cta_topk(out, n, shift, bits, hist, st, result, resultCap, bnd, bndCap, sh);
 }
 
 // ---- Top-k ----------------------------------------------------------------
@@ -993,16 +1212,18 @@ extern "C" __global__ void __launch_bounds__(TILE)
 // result at state and result + q * stride bytes.
 extern "C" __global__ void __launch_bounds__(BIG)
     topk_finish(u64 round, const u64* bnd, u64 bndCap, u32* state, u64 stride, u64* result, u64 resultCap) {
+  __shared__ u64 sk[FIN_CAP];
   finish_body(round, bnd + blockIdx.x * bndCap, slot_of(state, blockIdx.x, stride),
-              slot_of(result, blockIdx.x, stride), resultCap);
+              slot_of(result, blockIdx.x, stride), resultCap, sk);
 }
 
 // finish_body is topk_finish's work for one query; every thread of the CTA
-// calls it. The state's counts may have been added to by other CTAs of
-// the kernel that calls it, hence the volatile reads.
+// calls it, with sk a shared array of FIN_CAP keys (the caller's, so that
+// kernels with shared arrays of their own can lend one). The state's
+// counts may have been added to by other CTAs of the kernel that calls it,
+// hence the volatile reads.
 static __device__ void finish_body(u64 round, const volatile u64* bnd, volatile u32* state, u64* result,
-                                   u64 resultCap) {
-  __shared__ u64 sk[FIN_CAP];
+                                   u64 resultCap, u64* sk) {
   u32 done = state[S_DONE], fin = state[S_FINAL], m = state[S_BC0 + (round & 1)];
   u32 need = state[S_NEED], rc = state[S_RESULT];
   __syncthreads();  // every thread has read the state before thread 0 writes it
@@ -1042,6 +1263,104 @@ static __device__ void finish_body(u64 round, const volatile u64* bnd, volatile 
   __syncthreads();  // a next call rewrites sk
 }
 
+// ---- A query alone: the top-k in one CTA ------------------------------------
+//
+// When a query alone has few keys (a few thousand: the host decides by
+// its size class), the last CTA of the kernel that wrote them selects its
+// top-k in place of the top-k kernels: the kernel histograms as it
+// writes the keys, its last CTA picks (pick_body) and runs cta_topk. The keys come from
+// other CTAs of the same kernel, published before last_cta, hence the
+// volatile reads. Each thread keeps CTA_UNROLL loads in flight: one CTA
+// walks every key, so their latency, not bandwidth, bounds it.
+//
+// The keys of a query alone bunch at the top (OR's spans emit only their
+// best), so round 0's boundary bin may hold thousands of them, whose sort
+// in one CTA would cost more than the rest. Over CTA_SUB_MIN keys,
+// cta_topk first splits that bin on the next SUB_BITS bits (one more walk
+// over the keys) and keeps only the sub-bin that holds the k-th key as
+// the boundary. The boundary's keys then share their top 12 + SUB_BITS
+// bits, so the host's further rounds, if it needs any, stay exact.
+#define CTA_UNROLL 8
+#define CTA_SUB_MIN 256
+#define SUB_BITS 11
+
+// cta_hist zeroes the shared histogram h and counts digit [shift,
+// shift+bits) of those of the n keys whose digit [fshift, fshift+fbits)
+// is fbin. Every thread of the CTA calls it.
+static __device__ void cta_hist(const volatile u64* keys, u32 n, u64 shift, u64 bits, u32* h, u64 fshift, u64 fbits,
+                                u32 fbin) {
+  u32 nbins = 1u << bits, mask = nbins - 1, fmask = (1u << fbits) - 1;
+  for (u32 j = threadIdx.x; j < nbins; j += blockDim.x) h[j] = 0;
+  __syncthreads();
+  for (u32 base = 0; base < n; base += CTA_UNROLL * blockDim.x) {
+    u64 k[CTA_UNROLL];
+#pragma unroll
+    for (int u = 0; u < CTA_UNROLL; u++) {
+      u32 j = base + u * blockDim.x + threadIdx.x;
+      k[u] = j < n ? keys[j] : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < CTA_UNROLL; u++)
+      if (base + u * blockDim.x + threadIdx.x < n && ((u32)(k[u] >> fshift) & fmask) == fbin)
+        atomicAdd(&h[(k[u] >> shift) & mask], 1u);
+  }
+  __syncthreads();
+}
+
+// cta_topk ends round 0 after its pick (hist: its histogram, shared or
+// global): the keys above the picked bin go to result and those in it to
+// bnd (up to bndCap), counting in shared memory, after a split of a large
+// bin (see above); then it finishes as topk_finish does, sorting in sk
+// (FIN_CAP keys of shared memory, which may hold hist). A boundary over
+// FIN_CAP keys leaves S_DONE clear: the host runs further rounds from
+// bnd, as after topk_compact_*. Every thread calls it.
+static __device__ void cta_topk(const volatile u64* keys, u32 n, u64 shift, u64 bits, const volatile u32* hist,
+                                u32* state, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64* sk) {
+  __shared__ u32 nres, nbnd;
+  const volatile u32* vs = state;
+  u32 done = vs[S_DONE], sure = vs[S_SURE], b = vs[S_BND], mask = (1u << bits) - 1;
+  bool sub = !done && b != NONE && hist[b] > CTA_SUB_MIN;
+  u32 sure2 = 0, b2 = NONE, shift2 = (u32)shift - SUB_BITS, mask2 = (1u << SUB_BITS) - 1;
+  if (threadIdx.x == 0) {
+    nres = vs[S_RESULT];
+    nbnd = 0;
+  }
+  __syncthreads();  // every thread has read hist, which sk may hold
+  if (sub) {
+    // pick_body takes S_NEED, the keys still needed from bin b, and
+    // leaves the sub-bins' cut in the state words.
+    u32* h2 = reinterpret_cast<u32*>(sk);
+    cta_hist(keys, n, shift2, SUB_BITS, h2, shift, bits, b);
+    pick_body(h2, SUB_BITS, 0, state);
+    sure2 = vs[S_SURE];
+    b2 = vs[S_BND];
+  }
+  // done is uniform over the CTA, so every lane reaches append.
+  for (u32 base = 0; !done && base < n; base += CTA_UNROLL * blockDim.x) {
+    u64 k[CTA_UNROLL];
+#pragma unroll
+    for (int u = 0; u < CTA_UNROLL; u++) {
+      u32 j = base + u * blockDim.x + threadIdx.x;
+      k[u] = j < n ? keys[j] : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < CTA_UNROLL; u++) {
+      bool ok = base + u * blockDim.x + threadIdx.x < n;
+      u32 bin = (u32)(k[u] >> shift) & mask, bin2 = (u32)(k[u] >> shift2) & mask2;
+      bool in = ok && bin == b;
+      append(k[u], ok && (bin >= sure || (sub && in && bin2 >= sure2)), result, &nres, resultCap);
+      append(k[u], in && (!sub || bin2 == b2), bnd, &nbnd, bndCap);
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && !done) {
+    state[S_RESULT] = nres;
+    state[S_BC0] = nbnd;
+  }
+  __syncthreads();
+  finish_body(0, bnd, state, result, resultCap, sk);
+}
+
 // topk_hist_wave and topk_compact_wave are topk_hist_keys and
 // topk_compact_keys over the keys of a wave's passes, gx CTAs per query:
 // query q's keys start at keys + keyOff[q], at most keyCap[q] of them,
@@ -1073,10 +1392,11 @@ extern "C" __global__ void __launch_bounds__(BIG)
   u32* st = slot_of(state, q, stride);
   compact_body<false>(keys + keyOff[q], 0, umin(st[countWord], keyCap[q]), shift, bits, round, st,
                       slot_of(result, q, stride), resultCap, bnd + q * bndCap, bndCap, blockIdx.x % gx, gx);
+  __shared__ u64 sk[FIN_CAP];
   if (ticket == 0 || !last_cta(ticket)) return;
   __threadfence();
   for (u64 p = 0; p < gridDim.x / gx; p++)
-    finish_body(round, bnd + p * bndCap, slot_of(state, p, stride), slot_of(result, p, stride), resultCap);
+    finish_body(round, bnd + p * bndCap, slot_of(state, p, stride), slot_of(result, p, stride), resultCap, sk);
 }
 
 // ---- Top-k by max tree (the paper's method, for comparison) ----------------

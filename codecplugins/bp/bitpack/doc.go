@@ -44,10 +44,11 @@
 // tests compare every level against them on random blocks of every width.
 // UnpackVerticalPrefix adds the running sum in the vector registers, for
 // the d-gap codecs' fused decode (codecplugins.PrefixDecoder).
-// DecodeVerticalBlockSIMD and DecodeVerticalBlockPrefixSIMD take a whole
-// bp128 block (width byte and layout) in one assembly call that also
-// checks it, for the bp128 codec's per-block path; they refuse what they
-// cannot decode and, off amd64, everything.
+// UnpackVerticalSIMD is one assembly call that checks nothing, for the
+// bp128 codec's per-block path, which checks the block in Go first;
+// DecodeVerticalBlockPrefixSIMD takes a whole bp128 block (width byte and
+// layout) into running sums in one assembly call that also checks it,
+// and refuses what it cannot decode and, off amd64, everything.
 //
 // The other exported functions check nothing for speed: callers validate
 // widths and lengths first, as documented on each (a violated

@@ -199,13 +199,13 @@ func BenchmarkUnpackHorizontalBlock(b *testing.B) {
 	}
 }
 
-// TestDecodeVerticalBlockSIMD requires the one-call block decoders to take
-// every well-formed full block at the SSE and AVX2 levels with the values
-// UnpackVertical gives, and to refuse, dst untouched, a missing or
-// too-wide width byte, a block one byte short, running sums that could
-// pass 2^32-1, and everything at the Go level: codectest's differential
-// tests compare results, which decoders that always fell back to Go would
-// pass too.
+// TestDecodeVerticalBlockSIMD requires UnpackVerticalSIMD to give the
+// values UnpackVertical gives at every level, and the one-call prefix
+// decoder to take every well-formed full block at the SSE and AVX2
+// levels and to refuse, dst untouched, a missing or too-wide width byte,
+// a block one byte short, running sums that could pass 2^32-1, and
+// everything at the Go level: codectest's differential tests compare
+// results, which decoders that always fell back to Go would pass too.
 func TestDecodeVerticalBlockSIMD(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, lv := range simd.Levels() {
@@ -219,8 +219,8 @@ func TestDecodeVerticalBlockSIMD(t *testing.T) {
 				}
 				var want, got [BlockLen]uint32
 				UnpackVertical(&want, src[1:], b)
-				if ok := DecodeVerticalBlockSIMD(&got, src); ok != simdLevel || (ok && got != want) {
-					t.Fatalf("whole block: ok %v, values equal %v", ok, got == want)
+				if UnpackVerticalSIMD(&got, src[1:], b, lv); got != want {
+					t.Fatal("UnpackVerticalSIMD: other values")
 				}
 				limit := int64(1)<<32 - 1 - BlockLen*(int64(1)<<b-1)
 				for _, base := range []int64{0, limit, limit + 1} {
@@ -235,7 +235,7 @@ func TestDecodeVerticalBlockSIMD(t *testing.T) {
 				poison := [BlockLen]uint32{0: 0xDEADBEEF}
 				for _, bad := range [][]byte{nil, src[:len(src)-1], {33}, append([]byte{40}, src[1:]...)} {
 					got = poison
-					if DecodeVerticalBlockSIMD(&got, bad) || DecodeVerticalBlockPrefixSIMD(&got, bad, 0) || got != poison {
+					if DecodeVerticalBlockPrefixSIMD(&got, bad, 0) || got != poison {
 						t.Fatalf("took or wrote for a bad block of %d bytes", len(bad))
 					}
 				}

@@ -41,24 +41,27 @@ func unpackVPrefixAsm(dst *[BlockLen]uint32, src []byte, b int, base uint32) boo
 	return true
 }
 
-// DecodeVerticalBlockSIMD decodes a whole bp128 block, a width byte b
-// followed by VerticalLen(b) bytes of the vertical layout, from src into
-// dst in one assembly call, which checks the block, picks the width's
-// kernel and decodes, and reports whether it did: false, with dst
-// untouched, where src is empty, b is above 32 or src is shorter than the
-// block, and at the Go level, where there is no assembly. Bytes after the
-// block are ignored. It inlines, so that a block costs its caller one
-// assembly call and no Go call; the caller keeps a pure-Go path
-// (UnpackVertical) for the blocks it refuses.
-func DecodeVerticalBlockSIMD(dst *[BlockLen]uint32, src []byte) bool {
-	lv := simd.Current()
-	return lv != simd.Go && decodeVBlock(dst, unsafe.SliceData(src), len(src), uint8(lv))
+// UnpackVerticalSIMD decodes a vertical block of width b from src into
+// dst with the assembly of level lv, AVX2 at simd.AVX2 and SSE at any
+// other, in one assembly call that checks nothing: it requires
+// 0 <= b <= 32 and len(src) >= VerticalLen(b), which it trusts, and is
+// for callers at a level above simd.Go that have checked both. It
+// inlines, so that such a caller, checking in Go, keeps nothing live
+// across the call; the bp128 codec's DecodeBlock decodes a full block so.
+func UnpackVerticalSIMD(dst *[BlockLen]uint32, src []byte, b int, lv simd.Level) {
+	unpackVBlock(dst, unsafe.SliceData(src), b, uint8(lv))
 }
 
-// DecodeVerticalBlockPrefixSIMD is DecodeVerticalBlockSIMD followed by
-// running sums from base, as UnpackVerticalPrefix writes them. It also
-// reports false, dst untouched, where a sum could pass 2^32-1,
-// base+128*(2^b-1) above it, so that its results never wrap.
+// DecodeVerticalBlockPrefixSIMD decodes a whole bp128 block, a width
+// byte b followed by VerticalLen(b) bytes of the vertical layout, from
+// src into running sums from base, as UnpackVerticalPrefix writes them,
+// in one assembly call, which checks the block, picks the width's kernel
+// and decodes, and reports whether it did: false, with dst untouched,
+// where src is empty, b is above 32, src is shorter than the block or a
+// sum could pass 2^32-1 (base+128*(2^b-1) above it), and at the Go level,
+// where there is no assembly. Bytes after the block are ignored. It
+// inlines, so that a block costs its caller one assembly call and no Go
+// call; the caller keeps a pure-Go path for the blocks it refuses.
 func DecodeVerticalBlockPrefixSIMD(dst *[BlockLen]uint32, src []byte, base uint32) bool {
 	lv := simd.Current()
 	return lv != simd.Go && decodeVBlockPrefix(dst, unsafe.SliceData(src), len(src), base, uint8(lv))

@@ -36735,62 +36735,52 @@ DATA shift_7_7<>+24(SB)/4, $0x00000007
 DATA shift_7_7<>+28(SB)/4, $0x00000007
 GLOBL shift_7_7<>(SB), RODATA|NOPTR, $32
 
-// func decodeVBlock(dst *[128]uint32, src *byte, n int, level uint8) bool
-TEXT ·decodeVBlock(SB), NOSPLIT, $0-33
-	MOVQ    n+16(FP), AX
-	TESTQ   AX, AX
-	JLE     fail
-	MOVQ    src+8(FP), SI
-	MOVBQZX (SI), BX
-	CMPQ    BX, $0x20
-	JA      fail
-	MOVQ    BX, CX
-	SHLQ    $0x04, CX
-	CMPQ    CX, AX
-	JGE     fail
-	INCQ    SI
-	MOVQ    dst+0(FP), DI
-	MOVB    $0x01, ret+32(FP)
-	MOVB    level+24(FP), AL
-	CMPB    AL, $0x02
-	JE      avx2
-	JMP     ·vKernelSSE+0(SB)
+// func unpackVBlock(dst *[128]uint32, src *byte, b int, level uint8)
+// Requires: MMX+
+TEXT ·unpackVBlock(SB), NOSPLIT, $0-25
+	MOVQ       dst+0(FP), DI
+	MOVQ       src+8(FP), SI
+	MOVQ       b+16(FP), BX
+	PREFETCHT0 1024(SI)
+	PREFETCHT0 1088(SI)
+	MOVB       level+24(FP), AL
+	CMPB       AL, $0x02
+	JE         avx2
+	JMP        ·vKernelSSE+0(SB)
 
 avx2:
 	JMP ·vKernelAVX2+0(SB)
 
-fail:
-	MOVB $0x00, ret+32(FP)
-	RET
-
 // func decodeVBlockPrefix(dst *[128]uint32, src *byte, n int, base uint32, level uint8) bool
-// Requires: AVX, AVX2, SSE2
+// Requires: AVX, AVX2, MMX+, SSE2
 TEXT ·decodeVBlockPrefix(SB), NOSPLIT, $0-33
-	MOVQ    n+16(FP), AX
-	TESTQ   AX, AX
-	JLE     fail
-	MOVQ    src+8(FP), SI
-	MOVBQZX (SI), BX
-	CMPQ    BX, $0x20
-	JA      fail
-	MOVQ    BX, CX
-	SHLQ    $0x04, CX
-	CMPQ    CX, AX
-	JGE     fail
-	MOVL    base+24(FP), AX
-	MOVL    AX, CX
-	LEAQ    prefixLimit<>+0(SB), DX
-	CMPQ    CX, (DX)(BX*8)
-	JG      fail
-	INCQ    SI
-	MOVQ    dst+0(FP), DI
-	MOVB    $0x01, ret+32(FP)
-	MOVB    level+28(FP), CL
-	CMPB    CL, $0x02
-	JE      avx2
-	MOVD    AX, X14
-	PSHUFD  $0x00, X14, X14
-	JMP     ·vPrefixKernelSSE+0(SB)
+	MOVQ       n+16(FP), AX
+	TESTQ      AX, AX
+	JLE        fail
+	MOVQ       src+8(FP), SI
+	MOVBQZX    (SI), BX
+	CMPQ       BX, $0x20
+	JA         fail
+	MOVQ       BX, CX
+	SHLQ       $0x04, CX
+	CMPQ       CX, AX
+	JGE        fail
+	MOVL       base+24(FP), AX
+	MOVL       AX, CX
+	LEAQ       prefixLimit<>+0(SB), DX
+	CMPQ       CX, (DX)(BX*8)
+	JG         fail
+	PREFETCHT0 1024(SI)
+	PREFETCHT0 1088(SI)
+	INCQ       SI
+	MOVQ       dst+0(FP), DI
+	MOVB       $0x01, ret+32(FP)
+	MOVB       level+28(FP), CL
+	CMPB       CL, $0x02
+	JE         avx2
+	MOVD       AX, X14
+	PSHUFD     $0x00, X14, X14
+	JMP        ·vPrefixKernelSSE+0(SB)
 
 avx2:
 	VMOVD        AX, X14

@@ -54,12 +54,11 @@ func vKernelAVX2()
 //go:noescape
 func vPrefixKernelAVX2()
 
-// decodeVBlock decodes the bp128 block of the n bytes at src, with AVX2 at
-// level 2 (simd.AVX2) and else SSE2, and reports true; it reports false,
-// dst untouched, where n is too short or the width above 32.
+// unpackVBlock decodes a vertical block of width b, 0 <= b <= 32, with AVX2 at
+// level 2 (simd.AVX2) and else SSE2; src holds at least 16*b bytes.
 //
 //go:noescape
-func decodeVBlock(dst *[128]uint32, src *byte, n int, level uint8) bool
+func unpackVBlock(dst *[128]uint32, src *byte, b int, level uint8)
 
 // decodeVBlockPrefix decodes the bp128 block of the n bytes at src into running
 // sums from base, with AVX2 at level 2 (simd.AVX2) and else SSE2, and

@@ -2,6 +2,8 @@
 
 package bitpack
 
+import "github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+
 // unpackVAsm reports that there is no assembly unpacker on this build.
 func unpackVAsm(*[BlockLen]uint32, []byte, int) bool { return false }
 
@@ -11,10 +13,13 @@ func unpackVPrefixAsm(*[BlockLen]uint32, []byte, int, uint32) bool { return fals
 // unpackHAsm reports that there is no assembly unpacker on this build.
 func unpackHAsm(*[BlockLen]uint32, []byte, int) bool { return false }
 
-// DecodeVerticalBlockSIMD reports false: this build has no assembly, so
-// its callers decode every block on their pure-Go path. On amd64 it
-// decodes a whole bp128 block in one assembly call.
-func DecodeVerticalBlockSIMD(*[BlockLen]uint32, []byte) bool { return false }
+// UnpackVerticalSIMD decodes with the pure-Go unpacker: this build has no
+// assembly, and simd.Current() is always simd.Go, so its callers, which
+// call it only at a level above simd.Go, never do. On amd64 it decodes
+// in one assembly call.
+func UnpackVerticalSIMD(dst *[BlockLen]uint32, src []byte, b int, _ simd.Level) {
+	unpackV[b](dst, src)
+}
 
 // DecodeVerticalBlockPrefixSIMD reports false: this build has no assembly.
 // On amd64 it decodes a whole bp128 block into running sums in one

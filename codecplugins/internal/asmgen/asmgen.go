@@ -17,6 +17,7 @@ import (
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/pass"
 	"github.com/mmcloughlin/avo/printer"
+	"github.com/mmcloughlin/avo/reg"
 )
 
 // Main parses the flags -out (assembly file), -stubs (Go declarations file)
@@ -83,4 +84,21 @@ func Ret(c *build.Context) operand.Mem {
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, err)
 	os.Exit(1)
+}
+
+// prefetchDistance is how far past a block's first byte PrefetchAhead
+// asks for data: about nine blocks of the dense sets' bp128 and five of
+// their streamvbyte, so that a decoder walking a long list finds the
+// next blocks in cache where it would otherwise wait on memory, which
+// the SIMD decoders, at 15-30 ns a block, outrun.
+const prefetchDistance = 1024
+
+// PrefetchAhead writes lines PREFETCHT0 hints for the 64-byte lines from
+// prefetchDistance bytes past the address in base on. A prefetch reads
+// nothing the program sees and never faults, so it may point past the
+// end of the input, even into a page without access.
+func PrefetchAhead(c *build.Context, base reg.Register, lines int) {
+	for i := range lines {
+		c.PREFETCHT0(operand.Mem{Base: base, Disp: prefetchDistance + 64*i})
+	}
 }

@@ -56,7 +56,8 @@ static const std::map<std::string, Entry> kernels = {
     K(topk_hist_keys),        K(topk_hist_dense),         K(topk_pick),             K(topk_compact_keys),
     K(topk_compact_dense),    K(topk_finish),             K(isect_seg),             K(isect_hash),
     K(isect_bitmap),          K(isect_count),             K(isect_scatter),         K(topk_tree_build),
-    K(topk_tree_select),      K(topk_hist_wave),        K(topk_compact_wave),
+    K(topk_tree_select),      K(topk_hist_wave),        K(topk_compact_wave),     K(and_select_rows),
+    K(and_step_cta),
 };
 
 static std::map<u64, u64> allocs;  // address -> size

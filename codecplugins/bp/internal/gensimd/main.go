@@ -52,8 +52,8 @@ func main() {
 		g.kernels("vKernel"+l.suffix, l.isa, false, l.k)
 		g.kernels("vPrefixKernel"+l.suffix, l.isa, true, l.k)
 	}
-	g.blockEntry("decodeVBlock", false, limits)
-	g.blockEntry("decodeVBlockPrefix", true, limits)
+	g.levelEntry("unpackVBlock")
+	g.blockEntry("decodeVBlockPrefix", limits)
 	asmgen.Main(c, "codecplugins/bp/internal/gensimd", "bitpack", "amd64 && !purego", nil)
 }
 
@@ -159,32 +159,48 @@ func (g *gen) prefixLimits() operand.Mem {
 	return m
 }
 
-// blockEntry writes name, package bitpack's decoder of a whole bp128
-// block (a width byte, then the vertical layout) in one call: it checks
-// the width and src's length, and with prefix that base leaves no running
-// sum past 2^32-1, returns false on any of these without touching dst,
-// and else returns true through the AVX2 kernels where its argument level
-// is 2 (simd.AVX2) and the SSE ones for any other. The checks, the level's and the width's dispatch
-// and the kernel in one call is what DecodeBlock spends per block beyond
-// the kernel's own work; the one entry for both levels keeps the Go
-// function that calls it small enough to inline.
-func (g *gen) blockEntry(name string, prefix bool, limits operand.Mem) {
+// levelEntry writes name, package bitpack's UnpackVerticalSIMD: it
+// checks nothing, moves its arguments into the kernels' registers and
+// jumps to the AVX2 kernels where its argument level is 2 (simd.AVX2)
+// and to the SSE ones for any other. Its caller has checked the block in
+// Go, so that nothing of the caller's is live across the call and the
+// call needs no spills around it.
+func (g *gen) levelEntry(name string) {
 	g.Function(name)
 	g.noescape()
-	kern := "vKernel"
-	if prefix {
-		kern = "vPrefixKernel"
-		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, base uint32, level uint8) bool")
-		g.Doc(name+" decodes the bp128 block of the n bytes at src into running",
-			"sums from base, with AVX2 at level 2 (simd.AVX2) and else SSE2, and",
-			"reports true; it reports false, dst untouched, where n is too short,",
-			"the width above 32 or a sum could pass 2^32-1.")
-	} else {
-		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, level uint8) bool")
-		g.Doc(name+" decodes the bp128 block of the n bytes at src, with AVX2 at",
-			"level 2 (simd.AVX2) and else SSE2, and reports true; it reports false,",
-			"dst untouched, where n is too short or the width above 32.")
-	}
+	g.SignatureExpr("func(dst *[128]uint32, src *byte, b int, level uint8)")
+	g.Doc(name+" decodes a vertical block of width b, 0 <= b <= 32, with AVX2 at",
+		"level 2 (simd.AVX2) and else SSE2; src holds at least 16*b bytes.")
+	g.Load(g.Param("dst"), dstReg)
+	g.Load(g.Param("src"), srcReg)
+	g.Load(g.Param("b"), widthReg)
+	asmgen.PrefetchAhead(g.Context, srcReg, 2)
+	level := g.Load(g.Param("level"), g.GP8())
+	g.CMPB(level, operand.U8(simd.AVX2))
+	g.JE(operand.LabelRef("avx2"))
+	g.tailJump("vKernelSSE", "SSE2", false)
+	g.Label("avx2")
+	g.tailJump("vKernelAVX2", "AVX2", false)
+}
+
+// blockEntry writes name, package bitpack's decoder of a whole bp128
+// block (a width byte, then the vertical layout) into running sums in one
+// call: it checks the width, src's length and that base leaves no running
+// sum past 2^32-1, returns false on any of these without touching dst,
+// and else returns true through the AVX2 kernels where its argument level
+// is 2 (simd.AVX2) and the SSE ones for any other. The checks, the
+// level's and the width's dispatch and the kernel in one call is what
+// DecodeBlockPrefix spends per block beyond the kernel's own work; the
+// one entry for both levels keeps the Go function that calls it small
+// enough to inline.
+func (g *gen) blockEntry(name string, limits operand.Mem) {
+	g.Function(name)
+	g.noescape()
+	g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, base uint32, level uint8) bool")
+	g.Doc(name+" decodes the bp128 block of the n bytes at src into running",
+		"sums from base, with AVX2 at level 2 (simd.AVX2) and else SSE2, and",
+		"reports true; it reports false, dst untouched, where n is too short,",
+		"the width above 32 or a sum could pass 2^32-1.")
 	n := g.Load(g.Param("n"), g.GP64())
 	g.TESTQ(n, n)
 	g.JLE(operand.LabelRef("fail"))
@@ -197,31 +213,25 @@ func (g *gen) blockEntry(name string, prefix bool, limits operand.Mem) {
 	g.SHLQ(operand.U8(4), need)
 	g.CMPQ(need, n) // 1+16b bytes needed: fail where 16b >= n
 	g.JGE(operand.LabelRef("fail"))
-	var base reg.GPVirtual
-	if prefix {
-		base = g.Load(g.Param("base"), g.GP32()).(reg.GPVirtual)
-		wide := g.GP64()
-		g.MOVL(base, wide.As32()) // zero-extends
-		tab := g.GP64()
-		g.LEAQ(limits, tab)
-		g.CMPQ(wide, operand.Mem{Base: tab, Index: widthReg, Scale: 8})
-		g.JG(operand.LabelRef("fail"))
-	}
+	base := g.Load(g.Param("base"), g.GP32()).(reg.GPVirtual)
+	wide := g.GP64()
+	g.MOVL(base, wide.As32()) // zero-extends
+	tab := g.GP64()
+	g.LEAQ(limits, tab)
+	g.CMPQ(wide, operand.Mem{Base: tab, Index: widthReg, Scale: 8})
+	g.JG(operand.LabelRef("fail"))
+	asmgen.PrefetchAhead(g.Context, srcReg, 2)
 	g.INCQ(srcReg)
 	g.Load(g.Param("dst"), dstReg)
 	g.MOVB(operand.U8(1), asmgen.Ret(g.Context))
 	level := g.Load(g.Param("level"), g.GP8())
 	g.CMPB(level, operand.U8(simd.AVX2))
 	g.JE(operand.LabelRef("avx2"))
-	if prefix {
-		g.broadcastBase("SSE2", base)
-	}
-	g.tailJump(kern+"SSE", "SSE2", prefix)
+	g.broadcastBase("SSE2", base)
+	g.tailJump("vPrefixKernelSSE", "SSE2", true)
 	g.Label("avx2")
-	if prefix {
-		g.broadcastBase("AVX2", base)
-	}
-	g.tailJump(kern+"AVX2", "AVX2", prefix)
+	g.broadcastBase("AVX2", base)
+	g.tailJump("vPrefixKernelAVX2", "AVX2", true)
 	g.Label("fail")
 	g.MOVB(operand.U8(0), asmgen.Ret(g.Context))
 	g.RET()

@@ -293,6 +293,7 @@ func (g *gen) svbBlock(prefix bool, shuffleTab, shuffleEndTab, lenTab, fields op
 	g.ADDQ(operand.U32(32+128), total)
 	g.CMPQ(total, n)
 	g.JG(operand.LabelRef("fail"))
+	asmgen.PrefetchAhead(g.Context, src, 3)
 	dst := g.Load(g.Param("dst"), g.GP64())
 	data := g.GP64()
 	g.LEAQ(operand.Mem{Base: src, Disp: 32}, data)
