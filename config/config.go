@@ -120,8 +120,9 @@ func (w *TitleWeight) UnmarshalYAML(n *yaml.Node) error {
 
 // Merge is the tiered merge policy that `gpusearch index --update` runs
 // after its commit and `gpusearch merge` runs (indexer.MergePolicy): when
-// a tier (segments of TierRatio^t to TierRatio^(t+1) live documents)
-// holds SegmentsPerTier segments, they merge into one; a segment with
+// a tier (segments of TierRatio^t to TierRatio^(t+1) live documents, and
+// one tier of those under FloorShare of all live documents) holds
+// SegmentsPerTier segments, they merge into one; a segment with
 // more than MaxDeletedShare of its documents deleted is merged too; no
 // merge writes more than MaxMergeDocs live documents (what a merge holds
 // in memory grows with its documents).
@@ -129,6 +130,7 @@ type Merge struct {
 	Policy          string  `yaml:"policy"` // tiered, or off
 	SegmentsPerTier int     `yaml:"segments_per_tier"`
 	TierRatio       float64 `yaml:"tier_ratio"`
+	FloorShare      float64 `yaml:"floor_share"` // 0: no floor tier
 	MaxDeletedShare float64 `yaml:"max_deleted_share"`
 	MaxMergeDocs    int64   `yaml:"max_merge_docs"`
 }
@@ -250,7 +252,7 @@ func Default() Config {
 			Oversize:       "truncate",
 			Store:          "text",
 			Positions:      true,
-			Merge:          Merge{Policy: "tiered", SegmentsPerTier: 2, TierRatio: 8, MaxDeletedShare: 0.3, MaxMergeDocs: 4_000_000},
+			Merge:          Merge{Policy: "tiered", SegmentsPerTier: 2, TierRatio: 8, FloorShare: 0.1, MaxDeletedShare: 0.1, MaxMergeDocs: 4_000_000},
 		},
 		BM25:   bm25.DefaultParams(),
 		Search: Search{Mode: "andor", K: 10, Engine: "auto", SnippetBytes: 160, SnippetWorkers: 1},
@@ -328,6 +330,7 @@ func (c Config) Validate() error {
 	check(oneOf(c.Index.Merge.Policy, "tiered", "off"), "index.merge.policy %q: want tiered or off", c.Index.Merge.Policy)
 	check(c.Index.Merge.SegmentsPerTier >= 2, "index.merge.segments_per_tier must be at least 2")
 	check(c.Index.Merge.TierRatio > 1, "index.merge.tier_ratio must be above 1")
+	check(c.Index.Merge.FloorShare >= 0 && c.Index.Merge.FloorShare < 1, "index.merge.floor_share must be in [0, 1)")
 	check(c.Index.Merge.MaxDeletedShare > 0 && c.Index.Merge.MaxDeletedShare <= 1, "index.merge.max_deleted_share must be in (0, 1]")
 	check(c.Index.Merge.MaxMergeDocs > 0, "index.merge.max_merge_docs must be positive")
 	check(c.Index.MaxDocBytes > 0, "index.max_doc_bytes must be positive")

@@ -16,17 +16,24 @@ import (
 // live documents, tier t holding those of TierRatio^t to TierRatio^(t+1)
 // (tier 0 below TierRatio); when a tier holds SegmentsPerTier segments
 // they merge into one, which lands in a higher tier, until no tier is
-// full. A segment whose deleted documents exceed MaxDeletedShare of its
-// own is merged too (alone, or with its tier's), which purges them. Each
-// merge restores URL order across its inputs and computes bounds afresh;
-// a merge whose inputs hold more than MaxMergeDocs live documents is not
+// full. The segments under FloorShare of the index's live documents form
+// one tier of their own, below the others, as Lucene's floor segment
+// size does: a small update's segment merges at once with the small ones
+// before it, which costs only their size, and the index keeps at most
+// SegmentsPerTier-1 small segments, whose fixed cost per query and term
+// a query pays in each. A segment whose deleted documents exceed
+// MaxDeletedShare of its own is merged too (alone, or with its tier's),
+// with every segment of the tiers below, which purges them. Each merge
+// restores URL order across its inputs and computes bounds afresh; a
+// merge whose inputs hold more than MaxMergeDocs live documents is not
 // run (the memory a merge holds grows with its documents: their lengths,
 // URLs and one list at a time), nor any when Off.
 type MergePolicy struct {
 	Off             bool
 	SegmentsPerTier int     // segments of one tier that trigger a merge (default 2)
 	TierRatio       float64 // size ratio between tiers (default 8)
-	MaxDeletedShare float64 // deleted share of a segment that triggers its merge (default 0.3)
+	FloorShare      float64 // share of the live documents under which segments form one tier (default 0.1; negative: none)
+	MaxDeletedShare float64 // deleted share of a segment that triggers its merge (default 0.1)
 	MaxMergeDocs    int64   // most live documents one merge writes (default 4,000,000)
 }
 
@@ -37,8 +44,11 @@ func (p MergePolicy) withDefaults() MergePolicy {
 	if !(p.TierRatio > 1) {
 		p.TierRatio = 8
 	}
+	if p.FloorShare == 0 || math.IsNaN(p.FloorShare) {
+		p.FloorShare = 0.1
+	}
 	if !(p.MaxDeletedShare > 0) {
-		p.MaxDeletedShare = 0.3
+		p.MaxDeletedShare = 0.1
 	}
 	if p.MaxMergeDocs <= 0 {
 		p.MaxMergeDocs = 4_000_000
@@ -67,26 +77,51 @@ func sizes(m index.Meta) []segmentSize {
 	return out
 }
 
+// floorTier is the tier of the segments under the policy's floor.
+const floorTier = -1
+
 // plan picks the segments of the next merge, by index, or none.
 func (p MergePolicy) plan(segs []segmentSize) []int {
+	var total int64
+	for _, s := range segs {
+		total += s.live()
+	}
 	tiers := map[int][]int{}
 	for i, s := range segs {
 		t := 0
-		if l := s.live(); l >= 1 {
+		switch l := s.live(); {
+		case float64(l) < p.FloorShare*float64(total):
+			t = floorTier
+		case l >= 1:
 			t = int(math.Floor(math.Log(float64(l)) / math.Log(p.TierRatio)))
 		}
 		tiers[t] = append(tiers[t], i)
 	}
+	purges := func(i int) bool {
+		return float64(segs[i].deleted) > p.MaxDeletedShare*float64(segs[i].docs)
+	}
 	for _, t := range slices.Sorted(maps.Keys(tiers)) {
 		in := tiers[t]
-		purge := slices.ContainsFunc(in, func(i int) bool {
-			return float64(segs[i].deleted) > p.MaxDeletedShare*float64(segs[i].docs)
-		})
-		if len(in) < p.SegmentsPerTier && !purge {
+		purge := slices.ContainsFunc(in, purges)
+		full := len(in) >= p.SegmentsPerTier
+		if !full && !purge {
 			continue
 		}
-		// The smallest first, as many as fit the largest merge.
-		slices.SortFunc(in, func(a, b int) int { return cmp.Compare(segs[a].live(), segs[b].live()) })
+		if purge {
+			// The purge rewrites a segment larger than those of the
+			// tiers below: merging them into it at most doubles its
+			// cost, and saves their own merges.
+			in = slices.Clone(in)
+			for u, below := range tiers {
+				if u < t {
+					in = append(in, below...)
+				}
+			}
+		}
+		// The smallest first (equal ones in commit order), as many as
+		// fit the largest merge.
+		slices.Sort(in)
+		slices.SortStableFunc(in, func(a, b int) int { return cmp.Compare(segs[a].live(), segs[b].live()) })
 		var pick []int
 		var docs int64
 		for _, i := range in {
@@ -96,7 +131,9 @@ func (p MergePolicy) plan(segs []segmentSize) []int {
 			pick = append(pick, i)
 			docs += segs[i].live()
 		}
-		if len(pick) >= 2 || (len(pick) == 1 && purge) {
+		// Every merge either lowers the count of segments or purges one,
+		// so that the policy's loop ends.
+		if (full && len(pick) >= 2) || slices.ContainsFunc(pick, purges) {
 			return pick
 		}
 	}

@@ -26,7 +26,7 @@ type Flags struct {
 
 // AddFlags declares bench queries' flags on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&f.Index, "index", "index", "index directory")
+	fs.StringVar(&f.Index, "index", "index", "index directory; several, comma-separated, are measured interleaved on one thread (each query on each index in turn), a row per index")
 	fs.StringVar(&f.Queries, "queries", "", "queries file (required)")
 	fs.StringVar(&f.Mode, "mode", "and,or,andor", "comma-separated modes")
 	fs.StringVar(&f.Engines, "engine", "", "comma-separated engines of the registry (default: every CPU algorithm, bitmap-nocache and bitmap)")
@@ -47,12 +47,17 @@ func (f *Flags) Complete() error {
 	if f.Goroutines < 0 {
 		return errors.New("bench queries: --threads must not be negative")
 	}
+	if f.Interleave = len(args.List(f.Index)) > 1; f.Interleave && f.Goroutines > 1 {
+		return errors.New("bench queries: several --index are measured on one thread: --threads must be 1")
+	}
 	var err error
 	if f.Modes, err = args.Modes(f.Mode); err != nil {
 		return err
 	}
 	f.Threads = []int{f.Goroutines}
-	if f.Goroutines == 0 {
+	if f.Interleave {
+		f.Threads = []int{1}
+	} else if f.Goroutines == 0 {
 		f.Threads = []int{1}
 		if n := runtime.GOMAXPROCS(0); n > 1 {
 			f.Threads = append(f.Threads, n)
@@ -61,8 +66,8 @@ func (f *Flags) Complete() error {
 	return nil
 }
 
-// Run reads the queries, opens the index and, with open, the engines,
-// and measures.
+// Run reads the queries, opens the indexes and, with open, the engines
+// on each, and measures.
 func (f *Flags) Run(ctx context.Context, open args.OpenFunc) (*Report, error) {
 	texts, err := args.Texts(f.Queries)
 	if err != nil {
@@ -70,23 +75,29 @@ func (f *Flags) Run(ctx context.Context, open args.OpenFunc) (*Report, error) {
 	}
 	o := f.Options
 	o.Texts = texts
-	ix, err := index.Open(f.Index)
-	if err != nil {
-		return nil, err
-	}
-	defer ix.Close()
 	names := args.List(f.Engines)
 	if len(names) == 0 {
 		names = DefaultEngines
 	}
-	es := make([]Engine, len(names))
-	for i, name := range names {
-		e, closeEngine, err := open(ix, name)
+	var es []Engine
+	for _, dir := range args.List(f.Index) {
+		ix, err := index.Open(dir)
 		if err != nil {
 			return nil, err
 		}
-		defer closeEngine()
-		es[i] = Engine{Name: name, Engine: e}
+		defer ix.Close()
+		for _, name := range names {
+			e, closeEngine, err := open(ix, name)
+			if err != nil {
+				return nil, err
+			}
+			defer closeEngine()
+			label := ""
+			if f.Interleave {
+				label = dir
+			}
+			es = append(es, Engine{Name: name, Engine: e, Index: label})
+		}
 	}
 	return Run(ctx, es, o)
 }

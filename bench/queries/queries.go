@@ -21,20 +21,29 @@ import (
 	"github.com/gpusearch/gpusearch/query"
 )
 
-// Engine is an engine to measure and the registry name it was opened by.
+// Engine is an engine to measure and the registry name it was opened by,
+// and the index it searches where several are measured (Options.Interleave).
 type Engine struct {
 	Name   string
 	Engine query.Engine
+	Index  string
 }
 
 // Options are bench queries' settings.
 type Options struct {
-	Texts    []string // the queries file's query texts
-	Modes    []query.Mode
-	K        int
-	Threads  []int         // a row per engine, mode and thread count
-	MinTime  time.Duration // least measured time per row
-	Progress io.Writer
+	Texts   []string // the queries file's query texts
+	Modes   []query.Mode
+	K       int
+	Threads []int         // a row per engine, mode and thread count
+	MinTime time.Duration // least measured time per row
+	// Interleave measures the engines of each mode together on one
+	// goroutine, query by query, each query run on every engine in turn
+	// (the order rotating), instead of one engine after another: a load
+	// that varies over the run (other processes on a shared machine) then
+	// falls on every engine alike, and their ratios hold where their
+	// separate timings swing. Threads is ignored.
+	Interleave bool
+	Progress   io.Writer
 }
 
 // Report is what bench queries --json prints.
@@ -45,6 +54,7 @@ type Report struct {
 // Row is one engine, mode and thread count: latency over every query
 // run, throughput, and the work per query.
 type Row struct {
+	Index          string  `json:"index,omitempty"` // where several indexes are measured (Options.Interleave)
 	Engine         string  `json:"engine"`
 	Algorithm      string  `json:"algorithm"`
 	Mode           string  `json:"mode"`
@@ -70,6 +80,20 @@ func Run(ctx context.Context, engines []Engine, o Options) (*Report, error) {
 		qs, err := query.ParseAll(a, o.Texts, m, o.K)
 		if err != nil {
 			return nil, err
+		}
+		if o.Interleave {
+			if o.Progress != nil {
+				fmt.Fprintf(o.Progress, "bench queries: %d engines interleaved, %s, 1 thread\n", len(engines), m)
+			}
+			rows, err := measureInterleaved(ctx, engines, qs, o.MinTime)
+			if err != nil {
+				return nil, fmt.Errorf("bench queries: mode %s: %w", m, err)
+			}
+			for i := range rows {
+				rows[i].Engine, rows[i].Index, rows[i].Mode, rows[i].Threads = engines[i].Name, engines[i].Index, string(m), 1
+			}
+			rep.Results = append(rep.Results, rows...)
+			continue
 		}
 		for _, e := range engines {
 			for _, t := range o.Threads {
@@ -100,32 +124,102 @@ func Run(ctx context.Context, engines []Engine, o Options) (*Report, error) {
 // Print writes the report as a table.
 func (rep *Report) Print(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	// An index column where several indexes were measured.
+	indexes := slices.ContainsFunc(rep.Results, func(r Row) bool { return r.Index != "" })
+	if indexes {
+		fmt.Fprint(tw, "index\t")
+	}
 	fmt.Fprintln(tw, "engine\talgorithm\tmode\tthreads\tqueries\tmean_us\tp50_us\tp95_us\tp99_us\tcpu_us\tqps\tpostings\tblocks\t")
 	for _, r := range rep.Results {
+		if indexes {
+			fmt.Fprintf(tw, "%s\t", r.Index)
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%.1f\t\n", r.Engine, r.Algorithm, r.Mode, r.Threads,
 			r.Queries, r.MeanUS, r.P50US, r.P95US, r.P99US, r.CPUUS, r.QPS, r.PostingsScored, r.BlocksDecoded)
 	}
 	return tw.Flush()
 }
 
-// measure runs one warm-up pass over qs, then passes on threads
-// goroutines until minTime has passed, and summarizes the measured runs.
-func measure(ctx context.Context, e query.Engine, qs []query.Query, threads int, minTime time.Duration) (Row, error) {
-	row := Row{Queries: len(qs)}
+// tally is what measured runs of one engine add up.
+type tally struct {
+	lat                     []time.Duration
+	cpu                     time.Duration
+	postings, blocks, skips int64
+	err                     error
+}
+
+// run times one search of q on e, on the calling goroutine (locked to its
+// thread, whose CPU clock then times it alone), into t.
+func (t *tally) run(ctx context.Context, e query.Engine, q query.Query) {
+	c0, t0 := latency.ThreadCPU(), time.Now()
+	res, err := e.Search(ctx, q)
+	t.lat = append(t.lat, time.Since(t0))
+	t.cpu += latency.ThreadCPU() - c0
+	t.postings += res.Stats.PostingsScored
+	t.blocks += res.Stats.BlocksDecoded
+	t.skips += res.Stats.BlocksSkipped
+	t.err = err
+}
+
+// warmUp runs qs once on e, unmeasured, and names the algorithms that
+// answered.
+func warmUp(ctx context.Context, e query.Engine, qs []query.Query) (string, error) {
 	algos := map[string]bool{}
 	for _, q := range qs {
 		res, err := e.Search(ctx, q)
 		if err != nil {
-			return row, err
+			return "", err
 		}
 		algos[res.Stats.Algorithm] = true
 	}
-	row.Algorithm = strings.Join(slices.Sorted(maps.Keys(algos)), "|")
-	type tally struct {
-		lat                     []time.Duration
-		cpu                     time.Duration
-		postings, blocks, skips int64
-		err                     error
+	return strings.Join(slices.Sorted(maps.Keys(algos)), "|"), nil
+}
+
+// measureInterleaved is measure on one goroutine for several engines at
+// once (Options.Interleave): a warm-up pass on each, then passes until
+// each engine has been measured for minTime, every query run on every
+// engine in turn, the first engine rotating from query to query and pass
+// to pass.
+func measureInterleaved(ctx context.Context, engines []Engine, qs []query.Query, minTime time.Duration) ([]Row, error) {
+	rows := make([]Row, len(engines))
+	for i, e := range engines {
+		rows[i].Queries = len(qs)
+		var err error
+		if rows[i].Algorithm, err = warmUp(ctx, e.Engine, qs); err != nil {
+			return nil, err
+		}
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tallies := make([]tally, len(engines))
+	n := len(engines)
+	var elapsed time.Duration
+	for pass := 0; pass == 0 || elapsed < time.Duration(n)*minTime; pass++ {
+		start := time.Now()
+		for qi, q := range qs {
+			for j := range n {
+				i := (j + qi + pass) % n
+				if tallies[i].run(ctx, engines[i].Engine, q); tallies[i].err != nil {
+					return nil, tallies[i].err
+				}
+			}
+		}
+		elapsed += time.Since(start)
+	}
+	for i := range rows {
+		// Each engine had about 1/n of the wall time.
+		summarize(&rows[i], []tally{tallies[i]}, elapsed/time.Duration(n))
+	}
+	return rows, nil
+}
+
+// measure runs one warm-up pass over qs, then passes on threads
+// goroutines until minTime has passed, and summarizes the measured runs.
+func measure(ctx context.Context, e query.Engine, qs []query.Query, threads int, minTime time.Duration) (Row, error) {
+	row := Row{Queries: len(qs)}
+	var err error
+	if row.Algorithm, err = warmUp(ctx, e, qs); err != nil {
+		return row, err
 	}
 	tallies := make([]tally, threads)
 	var elapsed time.Duration
@@ -143,14 +237,7 @@ func measure(ctx context.Context, e query.Engine, qs []query.Query, threads int,
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
 				for i := next.Add(1) - 1; i < int64(len(qs)) && t.err == nil; i = next.Add(1) - 1 {
-					c0, t0 := latency.ThreadCPU(), time.Now()
-					res, err := e.Search(ctx, qs[i])
-					t.lat = append(t.lat, time.Since(t0))
-					t.cpu += latency.ThreadCPU() - c0
-					t.postings += res.Stats.PostingsScored
-					t.blocks += res.Stats.BlocksDecoded
-					t.skips += res.Stats.BlocksSkipped
-					t.err = err
+					t.run(ctx, e, qs[i])
 				}
 			}(&tallies[w])
 		}
@@ -162,6 +249,13 @@ func measure(ctx context.Context, e query.Engine, qs []query.Query, threads int,
 			}
 		}
 	}
+	summarize(&row, tallies, elapsed)
+	return row, nil
+}
+
+// summarize fills row's latencies, rates and work per query from the
+// tallies of its measured runs, which took elapsed.
+func summarize(row *Row, tallies []tally, elapsed time.Duration) {
 	var all []time.Duration
 	var cpu time.Duration
 	var postings, blocks, skips int64
@@ -181,5 +275,4 @@ func measure(ctx context.Context, e query.Engine, qs []query.Query, threads int,
 	row.PostingsScored = float64(postings) / n
 	row.BlocksDecoded = float64(blocks) / n
 	row.BlocksSkipped = float64(skips) / n
-	return row, nil
 }

@@ -28,7 +28,7 @@ func TestRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		engines = append(engines, Engine{name, e})
+		engines = append(engines, Engine{Name: name, Engine: e})
 	}
 	texts := []string{"parse json", "http server timeout", "the", "read file line by line", "qwxzvk", "system"}
 	threads := []int{1}
@@ -64,5 +64,47 @@ func TestRun(t *testing.T) {
 	var b bytes.Buffer
 	if err := rep.Print(&b); err != nil || !strings.Contains(b.String(), "p99_us") || !strings.Contains(b.String(), "bitmap-cached") {
 		t.Errorf("Print wrote %q, %v", b.String(), err)
+	}
+}
+
+// TestRunInterleaved measures two engines on two indexes interleaved: a
+// row per engine and index, in order, each over every query and pass, the
+// same index giving the same work per query whatever its place.
+func TestRunInterleaved(t *testing.T) {
+	ix := testindex.Crawl(t, indexer.Options{Workers: 2, DocIDCodec: "varint-SU", FreqCodec: "varint-SU"})
+	var engines []Engine
+	for _, label := range []string{"a", "b"} {
+		for _, name := range []string{"daat", "exhaustive"} {
+			e, err := query.New(ix, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			engines = append(engines, Engine{Name: name, Engine: e, Index: label})
+		}
+	}
+	texts := []string{"parse json", "http server timeout", "the", "qwxzvk"}
+	rep, err := Run(context.Background(), engines, Options{Texts: texts, Modes: []query.Mode{query.And, query.Or}, K: 10,
+		Threads: []int{4}, MinTime: time.Millisecond, Interleave: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 2*len(engines) {
+		t.Fatalf("Run: %d rows, want %d", len(rep.Results), 2*len(engines))
+	}
+	for i, r := range rep.Results {
+		e := engines[i%len(engines)]
+		if r.Engine != e.Name || r.Index != e.Index || r.Threads != 1 || r.Mode != []string{"and", "or"}[i/len(engines)] {
+			t.Errorf("row %d: %s on %q, %d threads, %s; want %s on %q, 1 thread", i, r.Engine, r.Index, r.Threads, r.Mode, e.Name, e.Index)
+		}
+		if r.Runs == 0 || r.Runs%len(texts) != 0 || r.CPUUS <= 0 || r.P50US > r.P99US {
+			t.Errorf("row %d = %+v: want whole passes, a CPU time and ordered percentiles", i, r)
+		}
+		if other := rep.Results[i^2]; other.Runs != r.Runs || other.PostingsScored != r.PostingsScored {
+			t.Errorf("rows %d and %d, one engine on the same index: %d and %d runs, %v and %v postings", i, i^2, r.Runs, other.Runs, r.PostingsScored, other.PostingsScored)
+		}
+	}
+	var b bytes.Buffer
+	if err := rep.Print(&b); err != nil || !strings.HasPrefix(strings.TrimSpace(b.String()), "index") {
+		t.Errorf("Print wrote %q, %v; want an index column", b.String(), err)
 	}
 }

@@ -145,8 +145,12 @@ func indexOptions(cfg config.Config) indexer.Options {
 
 // mergePolicy is the merge policy the config's index.merge gives.
 func mergePolicy(m config.Merge) indexer.MergePolicy {
+	floor := m.FloorShare
+	if floor == 0 {
+		floor = -1 // the indexer's zero is its default
+	}
 	return indexer.MergePolicy{Off: m.Policy == "off", SegmentsPerTier: m.SegmentsPerTier, TierRatio: m.TierRatio,
-		MaxDeletedShare: m.MaxDeletedShare, MaxMergeDocs: m.MaxMergeDocs}
+		FloorShare: floor, MaxDeletedShare: m.MaxDeletedShare, MaxMergeDocs: m.MaxMergeDocs}
 }
 
 // forceUsage documents the --force of the commands that write an index.

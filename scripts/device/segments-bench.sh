@@ -5,10 +5,12 @@
 # makes the indexes here (INDEX_FLAGS="--store none --positions=false"
 # keeps them small: a query reads neither); pack its WORKDIR's ix-merged
 # and ix-policy, and the queries, as seg/{merged,policy,queries.txt} into
-# .device/corpora/seg.tgz, then carry it and .device/gpusearch(.gz):
+# .device/corpora/seg.tgz (any other index directory beside them, such as
+# POLICY_SNAPSHOTS' ix-policy-9 as seg/policy-9, is benchmarked too), then
+# carry it and .device/gpusearch(.gz):
 #   OUT=... bash scripts/device/segments-bench.sh
 # ROUNDS (5) rounds, each benchmarking AND and OR top-10 on one thread on
-# both indexes in turn (the order alternating), CPU (2) the core. $OUT
+# every index in turn (the order rotating), CPU (2) the core. $OUT
 # gets cpu.txt and segments-bench.jsonl, one `bench queries --json`
 # answer a line, its index and round added.
 set -uo pipefail
@@ -19,10 +21,10 @@ lscpu >"$OUT/cpu.txt"
 . scripts/device/lib.sh
 unpack_device
 bin=.device/gpusearch data=.device/corpora/seg
+mapfile -t names < <(cd "$data" && for d in */; do echo "${d%/}"; done)
 for round in $(seq 1 "${ROUNDS:-5}"); do
-	order="merged policy"
-	[ $((round % 2)) = 0 ] && order="policy merged"
-	for name in $order; do
+	for j in "${!names[@]}"; do
+		name=${names[$(((j + round) % ${#names[@]}))]}
 		taskset -c "${CPU:-2}" "$bin" bench queries --index "$data/$name" --queries "$data/queries.txt" \
 			--engine cpu --mode and,or --threads 1 --min-time 3s --json |
 			python3 -c 'import json,sys; d=json.load(sys.stdin); d["index"]=sys.argv[1]; d["round"]=int(sys.argv[2]); print(json.dumps(d))' "$name" "$round" >>"$OUT/segments-bench.jsonl"

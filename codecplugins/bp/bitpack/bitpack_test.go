@@ -139,3 +139,14 @@ func BenchmarkUnpackGroup(b *testing.B) {
 		})
 	}
 }
+
+// TestUnpackHorizontalAllocates checks that a decode allocates nothing,
+// a partial group included (pfor decodes its exceptions so, in most blocks).
+func TestUnpackHorizontalAllocates(t *testing.T) {
+	v := randomValues(rand.New(rand.NewPCG(1, 2)), 45, 17)
+	enc := AppendHorizontal(nil, v, 17)
+	dst := make([]uint32, len(v))
+	if n := testing.AllocsPerRun(100, func() { UnpackHorizontal(dst, enc, 17) }); n != 0 {
+		t.Errorf("UnpackHorizontal allocates %v times a call", n)
+	}
+}
