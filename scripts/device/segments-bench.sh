@@ -9,10 +9,11 @@
 # POLICY_SNAPSHOTS' ix-policy-9 as seg/policy-9, is benchmarked too), then
 # carry it and .device/gpusearch(.gz):
 #   OUT=... bash scripts/device/segments-bench.sh
-# ROUNDS (5) rounds, each benchmarking AND and OR top-10 on one thread on
-# every index in turn (the order rotating), CPU (2) the core. $OUT
-# gets cpu.txt and segments-bench.jsonl, one `bench queries --json`
-# answer a line, its index and round added.
+# ROUNDS (5) rounds, each benchmarking AND and OR top-10 on one thread
+# over every index interleaved (`bench queries --index A,B,...`: each
+# query on each index in turn, which holds their ratio steady), CPU (2)
+# the core. $OUT gets cpu.txt and segments-bench.jsonl, one
+# `bench queries --json` answer a line, its round added.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/segments-bench-out}
@@ -21,13 +22,10 @@ lscpu >"$OUT/cpu.txt"
 . scripts/device/lib.sh
 unpack_device
 bin=.device/gpusearch data=.device/corpora/seg
-mapfile -t names < <(cd "$data" && for d in */; do echo "${d%/}"; done)
+indexes=$(cd "$data" && for d in */; do printf '%s,' "$data/${d%/}"; done)
 for round in $(seq 1 "${ROUNDS:-5}"); do
-	for j in "${!names[@]}"; do
-		name=${names[$(((j + round) % ${#names[@]}))]}
-		taskset -c "${CPU:-2}" "$bin" bench queries --index "$data/$name" --queries "$data/queries.txt" \
-			--engine cpu --mode and,or --threads 1 --min-time 3s --json |
-			python3 -c 'import json,sys; d=json.load(sys.stdin); d["index"]=sys.argv[1]; d["round"]=int(sys.argv[2]); print(json.dumps(d))' "$name" "$round" >>"$OUT/segments-bench.jsonl"
-	done
+	taskset -c "${CPU:-2}" "$bin" bench queries --index "${indexes%,}" --queries "$data/queries.txt" \
+		--engine cpu --mode and,or --threads 1 --min-time 3s --json |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); d["round"]=int(sys.argv[1]); print(json.dumps(d))' "$round" >>"$OUT/segments-bench.jsonl"
 done
-echo "segments-bench: $(wc -l <"$OUT/segments-bench.jsonl") runs"
+echo "segments-bench: $(wc -l <"$OUT/segments-bench.jsonl") rounds"
