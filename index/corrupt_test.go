@@ -508,8 +508,6 @@ func exercise(dir string) (openErr, err error) {
 		}
 		c = ix.Cursor(info)
 		for target := uint32(0); c.DocID() != index.NoMoreDocs; target += 37 {
-			c.BlockMaxAt(target)
-			c.InBlock(target)
 			c.ShallowNextGEQ(target)
 			c.BlockMaxScore()
 			c.BlockLastDocID()

@@ -307,56 +307,10 @@ func (c *Cursor) BlockMaxScore() float32 {
 	if c.shallow >= c.end {
 		return 0
 	}
-	return c.blockMax(c.shallow)
-}
-
-// InBlock reports whether NextGEQ(d) stays in the decoded block, which
-// then costs no decode.
-func (c *Cursor) InBlock(d uint32) bool { return int64(d) <= c.last }
-
-// BlockMaxAt bounds the term score of docid d's posting, should the list
-// hold d past where the cursor stands: it is the maximum of the block that
-// would hold d (0 past the list's end). It decodes nothing and leaves the
-// cursor where it is; the skip pointer moves onto that block. MaxScore
-// asks it before seeking a non-essential list, to drop a candidate without
-// decoding the block. d must not precede the docids of earlier calls and
-// seeks, as in any DAAT loop.
-func (c *Cursor) BlockMaxAt(d uint32) float32 {
-	b := c.blk
-	if int64(d) > c.last {
-		// Gallop over the skip table from the skip pointer, as
-		// nextGEQBlock does from the decoded block.
-		lastDoc := c.ix.lastDoc
-		lo := min(max(c.shallow, c.blk+1), c.end)
-		hi, step := lo, 1
-		for hi < c.end && lastDoc[hi] < d {
-			lo = hi + 1
-			hi += step
-			step <<= 1
-		}
-		hi = min(hi, c.end)
-		for lo < hi {
-			mid := int(uint(lo+hi) >> 1)
-			if lastDoc[mid] < d {
-				lo = mid + 1
-			} else {
-				hi = mid
-			}
-		}
-		if c.shallow = lo; lo >= c.end {
-			return 0
-		}
-		b = lo
-	}
-	return c.blockMax(b)
-}
-
-// blockMax is block b's score bound, in the whole's terms in a segment.
-func (c *Cursor) blockMax(b int) float32 {
 	if c.scale != 0 {
-		return scaleUp(c.ix.blockMax[b], c.scale)
+		return scaleUp(c.ix.blockMax[c.shallow], c.scale)
 	}
-	return c.ix.blockMax[b]
+	return c.ix.blockMax[c.shallow]
 }
 
 // BlockLastDocID is the last docid of the block under the skip pointer, or

@@ -292,64 +292,6 @@ func TestCursorBlockMax(t *testing.T) {
 	}
 }
 
-// TestCursorBlockMaxAt seeks every list with increasing targets, now and
-// then moving the cursor there with NextGEQ, and checks BlockMaxAt against
-// the maximum of the block holding the first posting >= target, and InBlock
-// against the block NextGEQ last decoded; neither may decode anything.
-func TestCursorBlockMaxAt(t *testing.T) {
-	r := rand.New(rand.NewPCG(17, 18))
-	c := randomCollection(r, cursorDocs, cursorLengths)
-	for _, codec := range testCodecs() {
-		dir := t.TempDir()
-		c.write(t, dir, codec)
-		ix := openIndex(t, dir)
-		bs := ix.BlockSize()
-		p := bm25.DefaultParams()
-		norms := ix.Norms()
-		for i, l := range c.lists {
-			t.Run(codec+"/"+l.term, func(t *testing.T) {
-				idf := bm25.IDF(cursorDocs, uint64(len(l.docs)))
-				cur := ix.LazyCursor(ix.Term(i))
-				decodedEnd := -1 // last docid of the block NextGEQ decoded, -1 before any
-				decoded := 0
-				for target := uint32(0); ; target += 1 + uint32(r.IntN(2*cursorDocs/(1+len(l.docs)/bs))) {
-					first := geq(l.docs, 0, target)
-					want := float32(0)
-					if first < len(l.docs) {
-						b := first / bs
-						want = blockMax(p, idf, norms, l, b*bs, min((b+1)*bs, len(l.docs)))
-					}
-					if got := cur.InBlock(target); got != (int64(target) <= int64(decodedEnd)) {
-						t.Fatalf("InBlock(%d) = %v, decoded block ends at %d", target, got, decodedEnd)
-					}
-					if got := cur.BlockMaxAt(target); got != want {
-						t.Fatalf("BlockMaxAt(%d) = %v, want %v", target, got, want)
-					}
-					if cur.BlocksDecoded() != decoded {
-						t.Fatalf("BlockMaxAt(%d) decoded a block", target)
-					}
-					if first == len(l.docs) {
-						break
-					}
-					if r.IntN(3) == 0 {
-						if got := cur.NextGEQ(target); got != l.docs[first] {
-							t.Fatalf("NextGEQ(%d) = %d, want %d", target, got, l.docs[first])
-						}
-						decoded = cur.BlocksDecoded()
-						decodedEnd = int(l.docs[min((first/bs+1)*bs, len(l.docs))-1])
-					}
-				}
-				if got := cur.BlockMaxAt(index.NoMoreDocs - 1); got != 0 && l.docs[len(l.docs)-1] < index.NoMoreDocs-1 {
-					t.Errorf("BlockMaxAt past the end = %v, want 0", got)
-				}
-				if cur.Err() != nil {
-					t.Errorf("Err() = %v", cur.Err())
-				}
-			})
-		}
-	}
-}
-
 // TestCursorPeek walks every list with Next and checks Peek against the
 // docids n postings on: the docid when it lies in the same block, else
 // NoMoreDocs.

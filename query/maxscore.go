@@ -15,9 +15,7 @@ import (
 // essential lists are traversed as in an exhaustive OR; each candidate is
 // then completed from the non-essential lists, largest bound first, with
 // NextGEQ, and dropped as soon as its partial score plus the bounds of the
-// lists not yet probed cannot beat the threshold, with the bound of the
-// block a probe would decode in place of its list's (block-max MaxScore's
-// check, on the non-essential lists only).
+// lists not yet probed cannot beat the threshold.
 //
 // One pass over the essential lists scores the candidate, moves the lists
 // standing on it and finds the next candidate; a single essential list
@@ -122,21 +120,7 @@ func maxScoreQuery(s *search) error {
 				complete = false
 				break
 			}
-			// Where the probe would decode a block, that block's bound,
-			// tighter than the list's and read from the skip table, may
-			// drop the candidate first. (Inside the decoded block the
-			// probe is a short scan: checking first costs more than it
-			// saves.)
-			l := ls[i]
-			var below float64 // the bounds of the lists probed after l
-			if i > 0 {
-				below = upTo[i-1]
-			}
-			if !l.InBlock(d) && !s.canEnter(partial+below+float64(l.BlockMaxAt(d))) {
-				complete = false
-				break
-			}
-			if l.NextGEQ(d) == d {
+			if l := ls[i]; l.NextGEQ(d) == d {
 				sc := s.params.TermScore(l.idf, l.Freq(), norm)
 				scored++
 				scores[l.pos] = sc
