@@ -25,8 +25,8 @@ func newTermCounter(positions bool) *termCounter {
 	return &termCounter{ids: map[string]int32{}, positions: positions}
 }
 
-// add counts the document's next token.
-func (c *termCounter) add(t string) {
+// id returns the document's id of term t, adding it at a count of 0.
+func (c *termCounter) id(t string) int32 {
 	id, ok := c.ids[t]
 	if !ok {
 		id = int32(len(c.d.terms))
@@ -34,6 +34,12 @@ func (c *termCounter) add(t string) {
 		c.d.terms = append(c.d.terms, t)
 		c.d.tfs = append(c.d.tfs, 0)
 	}
+	return id
+}
+
+// add counts the document's next token.
+func (c *termCounter) add(t string) {
+	id := c.id(t)
 	c.d.tfs[id]++
 	if c.positions {
 		c.seq = append(c.seq, id)
@@ -45,14 +51,7 @@ func (c *termCounter) add(t string) {
 // the length, without positions (a title weight needs an index without
 // them: the positions are the body's).
 func (c *termCounter) addWeighted(t string, w uint32) {
-	id, ok := c.ids[t]
-	if !ok {
-		id = int32(len(c.d.terms))
-		c.ids[t] = id
-		c.d.terms = append(c.d.terms, t)
-		c.d.tfs = append(c.d.tfs, 0)
-	}
-	c.d.tfs[id] += w
+	c.d.tfs[c.id(t)] += w
 	c.n += w
 }
 
