@@ -343,7 +343,7 @@ func (c *Cursor) loadBlock(b int) uint32 {
 	if b == c.end-1 {
 		n = int(c.info.DF) - (c.end-1-c.first)*bs
 	}
-	src := c.ix.docData[c.ix.docOffs[b]:c.ix.docOffs[b+1]]
+	src := c.ix.docData[c.ix.offs[b].doc:c.ix.offs[b+1].doc]
 	var base uint64
 	if b > c.first {
 		base = uint64(c.ix.lastDoc[b-1])
@@ -382,7 +382,7 @@ func (c *Cursor) loadBlock(b int) uint32 {
 }
 
 func (c *Cursor) decodeFreqs() {
-	src := c.ix.freqData[c.ix.freqOffs[c.blk]:c.ix.freqOffs[c.blk+1]]
+	src := c.ix.freqData[c.ix.offs[c.blk].freq:c.ix.offs[c.blk+1].freq]
 	if err := c.ix.fc.DecodeBlock(c.freqs, src, c.n); err != nil {
 		c.err = c.blockError("freq", c.blk, err)
 		// Keep the engines going on a defined value; Err reports the damage.

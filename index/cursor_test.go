@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/index"
 	"github.com/gpusearch/gpusearch/index/bm25"
 )
@@ -218,6 +219,11 @@ func TestCursorBlockMax(t *testing.T) {
 		}
 		norms := ix.Norms()
 		skips := ix.Skips()
+		// The index stores docids and frequencies with the same codec.
+		dc, err := codecplugins.Lookup(codec)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for i, l := range c.lists {
 			t.Run(codec+"/"+l.term, func(t *testing.T) {
 				info := ix.Term(i)
@@ -234,6 +240,29 @@ func TestCursorBlockMax(t *testing.T) {
 					sb := int(info.FirstBlock) + b
 					if skips.BlockMax[sb] != want || skips.LastDocIDs[sb] != l.docs[hi-1] {
 						t.Errorf("skip table block %d: (max, last) = (%v, %d), want (%v, %d)", b, skips.BlockMax[sb], skips.LastDocIDs[sb], want, l.docs[hi-1])
+					}
+					// The offset columns delimit the block's bytes.
+					docData, freqData := ix.Data()
+					got := make([]uint32, bs)
+					if err := dc.DecodeBlock(got[:], docData[skips.DocOffsets[sb]:skips.DocOffsets[sb+1]], hi-lo); err != nil {
+						t.Fatalf("docid block %d: %v", b, err)
+					}
+					prev := uint32(0)
+					if b > 0 {
+						prev = l.docs[lo-1]
+					}
+					for j, g := range got[:hi-lo] {
+						if prev += g; prev != l.docs[lo+j] {
+							t.Fatalf("docid block %d: docid %d = %d, want %d", b, j, prev, l.docs[lo+j])
+						}
+					}
+					if err := dc.DecodeBlock(got[:], freqData[skips.FreqOffsets[sb]:skips.FreqOffsets[sb+1]], hi-lo); err != nil {
+						t.Fatalf("freq block %d: %v", b, err)
+					}
+					for j, f := range got[:hi-lo] {
+						if f+1 != l.freqs[lo+j] {
+							t.Fatalf("freq block %d: freq %d = %d, want %d", b, j, f+1, l.freqs[lo+j])
+						}
 					}
 				}
 				cur := ix.Cursor(info)

@@ -49,7 +49,8 @@
 // The postings are mapped as they lie; Open inflates the streams (the
 // lexicon's segments in parallel) into in-memory tables: the lexicon (32
 // bytes a term), the skip table (24 bytes a block: last docid, block max,
-// docid and frequency byte offsets) and the document table. The varints
+// and the docid and frequency byte offsets side by side, which a cursor
+// entering a block reads together) and the document table. The varints
 // and deflate make the tables that v1 stored as fixed-size records 6 to 15
 // times smaller on disk, which matters most for the many rare terms of a
 // real crawl; the price is Open's time and heap, which grow with terms and
@@ -58,8 +59,9 @@
 //
 // Blocks hold BlockSize postings (the last block of a list fewer). Docids are
 // d-gaps relative to the previous block's last docid (0 before the first
-// block); frequencies are stored as freq-1. The skip table's offset columns
-// are also the "endpoint" arrays the GPU formats need.
+// block); frequencies are stored as freq-1. Index.Skips copies the offsets
+// into two columns on its first call (16 bytes a block more): the
+// "endpoint" arrays the GPU formats need.
 //
 // An index may also be several segments (version 7, segmented.go and
 // docs/index-format.md): meta.json then names several generation
