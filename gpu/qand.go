@@ -232,11 +232,7 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 	var redo []*qjob
 	err := e.be.run(ws.lane, func(s stream) error {
 		tm := qtimer{on: timing && alone}
-		type step struct {
-			phase Phase
-			run   func() error
-		}
-		steps := []step{
+		steps := []phaseStep{
 			{PhaseInit, func() error { return s.upload(sc.tab, bytesOf(t.words)) }},
 			{PhaseInit, func() error {
 				return launchQInit(s, e.initGrid(t.w, sc.zeroWords, t.rows), qTile, out, slot, uint64(t.scs[0].hdrWords),
@@ -248,15 +244,15 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 		for li := uint64(1); li < m && t.small; li++ {
 			a, b := (li-1)&1, li&1
 			if li == 1 {
-				steps = append(steps, step{PhaseSelection, func() error {
+				steps = append(steps, phaseStep{PhaseSelection, func() error {
 					return launchAndSelectRows(s, grid, qTile, tab, m, li, sc.cand[a], out, e.lastDoc, sc.blk, sc.sel,
 						uint64(t.selRows), sc.row, uint64(e.skipBlocks))
 				}})
 			}
 			// The last step's kernel also scores and ends the top-k.
 			steps = append(steps,
-				step{PhaseDecode, func() error { return e.decodeBoth(s, 0, sc.sel, t.selRows, sc.docs, sc.freqs) }},
-				step{scorePhase(li == m-1), func() error {
+				phaseStep{PhaseDecode, func() error { return e.decodeBoth(s, 0, sc.sel, t.selRows, sc.docs, sc.freqs) }},
+				phaseStep{scorePhase(li == m-1), func() error {
 					return launchAndStepCta(s, 1, qBig, tab, m, li, sc.cand[a], out, sc.blk, sc.row, sc.sel,
 						uint64(t.selRows), sc.docs, sc.freqs, e.docCol.counts, uint64(bs), e.lastDoc, sc.fm1[a], sc.fm1[b], n,
 						sc.cand[b], e.norms, uint64(e.k1p1), sc.keys, digitShift[0], digitBits[0], result, resultCap,
@@ -267,36 +263,36 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 		for li := uint64(1); li < m && !t.small; li++ {
 			a, b := (li-1)&1, li&1
 			steps = append(steps,
-				step{PhaseSelection, func() error {
+				phaseStep{PhaseSelection, func() error {
 					return launchAndSelect(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, e.lastDoc, sc.blk, sc.tileCounts,
 						sc.sel, uint64(t.selRows), sc.tileOffsets, ticket)
 				}},
 			)
 			if !alone {
-				steps = append(steps, step{PhaseSelection, func() error {
+				steps = append(steps, phaseStep{PhaseSelection, func() error {
 					return launchAndScan(s, int(w), qBig, tab, w, m, li, out, slot, sc.tileCounts, sc.tileOffsets, sSteps+m+li, 0)
 				}})
 			}
 			steps = append(steps,
-				step{PhaseSelection, func() error {
+				phaseStep{PhaseSelection, func() error {
 					return launchAndScatterBlocks(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, e.lastDoc, sc.blk,
 						sc.tileOffsets, sc.sel, sc.row)
 				}},
-				step{PhaseDecode, func() error { return e.decodeBoth(s, 0, sc.sel, t.selRows, sc.docs, sc.freqs) }},
-				step{PhaseIntersect, func() error {
+				phaseStep{PhaseDecode, func() error { return e.decodeBoth(s, 0, sc.sel, t.selRows, sc.docs, sc.freqs) }},
+				phaseStep{PhaseIntersect, func() error {
 					return launchAndIntersect(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, sc.blk, sc.row, sc.docs,
 						e.docCol.counts, uint64(bs), sc.at, sc.tileCounts, sc.tileOffsets, ticket)
 				}},
 			)
 			if !alone {
-				steps = append(steps, step{PhaseIntersect, func() error {
+				steps = append(steps, phaseStep{PhaseIntersect, func() error {
 					return launchAndScan(s, int(w), qBig, tab, w, m, li, out, slot, sc.tileCounts, sc.tileOffsets, sSteps+li, 1)
 				}})
 			}
 			steps = append(steps,
 				// The last step of a pass alone scores its survivors as it
 				// compacts them (and_score's work, timed as the score).
-				step{scorePhase(alone && li == m-1), func() error {
+				phaseStep{scorePhase(alone && li == m-1), func() error {
 					var keys, res devPtr
 					if alone && li == m-1 {
 						keys, res = sc.keys, result
@@ -308,29 +304,22 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 			)
 		}
 		if !alone || m == 1 {
-			steps = append(steps, step{PhaseScore, func() error {
+			steps = append(steps, phaseStep{PhaseScore, func() error {
 				return launchAndScore(s, grid, qTile, tab, w, m, sc.cand[0], sc.cand[1], sc.fm1[0], sc.fm1[1], n, out, slot,
 					e.norms, uint64(e.k1p1), sc.keys, digitShift[0], digitBits[0], sc.hist, ticket, result, resultCap,
 					sc.bnd[0], uint64(sc.bndCap))
 			}})
 		}
 		if !oneCTA {
-			steps = append(steps, step{PhaseTopK, func() error {
+			steps = append(steps, phaseStep{PhaseTopK, func() error {
 				return e.waveTopK(s, waveRound{w: t.w, gx: e.waveGrid(t.maxN1, t.w), keys: sc.keys,
 					keyOff: word(andCand(t.w)), keyCap: word(andN1(t.w)), countWord: sSteps + m - 1,
 					out: ws.out, slot: t.slotSize, hdr: t.hdr, resultCap: t.resultCap, hist: sc.hist, bnd: sc.bnd[0],
 					bndCap: sc.bndCap, ticket: ticket, picked: alone})
 			}})
 		}
-		for i, st := range steps {
-			if i == 0 || st.phase != steps[i-1].phase {
-				if err := tm.begin(s, st.phase); err != nil {
-					return err
-				}
-			}
-			if err := st.run(); err != nil {
-				return err
-			}
+		if err := tm.runSteps(s, steps); err != nil {
+			return err
 		}
 		if alone {
 			one := scratch{hdrWords: t.scs[0].hdrWords, resultCap: t.resultCap, hist: sc.hist, bnd: sc.bnd, bndCap: sc.bndCap}

@@ -307,6 +307,29 @@ func (t *qtimer) begin(s stream, p Phase) error {
 	return s.mark()
 }
 
+// phaseStep is one enqueue of a launch sequence and the phase it is
+// timed under (-1: not counted).
+type phaseStep struct {
+	phase Phase
+	run   func() error
+}
+
+// runSteps enqueues steps in order on s, marking the start of each run
+// of steps of one phase.
+func (t *qtimer) runSteps(s stream, steps []phaseStep) error {
+	for i, st := range steps {
+		if i == 0 || st.phase != steps[i-1].phase {
+			if err := t.begin(s, st.phase); err != nil {
+				return err
+			}
+		}
+		if err := st.run(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (t *qtimer) phases(s stream) (Phases, error) {
 	var ph Phases
 	if !t.on {

@@ -231,11 +231,7 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error
 	shift, bits := digitShift[0], digitBits[0]
 	err := e.be.run(ws.lane, func(s stream) error {
 		tm := qtimer{on: timing && alone}
-		type step struct {
-			phase Phase
-			run   func() error
-		}
-		steps := []step{
+		steps := []phaseStep{
 			{PhaseInit, func() error { return s.upload(tab, bytesOf(table)) }},
 			{PhaseInit, func() error {
 				return launchQInit(s, e.initGrid(max(w, segs), zeroWords, rows), qTile, ws.out, slot, sKeys+1, needs, 0,
@@ -249,22 +245,15 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error
 			}},
 		}
 		if !oneCTA {
-			steps = append(steps, step{PhaseTopK, func() error {
+			steps = append(steps, phaseStep{PhaseTopK, func() error {
 				return e.waveTopK(s, waveRound{w: w, gx: gx, keys: keys, keyOff: keyOff, keyCap: keyCap, countWord: sKeys,
 					out: ws.out, slot: t.slotSize, hdr: t.hdr, resultCap: t.resultCap, hist: hist, bnd: bnd, bndCap: qFinCap,
 					ticket: ticket})
 			}})
 		}
-		steps = append(steps, step{-1, func() error { return s.download(buf, ws.out) }})
-		for i, st := range steps {
-			if i == 0 || st.phase != steps[i-1].phase {
-				if err := tm.begin(s, st.phase); err != nil {
-					return err
-				}
-			}
-			if err := st.run(); err != nil {
-				return err
-			}
+		steps = append(steps, phaseStep{-1, func() error { return s.download(buf, ws.out) }})
+		if err := tm.runSteps(s, steps); err != nil {
+			return err
 		}
 		var err error
 		if alone {
