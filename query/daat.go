@@ -157,21 +157,14 @@ type memo struct {
 // (index.LazyCursor) when the algorithm seeks into every list before it
 // reads it, else each on its first posting.
 func newSearch(ctx context.Context, ix *index.Index, terms []term, k int, lazy bool) *search {
-	return openSearch(nil, ctx, ix, terms, k, lazy)
+	return openSearch(new(search), ctx, ix, terms, k, lazy)
 }
 
 // openSearch is newSearch in the memory of s, a finished search on the
-// same index (released) or a new(search), or anew where s is nil: its
-// cursors, heap, term memory and scratch are reused.
+// same index (released) or a new(search): its cursors, heap, term memory
+// and scratch are reused.
 func openSearch(s *search, ctx context.Context, ix *index.Index, terms []term, k int, lazy bool) *search {
-	var cursors []*index.Cursor
-	var kept []term
-	var top *TopK
-	if s == nil {
-		s = new(search)
-	} else {
-		cursors, kept, top = s.cursors, s.terms, s.top
-	}
+	cursors, kept, top := s.cursors, s.terms, s.top
 	if top == nil {
 		top = NewTopK(k)
 	} else {
