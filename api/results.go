@@ -37,11 +37,12 @@ func (s *Server) describe(g *generation, q query.Query, hits []Hit, noSnippets, 
 // asHTML. a is an analyzer for snippets to match words as the index
 // does. An index that stores nothing leaves the hits as they are.
 //
-// With positions and the text stored in pieces, the positions of q's
+// With positions and the text stored word-coded, the positions of q's
 // terms in each hit say where its snippet lies (snippet.Maker.Locate) and
-// only the pieces there are read and scanned; otherwise, or when those
-// pieces miss every term the document holds, the whole text is, skipping
-// the terms the postings say it lacks.
+// only the tokens there are decoded, already marked with the terms they
+// are; otherwise, or when that window misses every term the document
+// holds, the whole text is read and scanned, skipping the terms the
+// postings say it lacks.
 //
 // Snippets are made on up to workers goroutines at once (0: one per
 // core, GOMAXPROCS; never more than the hits), the caller's among them,
@@ -110,10 +111,16 @@ var analyzers = sync.Pool{New: func() any { return analysis.New() }}
 // calling goroutine: one lookup of the terms' postings for all the hits,
 // then each hit in turn.
 func describeHits(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, q query.Query, hits []Hit, asHTML bool) error {
-	located := ix.PiecedText() && ix.HasPositions()
+	located := ix.WordText() && ix.HasPositions()
 	var want func(term int, freq, docLen uint32) bool
+	var wd *wordSnippets
 	if located {
 		want = positionsWanted(q, m.Span())
+		tt, err := ix.TextTerms(q.Terms)
+		if err != nil {
+			return err
+		}
+		wd = &wordSnippets{ix: ix, m: m, terms: q.Terms, tt: tt, ids: m.TermIDs(q.Terms)}
 	}
 	lk, err := lookUp(ix, q.Terms, hits, want)
 	if err != nil {
@@ -131,18 +138,14 @@ func describeHits(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, q que
 			h.Title = doc.Title
 			var sn snippet.Snippet
 			if located {
-				held := ^uint64(0)
-				if lk.held != nil {
-					held = lk.held[i]
-				}
-				sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, lk.positions[i], held)
+				sn, err = wd.make(h.DocID, lk.positions[i])
 				if err == nil && len(sn.Highlights) == 0 && lk.holdsAny(i) {
 					// The window missed the terms whose positions were not
 					// read, being dense: read them all for this hit.
 					var all lookup
 					all, err = lookUp(ix, q.Terms, hits[i:i+1], func(int, uint32, uint32) bool { return true })
 					if err == nil {
-						sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, all.positions[0], held)
+						sn, err = wd.make(h.DocID, all.positions[0])
 					}
 				}
 				if err != nil {
@@ -150,8 +153,9 @@ func describeHits(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, q que
 				}
 			}
 			// The whole text: without located snippets, or where even the
-			// pieces of every term's positions miss the document's terms
-			// (a term matched only inside a phrase that does not occur).
+			// window of every term's positions misses the document's
+			// terms (a term matched only inside a phrase that does not
+			// occur).
 			if !located || len(sn.Highlights) == 0 && lk.holdsAny(i) {
 				if located {
 					if doc, err = ix.Document(h.DocID, true); err != nil {
@@ -176,33 +180,35 @@ func describeHits(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, q que
 	})
 }
 
-// locatedSnippet makes the snippet of document doc from the pieces of its
-// text holding the window that Locate finds in positions (per term, the
-// term's positions in doc). Only those pieces: a window near a piece's
-// edge has less room on that side, and the cut gives the other side more.
-// The scan of the pieces stops once a window holds every unit they can
-// hold: a term whose positions were read is in them if one of its
-// positions is; one whose positions were not (dense) is if held says the
-// document holds it (bit i for terms[i]; all set when unknown).
-func locatedSnippet(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, terms []string, doc uint32, positions [][]uint32, held uint64) (snippet.Snippet, error) {
-	from, to, _ := m.Locate(terms, positions)
-	part, err := ix.TextSpan(doc, from, to)
-	if err != nil {
+// wordSnippets makes a page's snippets from a word-coded text: the
+// window Locate finds in a hit's positions, decoded with a snippet's
+// length of text on each side, its tokens already marked with the query
+// terms they are (index.TextTerms), so that nothing is scanned or
+// stemmed.
+type wordSnippets struct {
+	ix      *index.Index
+	m       *snippet.Maker
+	terms   []string
+	tt      *index.TextTerms
+	ids     []int32 // per query term, its Maker id
+	w       index.TextWindow
+	matched []snippet.Matched
+}
+
+// make returns the snippet of document doc, whose terms lie at positions
+// (per term, nil where not read).
+func (s *wordSnippets) make(doc uint32, positions [][]uint32) (snippet.Snippet, error) {
+	from, to, _ := s.m.Locate(s.terms, positions)
+	if err := s.ix.TextWindow(doc, from, to, s.m.Size(), s.tt, &s.w); err != nil {
 		return snippet.Snippet{}, err
 	}
-	in := func(t string) bool {
-		b := slices.Index(terms, t)
-		switch {
-		case b < 0 || b >= 64:
-			return true
-		case positions[b] == nil:
-			return held>>b&1 == 1
+	s.matched = s.matched[:0]
+	for i, t := range s.w.Tokens {
+		if t.Term >= 0 && s.ids[t.Term] >= 0 {
+			s.matched = append(s.matched, snippet.Matched{Start: int(t.Start), End: int(t.End), Term: s.ids[t.Term], Pos: s.w.First + uint32(i)})
 		}
-		ps := positions[b]
-		i, _ := slices.BinarySearch(ps, part.From)
-		return i < len(ps) && ps[i] < part.End
 	}
-	return m.MakeIn(a, part.Text, part.AtStart, part.AtEnd, in), nil
+	return s.m.MakeMatched(string(s.w.Text), s.matched, s.w.AtStart, s.w.AtEnd), nil
 }
 
 // lookup is what the postings say of a page's hits.

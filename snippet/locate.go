@@ -142,3 +142,46 @@ type located struct {
 	start, end uint32
 	unit       int32
 }
+
+// Size returns the snippet length in bytes the Maker cuts.
+func (m *Maker) Size() int { return m.size }
+
+// Matched is a word of a stretch of text known to be a query term:
+// text[Start:End], Term its Maker id (TermIDs), Pos its ordinal among
+// the document's tokens.
+type Matched struct {
+	Start, End int
+	Term       int32
+	Pos        uint32
+}
+
+// TermIDs returns the Maker's id of each of terms, -1 for a term it does
+// not look for.
+func (m *Maker) TermIDs(terms []string) []int32 {
+	ids := make([]int32, len(terms))
+	for i, t := range terms {
+		ids[i] = -1
+		if id, ok := m.ids[t]; ok {
+			ids[i] = id
+		}
+	}
+	return ids
+}
+
+// MakeMatched is MakeIn over part of a document's text whose words that
+// are query terms are known, in order, as matched: the text is neither
+// scanned nor analyzed. With every such word of the part given, the
+// snippet is MakeIn's.
+func (m *Maker) MakeMatched(part string, matched []Matched, atStart, atEnd bool) Snippet {
+	m.matches, m.occs, m.found, m.settled = m.matches[:0], m.occs[:0], 0, false
+	clear(m.met)
+	m.reachable = m.units
+	stop := len(part)
+	for _, w := range matched {
+		if w.Start >= stop || w.Term < 0 || int(w.Term) >= len(m.unit) || w.End > len(part) || w.Start >= w.End {
+			continue
+		}
+		stop = m.add(w.Term, w.Start, w.End, int(w.Pos), stop)
+	}
+	return m.finish(part, atStart, atEnd)
+}

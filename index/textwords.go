@@ -1,0 +1,910 @@
+package index
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// The stored text, textwords.bin, is word-coded: each document is the
+// analyzer's token sequence, numbered exactly as positions number it,
+// interleaved with the gaps between the tokens. A token is its surface
+// (the bytes the analyzer cut) as a rank in a surface lexicon ordered by
+// frequency, so that common words take a byte; a flag says whether the
+// gap after it is one space, the commonest gap, which then costs nothing;
+// any other gap follows as a rank in a gap lexicon, or as a literal (a gap
+// met once, one longer than maxGapWord, bytes that are not UTF-8). A
+// checkpoint every checkpointTokens tokens records where that token's code
+// lies, so that a snippet decodes the few dozen tokens around its window
+// and nothing else, and a table from each term to the ranks of its
+// surfaces says which tokens are a query's terms without scanning or
+// stemming the text. The file is
+//
+//	stream     per document, in docid order: the gap before its first
+//	           token, then per token uvarint(rank<<1 | flag), flag 1
+//	           followed by the gap after it; a gap is uvarint(0),
+//	           uvarint(length) and the bytes, or uvarint(gap rank + 1);
+//	           the gap after the last token is the text's tail
+//	surfaces   per surface, by rank: uvarint(length), bytes
+//	gaps       per gap, by rank: uvarint(length), bytes
+//	terms      per term, ascending: uvarint(bytes shared with the previous
+//	           term, 0 at every termBlock-th), uvarint(rest's length), the
+//	           rest, uvarint(surfaces), their ranks ascending as deltas
+//	term index per block of termBlock terms: uvarint(its byte offset in
+//	           terms, less the previous block's)
+//	docs       per document: uvarint(code bytes), uvarint(tokens), then per
+//	           checkpoint (every checkpointTokens-th token but the first)
+//	           uvarint(its code's offset less the previous checkpoint's)
+//	trailer    the six sections' sizes (uint64 each) and the numbers of
+//	           surfaces, gaps, terms and documents (uint32 each),
+//	           little-endian, then the magic "gswords1"
+//
+// Open checks the tables and holds the lexicons' offsets, the documents'
+// offsets and the checkpoints in memory; a token's code is checked as it
+// is decoded.
+//
+// Why words rather than compressed bytes: the zstd pieces this replaces
+// (1 KiB each, a sampled dictionary) cost a snippet 5-8 us a piece to
+// decode and as much again to scan and stem, for 40-60 us a hit on the
+// RFCs; decoding 60 word codes costs well under a microsecond. Coded this
+// way the RFCs' 494 MB of text take about 160 MB, less than the 200 MB of
+// the pieces (docs/results.md).
+
+// fileTextWords is the word-coded text store's file name.
+const fileTextWords = "textwords.bin"
+
+// fileTextPieces is the text store of builds before the word-coded one:
+// an index holding it must be rebuilt.
+const fileTextPieces = "textpieces.bin"
+
+const (
+	wordsMagic = "gswords1"
+	// wordsTrailer is the trailer's size: six uint64 section sizes, four
+	// uint32 counts and the magic.
+	wordsTrailer = 6*8 + 4*4 + len(wordsMagic)
+	// checkpointTokens is how many tokens lie between checkpoints: a
+	// window decodes at most this many before its first token.
+	checkpointTokens = 32
+	// termBlock is how many terms of the term table share one entry of
+	// its index.
+	termBlock = 32
+	// maxGapWord is the longest gap kept in the gap lexicon; longer ones
+	// are literals, so that hostile text cannot fill the writer's memory
+	// with gaps.
+	maxGapWord = 64
+	// maxSurface bounds a surface's length: the analyzer cuts no longer
+	// token.
+	maxSurface = 255
+)
+
+// StoredToken is one token of a text given to the store: text[Start:End]
+// is the word the analyzer cut, Term its term. Tokens are in order and do
+// not overlap, and count as positions count them.
+type StoredToken struct {
+	Start, End uint32
+	Term       string
+}
+
+// wordWriter gathers the word-coded store: the documents coded with
+// provisional ids (in order of first sight) in a scratch file, and the
+// lexicons with their counts; finish ranks the lexicons by frequency and
+// codes the documents again with the ranks.
+type wordWriter struct {
+	scratch  *os.File
+	buf      *bufio.Writer
+	surfIDs  map[string]uint32
+	surfaces []lexWord // by provisional id
+	gapIDs   map[string]uint32
+	gaps     []lexWord // by provisional id
+	docs     []uint32  // per document, its tokens
+	rec      []byte
+	err      error
+}
+
+// lexWord is a surface or gap of the writer's lexicons.
+type lexWord struct {
+	text, term string // term: a surface's
+	count      uint64
+}
+
+func newWordWriter(dir string) (*wordWriter, error) {
+	f, err := os.CreateTemp(dir, ".store-"+fileTextWords+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	return &wordWriter{scratch: f, buf: bufio.NewWriterSize(f, 1<<20),
+		surfIDs: map[string]uint32{}, gapIDs: map[string]uint32{}}, nil
+}
+
+// add stores the next document's text, as tokens.
+func (p *wordWriter) add(text []byte, tokens []StoredToken) error {
+	if p.err != nil {
+		return p.err
+	}
+	d := len(p.docs)
+	switch {
+	case d == int(NoMoreDocs):
+		return fmt.Errorf("index: %s: more documents than docids", fileTextWords)
+	case len(text) > maxBlockBytes:
+		return fmt.Errorf("index: %s: document %d of %d bytes is too large to store", fileTextWords, d, len(text))
+	}
+	rec := binary.AppendUvarint(p.rec[:0], uint64(len(tokens)))
+	at := uint32(0)
+	for i, t := range tokens {
+		if t.Start < at || t.End <= t.Start || int(t.End) > len(text) || t.End-t.Start > maxSurface {
+			return fmt.Errorf("index: %s: document %d: token %d at [%d, %d) out of order or out of its %d bytes",
+				fileTextWords, d, i, t.Start, t.End, len(text))
+		}
+		rec = p.gap(rec, text[at:t.Start])
+		rec = binary.AppendUvarint(rec, uint64(p.surface(text[t.Start:t.End], t.Term)))
+		at = t.End
+	}
+	rec = p.gap(rec, text[at:])
+	p.docs = append(p.docs, uint32(len(tokens)))
+	p.rec = rec
+	if _, err := p.buf.Write(binary.AppendUvarint(nil, uint64(len(rec)))); err != nil {
+		p.err = err
+	} else if _, err := p.buf.Write(rec); err != nil {
+		p.err = err
+	}
+	if p.err != nil {
+		p.err = fmt.Errorf("index: %s: %w", fileTextWords, p.err)
+	}
+	return p.err
+}
+
+// surface returns the provisional id of surface s of term t, counted.
+func (p *wordWriter) surface(s []byte, t string) uint32 {
+	id, ok := p.surfIDs[string(s)]
+	if !ok {
+		id = uint32(len(p.surfaces))
+		k := string(s)
+		p.surfIDs[k] = id
+		p.surfaces = append(p.surfaces, lexWord{text: k, term: strings.Clone(t)})
+	}
+	p.surfaces[id].count++
+	return id
+}
+
+// gap appends gap g in provisional form: uvarint(id+1) for a lexicon
+// gap, or uvarint(0), its length and its bytes for a literal.
+func (p *wordWriter) gap(rec, g []byte) []byte {
+	if len(g) > maxGapWord {
+		rec = binary.AppendUvarint(append(rec, 0), uint64(len(g)))
+		return append(rec, g...)
+	}
+	id, ok := p.gapIDs[string(g)]
+	if !ok {
+		id = uint32(len(p.gaps))
+		k := string(g)
+		p.gapIDs[k] = id
+		p.gaps = append(p.gaps, lexWord{text: k})
+	}
+	p.gaps[id].count++
+	return binary.AppendUvarint(rec, uint64(id)+1)
+}
+
+// rank orders a lexicon by count, most frequent first (ties: first seen
+// first), and returns each provisional id's rank; keep says which words
+// are ranked at all (the others get rank math.MaxUint32).
+func rank(words []lexWord, keep func(lexWord) bool) (order []uint32, ranks []uint32) {
+	for id, w := range words {
+		if keep(w) {
+			order = append(order, uint32(id))
+		}
+	}
+	slices.SortStableFunc(order, func(a, b uint32) int { return cmp.Compare(words[b].count, words[a].count) })
+	ranks = make([]uint32, len(words))
+	for i := range ranks {
+		ranks[i] = math.MaxUint32
+	}
+	for r, id := range order {
+		ranks[id] = uint32(r)
+	}
+	return order, ranks
+}
+
+// finish writes the store to w.
+func (p *wordWriter) finish(w io.Writer) error {
+	if p.err != nil {
+		return p.err
+	}
+	if err := p.buf.Flush(); err != nil {
+		return fmt.Errorf("index: %s: %w", fileTextWords, err)
+	}
+	surfOrder, surfRank := rank(p.surfaces, func(lexWord) bool { return true })
+	// A gap met once is cheaper as a literal than as a lexicon entry
+	// and a code; the single space is coded by the token's flag.
+	gapOrder, gapRank := rank(p.gaps, func(g lexWord) bool { return g.count > 1 && g.text != " " })
+	space, hasSpace := p.gapIDs[" "]
+	if !hasSpace {
+		space = math.MaxUint32
+	}
+	out := bufio.NewWriterSize(w, 1<<20)
+	var sizes [6]uint64
+	var docs []byte
+	in := bufio.NewReaderSize(p.scratch, 1<<20)
+	if _, err := p.scratch.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("index: %s: %w", fileTextWords, err)
+	}
+	var code []byte
+	var rec []byte
+	for d, n := range p.docs {
+		size, err := binary.ReadUvarint(in)
+		if err == nil {
+			rec = slices.Grow(rec[:0], int(size))[:size]
+			_, err = io.ReadFull(in, rec)
+		}
+		if err != nil {
+			return fmt.Errorf("index: %s: scratch of document %d: %w", fileTextWords, d, err)
+		}
+		code = code[:0]
+		var cps []uint64
+		_, k := binary.Uvarint(rec) // the tokens, n
+		rec = rec[k:]
+		// The gap before the first token, then per token its surface and
+		// the gap after it.
+		nextGap := func() (id uint64, lit []byte) {
+			v, k := binary.Uvarint(rec)
+			rec = rec[k:]
+			if v > 0 {
+				return v - 1, nil
+			}
+			l, k := binary.Uvarint(rec)
+			lit, rec = rec[k:k+int(l)], rec[k+int(l):]
+			return math.MaxUint64, lit
+		}
+		putGap := func(id uint64, lit []byte) {
+			if id != math.MaxUint64 && gapRank[id] != math.MaxUint32 {
+				code = binary.AppendUvarint(code, uint64(gapRank[id])+1)
+				return
+			}
+			if id != math.MaxUint64 {
+				lit = []byte(p.gaps[id].text)
+			}
+			code = binary.AppendUvarint(append(code, 0), uint64(len(lit)))
+			code = append(code, lit...)
+		}
+		putGap(nextGap())
+		for i := range n {
+			if i > 0 && i%checkpointTokens == 0 {
+				cps = append(cps, uint64(len(code)))
+			}
+			s, k := binary.Uvarint(rec)
+			rec = rec[k:]
+			id, lit := nextGap()
+			r := uint64(surfRank[s]) << 1
+			if id == uint64(space) && lit == nil {
+				code = binary.AppendUvarint(code, r)
+				continue
+			}
+			code = binary.AppendUvarint(code, r|1)
+			putGap(id, lit)
+		}
+		if _, err := out.Write(code); err != nil {
+			return fmt.Errorf("index: %s: %w", fileTextWords, err)
+		}
+		sizes[0] += uint64(len(code))
+		docs = binary.AppendUvarint(docs, uint64(len(code)))
+		docs = binary.AppendUvarint(docs, uint64(n))
+		prev := uint64(0)
+		for _, c := range cps {
+			docs = binary.AppendUvarint(docs, c-prev)
+			prev = c
+		}
+	}
+	var lex []byte
+	for _, id := range surfOrder {
+		lex = binary.AppendUvarint(lex, uint64(len(p.surfaces[id].text)))
+		lex = append(lex, p.surfaces[id].text...)
+	}
+	sizes[1] = uint64(len(lex))
+	out.Write(lex)
+	lex = lex[:0]
+	for _, id := range gapOrder {
+		lex = binary.AppendUvarint(lex, uint64(len(p.gaps[id].text)))
+		lex = append(lex, p.gaps[id].text...)
+	}
+	sizes[2] = uint64(len(lex))
+	out.Write(lex)
+	terms, index, nterms := p.termTable(surfRank)
+	sizes[3], sizes[4], sizes[5] = uint64(len(terms)), uint64(len(index)), uint64(len(docs))
+	out.Write(terms)
+	out.Write(index)
+	out.Write(docs)
+	var tr []byte
+	for _, s := range sizes {
+		tr = binary.LittleEndian.AppendUint64(tr, s)
+	}
+	for _, c := range []int{len(surfOrder), len(gapOrder), nterms, len(p.docs)} {
+		tr = binary.LittleEndian.AppendUint32(tr, uint32(c))
+	}
+	out.Write(append(tr, wordsMagic...))
+	if err := out.Flush(); err != nil {
+		return fmt.Errorf("index: %s: %w", fileTextWords, err)
+	}
+	return nil
+}
+
+// termTable returns the term table, its index and its number of terms:
+// each term with the ranks of the surfaces it was cut from.
+func (p *wordWriter) termTable(surfRank []uint32) (table, index []byte, n int) {
+	byTerm := make([]uint32, len(p.surfaces))
+	for i := range byTerm {
+		byTerm[i] = uint32(i)
+	}
+	slices.SortFunc(byTerm, func(a, b uint32) int {
+		if c := strings.Compare(p.surfaces[a].term, p.surfaces[b].term); c != 0 {
+			return c
+		}
+		return cmp.Compare(surfRank[a], surfRank[b])
+	})
+	prev, lastBlock := "", 0
+	for i := 0; i < len(byTerm); {
+		t := p.surfaces[byTerm[i]].term
+		j := i
+		for j < len(byTerm) && p.surfaces[byTerm[j]].term == t {
+			j++
+		}
+		shared := 0
+		if n%termBlock == 0 {
+			index = binary.AppendUvarint(index, uint64(len(table)-lastBlock))
+			lastBlock = len(table)
+		} else {
+			for shared < len(prev) && shared < len(t) && prev[shared] == t[shared] {
+				shared++
+			}
+		}
+		table = binary.AppendUvarint(table, uint64(shared))
+		table = binary.AppendUvarint(table, uint64(len(t)-shared))
+		table = append(table, t[shared:]...)
+		table = binary.AppendUvarint(table, uint64(j-i))
+		r := uint32(0)
+		for _, id := range byTerm[i:j] {
+			table = binary.AppendUvarint(table, uint64(surfRank[id]-r))
+			r = surfRank[id]
+		}
+		prev, i = t, j
+		n++
+	}
+	return table, index, n
+}
+
+func (p *wordWriter) close() {
+	p.scratch.Close()
+	os.Remove(p.scratch.Name())
+}
+
+// wordFile is a mapped word-coded text store, its tables read.
+type wordFile struct {
+	stream   []byte
+	surfaces lexTable
+	gaps     lexTable
+	terms    []byte   // the term table
+	blocks   []uint64 // per block of termBlock terms, its offset in terms
+	nterms   int
+	docOffs  []uint64 // per document and one more, where its code starts in stream
+	docToks  []uint32 // per document, its tokens
+	cpFirst  []uint32 // per document and one more, its first checkpoint in cps
+	cps      []uint32 // checkpoints: code offsets in their document's code
+}
+
+// lexTable is a lexicon section: entry i is data[start[i]:][:size[i]].
+type lexTable struct {
+	data  []byte
+	start []uint32
+	size  []uint8
+}
+
+// parseWordFile reads and checks a word-coded text store of docs
+// documents: its trailer, sections that tile the file, lexicons whose
+// entries fit, a term index within the table and documents whose codes
+// and checkpoints lie within the stream, in order.
+func parseWordFile(data []byte, docs uint64) (*wordFile, error) {
+	name := fileTextWords
+	if len(data) < wordsTrailer || string(data[len(data)-len(wordsMagic):]) != wordsMagic {
+		return nil, corruptf(name, "no tables (magic %q missing)", wordsMagic)
+	}
+	tr := data[len(data)-wordsTrailer:]
+	var sizes [6]uint64
+	total := uint64(0)
+	for i := range sizes {
+		sizes[i] = binary.LittleEndian.Uint64(tr[8*i:])
+		if sizes[i] > uint64(len(data)) {
+			return nil, corruptf(name, "section %d of %d bytes in a file of %d", i, sizes[i], len(data))
+		}
+		total += sizes[i]
+	}
+	nSurf := uint64(binary.LittleEndian.Uint32(tr[48:]))
+	nGap := uint64(binary.LittleEndian.Uint32(tr[52:]))
+	nTerm := uint64(binary.LittleEndian.Uint32(tr[56:]))
+	nDocs := uint64(binary.LittleEndian.Uint32(tr[60:]))
+	switch {
+	case total != uint64(len(data)-wordsTrailer):
+		return nil, corruptf(name, "sections of %d bytes in %d", total, len(data)-wordsTrailer)
+	case nDocs != docs:
+		return nil, corruptf(name, "holds %d documents, meta.json says %d", nDocs, docs)
+	case nSurf > sizes[1] || nGap > sizes[2] || nTerm > sizes[3] || nDocs > sizes[5]/2+1 || nTerm > nSurf ||
+		sizes[1] > math.MaxUint32 || sizes[2] > math.MaxUint32:
+		return nil, corruptf(name, "%d surfaces, %d gaps, %d terms and %d documents in sections of %v bytes", nSurf, nGap, nTerm, nDocs, sizes)
+	}
+	f := &wordFile{nterms: int(nTerm)}
+	at := uint64(0)
+	section := func(i int) []byte {
+		s := data[at : at+sizes[i]]
+		at += sizes[i]
+		return s
+	}
+	f.stream = section(0)
+	var err error
+	if f.surfaces, err = parseLex(section(1), nSurf, "surface", maxSurface); err != nil {
+		return nil, err
+	}
+	if f.gaps, err = parseLex(section(2), nGap, "gap", maxGapWord); err != nil {
+		return nil, err
+	}
+	f.terms = section(3)
+	index := section(4)
+	nBlocks := (nTerm + termBlock - 1) / termBlock
+	f.blocks = make([]uint64, 0, nBlocks)
+	off := uint64(0)
+	for range nBlocks {
+		v, k := binary.Uvarint(index)
+		if k <= 0 || v > uint64(len(f.terms))-off || len(f.blocks) > 0 && v == 0 {
+			return nil, corruptf(name, "term block %d: offset out of range", len(f.blocks))
+		}
+		index = index[k:]
+		off += v
+		f.blocks = append(f.blocks, off)
+	}
+	if len(index) != 0 || nBlocks > 0 && f.blocks[0] != 0 {
+		return nil, corruptf(name, "a term index of %d blocks does not fill its section", nBlocks)
+	}
+	t := section(5)
+	next := func() uint64 {
+		v, k := binary.Uvarint(t)
+		if k <= 0 {
+			t = nil
+			return math.MaxUint64
+		}
+		t = t[k:]
+		return v
+	}
+	f.docOffs, f.docToks, f.cpFirst = make([]uint64, docs+1), make([]uint32, docs), make([]uint32, docs+1)
+	for d := range docs {
+		size, toks := next(), next()
+		if size > uint64(len(f.stream))-f.docOffs[d] || toks > size || size > maxBlockBytes+2*toks+16 {
+			return nil, corruptf(name, "document %d: %d bytes of code and %d tokens: out of range", d, size, toks)
+		}
+		f.docOffs[d+1], f.docToks[d] = f.docOffs[d]+size, uint32(toks)
+		prev := uint64(0)
+		for i := uint64(1); i*checkpointTokens < toks; i++ {
+			c := prev + next()
+			if c <= prev || c >= size {
+				return nil, corruptf(name, "document %d: checkpoint %d out of order", d, i)
+			}
+			f.cps = append(f.cps, uint32(c))
+			prev = c
+		}
+		f.cpFirst[d+1] = uint32(len(f.cps))
+	}
+	if len(t) != 0 || f.docOffs[docs] != uint64(len(f.stream)) {
+		return nil, corruptf(name, "the documents' tables do not fill their sections")
+	}
+	return f, nil
+}
+
+// parseLex reads a lexicon section of n entries of at most maxLen bytes
+// each.
+func parseLex(s []byte, n uint64, what string, maxLen int) (lexTable, error) {
+	lx := lexTable{data: s, start: make([]uint32, n), size: make([]uint8, n)}
+	at := uint64(0)
+	for i := range n {
+		l, k := binary.Uvarint(s[at:])
+		if k <= 0 || l > uint64(maxLen) || l > uint64(len(s))-at-uint64(k) {
+			return lexTable{}, corruptf(fileTextWords, "%s %d: out of range", what, i)
+		}
+		lx.start[i], lx.size[i] = uint32(at)+uint32(k), uint8(l)
+		at += uint64(k) + l
+	}
+	if at != uint64(len(s)) {
+		return lexTable{}, corruptf(fileTextWords, "%d %ss do not fill their section", n, what)
+	}
+	return lx, nil
+}
+
+// get returns entry i, which must exist.
+func (lx *lexTable) get(i uint64) []byte {
+	s := lx.start[i]
+	return lx.data[s : s+uint32(lx.size[i])]
+}
+
+// surfaceRanks returns the ranks of the surfaces term was cut from,
+// ascending, appended to dst; none for a term the store lacks.
+func (f *wordFile) surfaceRanks(dst []uint32, term string) ([]uint32, error) {
+	if f.nterms == 0 {
+		return dst, nil
+	}
+	// The last block whose first term is at most term.
+	var bad error
+	b := sort.Search(len(f.blocks), func(i int) bool {
+		first, _, err := f.termAt(f.blocks[i], "")
+		if err != nil {
+			bad = err
+			return true
+		}
+		return first > term
+	}) - 1
+	if bad != nil {
+		return dst, bad
+	}
+	if b < 0 {
+		return dst, nil
+	}
+	at, prev := f.blocks[b], ""
+	for i := b * termBlock; i < min((b+1)*termBlock, f.nterms); i++ {
+		t, rest, err := f.termAt(at, prev)
+		if err != nil {
+			return dst, err
+		}
+		n, k := binary.Uvarint(rest)
+		if k <= 0 || n > uint64(len(rest)) {
+			return dst, corruptf(fileTextWords, "term %q: its surfaces out of range", t)
+		}
+		rest = rest[k:]
+		if t == term {
+			r := uint64(0)
+			for range n {
+				v, k := binary.Uvarint(rest)
+				if k <= 0 || r+v >= uint64(len(f.surfaces.start)) {
+					return dst, corruptf(fileTextWords, "term %q: surface out of range", t)
+				}
+				rest, r = rest[k:], r+v
+				dst = append(dst, uint32(r))
+			}
+			return dst, nil
+		}
+		if t > term {
+			return dst, nil
+		}
+		for range n {
+			_, k := binary.Uvarint(rest)
+			if k <= 0 {
+				return dst, corruptf(fileTextWords, "term %q: surface out of range", t)
+			}
+			rest = rest[k:]
+		}
+		at, prev = uint64(len(f.terms)-len(rest)), t
+	}
+	return dst, nil
+}
+
+// termAt reads the term whose entry starts at offset at of the term
+// table, prev being the term before it, and returns the entry's rest.
+func (f *wordFile) termAt(at uint64, prev string) (string, []byte, error) {
+	e := f.terms[at:]
+	shared, k := binary.Uvarint(e)
+	if k <= 0 || shared > uint64(len(prev)) {
+		return "", nil, corruptf(fileTextWords, "term at byte %d: out of range", at)
+	}
+	e = e[k:]
+	l, k := binary.Uvarint(e)
+	if k <= 0 || l > uint64(len(e)-k) {
+		return "", nil, corruptf(fileTextWords, "term at byte %d: out of range", at)
+	}
+	e = e[k:]
+	return prev[:shared] + string(e[:l]), e[l:], nil
+}
+
+// TextWindow is a stretch of a document's stored text, decoded with its
+// tokens: whole tokens and the gaps after them.
+type TextWindow struct {
+	Text   []byte
+	Tokens []WindowToken // the tokens in Text, in order
+	// First is the ordinal of Tokens[0] in the document (as positions
+	// count), AtStart and AtEnd whether Text begins and ends the
+	// document's text.
+	First          uint32
+	AtStart, AtEnd bool
+}
+
+// WindowToken is a token of a TextWindow: Text[Start:End], and the index
+// of its term among those TextTerms was made for, or -1.
+type WindowToken struct {
+	Start, End uint32
+	Term       int32
+	rank       uint32 // its surface's
+}
+
+// rankSet maps the surface ranks of a query's terms in one store to the
+// terms' indexes.
+type rankSet struct {
+	mask  [4]uint64 // bit r%256 set for each rank r: most tokens stop here
+	ranks []uint32  // ascending
+	terms []int32
+}
+
+func (s *rankSet) term(r uint32) int32 {
+	if s == nil || s.mask[r>>6&3]&(1<<(r&63)) == 0 {
+		return -1
+	}
+	for i, x := range s.ranks {
+		if x == r {
+			return s.terms[i]
+		}
+	}
+	return -1
+}
+
+// newRankSet resolves terms to f's surfaces.
+func (f *wordFile) newRankSet(terms []string) (*rankSet, error) {
+	s := &rankSet{}
+	var buf []uint32
+	var err error
+	for i, t := range terms {
+		if buf, err = f.surfaceRanks(buf[:0], t); err != nil {
+			return nil, err
+		}
+		for _, r := range buf {
+			s.mask[r>>6&3] |= 1 << (r & 63)
+			s.ranks, s.terms = append(s.ranks, r), append(s.terms, int32(i))
+		}
+	}
+	return s, nil
+}
+
+// TextTerms says, for TextWindow, which stored tokens are which of a
+// query's terms: per store, the ranks of the surfaces the terms were cut
+// from. It is read-only once made.
+type TextTerms struct {
+	sets map[*wordFile]*rankSet
+}
+
+// TextTerms resolves terms for TextWindow. The index must store its text
+// word-coded (WordText).
+func (ix *Index) TextTerms(terms []string) (*TextTerms, error) {
+	tt := &TextTerms{sets: map[*wordFile]*rankSet{}}
+	parts := []*Index{ix}
+	if ix.seg != nil {
+		parts = ix.seg.parts
+	}
+	err := ix.Guard(func() error {
+		for _, p := range parts {
+			if p.words == nil {
+				return fmt.Errorf("index: the text is not stored word-coded")
+			}
+			s, err := p.words.newRankSet(terms)
+			if err != nil {
+				return err
+			}
+			tt.sets[p.words] = s
+		}
+		return nil
+	})
+	return tt, err
+}
+
+// WordText reports whether the index stores its text word-coded, so that
+// TextWindow decodes only part of a document.
+func (ix *Index) WordText() bool {
+	if ix.seg != nil {
+		return ix.seg.parts[0].WordText()
+	}
+	return ix.words != nil
+}
+
+// TextWindow decodes into w the part of document docid's stored text
+// from at least context bytes before its token from to at least context
+// bytes after its token to (token ordinals, as positions count them;
+// clamped to the document's), with its tokens marked by tt. The index
+// must store its text word-coded (WordText).
+func (ix *Index) TextWindow(docid, from, to uint32, context int, tt *TextTerms, w *TextWindow) error {
+	if ix.seg != nil && uint64(docid) < ix.meta.Docs {
+		p, d := ix.Locate(docid)
+		return p.TextWindow(d, from, to, context, tt, w)
+	}
+	if ix.words == nil {
+		return fmt.Errorf("index: the text is not stored word-coded")
+	}
+	if uint64(docid) >= ix.meta.Docs {
+		return fmt.Errorf("index: no document %d: the index holds %d documents", docid, ix.meta.Docs)
+	}
+	return ix.Guard(func() error {
+		return ix.words.window(docid, from, to, context, tt.sets[ix.words], w)
+	})
+}
+
+// window decodes document d's text around tokens from through to: from
+// the latest checkpoint leaving context bytes before from (or the
+// start), until context bytes after to (or the end).
+func (f *wordFile) window(d, from, to uint32, context int, set *rankSet, w *TextWindow) error {
+	n := f.docToks[d]
+	if n == 0 {
+		w.Tokens = w.Tokens[:0]
+		w.First = 0
+		var err error
+		w.Text, _, err = f.decode(d, 0, w.Text[:0], nil, nil, math.MaxUint32, 0)
+		w.AtStart, w.AtEnd = true, true
+		return err
+	}
+	from = min(from, n-1)
+	to = min(max(to, from), n-1)
+	if w.Tokens == nil {
+		w.Tokens = make([]WindowToken, 0, 64) // decode records tokens into a non-nil slice
+	}
+	// Guess the checkpoint from a short token's worth of bytes, and step
+	// back while the bytes before from fall short.
+	back := uint32(context/4) + 1
+	c := from / checkpointTokens
+	if from > back {
+		c = (from - back) / checkpointTokens
+	} else {
+		c = 0
+	}
+	for {
+		w.First = c * checkpointTokens
+		var err error
+		w.Text, w.Tokens, err = f.decode(d, c, w.Text[:0], w.Tokens[:0], set, to, context)
+		if err != nil {
+			return err
+		}
+		if c == 0 || int(w.Tokens[from-w.First].Start) >= context {
+			break
+		}
+		c--
+	}
+	w.AtStart = c == 0
+	w.AtEnd = w.First+uint32(len(w.Tokens)) == n
+	return nil
+}
+
+// decode appends document d's text from checkpoint c (0: the start,
+// with the gap before the first token) to text and its tokens to toks
+// (unless toks is nil), stopping at the end of the first token after
+// token last whose gap ends context bytes or more after token last's
+// end.
+func (f *wordFile) decode(d, c uint32, text []byte, toks []WindowToken, set *rankSet, last uint32, context int) ([]byte, []WindowToken, error) {
+	code := f.stream[f.docOffs[d]:f.docOffs[d+1]]
+	n := f.docToks[d]
+	tok, at := uint32(0), uint32(0)
+	if c > 0 {
+		if k := f.cpFirst[d] + c - 1; k < f.cpFirst[d+1] {
+			tok, at = c*checkpointTokens, f.cps[k]
+		}
+	}
+	nSurf := uint64(len(f.surfaces.start))
+	var err error
+	if tok == 0 {
+		if text, at, err = f.gap(d, code, at, text); err != nil {
+			return text, toks, err
+		}
+	}
+	stopAt := math.MaxInt
+	for ; tok < n; tok++ {
+		if len(text) >= stopAt {
+			break
+		}
+		var v uint64
+		if at < uint32(len(code)) && code[at] < 0x80 {
+			v, at = uint64(code[at]), at+1
+		} else {
+			var k int
+			if at < uint32(len(code)) {
+				v, k = binary.Uvarint(code[at:])
+			}
+			if k <= 0 || v>>1 >= nSurf {
+				return text, toks, corruptf(fileTextWords, "document %d: token %d does not decode", d, tok)
+			}
+			at += uint32(k)
+		}
+		r := v >> 1
+		if r >= nSurf {
+			return text, toks, corruptf(fileTextWords, "document %d: token %d does not decode", d, tok)
+		}
+		start := len(text)
+		text = append(text, f.surfaces.get(r)...)
+		if toks != nil {
+			toks = append(toks, WindowToken{Start: uint32(start), End: uint32(len(text)), Term: set.term(uint32(r)), rank: uint32(r)})
+		}
+		if tok == last {
+			stopAt = len(text) + context
+		}
+		if v&1 == 0 {
+			text = append(text, ' ')
+		} else if text, at, err = f.gap(d, code, at, text); err != nil {
+			return text, toks, err
+		}
+	}
+	if tok == n && at != uint32(len(code)) {
+		return text, toks, corruptf(fileTextWords, "document %d: %d bytes of code after its %d tokens", d, len(code)-int(at), n)
+	}
+	return text, toks, nil
+}
+
+// gap appends the gap whose code starts at code[at:] to text.
+func (f *wordFile) gap(d uint32, code []byte, at uint32, text []byte) ([]byte, uint32, error) {
+	var v uint64
+	var k int
+	if at < uint32(len(code)) {
+		v, k = binary.Uvarint(code[at:])
+	}
+	if k <= 0 {
+		return text, at, corruptf(fileTextWords, "document %d: a gap at byte %d does not decode", d, at)
+	}
+	at += uint32(k)
+	if v > 0 {
+		if v-1 >= uint64(len(f.gaps.start)) {
+			return text, at, corruptf(fileTextWords, "document %d: gap %d of %d", d, v-1, len(f.gaps.start))
+		}
+		return append(text, f.gaps.get(v-1)...), at, nil
+	}
+	l, k := binary.Uvarint(code[at:])
+	if k <= 0 || l > uint64(len(code))-uint64(at)-uint64(k) {
+		return text, at, corruptf(fileTextWords, "document %d: a literal gap at byte %d runs past its code", d, at)
+	}
+	at += uint32(k)
+	return append(text, code[at:at+uint32(l)]...), at + uint32(l), nil
+}
+
+// text returns document d's whole text.
+func (f *wordFile) text(d uint32) (string, error) {
+	t, _, err := f.decode(d, 0, nil, nil, nil, math.MaxUint32, 0)
+	return string(t), err
+}
+
+// tokens returns document d's whole text and its tokens, each with its
+// term from terms (surfaceTerms), as the writer was given them.
+func (f *wordFile) tokens(d uint32, terms []string) ([]byte, []StoredToken, error) {
+	text, toks, err := f.decode(d, 0, nil, []WindowToken{}, nil, math.MaxUint32, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]StoredToken, len(toks))
+	for i, t := range toks {
+		out[i] = StoredToken{Start: t.Start, End: t.End, Term: terms[t.rank]}
+	}
+	return text, out, nil
+}
+
+// surfaceTerms returns every surface's term, by rank.
+func (f *wordFile) surfaceTerms() ([]string, error) {
+	terms := make([]string, len(f.surfaces.start))
+	at, prev := uint64(0), ""
+	for i := range f.nterms {
+		if i%termBlock == 0 {
+			at, prev = f.blocks[i/termBlock], ""
+		}
+		t, rest, err := f.termAt(at, prev)
+		if err != nil {
+			return nil, err
+		}
+		n, k := binary.Uvarint(rest)
+		if k <= 0 || n > uint64(len(rest)) {
+			return nil, corruptf(fileTextWords, "term %q: its surfaces out of range", t)
+		}
+		rest = rest[k:]
+		r := uint64(0)
+		for range n {
+			v, k := binary.Uvarint(rest)
+			if k <= 0 || r+v >= uint64(len(terms)) {
+				return nil, corruptf(fileTextWords, "term %q: surface out of range", t)
+			}
+			rest, r = rest[k:], r+v
+			terms[r] = t
+		}
+		at, prev = uint64(len(f.terms)-len(rest)), t
+	}
+	for r, t := range terms {
+		if t == "" {
+			return nil, corruptf(fileTextWords, "surface %d has no term", r)
+		}
+	}
+	return terms, nil
+}
