@@ -155,8 +155,13 @@ func scannedWindow(t *testing.T, ix *index.Index, a *analysis.Analyzer, q query.
 		t.Fatal(err)
 	}
 	var w index.TextWindow
-	if err := ix.TextWindow(doc, from, to, m.Size(), tt, &w); err != nil {
+	if err := ix.TextWindow(doc, from, to, windowBefore(m), windowAfter(m), tt, &w); err != nil {
 		t.Fatal(err)
+	}
+	if w.AtEnd && !w.AtStart {
+		if err := ix.TextWindow(doc, from, to, m.Size()+16, windowAfter(m), tt, &w); err != nil {
+			t.Fatal(err)
+		}
 	}
 	sn := m.MakeIn(a, string(w.Text), w.AtStart, w.AtEnd, nil)
 	return sn, len(sn.Highlights) > 0

@@ -181,10 +181,10 @@ func describeHits(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, q que
 }
 
 // wordSnippets makes a page's snippets from a word-coded text: the
-// window Locate finds in a hit's positions, decoded with a snippet's
-// length of text on each side, its tokens already marked with the query
-// terms they are (index.TextTerms), so that nothing is scanned or
-// stemmed.
+// window Locate finds in a hit's positions, decoded from a third of a
+// snippet's length of text before it to a snippet's length after its
+// start, its tokens already marked with the query terms they are
+// (index.TextTerms), so that nothing is scanned or stemmed.
 type wordSnippets struct {
 	ix      *index.Index
 	m       *snippet.Maker
@@ -195,12 +195,28 @@ type wordSnippets struct {
 	matched []snippet.Matched
 }
 
+// windowBefore and windowAfter are how much text around the start of
+// Locate's window a snippet's window decodes: the snippet starts at most
+// a third of its length before its first match and ends at most its
+// length after its start (snippet.Maker's cut), and a few bytes more let
+// the cut find word boundaries there.
+func windowBefore(m *snippet.Maker) int { return m.Size()/3 + 16 }
+
+func windowAfter(m *snippet.Maker) int { return m.Size() + 16 }
+
 // make returns the snippet of document doc, whose terms lie at positions
 // (per term, nil where not read).
 func (s *wordSnippets) make(doc uint32, positions [][]uint32) (snippet.Snippet, error) {
 	from, to, _ := s.m.Locate(s.terms, positions)
-	if err := s.ix.TextWindow(doc, from, to, s.m.Size(), s.tt, &s.w); err != nil {
+	if err := s.ix.TextWindow(doc, from, to, windowBefore(s.m), windowAfter(s.m), s.tt, &s.w); err != nil {
 		return snippet.Snippet{}, err
+	}
+	if s.w.AtEnd && !s.w.AtStart {
+		// Near the text's end a snippet reaches back up to its whole
+		// length before its first match.
+		if err := s.ix.TextWindow(doc, from, to, s.m.Size()+16, windowAfter(s.m), s.tt, &s.w); err != nil {
+			return snippet.Snippet{}, err
+		}
 	}
 	s.matched = s.matched[:0]
 	for i, t := range s.w.Tokens {

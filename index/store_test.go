@@ -201,8 +201,8 @@ func checkWindows(t *testing.T, ix *Index, d uint32, text []byte, r *rand.Rand) 
 	for range 5 {
 		from := uint32(r.IntN(len(toks) + 3))
 		to := from + uint32(r.IntN(100))
-		context := r.IntN(300)
-		if err := ix.TextWindow(d, from, to, context, tt, &w); err != nil {
+		before, after := r.IntN(300), r.IntN(300)
+		if err := ix.TextWindow(d, from, to, before, after, tt, &w); err != nil {
 			t.Fatalf("TextWindow(%d, %d, %d): %v", d, from, to, err)
 		}
 		if len(toks) == 0 {
@@ -233,9 +233,9 @@ func checkWindows(t *testing.T, ix *Index, d uint32, text []byte, r *rand.Rand) 
 			}
 		}
 		fr, lt := min(int(from), len(toks)-1), min(max(int(to), int(from)), len(toks)-1)
-		if f > fr || l < lt || f > 0 && int(toks[fr].Start)-start < context ||
-			!w.AtEnd && end-int(toks[lt].End) < context {
-			t.Fatalf("TextWindow(%d, %d, %d, %d) = tokens %d-%d: too little around", d, from, to, context, f, l)
+		if f > fr || l < lt || f > 0 && int(toks[fr].Start)-start < before ||
+			!w.AtEnd && end-int(toks[fr].Start) < after {
+			t.Fatalf("TextWindow(%d, %d, %d, %d, %d) = tokens %d-%d: too little around", d, from, to, before, after, f, l)
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // The stored text, textwords.bin, is word-coded: each document is the
@@ -32,30 +34,33 @@ import (
 //	           followed by the gap after it; a gap is uvarint(0),
 //	           uvarint(length) and the bytes, or uvarint(gap rank + 1);
 //	           the gap after the last token is the text's tail
-//	surfaces   per surface, by rank: uvarint(length), bytes
-//	gaps       per gap, by rank: uvarint(length), bytes
-//	terms      per term, ascending: uvarint(bytes shared with the previous
-//	           term, 0 at every termBlock-th), uvarint(rest's length), the
-//	           rest, uvarint(surfaces), their ranks ascending as deltas
-//	term index per block of termBlock terms: uvarint(its byte offset in
-//	           terms, less the previous block's)
+//	lexicons   one zstd frame of four sections, held decoded in memory:
+//	  surfaces   per surface, by rank: its length (a byte), its bytes
+//	  gaps       per gap, by rank: its length (a byte), its bytes
+//	  terms      per term, ascending: uvarint(bytes shared with the
+//	             previous term, 0 at every termBlock-th), uvarint(the
+//	             rest's length), the rest, uvarint(surfaces), their ranks
+//	             ascending as deltas
+//	  term index per block of termBlock terms: uvarint(its byte offset in
+//	             terms, less the previous block's)
 //	docs       per document: uvarint(code bytes), uvarint(tokens), then per
 //	           checkpoint (every checkpointTokens-th token but the first)
 //	           uvarint(its code's offset less the previous checkpoint's)
-//	trailer    the six sections' sizes (uint64 each) and the numbers of
-//	           surfaces, gaps, terms and documents (uint32 each),
-//	           little-endian, then the magic "gswords1"
+//	trailer    the sizes of the stream, of the lexicons' frame and of the
+//	           docs, and the four lexicon sections' decoded sizes (uint64
+//	           each), the numbers of surfaces, gaps, terms and documents
+//	           (uint32 each), little-endian, then the magic "gswords1"
 //
-// Open checks the tables and holds the lexicons' offsets, the documents'
-// offsets and the checkpoints in memory; a token's code is checked as it
-// is decoded.
+// Open checks the tables, decodes the lexicons and holds their offsets,
+// the documents' offsets and the checkpoints in memory; a token's code is
+// checked as it is decoded.
 //
 // Why words rather than compressed bytes: the zstd pieces this replaces
 // (1 KiB each, a sampled dictionary) cost a snippet 5-8 us a piece to
 // decode and as much again to scan and stem, for 40-60 us a hit on the
-// RFCs; decoding 60 word codes costs well under a microsecond. Coded this
-// way the RFCs' 494 MB of text take about 160 MB, less than the 200 MB of
-// the pieces (docs/results.md).
+// RFCs; a snippet's window is about 50 word codes, decoded in a
+// microsecond or two. The lexicons are compressed since they are read
+// once, at Open: on the sample crawl they were a quarter of the file.
 
 // fileTextWords is the word-coded text store's file name.
 const fileTextWords = "textwords.bin"
@@ -66,9 +71,12 @@ const fileTextPieces = "textpieces.bin"
 
 const (
 	wordsMagic = "gswords1"
-	// wordsTrailer is the trailer's size: six uint64 section sizes, four
+	// wordsTrailer is the trailer's size: seven uint64 sizes, four
 	// uint32 counts and the magic.
-	wordsTrailer = 6*8 + 4*4 + len(wordsMagic)
+	wordsTrailer = 7*8 + 4*4 + len(wordsMagic)
+	// maxLexiconBytes bounds the lexicons' decoded size, so that a
+	// damaged trailer cannot ask for a huge allocation.
+	maxLexiconBytes = 4 << 30
 	// checkpointTokens is how many tokens lie between checkpoints: a
 	// window decodes at most this many before its first token.
 	checkpointTokens = 32
@@ -228,7 +236,7 @@ func (p *wordWriter) finish(w io.Writer) error {
 		space = math.MaxUint32
 	}
 	out := bufio.NewWriterSize(w, 1<<20)
-	var sizes [6]uint64
+	var sizes [1]uint64
 	var docs []byte
 	in := bufio.NewReaderSize(p.scratch, 1<<20)
 	if _, err := p.scratch.Seek(0, io.SeekStart); err != nil {
@@ -302,26 +310,30 @@ func (p *wordWriter) finish(w io.Writer) error {
 	}
 	var lex []byte
 	for _, id := range surfOrder {
-		lex = binary.AppendUvarint(lex, uint64(len(p.surfaces[id].text)))
+		lex = append(lex, byte(len(p.surfaces[id].text)))
 		lex = append(lex, p.surfaces[id].text...)
 	}
-	sizes[1] = uint64(len(lex))
-	out.Write(lex)
-	lex = lex[:0]
+	raw := [4]uint64{uint64(len(lex))}
 	for _, id := range gapOrder {
-		lex = binary.AppendUvarint(lex, uint64(len(p.gaps[id].text)))
+		lex = append(lex, byte(len(p.gaps[id].text)))
 		lex = append(lex, p.gaps[id].text...)
 	}
-	sizes[2] = uint64(len(lex))
-	out.Write(lex)
+	raw[1] = uint64(len(lex)) - raw[0]
 	terms, index, nterms := p.termTable(surfRank)
-	sizes[3], sizes[4], sizes[5] = uint64(len(terms)), uint64(len(index)), uint64(len(docs))
-	out.Write(terms)
-	out.Write(index)
+	raw[2], raw[3] = uint64(len(terms)), uint64(len(index))
+	lex = append(append(lex, terms...), index...)
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return fmt.Errorf("index: %s: %w", fileTextWords, err)
+	}
+	frame := enc.EncodeAll(lex, nil)
+	out.Write(frame)
 	out.Write(docs)
-	var tr []byte
-	for _, s := range sizes {
-		tr = binary.LittleEndian.AppendUint64(tr, s)
+	tr := binary.LittleEndian.AppendUint64(nil, sizes[0])
+	tr = binary.LittleEndian.AppendUint64(tr, uint64(len(frame)))
+	tr = binary.LittleEndian.AppendUint64(tr, uint64(len(docs)))
+	for _, r := range raw {
+		tr = binary.LittleEndian.AppendUint64(tr, r)
 	}
 	for _, c := range []int{len(surfOrder), len(gapOrder), nterms, len(p.docs)} {
 		tr = binary.LittleEndian.AppendUint32(tr, uint32(c))
@@ -396,25 +408,27 @@ type wordFile struct {
 	cps      []uint32 // checkpoints: code offsets in their document's code
 }
 
-// lexTable is a lexicon section: entry i is data[start[i]:][:size[i]].
+// lexTable is a lexicon section: entry i is data[start[i]:start[i+1]-1]
+// (each entry's length byte precedes its bytes).
 type lexTable struct {
 	data  []byte
 	start []uint32
-	size  []uint8
 }
 
 // parseWordFile reads and checks a word-coded text store of docs
-// documents: its trailer, sections that tile the file, lexicons whose
-// entries fit, a term index within the table and documents whose codes
-// and checkpoints lie within the stream, in order.
+// documents: its trailer, sections that tile the file, lexicons that
+// decode to their sizes and whose entries fit, a term index within the
+// table and documents whose codes and checkpoints lie within the stream,
+// in order.
 func parseWordFile(data []byte, docs uint64) (*wordFile, error) {
 	name := fileTextWords
 	if len(data) < wordsTrailer || string(data[len(data)-len(wordsMagic):]) != wordsMagic {
 		return nil, corruptf(name, "no tables (magic %q missing)", wordsMagic)
 	}
 	tr := data[len(data)-wordsTrailer:]
-	var sizes [6]uint64
-	total := uint64(0)
+	var sizes [3]uint64 // stream, lexicons' frame, docs
+	var raw [4]uint64   // surfaces, gaps, terms, term index
+	total, rawTotal := uint64(0), uint64(0)
 	for i := range sizes {
 		sizes[i] = binary.LittleEndian.Uint64(tr[8*i:])
 		if sizes[i] > uint64(len(data)) {
@@ -422,36 +436,50 @@ func parseWordFile(data []byte, docs uint64) (*wordFile, error) {
 		}
 		total += sizes[i]
 	}
-	nSurf := uint64(binary.LittleEndian.Uint32(tr[48:]))
-	nGap := uint64(binary.LittleEndian.Uint32(tr[52:]))
-	nTerm := uint64(binary.LittleEndian.Uint32(tr[56:]))
-	nDocs := uint64(binary.LittleEndian.Uint32(tr[60:]))
+	for i := range raw {
+		raw[i] = binary.LittleEndian.Uint64(tr[24+8*i:])
+		if raw[i] > maxLexiconBytes {
+			return nil, corruptf(name, "lexicon section %d of %d bytes", i, raw[i])
+		}
+		rawTotal += raw[i]
+	}
+	nSurf := uint64(binary.LittleEndian.Uint32(tr[56:]))
+	nGap := uint64(binary.LittleEndian.Uint32(tr[60:]))
+	nTerm := uint64(binary.LittleEndian.Uint32(tr[64:]))
+	nDocs := uint64(binary.LittleEndian.Uint32(tr[68:]))
 	switch {
 	case total != uint64(len(data)-wordsTrailer):
 		return nil, corruptf(name, "sections of %d bytes in %d", total, len(data)-wordsTrailer)
 	case nDocs != docs:
 		return nil, corruptf(name, "holds %d documents, meta.json says %d", nDocs, docs)
-	case nSurf > sizes[1] || nGap > sizes[2] || nTerm > sizes[3] || nDocs > sizes[5]/2+1 || nTerm > nSurf ||
-		sizes[1] > math.MaxUint32 || sizes[2] > math.MaxUint32:
-		return nil, corruptf(name, "%d surfaces, %d gaps, %d terms and %d documents in sections of %v bytes", nSurf, nGap, nTerm, nDocs, sizes)
+	case nSurf > raw[0] || nGap > raw[1] || nTerm > raw[2] || nDocs > sizes[2]/2+1 || nTerm > nSurf || rawTotal > maxLexiconBytes:
+		return nil, corruptf(name, "%d surfaces, %d gaps, %d terms and %d documents in sections of %v and %v bytes", nSurf, nGap, nTerm, nDocs, sizes, raw)
 	}
 	f := &wordFile{nterms: int(nTerm)}
+	f.stream = data[:sizes[0]]
+	dec, err := storeDecoder()
+	if err != nil {
+		return nil, fmt.Errorf("index: %s: %w", name, err)
+	}
+	lex, err := dec.DecodeAll(data[sizes[0]:sizes[0]+sizes[1]], make([]byte, 0, rawTotal+lexPad))
+	if err != nil || uint64(len(lex)) != rawTotal {
+		return nil, corruptf(name, "the lexicons do not decode to their %d bytes: %v", rawTotal, err)
+	}
+	padded := lex[:rawTotal+lexPad] // decode copies short words lexPad bytes at a time
 	at := uint64(0)
 	section := func(i int) []byte {
-		s := data[at : at+sizes[i]]
-		at += sizes[i]
+		s := lex[at : at+raw[i]]
+		at += raw[i]
 		return s
 	}
-	f.stream = section(0)
-	var err error
-	if f.surfaces, err = parseLex(section(1), nSurf, "surface", maxSurface); err != nil {
+	if f.surfaces, err = parseLex(section(0), padded[0:], nSurf, "surface", maxSurface); err != nil {
 		return nil, err
 	}
-	if f.gaps, err = parseLex(section(2), nGap, "gap", maxGapWord); err != nil {
+	if f.gaps, err = parseLex(section(1), padded[raw[0]:], nGap, "gap", maxGapWord); err != nil {
 		return nil, err
 	}
-	f.terms = section(3)
-	index := section(4)
+	f.terms = section(2)
+	index := section(3)
 	nBlocks := (nTerm + termBlock - 1) / termBlock
 	f.blocks = make([]uint64, 0, nBlocks)
 	off := uint64(0)
@@ -467,7 +495,7 @@ func parseWordFile(data []byte, docs uint64) (*wordFile, error) {
 	if len(index) != 0 || nBlocks > 0 && f.blocks[0] != 0 {
 		return nil, corruptf(name, "a term index of %d blocks does not fill its section", nBlocks)
 	}
-	t := section(5)
+	t := data[sizes[0]+sizes[1] : total]
 	next := func() uint64 {
 		v, k := binary.Uvarint(t)
 		if k <= 0 {
@@ -501,29 +529,47 @@ func parseWordFile(data []byte, docs uint64) (*wordFile, error) {
 	return f, nil
 }
 
-// parseLex reads a lexicon section of n entries of at most maxLen bytes
-// each.
-func parseLex(s []byte, n uint64, what string, maxLen int) (lexTable, error) {
-	lx := lexTable{data: s, start: make([]uint32, n), size: make([]uint8, n)}
+// lexPad is how many bytes decode copies at once for a short word: the
+// lexicons' buffer runs that far past their end.
+const lexPad = 16
+
+// parseLex reads a lexicon section s of n entries of at most maxLen
+// bytes each; padded is s and the lexicons' buffer after it.
+func parseLex(s, padded []byte, n uint64, what string, maxLen int) (lexTable, error) {
+	if uint64(len(s)) >= math.MaxUint32 {
+		return lexTable{}, corruptf(fileTextWords, "%d bytes of %ss", len(s), what)
+	}
+	lx := lexTable{data: padded, start: make([]uint32, n+1)}
 	at := uint64(0)
 	for i := range n {
-		l, k := binary.Uvarint(s[at:])
-		if k <= 0 || l > uint64(maxLen) || l > uint64(len(s))-at-uint64(k) {
+		if at >= uint64(len(s)) || int(s[at]) > maxLen || uint64(s[at]) >= uint64(len(s))-at {
 			return lexTable{}, corruptf(fileTextWords, "%s %d: out of range", what, i)
 		}
-		lx.start[i], lx.size[i] = uint32(at)+uint32(k), uint8(l)
-		at += uint64(k) + l
+		lx.start[i] = uint32(at) + 1
+		at += 1 + uint64(s[at])
 	}
 	if at != uint64(len(s)) {
 		return lexTable{}, corruptf(fileTextWords, "%d %ss do not fill their section", n, what)
 	}
+	lx.start[n] = uint32(at) + 1
 	return lx, nil
 }
 
 // get returns entry i, which must exist.
 func (lx *lexTable) get(i uint64) []byte {
-	s := lx.start[i]
-	return lx.data[s : s+uint32(lx.size[i])]
+	return lx.data[lx.start[i] : lx.start[i+1]-1]
+}
+
+// appendEntry appends entry i, which must exist, to text: an entry of
+// at most lexPad bytes as one lexPad-byte move when text has room.
+func (lx *lexTable) appendEntry(text []byte, i uint64) []byte {
+	s, e := lx.start[i], lx.start[i+1]-1
+	n := len(text)
+	if e-s <= lexPad && cap(text)-n >= lexPad {
+		*(*[lexPad]byte)(text[n : n+lexPad]) = *(*[lexPad]byte)(lx.data[s : s+lexPad])
+		return text[:n+int(e-s)]
+	}
+	return append(text, lx.data[s:e]...)
 }
 
 // surfaceRanks returns the ranks of the surfaces term was cut from,
@@ -563,7 +609,7 @@ func (f *wordFile) surfaceRanks(dst []uint32, term string) ([]uint32, error) {
 			r := uint64(0)
 			for range n {
 				v, k := binary.Uvarint(rest)
-				if k <= 0 || r+v >= uint64(len(f.surfaces.start)) {
+				if k <= 0 || r+v >= uint64(len(f.surfaces.start)-1) {
 					return dst, corruptf(fileTextWords, "term %q: surface out of range", t)
 				}
 				rest, r = rest[k:], r+v
@@ -701,14 +747,15 @@ func (ix *Index) WordText() bool {
 }
 
 // TextWindow decodes into w the part of document docid's stored text
-// from at least context bytes before its token from to at least context
-// bytes after its token to (token ordinals, as positions count them;
-// clamped to the document's), with its tokens marked by tt. The index
-// must store its text word-coded (WordText).
-func (ix *Index) TextWindow(docid, from, to uint32, context int, tt *TextTerms, w *TextWindow) error {
+// from at least before bytes before the start of its token from to at
+// least after bytes after that start and past its token to (token
+// ordinals, as positions count them; clamped to the document's), with
+// its tokens marked by tt. The index must store its text word-coded
+// (WordText).
+func (ix *Index) TextWindow(docid, from, to uint32, before, after int, tt *TextTerms, w *TextWindow) error {
 	if ix.seg != nil && uint64(docid) < ix.meta.Docs {
 		p, d := ix.Locate(docid)
-		return p.TextWindow(d, from, to, context, tt, w)
+		return p.TextWindow(d, from, to, before, after, tt, w)
 	}
 	if ix.words == nil {
 		return fmt.Errorf("index: the text is not stored word-coded")
@@ -717,21 +764,23 @@ func (ix *Index) TextWindow(docid, from, to uint32, context int, tt *TextTerms, 
 		return fmt.Errorf("index: no document %d: the index holds %d documents", docid, ix.meta.Docs)
 	}
 	return ix.Guard(func() error {
-		return ix.words.window(docid, from, to, context, tt.sets[ix.words], w)
+		return ix.words.window(docid, from, to, before, after, tt.sets[ix.words], w)
 	})
 }
 
 // window decodes document d's text around tokens from through to: from
-// the latest checkpoint leaving context bytes before from (or the
-// start), until context bytes after to (or the end).
-func (f *wordFile) window(d, from, to uint32, context int, set *rankSet, w *TextWindow) error {
+// a token leaving before bytes before from (or the start), until after
+// bytes after from's start and past to (or the end). Tokens before the
+// first one kept are skipped from their checkpoint, their text not
+// built.
+func (f *wordFile) window(d, from, to uint32, before, after int, set *rankSet, w *TextWindow) error {
 	n := f.docToks[d]
+	w.First, w.AtStart = 0, true
 	if n == 0 {
 		w.Tokens = w.Tokens[:0]
-		w.First = 0
 		var err error
-		w.Text, _, err = f.decode(d, 0, w.Text[:0], nil, nil, math.MaxUint32, 0)
-		w.AtStart, w.AtEnd = true, true
+		w.Text, _, err = f.decode(d, 0, w.Text[:0], nil, nil, math.MaxUint32, math.MaxUint32, 0)
+		w.AtEnd = true
 		return err
 	}
 	from = min(from, n-1)
@@ -739,82 +788,83 @@ func (f *wordFile) window(d, from, to uint32, context int, set *rankSet, w *Text
 	if w.Tokens == nil {
 		w.Tokens = make([]WindowToken, 0, 64) // decode records tokens into a non-nil slice
 	}
-	// Guess the checkpoint from a short token's worth of bytes, and step
-	// back while the bytes before from fall short.
-	back := uint32(context/4) + 1
-	c := from / checkpointTokens
-	if from > back {
-		c = (from - back) / checkpointTokens
-	} else {
-		c = 0
+	if cap(w.Text) < 1024 {
+		w.Text = make([]byte, 0, 1024) // room for decode's moves of short words
 	}
+	// Start a short token's worth of bytes a token before from, and
+	// twice as far back while the bytes before from fall short.
+	back := uint32(before/3) + 1
 	for {
-		w.First = c * checkpointTokens
+		w.First = from - min(from, back)
 		var err error
-		w.Text, w.Tokens, err = f.decode(d, c, w.Text[:0], w.Tokens[:0], set, to, context)
+		w.Text, w.Tokens, err = f.decode(d, w.First, w.Text[:0], w.Tokens[:0], set, from, to, after)
 		if err != nil {
 			return err
 		}
-		if c == 0 || int(w.Tokens[from-w.First].Start) >= context {
+		if w.First == 0 || int(w.Tokens[from-w.First].Start) >= before {
 			break
 		}
-		c--
+		back *= 2
 	}
-	w.AtStart = c == 0
+	w.AtStart = w.First == 0
 	w.AtEnd = w.First+uint32(len(w.Tokens)) == n
 	return nil
 }
 
-// decode appends document d's text from checkpoint c (0: the start,
-// with the gap before the first token) to text and its tokens to toks
-// (unless toks is nil), stopping at the end of the first token after
-// token last whose gap ends context bytes or more after token last's
-// end.
-func (f *wordFile) decode(d, c uint32, text []byte, toks []WindowToken, set *rankSet, last uint32, context int) ([]byte, []WindowToken, error) {
+// decode appends document d's text from token first (0: the start, with
+// the gap before the first token) to text and its tokens to toks (unless
+// toks is nil), stopping after token last at the first gap that ends
+// after bytes or more after token from's start.
+func (f *wordFile) decode(d, first uint32, text []byte, toks []WindowToken, set *rankSet, from, last uint32, after int) ([]byte, []WindowToken, error) {
 	code := f.stream[f.docOffs[d]:f.docOffs[d+1]]
 	n := f.docToks[d]
 	tok, at := uint32(0), uint32(0)
-	if c > 0 {
+	if c := first / checkpointTokens; c > 0 {
 		if k := f.cpFirst[d] + c - 1; k < f.cpFirst[d+1] {
 			tok, at = c*checkpointTokens, f.cps[k]
 		}
 	}
-	nSurf := uint64(len(f.surfaces.start))
+	nSurf := uint64(len(f.surfaces.start) - 1)
 	var err error
 	if tok == 0 {
-		if text, at, err = f.gap(d, code, at, text); err != nil {
+		if first == 0 {
+			text, at, err = f.gap(d, code, at, text)
+		} else {
+			at, err = f.skipGap(d, code, at)
+		}
+		if err != nil {
 			return text, toks, err
 		}
 	}
-	stopAt := math.MaxInt
-	for ; tok < n; tok++ {
-		if len(text) >= stopAt {
-			break
+	for ; tok < first && tok < n; tok++ {
+		v, next := readCode(code, at)
+		if v>>1 >= nSurf {
+			return text, toks, corruptf(fileTextWords, "document %d: token %d does not decode", d, tok)
 		}
-		var v uint64
-		if at < uint32(len(code)) && code[at] < 0x80 {
-			v, at = uint64(code[at]), at+1
-		} else {
-			var k int
-			if at < uint32(len(code)) {
-				v, k = binary.Uvarint(code[at:])
+		if at = next; v&1 == 1 {
+			if at, err = f.skipGap(d, code, at); err != nil {
+				return text, toks, err
 			}
-			if k <= 0 || v>>1 >= nSurf {
-				return text, toks, corruptf(fileTextWords, "document %d: token %d does not decode", d, tok)
-			}
-			at += uint32(k)
 		}
+	}
+	stopAt, base := math.MaxInt, len(text)
+	for ; tok < n && len(text) < stopAt; tok++ {
+		v, next := readCode(code, at)
 		r := v >> 1
 		if r >= nSurf {
 			return text, toks, corruptf(fileTextWords, "document %d: token %d does not decode", d, tok)
 		}
+		at = next
 		start := len(text)
-		text = append(text, f.surfaces.get(r)...)
+		text = f.surfaces.appendEntry(text, r)
 		if toks != nil {
 			toks = append(toks, WindowToken{Start: uint32(start), End: uint32(len(text)), Term: set.term(uint32(r)), rank: uint32(r)})
 		}
+		if tok == from {
+			base = start
+		}
 		if tok == last {
-			stopAt = len(text) + context
+			stopAt = base + after
 		}
 		if v&1 == 0 {
 			text = append(text, ' ')
@@ -828,41 +878,71 @@ func (f *wordFile) decode(d, c uint32, text []byte, toks []WindowToken, set *ran
 	return text, toks, nil
 }
 
+// readCode returns the uvarint at code[at:] and the offset after it;
+// math.MaxUint64 where none decodes.
+func readCode(code []byte, at uint32) (uint64, uint32) {
+	if at < uint32(len(code)) && code[at] < 0x80 {
+		return uint64(code[at]), at + 1
+	}
+	return readLongCode(code, at)
+}
+
+func readLongCode(code []byte, at uint32) (uint64, uint32) {
+	if at+1 < uint32(len(code)) && code[at+1] < 0x80 {
+		return uint64(code[at]&0x7f) | uint64(code[at+1])<<7, at + 2
+	}
+	if at >= uint32(len(code)) {
+		return math.MaxUint64, at
+	}
+	v, k := binary.Uvarint(code[at:])
+	if k <= 0 {
+		return math.MaxUint64, at
+	}
+	return v, at + uint32(k)
+}
+
 // gap appends the gap whose code starts at code[at:] to text.
 func (f *wordFile) gap(d uint32, code []byte, at uint32, text []byte) ([]byte, uint32, error) {
-	var v uint64
-	var k int
-	if at < uint32(len(code)) {
-		v, k = binary.Uvarint(code[at:])
-	}
-	if k <= 0 {
-		return text, at, corruptf(fileTextWords, "document %d: a gap at byte %d does not decode", d, at)
-	}
-	at += uint32(k)
+	v, at := readCode(code, at)
 	if v > 0 {
-		if v-1 >= uint64(len(f.gaps.start)) {
-			return text, at, corruptf(fileTextWords, "document %d: gap %d of %d", d, v-1, len(f.gaps.start))
+		if v-1 >= uint64(len(f.gaps.start)-1) {
+			return text, at, corruptf(fileTextWords, "document %d: gap %d of %d", d, v-1, len(f.gaps.start)-1)
 		}
-		return append(text, f.gaps.get(v-1)...), at, nil
+		return f.gaps.appendEntry(text, v-1), at, nil
 	}
-	l, k := binary.Uvarint(code[at:])
-	if k <= 0 || l > uint64(len(code))-uint64(at)-uint64(k) {
+	l, at := readCode(code, at)
+	if l > uint64(len(code))-uint64(at) {
 		return text, at, corruptf(fileTextWords, "document %d: a literal gap at byte %d runs past its code", d, at)
 	}
-	at += uint32(k)
 	return append(text, code[at:at+uint32(l)]...), at + uint32(l), nil
+}
+
+// skipGap returns where the gap whose code starts at code[at:] ends.
+func (f *wordFile) skipGap(d uint32, code []byte, at uint32) (uint32, error) {
+	v, at := readCode(code, at)
+	if v > 0 {
+		if v-1 >= uint64(len(f.gaps.start)-1) {
+			return at, corruptf(fileTextWords, "document %d: gap %d of %d", d, v-1, len(f.gaps.start)-1)
+		}
+		return at, nil
+	}
+	l, at := readCode(code, at)
+	if l > uint64(len(code))-uint64(at) {
+		return at, corruptf(fileTextWords, "document %d: a literal gap at byte %d runs past its code", d, at)
+	}
+	return at + uint32(l), nil
 }
 
 // text returns document d's whole text.
 func (f *wordFile) text(d uint32) (string, error) {
-	t, _, err := f.decode(d, 0, nil, nil, nil, math.MaxUint32, 0)
+	t, _, err := f.decode(d, 0, nil, nil, nil, math.MaxUint32, math.MaxUint32, 0)
 	return string(t), err
 }
 
 // tokens returns document d's whole text and its tokens, each with its
 // term from terms (surfaceTerms), as the writer was given them.
 func (f *wordFile) tokens(d uint32, terms []string) ([]byte, []StoredToken, error) {
-	text, toks, err := f.decode(d, 0, nil, []WindowToken{}, nil, math.MaxUint32, 0)
+	text, toks, err := f.decode(d, 0, nil, []WindowToken{}, nil, math.MaxUint32, math.MaxUint32, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -875,7 +955,7 @@ func (f *wordFile) tokens(d uint32, terms []string) ([]byte, []StoredToken, erro
 
 // surfaceTerms returns every surface's term, by rank.
 func (f *wordFile) surfaceTerms() ([]string, error) {
-	terms := make([]string, len(f.surfaces.start))
+	terms := make([]string, len(f.surfaces.start)-1)
 	at, prev := uint64(0), ""
 	for i := range f.nterms {
 		if i%termBlock == 0 {

@@ -42,7 +42,7 @@ func readAll(f *wordFile, docs uint32) error {
 	for d := range docs {
 		_, err := f.text(d)
 		if err == nil {
-			err = f.window(d, d, 3*d, 100, set, &w)
+			err = f.window(d, d, 3*d, 100, 50, set, &w)
 		}
 		if first == nil {
 			first = err
@@ -69,6 +69,7 @@ func TestTextWordsCorrupt(t *testing.T) {
 	}
 	tr := data[len(data)-wordsTrailer:]
 	streamLen := binary.LittleEndian.Uint64(tr)
+	lexLen := binary.LittleEndian.Uint64(tr[8:])
 	garbage := slices.Clone(data)
 	r := rand.New(rand.NewPCG(11, 12))
 	for i := range int(streamLen) {
@@ -100,9 +101,12 @@ func TestTextWordsCorrupt(t *testing.T) {
 		{"empty", func([]byte) []byte { return nil }},
 		{"stream", field(0, streamLen+1, true)},
 		{"huge section", field(8, 1<<62, true)},
-		{"surfaces", field(48, uint64(binary.LittleEndian.Uint32(tr[48:]))+1, false)},
-		{"gaps", field(52, uint64(binary.LittleEndian.Uint32(tr[52:]))+1, false)},
-		{"documents", field(60, 201, false)},
+		{"lexicons", field(8, lexLen-1, true)},
+		{"surfaces' size", field(24, binary.LittleEndian.Uint64(tr[24:])+1, true)},
+		{"huge lexicon", field(32, 1<<40, true)},
+		{"surfaces", field(56, uint64(binary.LittleEndian.Uint32(tr[56:]))+1, false)},
+		{"gaps", field(60, uint64(binary.LittleEndian.Uint32(tr[60:]))+1, false)},
+		{"documents", field(68, 201, false)},
 		{"truncated", func(b []byte) []byte { return append(b[:len(b)/2], b[len(b)-wordsTrailer:]...) }},
 	}
 	for _, tc := range tests {
@@ -205,7 +209,7 @@ func TestFormat4Texts(t *testing.T) {
 			t.Fatalf("Document(%d) = %.40q, %v", d, doc, err)
 		}
 	}
-	if err := ix.TextWindow(0, 0, 1, 10, &TextTerms{}, &TextWindow{}); err == nil {
+	if err := ix.TextWindow(0, 0, 1, 10, 10, &TextTerms{}, &TextWindow{}); err == nil {
 		t.Error("TextWindow of whole texts: no error")
 	}
 }

@@ -52,10 +52,10 @@ func SameTexts(got, want string) error {
 		}
 		for tok := uint32(0); tok <= w.DocLen(d); tok += 37 {
 			var gw, ww index.TextWindow
-			if err := g.TextWindow(d, tok, tok, 100, gt, &gw); err != nil {
+			if err := g.TextWindow(d, tok, tok, 100, 100, gt, &gw); err != nil {
 				return err
 			}
-			if err := w.TextWindow(d, tok, tok, 100, wt, &ww); err != nil {
+			if err := w.TextWindow(d, tok, tok, 100, 100, wt, &ww); err != nil {
 				return err
 			}
 			if string(gw.Text) != string(ww.Text) || gw.First != ww.First || gw.AtStart != ww.AtStart ||
