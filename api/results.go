@@ -267,10 +267,12 @@ func lookUp(ix *index.Index, terms []string, hits []Hit, want func(term int, fre
 	}
 	if want != nil {
 		lk.positions = make([][][]uint32, len(hits))
+		per := make([][]uint32, len(hits)*len(terms)) // one allocation for the page
 		for i := range hits {
-			lk.positions[i] = make([][]uint32, len(terms))
+			lk.positions[i] = per[i*len(terms) : (i+1)*len(terms) : (i+1)*len(terms)]
 		}
 	}
+	var buf []uint32 // the page's positions, term after term
 	if lk.held == nil && lk.positions == nil {
 		return lk, nil
 	}
@@ -303,11 +305,14 @@ func lookUp(ix *index.Index, terms []string, hits []Hit, want func(term int, fre
 					lk.held[i] |= 1 << b
 				}
 				if f := c.Freq(); lk.positions != nil && want(b, f, ix.DocLen(hits[i].DocID)) {
-					p, err := c.Positions(make([]uint32, 0, f))
+					if cap(buf)-len(buf) < int(f) {
+						buf = make([]uint32, 0, max(int(f), 1024))
+					}
+					p, err := c.Positions(buf[len(buf):len(buf):cap(buf)])
 					if err != nil {
 						return err
 					}
-					lk.positions[i][b] = p
+					lk.positions[i][b], buf = p, buf[:len(buf)+len(p)]
 				}
 			}
 			if c != nil && c.Err() != nil {

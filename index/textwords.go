@@ -575,78 +575,92 @@ func (lx *lexTable) appendEntry(text []byte, i uint64) []byte {
 // surfaceRanks returns the ranks of the surfaces term was cut from,
 // ascending, appended to dst; none for a term the store lacks.
 func (f *wordFile) surfaceRanks(dst []uint32, term string) ([]uint32, error) {
-	if f.nterms == 0 {
-		return dst, nil
-	}
-	// The last block whose first term is at most term.
+	// The last block whose first term (stored whole) is at most term.
 	var bad error
 	b := sort.Search(len(f.blocks), func(i int) bool {
-		first, _, err := f.termAt(f.blocks[i], "")
+		first, _, err := f.entry(f.blocks[i])
 		if err != nil {
 			bad = err
 			return true
 		}
-		return first > term
+		return string(first) > term
 	}) - 1
-	if bad != nil {
+	if bad != nil || b < 0 {
 		return dst, bad
 	}
-	if b < 0 {
-		return dst, nil
-	}
-	at, prev := f.blocks[b], ""
+	at := f.blocks[b]
+	var cur []byte // the term at at, rebuilt from the shared prefixes
 	for i := b * termBlock; i < min((b+1)*termBlock, f.nterms); i++ {
-		t, rest, err := f.termAt(at, prev)
+		shared, rest, err := f.shared(at)
 		if err != nil {
 			return dst, err
 		}
+		if i == b*termBlock {
+			shared = 0
+		}
+		if shared > len(cur) {
+			return dst, corruptf(fileTextWords, "term at byte %d shares %d bytes of %d", at, shared, len(cur))
+		}
+		suffix, rest, err := f.entry(at)
+		if err != nil {
+			return dst, err
+		}
+		cur = append(cur[:shared], suffix...)
 		n, k := binary.Uvarint(rest)
 		if k <= 0 || n > uint64(len(rest)) {
-			return dst, corruptf(fileTextWords, "term %q: its surfaces out of range", t)
+			return dst, corruptf(fileTextWords, "term %q: its surfaces out of range", cur)
 		}
 		rest = rest[k:]
-		if t == term {
+		switch c := strings.Compare(string(cur), term); {
+		case c == 0:
 			r := uint64(0)
 			for range n {
 				v, k := binary.Uvarint(rest)
 				if k <= 0 || r+v >= uint64(len(f.surfaces.start)-1) {
-					return dst, corruptf(fileTextWords, "term %q: surface out of range", t)
+					return dst, corruptf(fileTextWords, "term %q: surface out of range", cur)
 				}
 				rest, r = rest[k:], r+v
 				dst = append(dst, uint32(r))
 			}
 			return dst, nil
-		}
-		if t > term {
+		case c > 0:
 			return dst, nil
 		}
 		for range n {
 			_, k := binary.Uvarint(rest)
 			if k <= 0 {
-				return dst, corruptf(fileTextWords, "term %q: surface out of range", t)
+				return dst, corruptf(fileTextWords, "term %q: surface out of range", cur)
 			}
 			rest = rest[k:]
 		}
-		at, prev = uint64(len(f.terms)-len(rest)), t
+		at = uint64(len(f.terms) - len(rest))
 	}
 	return dst, nil
 }
 
-// termAt reads the term whose entry starts at offset at of the term
-// table, prev being the term before it, and returns the entry's rest.
-func (f *wordFile) termAt(at uint64, prev string) (string, []byte, error) {
-	e := f.terms[at:]
-	shared, k := binary.Uvarint(e)
-	if k <= 0 || shared > uint64(len(prev)) {
-		return "", nil, corruptf(fileTextWords, "term at byte %d: out of range", at)
+// shared returns how many bytes the term whose entry starts at offset at
+// of the term table shares with the term before it.
+func (f *wordFile) shared(at uint64) (int, []byte, error) {
+	v, k := binary.Uvarint(f.terms[at:])
+	if k <= 0 || v > maxSurface {
+		return 0, nil, corruptf(fileTextWords, "term at byte %d: out of range", at)
 	}
-	e = e[k:]
+	return int(v), f.terms[at+uint64(k):], nil
+}
+
+// entry returns the bytes the term whose entry starts at offset at of
+// the term table adds to the prefix it shares, and the entry's rest.
+func (f *wordFile) entry(at uint64) ([]byte, []byte, error) {
+	_, e, err := f.shared(at)
+	if err != nil {
+		return nil, nil, err
+	}
 	l, k := binary.Uvarint(e)
 	if k <= 0 || l > uint64(len(e)-k) {
-		return "", nil, corruptf(fileTextWords, "term at byte %d: out of range", at)
+		return nil, nil, corruptf(fileTextWords, "term at byte %d: out of range", at)
 	}
 	e = e[k:]
-	return prev[:shared] + string(e[:l]), e[l:], nil
+	return e[:l], e[l:], nil
 }
 
 // TextWindow is a stretch of a document's stored text, decoded with its
@@ -959,12 +973,20 @@ func (f *wordFile) surfaceTerms() ([]string, error) {
 	at, prev := uint64(0), ""
 	for i := range f.nterms {
 		if i%termBlock == 0 {
-			at, prev = f.blocks[i/termBlock], ""
+			at = f.blocks[i/termBlock]
 		}
-		t, rest, err := f.termAt(at, prev)
+		shared, _, err := f.shared(at)
+		if i%termBlock == 0 {
+			shared = 0
+		}
+		if err != nil || shared > len(prev) {
+			return nil, corruptf(fileTextWords, "term %d: out of range", i)
+		}
+		suffix, rest, err := f.entry(at)
 		if err != nil {
 			return nil, err
 		}
+		t := prev[:shared] + string(suffix)
 		n, k := binary.Uvarint(rest)
 		if k <= 0 || n > uint64(len(rest)) {
 			return nil, corruptf(fileTextWords, "term %q: its surfaces out of range", t)
