@@ -139,13 +139,13 @@ func TestDescribeLocated(t *testing.T) {
 	}
 }
 
-// scannedWindow is the snippet Describe makes of doc at its first try,
-// its window's text scanned and analyzed rather than marked by the
-// stored tokens; false where that try marks nothing (Describe then tries
-// again more widely).
+// scannedWindow is the snippet Describe makes of doc from its window,
+// the window's text scanned and analyzed rather than marked by the
+// stored tokens; false where it marks nothing (Describe then scans the
+// whole text).
 func scannedWindow(t *testing.T, ix *index.Index, a *analysis.Analyzer, q query.Query, doc uint32) (snippet.Snippet, bool) {
 	m := snippet.New(snippet.Query{Terms: q.Terms, Phrases: q.Phrases}, 160)
-	lk, err := lookUp(ix, q.Terms, []Hit{{DocID: doc}}, positionsWanted(q, m.Span()))
+	lk, err := lookUp(ix, q.Terms, []Hit{{DocID: doc}}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

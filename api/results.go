@@ -112,17 +112,15 @@ var analyzers = sync.Pool{New: func() any { return analysis.New() }}
 // then each hit in turn.
 func describeHits(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, q query.Query, hits []Hit, asHTML bool) error {
 	located := ix.WordText() && ix.HasPositions()
-	var want func(term int, freq, docLen uint32) bool
 	var wd *wordSnippets
 	if located {
-		want = positionsWanted(q, m.Span())
 		tt, err := ix.TextTerms(q.Terms)
 		if err != nil {
 			return err
 		}
 		wd = &wordSnippets{ix: ix, m: m, terms: q.Terms, tt: tt, ids: m.TermIDs(q.Terms)}
 	}
-	lk, err := lookUp(ix, q.Terms, hits, want)
+	lk, err := lookUp(ix, q.Terms, hits, located)
 	if err != nil {
 		return err
 	}
@@ -138,24 +136,13 @@ func describeHits(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, q que
 			h.Title = doc.Title
 			var sn snippet.Snippet
 			if located {
-				sn, err = wd.make(h.DocID, lk.positions[i])
-				if err == nil && len(sn.Highlights) == 0 && lk.holdsAny(i) {
-					// The window missed the terms whose positions were not
-					// read, being dense: read them all for this hit.
-					var all lookup
-					all, err = lookUp(ix, q.Terms, hits[i:i+1], func(int, uint32, uint32) bool { return true })
-					if err == nil {
-						sn, err = wd.make(h.DocID, all.positions[0])
-					}
-				}
-				if err != nil {
+				if sn, err = wd.make(h.DocID, lk.positions[i]); err != nil {
 					return err
 				}
 			}
-			// The whole text: without located snippets, or where even the
-			// window of every term's positions misses the document's
-			// terms (a term matched only inside a phrase that does not
-			// occur).
+			// The whole text: without located snippets, or where the
+			// window misses the document's terms (a term matched only
+			// inside a phrase that does not occur).
 			if !located || len(sn.Highlights) == 0 && lk.holdsAny(i) {
 				if located {
 					if doc, err = ix.Document(h.DocID, true); err != nil {
@@ -237,35 +224,15 @@ type lookup struct {
 // of the terms (false when they were not asked: over 64 terms).
 func (lk lookup) holdsAny(i int) bool { return lk.held != nil && lk.held[i] != 0 }
 
-// positionsWanted says which of q's terms' positions Locate needs in a
-// document: all of a phrase's, and a bare term's unless it is dense, so
-// frequent in the document (more than once a span, on average) that
-// most windows hold it. Decoding and merging the hundreds of
-// places of "the" or "protocol" in an RFC took most of a snippet's time,
-// and cannot move its window.
-func positionsWanted(q query.Query, span uint32) func(term int, freq, docLen uint32) bool {
-	inPhrase := make([]bool, len(q.Terms))
-	for _, p := range q.Phrases {
-		for _, t := range p {
-			if i := slices.Index(q.Terms, t); i >= 0 && len(p) > 1 {
-				inPhrase[i] = true
-			}
-		}
-	}
-	return func(term int, freq, docLen uint32) bool {
-		return inPhrase[term] || uint64(freq)*uint64(span) <= uint64(docLen)
-	}
-}
-
 // lookUp reads, for each hit, which of terms its document holds and,
-// where want (when not nil) asks, the positions: one cursor per term
-// visits the hits in docid order, decoding only the blocks it lands in.
-func lookUp(ix *index.Index, terms []string, hits []Hit, want func(term int, freq, docLen uint32) bool) (lookup, error) {
+// with positions set, where: one cursor per term visits the hits in
+// docid order, decoding only the blocks it lands in.
+func lookUp(ix *index.Index, terms []string, hits []Hit, positions bool) (lookup, error) {
 	var lk lookup
 	if len(terms) <= 64 {
 		lk.held = make([]uint64, len(hits))
 	}
-	if want != nil {
+	if positions {
 		lk.positions = make([][][]uint32, len(hits))
 		per := make([][]uint32, len(hits)*len(terms)) // one allocation for the page
 		for i := range hits {
@@ -304,7 +271,7 @@ func lookUp(ix *index.Index, terms []string, hits []Hit, want func(term int, fre
 				if lk.held != nil {
 					lk.held[i] |= 1 << b
 				}
-				if f := c.Freq(); lk.positions != nil && want(b, f, ix.DocLen(hits[i].DocID)) {
+				if f := c.Freq(); lk.positions != nil {
 					if cap(buf)-len(buf) < int(f) {
 						buf = make([]uint32, 0, max(int(f), 1024))
 					}

@@ -17,26 +17,32 @@ import (
 
 // The stored text, textwords.bin, is word-coded: each document is the
 // analyzer's token sequence, numbered exactly as positions number it,
-// interleaved with the gaps between the tokens. A token is its surface
-// (the bytes the analyzer cut) as a rank in a surface lexicon ordered by
-// frequency, so that common words take a byte; a flag says whether the
-// gap after it is one space, the commonest gap, which then costs nothing;
-// any other gap follows as a rank in a gap lexicon, or as a literal (a gap
-// met once, one longer than maxGapWord, bytes that are not UTF-8). A
-// checkpoint every checkpointTokens tokens records where that token's code
-// lies, so that a snippet decodes the few dozen tokens around its window
-// and nothing else, and a table from each term to the ranks of its
-// surfaces says which tokens are a query's terms without scanning or
-// stemming the text. The file is
+// interleaved with the gaps between the tokens. A token and the gap after
+// it are one symbol where the pair is met foldMin times or more (a
+// surface, the bytes the analyzer cut, from a surface lexicon, and a gap
+// from a gap lexicon), else a symbol of the surface alone followed by the
+// gap's own code: a rank in the gap lexicon, or a literal (a gap met
+// once, one longer than maxGapWord, bytes that are not UTF-8). Symbols
+// are numbered by frequency and written in an (s,c)-dense code (s byte
+// values end a code, the others continue it; the writer picks s), so
+// that the commonest take one byte. A checkpoint every checkpointTokens
+// tokens records where that token's code lies, so that a snippet decodes
+// the few dozen tokens around its window and skips the rest, and a table
+// from each term to the ranks of its surfaces says which tokens are a
+// query's terms without scanning or stemming the text.
+// The file is
 //
 //	stream     per document, in docid order: the gap before its first
-//	           token, then per token uvarint(rank<<1 | flag), flag 1
-//	           followed by the gap after it; a gap is uvarint(0),
-//	           uvarint(length) and the bytes, or uvarint(gap rank + 1);
-//	           the gap after the last token is the text's tail
-//	lexicons   one zstd frame of four sections, held decoded in memory:
+//	           token, then per token its symbol's code, followed by the
+//	           gap's code where the symbol has none; a gap code is
+//	           uvarint(0), uvarint(length) and the bytes, or uvarint(gap
+//	           rank + 1); the gap after the last token is the text's tail
+//	lexicons   one zstd frame of five sections, held decoded in memory:
 //	  surfaces   per surface, by rank: its length (a byte), its bytes
 //	  gaps       per gap, by rank: its length (a byte), its bytes
+//	  symbols    per symbol, by rank, uvarint(surface rank); then per
+//	             symbol uvarint(its gap: 0 coded apart, 1 a space, g+2
+//	             gap g)
 //	  terms      per term, ascending: uvarint(bytes shared with the
 //	             previous term, 0 at every termBlock-th), uvarint(the
 //	             rest's length), the rest, uvarint(surfaces), their ranks
@@ -47,9 +53,10 @@ import (
 //	           checkpoint (every checkpointTokens-th token but the first)
 //	           uvarint(its code's offset less the previous checkpoint's)
 //	trailer    the sizes of the stream, of the lexicons' frame and of the
-//	           docs, and the four lexicon sections' decoded sizes (uint64
-//	           each), the numbers of surfaces, gaps, terms and documents
-//	           (uint32 each), little-endian, then the magic "gswords1"
+//	           docs, and the five lexicon sections' decoded sizes (uint64
+//	           each), the numbers of surfaces, gaps, symbols, terms and
+//	           documents and the code's s (uint32 each), little-endian,
+//	           then the magic "gswords1"
 //
 // Open checks the tables, decodes the lexicons and holds their offsets,
 // the documents' offsets and the checkpoints in memory; a token's code is
@@ -58,9 +65,14 @@ import (
 // Why words rather than compressed bytes: the zstd pieces this replaces
 // (1 KiB each, a sampled dictionary) cost a snippet 5-8 us a piece to
 // decode and as much again to scan and stem, for 40-60 us a hit on the
-// RFCs; a snippet's window is about 50 word codes, decoded in a
-// microsecond or two. The lexicons are compressed since they are read
-// once, at Open: on the sample crawl they were a quarter of the file.
+// RFCs; a snippet's window is about 50 symbols, decoded in a microsecond
+// or two. Symbols of a token and its gap, and the dense code, are for
+// size: rust-doc's text, code and punctuation, has a gap other than a
+// space after half its tokens; with a token's code and a gap's apart its
+// store took 24.7 MB against the pieces' 19.3, and store and positions
+// outgrew Lucene's stored fields and positions (36.7 against 32.8 MB);
+// as symbols, 20.0. The lexicons are compressed (zstd's best level) since
+// they are read once, at Open.
 
 // fileTextWords is the word-coded text store's file name.
 const fileTextWords = "textwords.bin"
@@ -71,15 +83,18 @@ const fileTextPieces = "textpieces.bin"
 
 const (
 	wordsMagic = "gswords1"
-	// wordsTrailer is the trailer's size: seven uint64 sizes, four
+	// wordsTrailer is the trailer's size: eight uint64 sizes, six
 	// uint32 counts and the magic.
-	wordsTrailer = 7*8 + 4*4 + len(wordsMagic)
+	wordsTrailer = 8*8 + 6*4 + len(wordsMagic)
 	// maxLexiconBytes bounds the lexicons' decoded size, so that a
 	// damaged trailer cannot ask for a huge allocation.
 	maxLexiconBytes = 4 << 30
 	// checkpointTokens is how many tokens lie between checkpoints: a
-	// window decodes at most this many before its first token.
-	checkpointTokens = 32
+	// window skips at most this many before its first token.
+	checkpointTokens = 128
+	// A token and the gap after it make a symbol where the pair is met
+	// foldMin times or more.
+	foldMin = 4
 	// termBlock is how many terms of the term table share one entry of
 	// its index.
 	termBlock = 32
@@ -110,11 +125,15 @@ type wordWriter struct {
 	surfIDs  map[string]uint32
 	surfaces []lexWord // by provisional id
 	gapIDs   map[string]uint32
-	gaps     []lexWord // by provisional id
-	docs     []uint32  // per document, its tokens
+	gaps     []lexWord         // by provisional id
+	docs     []uint32          // per document, its tokens
+	pairs    map[uint64]uint64 // surface id<<32 | gap id (litGap: a literal) -> tokens
 	rec      []byte
 	err      error
 }
+
+// litGap is the provisional gap id of a literal.
+const litGap = math.MaxUint32
 
 // lexWord is a surface or gap of the writer's lexicons.
 type lexWord struct {
@@ -128,7 +147,7 @@ func newWordWriter(dir string) (*wordWriter, error) {
 		return nil, fmt.Errorf("index: %w", err)
 	}
 	return &wordWriter{scratch: f, buf: bufio.NewWriterSize(f, 1<<20),
-		surfIDs: map[string]uint32{}, gapIDs: map[string]uint32{}}, nil
+		surfIDs: map[string]uint32{}, gapIDs: map[string]uint32{}, pairs: map[uint64]uint64{}}, nil
 }
 
 // add stores the next document's text, as tokens.
@@ -143,18 +162,31 @@ func (p *wordWriter) add(text []byte, tokens []StoredToken) error {
 	case len(text) > maxBlockBytes:
 		return fmt.Errorf("index: %s: document %d of %d bytes is too large to store", fileTextWords, d, len(text))
 	}
-	rec := binary.AppendUvarint(p.rec[:0], uint64(len(tokens)))
 	at := uint32(0)
 	for i, t := range tokens {
 		if t.Start < at || t.End <= t.Start || int(t.End) > len(text) || t.End-t.Start > maxSurface {
 			return fmt.Errorf("index: %s: document %d: token %d at [%d, %d) out of order or out of its %d bytes",
 				fileTextWords, d, i, t.Start, t.End, len(text))
 		}
-		rec = p.gap(rec, text[at:t.Start])
-		rec = binary.AppendUvarint(rec, uint64(p.surface(text[t.Start:t.End], t.Term)))
 		at = t.End
 	}
-	rec = p.gap(rec, text[at:])
+	rec := binary.AppendUvarint(p.rec[:0], uint64(len(tokens)))
+	at = 0
+	if len(tokens) > 0 {
+		at = tokens[0].Start
+	}
+	rec, _ = p.gap(rec, text[:at])
+	for i, t := range tokens {
+		sid := p.surface(text[t.Start:t.End], t.Term)
+		rec = binary.AppendUvarint(rec, uint64(sid))
+		next := uint32(len(text))
+		if i+1 < len(tokens) {
+			next = tokens[i+1].Start
+		}
+		var g uint32
+		rec, g = p.gap(rec, text[t.End:next])
+		p.pairs[uint64(sid)<<32|uint64(g)]++
+	}
 	p.docs = append(p.docs, uint32(len(tokens)))
 	p.rec = rec
 	if _, err := p.buf.Write(binary.AppendUvarint(nil, uint64(len(rec)))); err != nil {
@@ -182,11 +214,12 @@ func (p *wordWriter) surface(s []byte, t string) uint32 {
 }
 
 // gap appends gap g in provisional form: uvarint(id+1) for a lexicon
-// gap, or uvarint(0), its length and its bytes for a literal.
-func (p *wordWriter) gap(rec, g []byte) []byte {
+// gap, or uvarint(0), its length and its bytes for a literal; and
+// returns its id (litGap for a literal).
+func (p *wordWriter) gap(rec, g []byte) ([]byte, uint32) {
 	if len(g) > maxGapWord {
 		rec = binary.AppendUvarint(append(rec, 0), uint64(len(g)))
-		return append(rec, g...)
+		return append(rec, g...), litGap
 	}
 	id, ok := p.gapIDs[string(g)]
 	if !ok {
@@ -196,7 +229,7 @@ func (p *wordWriter) gap(rec, g []byte) []byte {
 		p.gaps = append(p.gaps, lexWord{text: k})
 	}
 	p.gaps[id].count++
-	return binary.AppendUvarint(rec, uint64(id)+1)
+	return binary.AppendUvarint(rec, uint64(id)+1), id
 }
 
 // rank orders a lexicon by count, most frequent first (ties: first seen
@@ -229,14 +262,47 @@ func (p *wordWriter) finish(w io.Writer) error {
 	}
 	surfOrder, surfRank := rank(p.surfaces, func(lexWord) bool { return true })
 	// A gap met once is cheaper as a literal than as a lexicon entry
-	// and a code; the single space is coded by the token's flag.
-	gapOrder, gapRank := rank(p.gaps, func(g lexWord) bool { return g.count > 1 && g.text != " " })
+	// and a code.
+	gapOrder, gapRank := rank(p.gaps, func(g lexWord) bool { return g.count > 1 })
 	space, hasSpace := p.gapIDs[" "]
 	if !hasSpace {
-		space = math.MaxUint32
+		space = litGap - 1 // no gap has this id: none is a space
 	}
+	// Each token's symbol: its surface and, for a space or a common gap
+	// after it foldMin times or more, the gap (field 1 or g+2), else none
+	// (0): a symbol's entry costs about what its gap's codes would.
+	gapField := func(sid, g uint32) uint32 {
+		switch {
+		case p.pairs[uint64(sid)<<32|uint64(g)] < foldMin:
+		case g == space:
+			return 1
+		case g != litGap && gapRank[g] != math.MaxUint32:
+			return gapRank[g] + 2
+		}
+		return 0
+	}
+	symCount := map[uint64]uint64{}
+	for k, n := range p.pairs {
+		symCount[uint64(surfRank[k>>32])<<32|uint64(gapField(uint32(k>>32), uint32(k)))] += n
+	}
+	syms := make([]uint64, 0, len(symCount))
+	for k := range symCount {
+		syms = append(syms, k)
+	}
+	slices.SortFunc(syms, func(a, b uint64) int {
+		if c := cmp.Compare(symCount[b], symCount[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	symRank := make(map[uint64]uint32, len(syms))
+	counts := make([]uint64, len(syms))
+	for r, k := range syms {
+		symRank[k], counts[r] = uint32(r), symCount[k]
+	}
+	stoppers := bestStoppers(counts)
 	out := bufio.NewWriterSize(w, 1<<20)
-	var sizes [1]uint64
+	var streamBytes uint64
 	var docs []byte
 	in := bufio.NewReaderSize(p.scratch, 1<<20)
 	if _, err := p.scratch.Seek(0, io.SeekStart); err != nil {
@@ -259,22 +325,22 @@ func (p *wordWriter) finish(w io.Writer) error {
 		rec = rec[k:]
 		// The gap before the first token, then per token its surface and
 		// the gap after it.
-		nextGap := func() (id uint64, lit []byte) {
+		nextGap := func() (id uint32, lit []byte) {
 			v, k := binary.Uvarint(rec)
 			rec = rec[k:]
 			if v > 0 {
-				return v - 1, nil
+				return uint32(v - 1), nil
 			}
 			l, k := binary.Uvarint(rec)
 			lit, rec = rec[k:k+int(l)], rec[k+int(l):]
-			return math.MaxUint64, lit
+			return litGap, lit
 		}
-		putGap := func(id uint64, lit []byte) {
-			if id != math.MaxUint64 && gapRank[id] != math.MaxUint32 {
+		putGap := func(id uint32, lit []byte) {
+			if id != litGap && gapRank[id] != math.MaxUint32 {
 				code = binary.AppendUvarint(code, uint64(gapRank[id])+1)
 				return
 			}
-			if id != math.MaxUint64 {
+			if id != litGap {
 				lit = []byte(p.gaps[id].text)
 			}
 			code = binary.AppendUvarint(append(code, 0), uint64(len(lit)))
@@ -288,18 +354,16 @@ func (p *wordWriter) finish(w io.Writer) error {
 			s, k := binary.Uvarint(rec)
 			rec = rec[k:]
 			id, lit := nextGap()
-			r := uint64(surfRank[s]) << 1
-			if id == uint64(space) && lit == nil {
-				code = binary.AppendUvarint(code, r)
-				continue
+			f := gapField(uint32(s), id)
+			code = appendDense(code, uint64(symRank[uint64(surfRank[s])<<32|uint64(f)]), stoppers)
+			if f == 0 {
+				putGap(id, lit)
 			}
-			code = binary.AppendUvarint(code, r|1)
-			putGap(id, lit)
 		}
 		if _, err := out.Write(code); err != nil {
 			return fmt.Errorf("index: %s: %w", fileTextWords, err)
 		}
-		sizes[0] += uint64(len(code))
+		streamBytes += uint64(len(code))
 		docs = binary.AppendUvarint(docs, uint64(len(code)))
 		docs = binary.AppendUvarint(docs, uint64(n))
 		prev := uint64(0)
@@ -313,29 +377,36 @@ func (p *wordWriter) finish(w io.Writer) error {
 		lex = append(lex, byte(len(p.surfaces[id].text)))
 		lex = append(lex, p.surfaces[id].text...)
 	}
-	raw := [4]uint64{uint64(len(lex))}
+	raw := [5]uint64{uint64(len(lex))}
 	for _, id := range gapOrder {
 		lex = append(lex, byte(len(p.gaps[id].text)))
 		lex = append(lex, p.gaps[id].text...)
 	}
 	raw[1] = uint64(len(lex)) - raw[0]
+	for _, k := range syms { // a column of surfaces, then one of gaps: they pack better apart
+		lex = binary.AppendUvarint(lex, k>>32)
+	}
+	for _, k := range syms {
+		lex = binary.AppendUvarint(lex, uint64(uint32(k)))
+	}
+	raw[2] = uint64(len(lex)) - raw[0] - raw[1]
 	terms, index, nterms := p.termTable(surfRank)
-	raw[2], raw[3] = uint64(len(terms)), uint64(len(index))
+	raw[3], raw[4] = uint64(len(terms)), uint64(len(index))
 	lex = append(append(lex, terms...), index...)
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1))
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		return fmt.Errorf("index: %s: %w", fileTextWords, err)
 	}
 	frame := enc.EncodeAll(lex, nil)
 	out.Write(frame)
 	out.Write(docs)
-	tr := binary.LittleEndian.AppendUint64(nil, sizes[0])
+	tr := binary.LittleEndian.AppendUint64(nil, streamBytes)
 	tr = binary.LittleEndian.AppendUint64(tr, uint64(len(frame)))
 	tr = binary.LittleEndian.AppendUint64(tr, uint64(len(docs)))
 	for _, r := range raw {
 		tr = binary.LittleEndian.AppendUint64(tr, r)
 	}
-	for _, c := range []int{len(surfOrder), len(gapOrder), nterms, len(p.docs)} {
+	for _, c := range []int{len(surfOrder), len(gapOrder), len(syms), nterms, len(p.docs), stoppers} {
 		tr = binary.LittleEndian.AppendUint32(tr, uint32(c))
 	}
 	out.Write(append(tr, wordsMagic...))
@@ -343,6 +414,79 @@ func (p *wordWriter) finish(w io.Writer) error {
 		return fmt.Errorf("index: %s: %w", fileTextWords, err)
 	}
 	return nil
+}
+
+// The (s,c)-dense code's s lies in [minStoppers, maxStoppers]: with c =
+// 256-s at least 16, eight bytes code over 2^32 symbols, and a reader
+// takes at most eight.
+const (
+	minStoppers = 64
+	maxStoppers = 240
+)
+
+// bestStoppers returns the s of the (s,c)-dense code that takes the
+// fewest bytes for symbols of counts (descending).
+func bestStoppers(counts []uint64) int {
+	best, bestS := uint64(math.MaxUint64), maxStoppers
+	for s := minStoppers; s <= maxStoppers; s++ {
+		c := uint64(256 - s)
+		var bytes, limit, width uint64 = 0, uint64(s), 1
+		span := uint64(s)
+		for r, n := range counts {
+			for uint64(r) >= limit {
+				span *= c
+				limit += span
+				width++
+			}
+			bytes += n * width
+		}
+		if bytes < best {
+			best, bestS = bytes, s
+		}
+	}
+	return bestS
+}
+
+// appendDense appends symbol r in the (s,c)-dense code: bytes below s end
+// a code, the others continue it.
+func appendDense(dst []byte, r uint64, s int) []byte {
+	c := uint64(256 - s)
+	base, span, width := uint64(0), uint64(s), 1
+	for r >= base+span {
+		base += span
+		span *= c
+		width++
+	}
+	x := r - base
+	var buf [10]byte
+	buf[width-1] = byte(x % uint64(s))
+	x /= uint64(s)
+	for i := width - 2; i >= 0; i-- {
+		buf[i] = byte(uint64(s) + x%c)
+		x /= c
+	}
+	return append(dst, buf[:width]...)
+}
+
+// readDense returns the symbol whose (s,c)-dense code starts at
+// code[at:] and the offset after it; math.MaxUint64 where none decodes.
+func readDense(code []byte, at uint32, s byte) (uint64, uint32) {
+	if at < uint32(len(code)) && code[at] < s {
+		return uint64(code[at]), at + 1
+	}
+	c := uint64(256) - uint64(s)
+	var x, base, span uint64 = 0, 0, uint64(s)
+	for i := 0; i < 8 && at < uint32(len(code)); i++ {
+		b := code[at]
+		at++
+		if b < s {
+			return base + x*uint64(s) + uint64(b), at
+		}
+		x = x*c + uint64(b-s)
+		base += span
+		span *= c
+	}
+	return math.MaxUint64, at
 }
 
 // termTable returns the term table, its index and its number of terms:
@@ -399,8 +543,12 @@ type wordFile struct {
 	stream   []byte
 	surfaces lexTable
 	gaps     lexTable
+	symSurf  []uint32 // per symbol, its surface
+	symGap   []uint32 // per symbol, its gap: 0 coded apart, 1 a space, g+2 gap g
+	stoppers byte     // the dense code's s
 	terms    []byte   // the term table
 	blocks   []uint64 // per block of termBlock terms, its offset in terms
+	firsts   []string // per block, its first term: searched in memory
 	nterms   int
 	docOffs  []uint64 // per document and one more, where its code starts in stream
 	docToks  []uint32 // per document, its tokens
@@ -427,7 +575,7 @@ func parseWordFile(data []byte, docs uint64) (*wordFile, error) {
 	}
 	tr := data[len(data)-wordsTrailer:]
 	var sizes [3]uint64 // stream, lexicons' frame, docs
-	var raw [4]uint64   // surfaces, gaps, terms, term index
+	var raw [5]uint64   // surfaces, gaps, symbols, terms, term index
 	total, rawTotal := uint64(0), uint64(0)
 	for i := range sizes {
 		sizes[i] = binary.LittleEndian.Uint64(tr[8*i:])
@@ -443,19 +591,19 @@ func parseWordFile(data []byte, docs uint64) (*wordFile, error) {
 		}
 		rawTotal += raw[i]
 	}
-	nSurf := uint64(binary.LittleEndian.Uint32(tr[56:]))
-	nGap := uint64(binary.LittleEndian.Uint32(tr[60:]))
-	nTerm := uint64(binary.LittleEndian.Uint32(tr[64:]))
-	nDocs := uint64(binary.LittleEndian.Uint32(tr[68:]))
+	count := func(i int) uint64 { return uint64(binary.LittleEndian.Uint32(tr[64+4*i:])) }
+	nSurf, nGap, nSym, nTerm, nDocs, stoppers := count(0), count(1), count(2), count(3), count(4), count(5)
 	switch {
 	case total != uint64(len(data)-wordsTrailer):
 		return nil, corruptf(name, "sections of %d bytes in %d", total, len(data)-wordsTrailer)
 	case nDocs != docs:
 		return nil, corruptf(name, "holds %d documents, meta.json says %d", nDocs, docs)
-	case nSurf > raw[0] || nGap > raw[1] || nTerm > raw[2] || nDocs > sizes[2]/2+1 || nTerm > nSurf || rawTotal > maxLexiconBytes:
-		return nil, corruptf(name, "%d surfaces, %d gaps, %d terms and %d documents in sections of %v and %v bytes", nSurf, nGap, nTerm, nDocs, sizes, raw)
+	case nSurf > raw[0] || nGap > raw[1] || nSym > raw[2]/2 || nTerm > raw[3] || nDocs > sizes[2]/2+1 || nTerm > nSurf ||
+		rawTotal > maxLexiconBytes || stoppers < minStoppers || stoppers > maxStoppers:
+		return nil, corruptf(name, "%d surfaces, %d gaps, %d symbols, %d terms and %d documents (s %d) in sections of %v and %v bytes",
+			nSurf, nGap, nSym, nTerm, nDocs, stoppers, sizes, raw)
 	}
-	f := &wordFile{nterms: int(nTerm)}
+	f := &wordFile{nterms: int(nTerm), stoppers: byte(stoppers)}
 	f.stream = data[:sizes[0]]
 	dec, err := storeDecoder()
 	if err != nil {
@@ -478,8 +626,26 @@ func parseWordFile(data []byte, docs uint64) (*wordFile, error) {
 	if f.gaps, err = parseLex(section(1), padded[raw[0]:], nGap, "gap", maxGapWord); err != nil {
 		return nil, err
 	}
-	f.terms = section(2)
-	index := section(3)
+	syms := section(2)
+	f.symSurf, f.symGap = make([]uint32, nSym), make([]uint32, nSym)
+	for _, col := range []struct {
+		dst []uint32
+		max uint64
+	}{{f.symSurf, nSurf - 1}, {f.symGap, nGap + 1}} {
+		for i := range col.dst {
+			v, k := binary.Uvarint(syms)
+			if k <= 0 || v > col.max || nSurf == 0 {
+				return nil, corruptf(name, "symbol %d: out of range", i)
+			}
+			syms = syms[k:]
+			col.dst[i] = uint32(v)
+		}
+	}
+	if len(syms) != 0 {
+		return nil, corruptf(name, "%d symbols do not fill their section", nSym)
+	}
+	f.terms = section(3)
+	index := section(4)
 	nBlocks := (nTerm + termBlock - 1) / termBlock
 	f.blocks = make([]uint64, 0, nBlocks)
 	off := uint64(0)
@@ -494,6 +660,16 @@ func parseWordFile(data []byte, docs uint64) (*wordFile, error) {
 	}
 	if len(index) != 0 || nBlocks > 0 && f.blocks[0] != 0 {
 		return nil, corruptf(name, "a term index of %d blocks does not fill its section", nBlocks)
+	}
+	f.firsts = make([]string, nBlocks)
+	for i, at := range f.blocks {
+		first, _, err := f.entry(at)
+		if err != nil {
+			return nil, err
+		}
+		if f.firsts[i] = string(first); i > 0 && f.firsts[i] <= f.firsts[i-1] {
+			return nil, corruptf(name, "term block %d: its first term %q out of order", i, first)
+		}
 	}
 	t := data[sizes[0]+sizes[1] : total]
 	next := func() uint64 {
@@ -555,11 +731,6 @@ func parseLex(s, padded []byte, n uint64, what string, maxLen int) (lexTable, er
 	return lx, nil
 }
 
-// get returns entry i, which must exist.
-func (lx *lexTable) get(i uint64) []byte {
-	return lx.data[lx.start[i] : lx.start[i+1]-1]
-}
-
 // appendEntry appends entry i, which must exist, to text: an entry of
 // at most lexPad bytes as one lexPad-byte move when text has room.
 func (lx *lexTable) appendEntry(text []byte, i uint64) []byte {
@@ -575,18 +746,10 @@ func (lx *lexTable) appendEntry(text []byte, i uint64) []byte {
 // surfaceRanks returns the ranks of the surfaces term was cut from,
 // ascending, appended to dst; none for a term the store lacks.
 func (f *wordFile) surfaceRanks(dst []uint32, term string) ([]uint32, error) {
-	// The last block whose first term (stored whole) is at most term.
-	var bad error
-	b := sort.Search(len(f.blocks), func(i int) bool {
-		first, _, err := f.entry(f.blocks[i])
-		if err != nil {
-			bad = err
-			return true
-		}
-		return string(first) > term
-	}) - 1
-	if bad != nil || b < 0 {
-		return dst, bad
+	// The last block whose first term is at most term.
+	b := sort.Search(len(f.firsts), func(i int) bool { return f.firsts[i] > term }) - 1
+	if b < 0 {
+		return dst, nil
 	}
 	at := f.blocks[b]
 	var cur []byte // the term at at, rebuilt from the shared prefixes
@@ -611,8 +774,8 @@ func (f *wordFile) surfaceRanks(dst []uint32, term string) ([]uint32, error) {
 			return dst, corruptf(fileTextWords, "term %q: its surfaces out of range", cur)
 		}
 		rest = rest[k:]
-		switch c := strings.Compare(string(cur), term); {
-		case c == 0:
+		switch {
+		case string(cur) == term: // compared in place, not converted
 			r := uint64(0)
 			for range n {
 				v, k := binary.Uvarint(rest)
@@ -623,7 +786,7 @@ func (f *wordFile) surfaceRanks(dst []uint32, term string) ([]uint32, error) {
 				dst = append(dst, uint32(r))
 			}
 			return dst, nil
-		case c > 0:
+		case string(cur) > term:
 			return dst, nil
 		}
 		for range n {
@@ -838,7 +1001,7 @@ func (f *wordFile) decode(d, first uint32, text []byte, toks []WindowToken, set 
 			tok, at = c*checkpointTokens, f.cps[k]
 		}
 	}
-	nSurf := uint64(len(f.surfaces.start) - 1)
+	nSym := uint64(len(f.symSurf))
 	var err error
 	if tok == 0 {
 		if first == 0 {
@@ -851,11 +1014,11 @@ func (f *wordFile) decode(d, first uint32, text []byte, toks []WindowToken, set 
 		}
 	}
 	for ; tok < first && tok < n; tok++ {
-		v, next := readCode(code, at)
-		if v>>1 >= nSurf {
+		v, next := readDense(code, at, f.stoppers)
+		if v >= nSym {
 			return text, toks, corruptf(fileTextWords, "document %d: token %d does not decode", d, tok)
 		}
-		if at = next; v&1 == 1 {
+		if at = next; f.symGap[v] == 0 {
 			if at, err = f.skipGap(d, code, at); err != nil {
 				return text, toks, err
 			}
@@ -863,12 +1026,12 @@ func (f *wordFile) decode(d, first uint32, text []byte, toks []WindowToken, set 
 	}
 	stopAt, base := math.MaxInt, len(text)
 	for ; tok < n && len(text) < stopAt; tok++ {
-		v, next := readCode(code, at)
-		r := v >> 1
-		if r >= nSurf {
+		v, next := readDense(code, at, f.stoppers)
+		if v >= nSym {
 			return text, toks, corruptf(fileTextWords, "document %d: token %d does not decode", d, tok)
 		}
 		at = next
+		r, g := uint64(f.symSurf[v]), f.symGap[v]
 		start := len(text)
 		text = f.surfaces.appendEntry(text, r)
 		if toks != nil {
@@ -880,10 +1043,15 @@ func (f *wordFile) decode(d, first uint32, text []byte, toks []WindowToken, set 
 		if tok == last {
 			stopAt = base + after
 		}
-		if v&1 == 0 {
+		switch g {
+		case 0:
+			if text, at, err = f.gap(d, code, at, text); err != nil {
+				return text, toks, err
+			}
+		case 1:
 			text = append(text, ' ')
-		} else if text, at, err = f.gap(d, code, at, text); err != nil {
-			return text, toks, err
+		default:
+			text = f.gaps.appendEntry(text, uint64(g-2))
 		}
 	}
 	if tok == n && at != uint32(len(code)) {

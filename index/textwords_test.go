@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -104,9 +105,11 @@ func TestTextWordsCorrupt(t *testing.T) {
 		{"lexicons", field(8, lexLen-1, true)},
 		{"surfaces' size", field(24, binary.LittleEndian.Uint64(tr[24:])+1, true)},
 		{"huge lexicon", field(32, 1<<40, true)},
-		{"surfaces", field(56, uint64(binary.LittleEndian.Uint32(tr[56:]))+1, false)},
-		{"gaps", field(60, uint64(binary.LittleEndian.Uint32(tr[60:]))+1, false)},
-		{"documents", field(68, 201, false)},
+		{"surfaces", field(64, uint64(binary.LittleEndian.Uint32(tr[64:]))+1, false)},
+		{"gaps", field(68, uint64(binary.LittleEndian.Uint32(tr[68:]))+1, false)},
+		{"symbols", field(72, uint64(binary.LittleEndian.Uint32(tr[72:]))+1, false)},
+		{"documents", field(80, 201, false)},
+		{"no stoppers", field(84, 0, false)},
 		{"truncated", func(b []byte) []byte { return append(b[:len(b)/2], b[len(b)-wordsTrailer:]...) }},
 	}
 	for _, tc := range tests {
@@ -311,5 +314,29 @@ func TestStoredTokensChecked(t *testing.T) {
 			t.Errorf("Add with tokens %v: no error", toks)
 		}
 		b.Close()
+	}
+}
+
+// TestDenseCode checks the (s,c)-dense code: every symbol reads back,
+// codes grow with the symbol, and bytes that end no code are refused.
+func TestDenseCode(t *testing.T) {
+	for _, s := range []int{minStoppers, 128, 200, maxStoppers} {
+		prev := 0
+		rs := []uint64{0, 1, uint64(s) - 1, uint64(s), uint64(s) * 3, 1 << 16, 1<<32 - 1}
+		slices.Sort(rs)
+		for _, r := range rs {
+			code := appendDense([]byte{0xff}, r, s)[1:]
+			got, at := readDense(code, 0, byte(s))
+			if got != r || at != uint32(len(code)) || len(code) < prev {
+				t.Fatalf("s=%d: symbol %d coded %x reads %d, %d bytes", s, r, code, got, at)
+			}
+			prev = len(code)
+		}
+		if got, _ := readDense([]byte{byte(s)}, 0, byte(s)); got != math.MaxUint64 {
+			t.Errorf("s=%d: a lone continuer reads %d", s, got)
+		}
+	}
+	if s := bestStoppers([]uint64{1000, 10, 10, 1}); s < minStoppers || s > maxStoppers {
+		t.Errorf("bestStoppers = %d", s)
 	}
 }

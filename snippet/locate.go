@@ -70,13 +70,26 @@ func (m *Maker) Locate(terms []string, positions [][]uint32) (from, to uint32, o
 	if len(lists) == 0 {
 		return 0, 0, false
 	}
+	// The shortest lists, up to maxLocated occurrences (one list at
+	// least), are merged; each longer one, a unit the document holds so
+	// often that most windows do, is only checked for an occurrence in
+	// the windows the merged ones give, by binary search, where it could
+	// make the window the best so far.
+	slices.SortStableFunc(lists, func(a, b unitList) int { return len(a.starts) - len(b.starts) })
+	merged, total := 1, len(lists[0].starts)
+	for merged < len(lists) && total+len(lists[merged].starts) <= maxLocated {
+		total += len(lists[merged].starts)
+		merged++
+	}
+	checked := lists[merged:]
+	lists = lists[:merged]
 	// Merge them by start (a handful of lists: a linear pick beats a
 	// heap) while sliding a window over the merged occurrences, counting
 	// the distinct units of those that end inside it; a window holding
 	// every unit that occurs ends the search, since no later one beats it,
 	// and so do maxLocated occurrences, as the whole-text scan stops at
 	// MaxScan bytes.
-	present := len(lists)
+	present := len(lists) + len(checked)
 	count := m.count[:0]
 	for range m.units {
 		count = append(count, 0)
@@ -117,12 +130,29 @@ func (m *Maker) Locate(terms []string, positions [][]uint32) (from, to uint32, o
 		if count[o.unit]++; count[o.unit] == 1 {
 			distinct++
 		}
-		if distinct > best {
-			best, from, to = distinct, occs[l].start, o.end
+		d := distinct
+		if d+len(checked) > best {
+			d += holding(checked, occs[l].start, span)
+		}
+		if d > best {
+			best, from, to = d, occs[l].start, o.end
 		}
 	}
 	m.located, m.count, m.heads = occs, count, heads
 	return from, to, true
+}
+
+// holding counts the lists with an occurrence starting in [from,
+// from+span).
+func holding(lists []unitList, from, span uint32) int {
+	n := 0
+	for _, u := range lists {
+		i, _ := slices.BinarySearch(u.starts, from)
+		if i < len(u.starts) && u.starts[i]-from < span {
+			n++
+		}
+	}
+	return n
 }
 
 // noStart marks a merged list's head: no token is numbered as high, since
