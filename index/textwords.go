@@ -543,8 +543,8 @@ type wordFile struct {
 	stream   []byte
 	surfaces lexTable
 	gaps     lexTable
-	symSurf  []uint32 // per symbol, its surface
-	symGap   []uint32 // per symbol, its gap: 0 coded apart, 1 a space, g+2 gap g
+	syms     []symbol // per symbol, what decode needs of it, in one place
+	apart    []uint64 // bit v: symbol v's gap is coded apart (a skip reads these bits, not syms)
 	stoppers byte     // the dense code's s
 	terms    []byte   // the term table
 	blocks   []uint64 // per block of termBlock terms, its offset in terms
@@ -554,6 +554,14 @@ type wordFile struct {
 	docToks  []uint32 // per document, its tokens
 	cpFirst  []uint32 // per document and one more, its first checkpoint in cps
 	cps      []uint32 // checkpoints: code offsets in their document's code
+}
+
+// symbol is a symbol as decode reads it: its surface (rank, and bytes
+// at off in the surfaces' data) and its gap (0: coded apart, 1: a space,
+// g+2: gap g), so that a token costs one load here and one of its bytes.
+type symbol struct {
+	off, rank, gap uint32
+	size           uint8
 }
 
 // lexTable is a lexicon section: entry i is data[start[i]:start[i+1]-1]
@@ -627,22 +635,30 @@ func parseWordFile(data []byte, docs uint64) (*wordFile, error) {
 		return nil, err
 	}
 	syms := section(2)
-	f.symSurf, f.symGap = make([]uint32, nSym), make([]uint32, nSym)
-	for _, col := range []struct {
-		dst []uint32
-		max uint64
-	}{{f.symSurf, nSurf - 1}, {f.symGap, nGap + 1}} {
-		for i := range col.dst {
+	f.syms = make([]symbol, nSym)
+	for col := range 2 {
+		for i := range f.syms {
 			v, k := binary.Uvarint(syms)
-			if k <= 0 || v > col.max || nSurf == 0 {
+			if k <= 0 || col == 0 && v >= nSurf || col == 1 && v > nGap+1 {
 				return nil, corruptf(name, "symbol %d: out of range", i)
 			}
 			syms = syms[k:]
-			col.dst[i] = uint32(v)
+			if col == 1 {
+				f.syms[i].gap = uint32(v)
+				continue
+			}
+			st, end := f.surfaces.start[v], f.surfaces.start[v+1]-1
+			f.syms[i] = symbol{off: st, rank: uint32(v), size: uint8(end - st)}
 		}
 	}
 	if len(syms) != 0 {
 		return nil, corruptf(name, "%d symbols do not fill their section", nSym)
+	}
+	f.apart = make([]uint64, (nSym+63)/64)
+	for i, sy := range f.syms {
+		if sy.gap == 0 {
+			f.apart[i/64] |= 1 << (i % 64)
+		}
 	}
 	f.terms = section(3)
 	index := section(4)
@@ -1001,7 +1017,8 @@ func (f *wordFile) decode(d, first uint32, text []byte, toks []WindowToken, set 
 			tok, at = c*checkpointTokens, f.cps[k]
 		}
 	}
-	nSym := uint64(len(f.symSurf))
+	nSym := uint64(len(f.syms))
+	data := f.surfaces.data
 	var err error
 	if tok == 0 {
 		if first == 0 {
@@ -1018,7 +1035,7 @@ func (f *wordFile) decode(d, first uint32, text []byte, toks []WindowToken, set 
 		if v >= nSym {
 			return text, toks, corruptf(fileTextWords, "document %d: token %d does not decode", d, tok)
 		}
-		if at = next; f.symGap[v] == 0 {
+		if at = next; f.apart[v/64]>>(v%64)&1 == 1 {
 			if at, err = f.skipGap(d, code, at); err != nil {
 				return text, toks, err
 			}
@@ -1031,12 +1048,18 @@ func (f *wordFile) decode(d, first uint32, text []byte, toks []WindowToken, set 
 			return text, toks, corruptf(fileTextWords, "document %d: token %d does not decode", d, tok)
 		}
 		at = next
-		r, g := uint64(f.symSurf[v]), f.symGap[v]
+		sy := &f.syms[v]
 		start := len(text)
-		text = f.surfaces.appendEntry(text, r)
-		if toks != nil {
-			toks = append(toks, WindowToken{Start: uint32(start), End: uint32(len(text)), Term: set.term(uint32(r)), rank: uint32(r)})
+		if m := len(text); sy.size <= lexPad && cap(text)-m >= lexPad {
+			*(*[lexPad]byte)(text[m : m+lexPad]) = *(*[lexPad]byte)(data[sy.off : sy.off+lexPad])
+			text = text[:m+int(sy.size)]
+		} else {
+			text = append(text, data[sy.off:sy.off+uint32(sy.size)]...)
 		}
+		if toks != nil {
+			toks = append(toks, WindowToken{Start: uint32(start), End: uint32(len(text)), Term: set.term(sy.rank), rank: sy.rank})
+		}
+		g := sy.gap
 		if tok == from {
 			base = start
 		}
