@@ -93,7 +93,7 @@ type chunk struct {
 // here panics or reads past src.
 func (b *positionsBlock) reset(c codecplugins.Codec, src []byte, fm1 []uint32) error {
 	b.codec, b.src = c, src
-	b.starts, b.chunks = b.starts[:0], b.chunks[:0]
+	b.starts, b.chunks = slices.Grow(b.starts[:0], len(fm1)+1), b.chunks[:0]
 	var n uint64
 	for _, f := range fm1 {
 		b.starts = append(b.starts, uint32(n))
@@ -108,6 +108,7 @@ func (b *positionsBlock) reset(c codecplugins.Codec, src []byte, fm1 []uint32) e
 	b.starts = append(b.starts, uint32(n))
 	b.vals = b.vals[:0]
 	chunks := int((n + bs - 1) / bs)
+	b.chunks = slices.Grow(b.chunks, chunks)
 	at, off := 0, 0 // the next length; the chunks' bytes so far
 	for k := range chunks {
 		size, w := binary.Uvarint(src[at:])
