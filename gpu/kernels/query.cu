@@ -95,6 +95,8 @@
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
+#include "blockdec.cuh"
+
 #define NONE 0xffffffffu
 #define FULL 0xffffffffu
 // Threads of the element-wise kernels, and elements per tile.
@@ -763,22 +765,23 @@ extern "C" __global__ void __launch_bounds__(TILE)
               skipCap);
 }
 
-// and_step_cta is step li of a query alone of few candidates, one CTA (see
-// above): it intersects the candidates cand with their decoded rows (as
-// and_intersect), compacts the matches into candOut and their freq-1 into
-// fm1Out (as and_scatter_survivors), and counts them at state word
+// step_body is step li of a query alone of few candidates in one CTA
+// (see above): it intersects the candidates cand with their decoded rows
+// (as and_intersect), compacts the matches into candOut and their freq-1
+// into fm1Out (as and_scatter_survivors), and counts them at state word
 // S_STEPS+li. Before the last list it then selects list li+1's rows into
 // blk, row and sel; after it, it also scores each survivor into keys and
 // histograms digit [shift, shift+bits) in shared memory, picks, and ends
-// the top-k into result and bnd (cta_topk). skipCap: as select_rows'.
-extern "C" __global__ void __launch_bounds__(BIG)
-    and_step_cta(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row, u32* sel,
-                 u64 selRows, const u32* docs, const u32* freqs, const u32* counts, u64 bs, const u32* lastDoc,
-                 const u32* fm1In, u32* fm1Out, u64 C, u32* candOut, const float* norms, u64 k1p1, u64* keys,
-                 u64 shift, u64 bits, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64 skipCap) {
-  // The histogram's shared array, then cta_topk's sort buffer; before the
-  // last list, the next list's skip column (SKIP_CAP words).
-  __shared__ u64 sh[FIN_CAP];
+// the top-k into result and bnd (cta_topk). skipCap: as select_rows'. sh
+// is FIN_CAP keys of shared memory: the histogram, then cta_topk's sort
+// buffer; before the last list, the next list's skip column (SKIP_CAP
+// words). docs and freqs are read past L1: other CTAs of a fused step
+// kernel decoded them. Every thread of the CTA calls it.
+static __device__ void step_body(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row,
+                                 u32* sel, u64 selRows, const u32* docs, const u32* freqs, const u32* counts, u64 bs,
+                                 const u32* lastDoc, const u32* fm1In, u32* fm1Out, u64 C, u32* candOut,
+                                 const float* norms, u64 k1p1, u64* keys, u64 shift, u64 bits, u64* result,
+                                 u64 resultCap, u64* bnd, u64 bndCap, u64 skipCap, u64* sh) {
   u32* h = reinterpret_cast<u32*>(sh);
   AndWave a = and_wave(tab, 1, M);
   bool last = li + 1 == M;
@@ -798,15 +801,23 @@ extern "C" __global__ void __launch_bounds__(BIG)
         u32 c = cand[i];
         u32 len = umin(counts[blk[i]], (u32)bs);
         const u32* d = docs + (u64)r * bs;
-        u32 p = lower_bound(d, 0, len, c);
-        if (p < len && d[p] == c) s = p;
+        // lower_bound with loads past L1.
+        u32 lo = 0, hi = len;
+        while (lo < hi) {
+          u32 mid = (lo + hi) >> 1;
+          if (__ldcg(d + mid) < c)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        if (lo < len && __ldcg(d + lo) == c) s = lo;
       }
     }
     bool keep = s != NONE;
     u32 total;
     u64 o = running + block_scan(keep ? 1 : 0, &total);
     if (keep) {
-      u32 dd = cand[i], f = freqs[(u64)r * bs + s];
+      u32 dd = cand[i], f = __ldcg(freqs + (u64)r * bs + s);
       candOut[o] = dd;
       for (u64 l = 0; l < li; l++) fm1Out[l * C + o] = fm1In[l * C + i];
       fm1Out[li * C + o] = f;
@@ -834,6 +845,148 @@ extern "C" __global__ void __launch_bounds__(BIG)
   pick_body(h, bits, 0, state);
   cta_topk(keys, running, shift, bits, h, state, result, resultCap, bnd, bndCap, sh);
 }
+
+// and_step_cta is step_body in a kernel of one CTA, after the decode of
+// the step's rows into docs and freqs.
+extern "C" __global__ void __launch_bounds__(BIG)
+    and_step_cta(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row, u32* sel,
+                 u64 selRows, const u32* docs, const u32* freqs, const u32* counts, u64 bs, const u32* lastDoc,
+                 const u32* fm1In, u32* fm1Out, u64 C, u32* candOut, const float* norms, u64 k1p1, u64* keys,
+                 u64 shift, u64 bits, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64 skipCap) {
+  __shared__ u64 sh[FIN_CAP];
+  step_body(tab, M, li, cand, state, blk, row, sel, selRows, docs, freqs, counts, bs, lastDoc, fm1In, fm1Out, C,
+            candOut, norms, k1p1, keys, shift, bits, result, resultCap, bnd, bndCap, skipCap, sh);
+}
+
+// ---- A query alone of few candidates, fused with its decodes ---------------
+//
+// When both columns share a format, a query alone of few candidates runs
+// as the upload of its table and one kernel per list: and_first_<stem>
+// (q_init's work for the slot, the decode of the shortest list into the
+// candidates, and, in its last CTA, list 1's selection as
+// and_select_rows'), then one and_stepdec_<stem> per further list (the
+// decode of the step's rows and, in its last CTA, step_body). So no
+// decode launch and no q_init: the ticket is a zero word that the table
+// upload brings, and each last CTA clears it for the next kernel. The
+// kernels run BIG threads a CTA; Fused<F>::ROWS rows (blocks of both
+// columns, a warp each) at a time per CTA, their staging in the shared
+// memory the CTA's tail then takes.
+
+// Fused<F>: the rows a CTA decodes at a time (16, or 4 for formats of
+// large staging, so that the staging fits 40 KiB), and the shared memory
+// of a fused kernel in 16-byte chunks: the staging, or FIN_CAP keys (and
+// so SKIP_CAP words) if more. The host's fusedRows repeats ROWS.
+template <int F>
+struct Fused {
+  enum {
+    ROW16 = 2 * (Fmt<F>::CAP16 + Fmt<F>::EXTRA16),
+    ROWS = ROW16 * 16 * (BIG / 64) <= 40960 ? BIG / 64 : 4,
+    SH16 = ROWS * ROW16 > FIN_CAP / 2 ? ROWS * ROW16 : FIN_CAP / 2
+  };
+};
+
+#define COL_PARAMS                                                                                              \
+  const u8 *dData, u64 dDataLen, const u64 *dOffs, const u32 *dCounts, const u32 *dBases, u64 dTotal,           \
+      const u8 *fData, u64 fDataLen, const u64 *fOffs, const u32 *fCounts, u64 fTotal
+#define COL_ARGS dData, dDataLen, dOffs, dCounts, dBases, dTotal, fData, fDataLen, fOffs, fCounts, fTotal
+
+// fused_rows decodes rows [0, n): row r is block blockOf(r) of both
+// columns (NONE: no block), its docids to docs + r * bs and its
+// frequencies' values to freqs + r * bs. The CTAs take Fused<F>::ROWS
+// rows at a time, grid-stride, warp 2j (docids) and 2j+1 (frequencies)
+// the j-th, staging in sh.
+template <int F, class B>
+static __device__ void fused_rows(uint4* sh, COL_PARAMS, u32 n, B blockOf, u32* docs, u32* freqs, u64 bs) {
+  typedef Fmt<F> T;
+  const u32 rows = Fused<F>::ROWS;
+  u32 w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  if (w >= 2 * rows) return;
+  uint4* stg = sh + w * (T::CAP16 + T::EXTRA16);
+  for (u32 r = blockIdx.x * rows + (w >> 1); r < n; r += gridDim.x * rows) {
+    u32 b = blockOf(r);
+    if (b == NONE) continue;
+    __syncwarp();  // the warp's reads of its previous block's staging are done
+    if ((w & 1) == 0)
+      decode_block<F, true>(stg, stg + T::CAP16, dData, dDataLen, dOffs, dCounts, dBases, b, dTotal,
+                            docs + (u64)r * bs, bs, lane);
+    else
+      decode_block<F, false>(stg, stg + T::CAP16, fData, fDataLen, fOffs, fCounts, 0, b, fTotal,
+                             freqs + (u64)r * bs, bs, lane);
+  }
+}
+
+// and_first sets up the slot at state (words words zeroed, then the need
+// and the shortest list's count, as q_init), decodes the shortest list's
+// blocks into cand and fm1, and in its last CTA selects list 1's rows
+// (select_rows). ticket: zero.
+template <int F>
+static __device__ void and_first(const u32* tab, u64 M, u32* state, u64 words, COL_PARAMS, u32* cand, u32* fm1,
+                                 u64 bs, const u32* lastDoc, u32* blk, u32* sel, u64 selRows, u32* row, u64 skipCap,
+                                 u32* ticket) {
+  __shared__ uint4 sh[Fused<F>::SH16];
+  AndWave a = and_wave(tab, 1, M);
+  if (blockIdx.x == 0) {
+    for (u64 j = threadIdx.x; j < words; j += blockDim.x) state[j] = 0;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      state[S_NEED] = a.need[0];
+      state[S_STEPS] = a.n1[0];
+    }
+  }
+  u32 first = a.first[0];
+  fused_rows<F>(sh, COL_ARGS, a.nb[0], [&](u32 r) { return first + r; }, cand, fm1, bs);
+  if (!last_cta(ticket)) return;
+  __threadfence();
+  // select_rows reads the candidates other CTAs decoded: its loads of
+  // cand are the first in this kernel's last CTA, so no stale L1 line.
+  select_rows(a, M, 1, cand, state, lastDoc, blk, sel, selRows, row, 0, 1, reinterpret_cast<u32*>(sh), skipCap);
+}
+
+// and_stepdec decodes the rows that sel lists for step li (sel[r] for the
+// S_STEPS+li-1 candidates, NONE for none) into docs and freqs, and in its
+// last CTA runs step_body. ticket: zero.
+template <int F>
+static __device__ void and_stepdec(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row,
+                                   u32* sel, u64 selRows, u32* docs, u32* freqs, u64 bs, const u32* lastDoc,
+                                   const u32* fm1In, u32* fm1Out, u64 C, u32* candOut, const float* norms, u64 k1p1,
+                                   u64* keys, u64 shift, u64 bits, u64* result, u64 resultCap, u64* bnd, u64 bndCap,
+                                   u64 skipCap, COL_PARAMS, u32* ticket) {
+  __shared__ uint4 sh[Fused<F>::SH16];
+  u32 n = state[S_STEPS + li - 1];
+  fused_rows<F>(sh, COL_ARGS, n, [&](u32 r) { return sel[r]; }, docs, freqs, bs);
+  if (!last_cta(ticket)) return;
+  __threadfence();
+  step_body(tab, M, li, cand, state, blk, row, sel, selRows, docs, freqs, dCounts, bs, lastDoc, fm1In, fm1Out, C,
+            candOut, norms, k1p1, keys, shift, bits, result, resultCap, bnd, bndCap, skipCap,
+            reinterpret_cast<u64*>(sh));
+}
+
+// FUSED_KERNEL starts the fused kernels' declarations: they are launched
+// by name stem, as the decoders, so kernelgen (which reads the plain
+// extern "C" declarations) writes no wrappers for them.
+#define FUSED_KERNEL extern "C"
+#define DEFINE_FUSED(name, F)                                                                                     \
+  FUSED_KERNEL __global__ void __launch_bounds__(BIG)                                                            \
+      and_first_##name(const u32* tab, u64 M, u32* state, u64 words, COL_PARAMS, u32* cand, u32* fm1, u64 bs,     \
+                       const u32* lastDoc, u32* blk, u32* sel, u64 selRows, u32* row, u64 skipCap, u32* ticket) { \
+    and_first<F>(tab, M, state, words, COL_ARGS, cand, fm1, bs, lastDoc, blk, sel, selRows, row, skipCap, ticket); \
+  }                                                                                                               \
+  FUSED_KERNEL __global__ void __launch_bounds__(BIG) and_stepdec_##name(                                        \
+      const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row, u32* sel, u64 selRows,      \
+      u32* docs, u32* freqs, u64 bs, const u32* lastDoc, const u32* fm1In, u32* fm1Out, u64 C, u32* candOut,      \
+      const float* norms, u64 k1p1, u64* keys, u64 shift, u64 bits, u64* result, u64 resultCap, u64* bnd,         \
+      u64 bndCap, u64 skipCap, COL_PARAMS, u32* ticket) {                                                         \
+    and_stepdec<F>(tab, M, li, cand, state, blk, row, sel, selRows, docs, freqs, bs, lastDoc, fm1In, fm1Out, C,   \
+                   candOut, norms, k1p1, keys, shift, bits, result, resultCap, bnd, bndCap, skipCap, COL_ARGS,    \
+                   ticket);                                                                                       \
+  }
+
+DEFINE_FUSED(bp128, F_BP128)
+DEFINE_FUSED(bp256, F_BP256)
+DEFINE_FUSED(vbyte128, F_VB128)
+DEFINE_FUSED(vbyte1024, F_VB1024)
+DEFINE_FUSED(pfordelta, F_PFOR)
+DEFINE_FUSED(rice, F_RICE)
 
 // ---- Disjunctive pass -----------------------------------------------------
 
@@ -1284,6 +1437,17 @@ static __device__ void finish_body(u64 round, const volatile u64* bnd, volatile 
 #define CTA_SUB_MIN 256
 #define SUB_BITS 11
 
+// load_keys loads the keys base + u * blockDim.x + threadIdx.x, u <
+// CTA_UNROLL, of the n keys into k (0 past n): their loads are in flight
+// together.
+static __device__ __forceinline__ void load_keys(const volatile u64* keys, u32 n, u32 base, u64* k) {
+#pragma unroll
+  for (int u = 0; u < CTA_UNROLL; u++) {
+    u32 j = base + u * blockDim.x + threadIdx.x;
+    k[u] = j < n ? keys[j] : 0;
+  }
+}
+
 // cta_hist zeroes the shared histogram h and counts digit [shift,
 // shift+bits) of those of the n keys whose digit [fshift, fshift+fbits)
 // is fbin. Every thread of the CTA calls it.
@@ -1294,11 +1458,7 @@ static __device__ void cta_hist(const volatile u64* keys, u32 n, u64 shift, u64 
   __syncthreads();
   for (u32 base = 0; base < n; base += CTA_UNROLL * blockDim.x) {
     u64 k[CTA_UNROLL];
-#pragma unroll
-    for (int u = 0; u < CTA_UNROLL; u++) {
-      u32 j = base + u * blockDim.x + threadIdx.x;
-      k[u] = j < n ? keys[j] : 0;
-    }
+    load_keys(keys, n, base, k);
 #pragma unroll
     for (int u = 0; u < CTA_UNROLL; u++)
       if (base + u * blockDim.x + threadIdx.x < n && ((u32)(k[u] >> fshift) & fmask) == fbin)
@@ -1338,11 +1498,7 @@ static __device__ void cta_topk(const volatile u64* keys, u32 n, u64 shift, u64 
   // done is uniform over the CTA, so every lane reaches append.
   for (u32 base = 0; !done && base < n; base += CTA_UNROLL * blockDim.x) {
     u64 k[CTA_UNROLL];
-#pragma unroll
-    for (int u = 0; u < CTA_UNROLL; u++) {
-      u32 j = base + u * blockDim.x + threadIdx.x;
-      k[u] = j < n ? keys[j] : 0;
-    }
+    load_keys(keys, n, base, k);
 #pragma unroll
     for (int u = 0; u < CTA_UNROLL; u++) {
       bool ok = base + u * blockDim.x + threadIdx.x < n;
