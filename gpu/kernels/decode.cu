@@ -2,6 +2,8 @@
 // (gpu-bp128, gpu-bp256, gpu-vbyte128, gpu-vbyte1024, gpu-pfordelta,
 // gpu-rice). codecplugins/gpuformat/doc.go documents every layout; the Go
 // CPU decoders there are the reference these kernels are tested against.
+// One warp's decoder of one block (decode_block) is in blockdec.cuh, which
+// query.cu's fused AND steps share.
 //
 // Work split. A CTA has WARPS warps and each warp decodes one block: it
 // stages the block's bytes into its slice of shared memory with 16-byte
