@@ -775,13 +775,15 @@ extern "C" __global__ void __launch_bounds__(TILE)
 // the top-k into result and bnd (cta_topk). skipCap: as select_rows'. sh
 // is FIN_CAP keys of shared memory: the histogram, then cta_topk's sort
 // buffer; before the last list, the next list's skip column (SKIP_CAP
-// words). docs and freqs are read past L1: other CTAs of a fused step
-// kernel decoded them. Every thread of the CTA calls it.
+// words). When at is not null, at[i] is already candidate i's place in
+// its row or NONE (and_stepdec's row search) and docs is not read. at,
+// docs and freqs are read past L1: other CTAs of a fused step kernel
+// wrote them. Every thread of the CTA calls it.
 static __device__ void step_body(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row,
-                                 u32* sel, u64 selRows, const u32* docs, const u32* freqs, const u32* counts, u64 bs,
-                                 const u32* lastDoc, const u32* fm1In, u32* fm1Out, u64 C, u32* candOut,
-                                 const float* norms, u64 k1p1, u64* keys, u64 shift, u64 bits, u64* result,
-                                 u64 resultCap, u64* bnd, u64 bndCap, u64 skipCap, u64* sh) {
+                                 u32* sel, u64 selRows, const u32* docs, const u32* at, const u32* freqs,
+                                 const u32* counts, u64 bs, const u32* lastDoc, const u32* fm1In, u32* fm1Out, u64 C,
+                                 u32* candOut, const float* norms, u64 k1p1, u64* keys, u64 shift, u64 bits,
+                                 u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64 skipCap, u64* sh) {
   u32* h = reinterpret_cast<u32*>(sh);
   AndWave a = and_wave(tab, 1, M);
   bool last = li + 1 == M;
@@ -797,7 +799,9 @@ static __device__ void step_body(const u32* tab, u64 M, u64 li, const u32* cand,
     u32 s = NONE, r = NONE;
     if (i < n) {
       r = row[i];
-      if (r != NONE) {
+      if (r != NONE && at != 0) {
+        s = __ldcg(at + i);
+      } else if (r != NONE) {
         u32 c = cand[i];
         u32 len = umin(counts[blk[i]], (u32)bs);
         const u32* d = docs + (u64)r * bs;
@@ -854,7 +858,7 @@ extern "C" __global__ void __launch_bounds__(BIG)
                  const u32* fm1In, u32* fm1Out, u64 C, u32* candOut, const float* norms, u64 k1p1, u64* keys,
                  u64 shift, u64 bits, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64 skipCap) {
   __shared__ u64 sh[FIN_CAP];
-  step_body(tab, M, li, cand, state, blk, row, sel, selRows, docs, freqs, counts, bs, lastDoc, fm1In, fm1Out, C,
+  step_body(tab, M, li, cand, state, blk, row, sel, selRows, docs, 0, freqs, counts, bs, lastDoc, fm1In, fm1Out, C,
             candOut, norms, k1p1, keys, shift, bits, result, resultCap, bnd, bndCap, skipCap, sh);
 }
 
@@ -894,9 +898,11 @@ struct Fused {
 // columns (NONE: no block), its docids to docs + r * bs and its
 // frequencies' values to freqs + r * bs. The CTAs take Fused<F>::ROWS
 // rows at a time, grid-stride, warp 2j (docids) and 2j+1 (frequencies)
-// the j-th, staging in sh.
-template <int F, class B>
-static __device__ void fused_rows(uint4* sh, COL_PARAMS, u32 n, B blockOf, u32* docs, u32* freqs, u64 bs) {
+// the j-th, staging in sh; the docids' warp then calls
+// rowDone(r, row's docids, its values).
+template <int F, class B, class D>
+static __device__ void fused_rows(uint4* sh, COL_PARAMS, u32 n, B blockOf, D rowDone, u32* docs, u32* freqs,
+                                  u64 bs) {
   typedef Fmt<F> T;
   const u32 rows = Fused<F>::ROWS;
   u32 w = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -906,10 +912,12 @@ static __device__ void fused_rows(uint4* sh, COL_PARAMS, u32 n, B blockOf, u32* 
     u32 b = blockOf(r);
     if (b == NONE) continue;
     __syncwarp();  // the warp's reads of its previous block's staging are done
-    if ((w & 1) == 0)
+    if ((w & 1) == 0) {
       decode_block<F, true>(stg, stg + T::CAP16, dData, dDataLen, dOffs, dCounts, dBases, b, dTotal,
                             docs + (u64)r * bs, bs, lane);
-    else
+      __syncwarp();  // the row's docids are visible to every lane
+      if (b < dTotal) rowDone(r, docs + (u64)r * bs, umin(__ldg(dCounts + b), (u32)bs));
+    } else
       decode_block<F, false>(stg, stg + T::CAP16, fData, fDataLen, fOffs, fCounts, 0, b, fTotal,
                              freqs + (u64)r * bs, bs, lane);
   }
@@ -934,7 +942,7 @@ static __device__ void and_first(const u32* tab, u64 M, u32* state, u64 words, C
     }
   }
   u32 first = a.first[0];
-  fused_rows<F>(sh, COL_ARGS, a.nb[0], [&](u32 r) { return first + r; }, cand, fm1, bs);
+  fused_rows<F>(sh, COL_ARGS, a.nb[0], [&](u32 r) { return first + r; }, [](u32, const u32*, u32) {}, cand, fm1, bs);
   if (!last_cta(ticket)) return;
   __threadfence();
   // select_rows reads the candidates other CTAs decoded: its loads of
@@ -943,20 +951,29 @@ static __device__ void and_first(const u32* tab, u64 M, u32* state, u64 words, C
 }
 
 // and_stepdec decodes the rows that sel lists for step li (sel[r] for the
-// S_STEPS+li-1 candidates, NONE for none) into docs and freqs, and in its
-// last CTA runs step_body. ticket: zero.
+// S_STEPS+li-1 candidates, NONE for none) into docs and freqs; the warp
+// that decoded a row's docids then searches it for the row's candidates
+// (those from r on whose row is r: a block's candidates are consecutive),
+// writing each one's place in the row, or NONE, to at. Its last CTA runs
+// step_body on at. ticket: zero.
 template <int F>
 static __device__ void and_stepdec(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row,
-                                   u32* sel, u64 selRows, u32* docs, u32* freqs, u64 bs, const u32* lastDoc,
+                                   u32* sel, u64 selRows, u32* docs, u32* at, u32* freqs, u64 bs, const u32* lastDoc,
                                    const u32* fm1In, u32* fm1Out, u64 C, u32* candOut, const float* norms, u64 k1p1,
                                    u64* keys, u64 shift, u64 bits, u64* result, u64 resultCap, u64* bnd, u64 bndCap,
                                    u64 skipCap, COL_PARAMS, u32* ticket) {
   __shared__ uint4 sh[Fused<F>::SH16];
   u32 n = state[S_STEPS + li - 1];
-  fused_rows<F>(sh, COL_ARGS, n, [&](u32 r) { return sel[r]; }, docs, freqs, bs);
+  auto search = [&](u32 r, const u32* d, u32 len) {
+    for (u32 i = r + (threadIdx.x & 31); i < n && row[i] == r; i += 32) {
+      u32 c = cand[i], p = lower_bound(d, 0, len, c);
+      at[i] = p < len && d[p] == c ? p : NONE;
+    }
+  };
+  fused_rows<F>(sh, COL_ARGS, n, [&](u32 r) { return sel[r]; }, search, docs, freqs, bs);
   if (!last_cta(ticket)) return;
   __threadfence();
-  step_body(tab, M, li, cand, state, blk, row, sel, selRows, docs, freqs, dCounts, bs, lastDoc, fm1In, fm1Out, C,
+  step_body(tab, M, li, cand, state, blk, row, sel, selRows, docs, at, freqs, dCounts, bs, lastDoc, fm1In, fm1Out, C,
             candOut, norms, k1p1, keys, shift, bits, result, resultCap, bnd, bndCap, skipCap,
             reinterpret_cast<u64*>(sh));
 }
@@ -973,11 +990,11 @@ static __device__ void and_stepdec(const u32* tab, u64 M, u64 li, const u32* can
   }                                                                                                               \
   FUSED_KERNEL __global__ void __launch_bounds__(BIG) and_stepdec_##name(                                        \
       const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row, u32* sel, u64 selRows,      \
-      u32* docs, u32* freqs, u64 bs, const u32* lastDoc, const u32* fm1In, u32* fm1Out, u64 C, u32* candOut,      \
-      const float* norms, u64 k1p1, u64* keys, u64 shift, u64 bits, u64* result, u64 resultCap, u64* bnd,         \
-      u64 bndCap, u64 skipCap, COL_PARAMS, u32* ticket) {                                                         \
-    and_stepdec<F>(tab, M, li, cand, state, blk, row, sel, selRows, docs, freqs, bs, lastDoc, fm1In, fm1Out, C,   \
-                   candOut, norms, k1p1, keys, shift, bits, result, resultCap, bnd, bndCap, skipCap, COL_ARGS,    \
+      u32* docs, u32* at, u32* freqs, u64 bs, const u32* lastDoc, const u32* fm1In, u32* fm1Out, u64 C,           \
+      u32* candOut, const float* norms, u64 k1p1, u64* keys, u64 shift, u64 bits, u64* result, u64 resultCap,     \
+      u64* bnd, u64 bndCap, u64 skipCap, COL_PARAMS, u32* ticket) {                                               \
+    and_stepdec<F>(tab, M, li, cand, state, blk, row, sel, selRows, docs, at, freqs, bs, lastDoc, fm1In, fm1Out,  \
+                   C, candOut, norms, k1p1, keys, shift, bits, result, resultCap, bnd, bndCap, skipCap, COL_ARGS, \
                    ticket);                                                                                       \
   }
 
