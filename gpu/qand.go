@@ -356,18 +356,19 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 	return redo, err
 }
 
-// fusedRows is the rows (blocks of both columns) a CTA of a fused AND
+// fusedRows is the rows (blocks of both columns) a CTA of a fused
 // kernel decodes at a time, by kernel name stem: Fused<F>::ROWS in
 // kernels/query.cu, for the grids.
 var fusedRows = map[string]int64{"bp128": 16, "bp256": 16, "vbyte128": 16, "vbyte1024": 4, "pfordelta": 4, "rice": 4}
 
-// fusedKernels names the fused AND kernels of kernels/query.cu
-// (and_first_<stem> and and_stepdec_<stem>, made by its DEFINE_FUSED),
-// which queryKernels, read from the plain declarations, leaves out.
+// fusedKernels names the kernels of kernels/query.cu that decode inside
+// (and_first_<stem>, and_stepdec_<stem> and or_first_<stem>, made by its
+// DEFINE_FUSED), which queryKernels, read from the plain declarations,
+// leaves out.
 func fusedKernels() []string {
 	var names []string
 	for _, stem := range kernels {
-		names = append(names, "and_first_"+stem, "and_stepdec_"+stem)
+		names = append(names, "and_first_"+stem, "and_stepdec_"+stem, "or_first_"+stem)
 	}
 	return names
 }

@@ -863,6 +863,7 @@ extern "C" __global__ void __launch_bounds__(BIG)
 }
 
 // ---- A query alone of few candidates, fused with its decodes ---------------
+// (and a wave of one OR pass's q_init with its decode: or_first below)
 //
 // When both columns share a format, a query alone of few candidates runs
 // as the upload of its table and one kernel per list: and_first_<stem>
@@ -996,7 +997,43 @@ static __device__ void and_stepdec(const u32* tab, u64 M, u64 li, const u32* can
     and_stepdec<F>(tab, M, li, cand, state, blk, row, sel, selRows, docs, at, freqs, bs, lastDoc, fm1In, fm1Out,  \
                    C, candOut, norms, k1p1, keys, shift, bits, result, resultCap, bnd, bndCap, skipCap, COL_ARGS, \
                    ticket);                                                                                       \
+  }                                                                                                               \
+  FUSED_KERNEL __global__ void __launch_bounds__(BIG)                                                            \
+      or_first_##name(u32* state, u64 words, const u32* needs, u32* zero, u64 zeroWords, const u32* segRow,       \
+                      const u32* segFirst, u64 segs, COL_PARAMS, u32* docs, u32* fm1, u64 bs) {                   \
+    or_first<F>(state, words, needs, zero, zeroWords, segRow, segFirst, segs, COL_ARGS, docs, fm1, bs);            \
   }
+
+// or_first is q_init and the decode of a wave of one OR pass in one
+// kernel: it zeroes the words state words of the slot and sets its need
+// (needs[0]), zeroes zeroWords words at zero (histogram, ticket), and
+// decodes the segments' rows (segment s, of segs, holds rows segRow[s] ..
+// segRow[s+1]-1, its list's blocks from segFirst[s] on) into docs and fm1.
+template <int F>
+static __device__ void or_first(u32* state, u64 words, const u32* needs, u32* zero, u64 zeroWords, const u32* segRow,
+                                const u32* segFirst, u64 segs, COL_PARAMS, u32* docs, u32* fm1, u64 bs) {
+  __shared__ uint4 sh[Fused<F>::ROWS * Fused<F>::ROW16];
+  u64 g = (u64)blockIdx.x * blockDim.x + threadIdx.x, step = (u64)gridDim.x * blockDim.x;
+  for (u64 j = g; j < zeroWords; j += step) zero[j] = 0;
+  if (blockIdx.x == 0) {
+    for (u64 j = threadIdx.x; j < words; j += blockDim.x) state[j] = 0;
+    __syncthreads();
+    if (threadIdx.x == 0) state[S_NEED] = needs[0];
+  }
+  // Row r's segment: the last s with segRow[s] <= r.
+  auto block = [&](u32 r) {
+    u32 lo = 0, hi = (u32)segs;
+    while (hi - lo > 1) {
+      u32 mid = (lo + hi) >> 1;
+      if (segRow[mid] <= r)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    return segFirst[lo] + (r - segRow[lo]);
+  };
+  fused_rows<F>(sh, COL_ARGS, segRow[segs], block, [](u32, const u32*, u32) {}, docs, fm1, bs);
+}
 
 DEFINE_FUSED(bp128, F_BP128)
 DEFINE_FUSED(bp256, F_BP256)
@@ -1091,7 +1128,24 @@ extern "C" __global__ void __launch_bounds__(TILE)
   u32 b32 = (u32)bs;
   for (u32 j = threadIdx.x; j < OR_SPAN; j += TILE) acc[j] = 0.0f;
   for (u32 s0 = qSeg[q], s1 = qSeg[q + 1]; s0 < s1; s0 += TILE / 32) {
-    if (s0 + w < s1) {
+    if (s1 - s0 <= TILE / 64) {
+      // Few segments: warps 2v and 2v+1 find segment s0+v's first and
+      // last rows at once (the last row searched from r0 is the same).
+      u32 v = w >> 1, s = s0 + v;
+      if (s < s1) {
+        u32 r0 = segRow[s], r1 = segRow[s + 1], df = segDf[s];
+        u32 x = find_row(docs, b32, r0, r1, df, r0, (w & 1) ? hi : lo);
+        if (lane == 0) {
+          seg[v][w & 1] = (w & 1) == 0 ? x : (x < r1 ? x + 1 : r1);
+          if ((w & 1) == 0) {
+            seg[v][2] = r0;
+            seg[v][3] = r1;
+            seg[v][4] = df;
+            seg[v][5] = segIdf[s];
+          }
+        }
+      }
+    } else if (s0 + w < s1) {
       u32 s = s0 + w, r0 = segRow[s], r1 = segRow[s + 1], df = segDf[s];
       u32 a = find_row(docs, b32, r0, r1, df, r0, lo);
       u32 e = find_row(docs, b32, r0, r1, df, a, hi);

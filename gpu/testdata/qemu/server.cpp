@@ -60,7 +60,8 @@ static const std::map<std::string, Entry> kernels = {
     K(and_step_cta),          K(and_first_bp128),         K(and_stepdec_bp128),     K(and_first_bp256),
     K(and_stepdec_bp256),     K(and_first_vbyte128),      K(and_stepdec_vbyte128),  K(and_first_vbyte1024),
     K(and_stepdec_vbyte1024), K(and_first_pfordelta),     K(and_stepdec_pfordelta), K(and_first_rice),
-    K(and_stepdec_rice),
+    K(and_stepdec_rice),      K(or_first_bp128),          K(or_first_bp256),        K(or_first_vbyte128),
+    K(or_first_vbyte1024),    K(or_first_pfordelta),      K(or_first_rice),
 };
 
 static std::map<u64, u64> allocs;  // address -> size
