@@ -955,7 +955,7 @@ static __device__ void and_first(const u32* tab, u64 M, u32* state, u64 words, C
 // S_STEPS+li-1 candidates, NONE for none) into docs and freqs; the warp
 // that decoded a row's docids then searches it for the row's candidates
 // (those from r on whose row is r: a block's candidates are consecutive),
-// writing each one's place in the row, or NONE, to at. Its last CTA runs
+// in registers, writing each one's place in the row, or NONE, to at. Its last CTA runs
 // step_body on at. ticket: zero.
 template <int F>
 static __device__ void and_stepdec(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row,
@@ -966,9 +966,33 @@ static __device__ void and_stepdec(const u32* tab, u64 M, u64 li, const u32* can
   __shared__ uint4 sh[Fused<F>::SH16];
   u32 n = state[S_STEPS + li - 1];
   auto search = [&](u32 r, const u32* d, u32 len) {
-    for (u32 i = r + (threadIdx.x & 31); i < n && row[i] == r; i += 32) {
-      u32 c = cand[i], p = lower_bound(d, 0, len, c);
-      at[i] = p < len && d[p] == c ? p : NONE;
+    // The row in registers, PER values a lane (NONE past len: still
+    // sorted), read in one round of independent loads; each lane then
+    // finds its candidate by shuffles: the first lane whose last value
+    // reaches it (five halvings of 32 lanes), then that lane's values. A
+    // block the decoder takes holds at most the format's B values.
+    const u32 PER = Fmt<F>::B / 32, lane = threadIdx.x & 31;
+    u32 v[PER];
+#pragma unroll
+    for (u32 k = 0; k < PER; k++) v[k] = lane * PER + k < len ? d[lane * PER + k] : NONE;
+    for (u32 i0 = r;; i0 += 32) {
+      u32 i = i0 + lane;
+      bool mine = i < n && row[i] == r;
+      if (__ballot_sync(FULL, mine) == 0) break;  // a block's candidates are consecutive
+      u32 c = mine ? cand[i] : 0, lo = 0, hi = 31;
+#pragma unroll
+      for (int h = 0; h < 5; h++) {
+        u32 mid = (lo + hi) >> 1;
+        if (__shfl_sync(FULL, v[PER - 1], mid) >= c)
+          hi = mid;
+        else
+          lo = mid + 1;
+      }
+      u32 p = NONE;
+#pragma unroll
+      for (u32 k = 0; k < PER; k++)
+        if (__shfl_sync(FULL, v[k], lo) == c) p = lo * PER + k;
+      if (mine) at[i] = p;
     }
   };
   fused_rows<F>(sh, COL_ARGS, n, [&](u32 r) { return sel[r]; }, search, docs, freqs, bs);
