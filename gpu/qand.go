@@ -57,8 +57,8 @@ type andTable struct {
 	small bool
 	// fused: a small pass whose columns share a format and whose top-k
 	// ends in one round, run as and_first_<stem> and and_stepdec_<stem>
-	// (see "fused with its decodes" in kernels/query.cu); its table's
-	// last word is the kernels' ticket, uploaded as 0.
+	// (see "fused with its decodes" in kernels/query.cu); its table is
+	// padded to tabWords, the last word the kernels' ticket, uploaded as 0.
 	fused bool
 	scs   []scratch
 	// resultCap is the most results of a query; a slot is slotSize bytes,
@@ -129,13 +129,20 @@ func (e *qengine) andTable(jobs []*qjob) *andTable {
 		// At most FIN_CAP keys: cta_topk ends the top-k, so no radix round
 		// needs the histograms q_init zeroes.
 		t.fused = t.small && !e.unfused && e.docCol.stem == e.freqCol.stem && t.maxN1 <= qFinCap
-		if t.fused {
-			t.words = append(t.words, 0)
-		}
 	}
 	t.tabWords = int64(len(t.words))
 	if w == 1 {
+		if t.fused {
+			t.tabWords++ // the ticket
+		}
 		t.tabWords = sizeClass(t.tabWords)
+		if t.fused {
+			// The ticket is the size class's last word, zero as the rest of
+			// the padding that the upload brings: passes of one class
+			// launch with the same parameters, so their graph is not
+			// patched.
+			t.words = append(t.words, make([]uint32, t.tabWords-int64(len(t.words)))...)
+		}
 	}
 	t.hdr = t.scs[0].hdrBytes()
 	t.slotSize = t.hdr + 8*int64(t.resultCap)
@@ -384,7 +391,7 @@ func (e *qengine) runFused(s stream, t *andTable, sc *andScratch, j *qjob, ws *w
 	bs, m := int64(e.bs), uint64(t.m)
 	rows := fusedRows[d.stem]
 	tab, out := sc.tab, ws.out
-	ticket := tab + devPtr(4*(len(t.words)-1))
+	ticket := tab + devPtr(4*(t.tabWords-1))
 	steps := []phaseStep{
 		{PhaseInit, func() error { return s.upload(sc.tab, bytesOf(t.words)) }},
 		{PhaseDecode, func() error {

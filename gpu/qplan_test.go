@@ -301,6 +301,10 @@ func TestAndTable(t *testing.T) {
 			t.Errorf("%d lists, shortest %d: small %v (fused %v), %d selection rows for %d candidates; want small %v",
 				len(tt.p.lists), tt.p.lists[0].df, tab.small, tab.fused, tab.selRows, tab.maxN1, tt.small)
 		}
+		if tab.fused && (int64(len(tab.words)) != tab.tabWords || tab.words[tab.tabWords-1] != 0) {
+			t.Errorf("%d lists: fused table of %d words, size class %d, last word %d; want the class, ending in a zero ticket",
+				len(tt.p.lists), len(tab.words), tab.tabWords, tab.words[len(tab.words)-1])
+		}
 	}
 }
 
