@@ -408,8 +408,9 @@ func (e *qengine) runFused(s stream, t *andTable, sc *andScratch, j *qjob, ws *w
 		steps = append(steps, phaseStep{scorePhase(li == m-1), func() error {
 			return s.launch("and_stepdec_"+d.stem, int((t.selRows+rows-1)/rows), qBig, uint64(tab), m, li,
 				uint64(sc.cand[a]), uint64(out), uint64(sc.blk), uint64(sc.row), uint64(sc.sel), uint64(t.selRows),
-				uint64(sc.docs), uint64(sc.at), uint64(sc.freqs), uint64(bs), uint64(e.lastDoc), uint64(sc.fm1[a]), uint64(sc.fm1[b]), n,
-				uint64(sc.cand[b]), uint64(e.norms), uint64(e.k1p1), uint64(sc.keys), digitShift[0], digitBits[0],
+				uint64(sc.docs), uint64(sc.at), uint64(sc.freqs), uint64(bs), uint64(e.lastDoc), uint64(sc.fm1[a]),
+				uint64(sc.fm1[b]), n, uint64(sc.cand[b]), uint64(e.norms), uint64(e.k1p1), uint64(sc.keys), digitShift[0],
+				digitBits[0],
 				uint64(result), uint64(t.resultCap), uint64(sc.bnd[0]), uint64(sc.bndCap), uint64(e.skipBlocks),
 				uint64(d.data), d.dataLen, uint64(d.offs), uint64(d.counts), uint64(d.bases), uint64(d.blocks),
 				uint64(f.data), f.dataLen, uint64(f.offs), uint64(f.counts), uint64(f.blocks), uint64(ticket))
