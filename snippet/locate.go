@@ -8,19 +8,21 @@ import (
 // Locating a snippet by positions. An index with positions knows where
 // each query term lies in a hit's text, as token ordinals; the window of
 // tokens holding the most distinct units can be found from them alone,
-// and only the text around it read and scanned (MakeIn): on the RFCs,
-// whose documents hold 54 KB of text, a snippet then reads and scans a
-// kilobyte or two instead of the whole text.
+// and only the text around it read: scanned (MakeIn), or with its words
+// already known to be query terms (MakeMatched), as a word-coded store
+// gives them. On the RFCs, whose documents hold 54 KB of text, a snippet
+// then reads a few hundred bytes instead of the whole text.
+
+// maxLocated bounds the occurrences Locate merges, and so its time: the
+// shortest lists are merged up to it, and a unit occurring more often
+// is only looked for, by binary search, in the windows the merged ones
+// give.
+const maxLocated = 128
 
 // bytesPerToken is the room a token is given when a snippet's size in
 // bytes is turned into a span of tokens: English text runs 6 to 8 bytes
 // a token with its space; a span too wide only reads a little more.
 const bytesPerToken = 5
-
-// maxLocated bounds the occurrences Locate looks at, and so its time: a
-// document holding its query's units thousands of times has its snippet
-// among the first maxLocated.
-const maxLocated = 128
 
 // Span returns how many tokens Locate's window spans for the Maker's
 // size.
