@@ -22,7 +22,7 @@ import (
 // surface, the bytes the analyzer cut, from a surface lexicon, and a gap
 // from a gap lexicon), else a symbol of the surface alone followed by the
 // gap's own code: a rank in the gap lexicon, or a literal (a gap met
-// once, one longer than maxGapWord, bytes that are not UTF-8). Symbols
+// once or longer than maxGapWord: any bytes, UTF-8 or not). Symbols
 // are numbered by frequency and written in an (s,c)-dense code (s byte
 // values end a code, the others continue it; the writer picks s), so
 // that the commonest take one byte. A checkpoint every checkpointTokens
@@ -171,7 +171,7 @@ func (p *wordWriter) add(text []byte, tokens []StoredToken) error {
 		at = t.End
 	}
 	rec := binary.AppendUvarint(p.rec[:0], uint64(len(tokens)))
-	at = 0
+	at = uint32(len(text)) // the gap before the first token: all of a text without tokens
 	if len(tokens) > 0 {
 		at = tokens[0].Start
 	}

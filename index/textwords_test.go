@@ -340,3 +340,40 @@ func TestDenseCode(t *testing.T) {
 		t.Errorf("bestStoppers = %d", s)
 	}
 }
+
+// TestWordsAnyBytes checks that texts of any bytes (invalid UTF-8, NULs,
+// runs longer than a gap's lexicon entry, words at the text's edges)
+// read back byte for byte, whole and in windows.
+func TestWordsAnyBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	texts := [][]byte{nil, []byte("x"), []byte("   "), []byte("\xff\xfe a\x00b \xc3"), bytes.Repeat([]byte{' '}, 300)}
+	for range 40 {
+		b := make([]byte, r.IntN(2000))
+		for i := range b {
+			switch r.IntN(4) {
+			case 0:
+				b[i] = byte(r.Uint32())
+			case 1:
+				b[i] = ' '
+			default:
+				b[i] = byte('a' + r.IntN(3))
+			}
+		}
+		texts = append(texts, b)
+	}
+	titles := make([]string, len(texts))
+	dir := t.TempDir()
+	writeStored(t, dir, StoreText, titles, texts)
+	ix, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for d, want := range texts {
+		doc, err := ix.Document(uint32(d), true)
+		if err != nil || doc.Text != string(want) {
+			t.Fatalf("Document(%d) = %q, %v; want %q", d, doc.Text, err, want)
+		}
+		checkWindows(t, ix, uint32(d), want, r)
+	}
+}
