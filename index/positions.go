@@ -16,10 +16,11 @@ import (
 // own block only. A block's positions are, posting by posting, the first
 // position and then each gap less one (positions strictly increase), freq
 // values a posting; the block's values are cut into chunks of the
-// positions codec's block size, written as every chunk's encoded length
-// (uvarints, together) and then the chunks' codec bytes, so that a
-// posting deep in a block of a frequent term is reached by reading a few
-// bytes of lengths rather than a cache line per chunk before it. After
+// positions codec's block size, written as the size of the chunks'
+// lengths, every chunk's encoded length (uvarints, together) and then
+// the chunks' codec bytes, so that a posting deep in a block of a
+// frequent term is reached by reading a few bytes of lengths, no more
+// than it needs, rather than a cache line per chunk before it. After
 // the blocks comes the block table: each block's encoded size (uvarints),
 // the positions codec's name and its length (one byte), then the number
 // of blocks and the table's byte offset (uint64, little-endian) and the
@@ -60,13 +61,14 @@ func appendPositionsBlock(dst []byte, c codecplugins.Codec, vals []uint32) []byt
 		c = le.ForList(vals)
 	}
 	bs := c.BlockSize()
-	var chunks []byte
+	var lens, chunks []byte
 	for start := 0; start < len(vals); start += bs {
 		at := len(chunks)
 		chunks = c.AppendBlock(chunks, vals[start:min(start+bs, len(vals))])
-		dst = binary.AppendUvarint(dst, uint64(len(chunks)-at))
+		lens = binary.AppendUvarint(lens, uint64(len(chunks)-at))
 	}
-	return append(dst, chunks...)
+	dst = binary.AppendUvarint(dst, uint64(len(lens)))
+	return append(append(dst, lens...), chunks...)
 }
 
 // positionsBlock decodes one block's positions a chunk at a time, as
@@ -76,7 +78,10 @@ type positionsBlock struct {
 	codec  codecplugins.Codec
 	src    []byte
 	starts []uint32 // each posting's first value, then the block's value count
-	chunks []chunk  // every chunk's bytes in src, in order
+	chunks []chunk  // the chunks whose lengths are read, in order
+	next   int      // where in src the next unread chunk length lies
+	lens   int      // where the chunk lengths end and the chunks begin
+	off    int      // where the next unread chunk begins
 	vals   []uint32 // the values of the chunks decoded so far, one after another
 }
 
@@ -88,9 +93,10 @@ type chunk struct {
 }
 
 // reset starts on a block encoded in src, for postings of the given
-// frequencies stored as freq-1 (fm1), reading its chunks' lengths: a
-// length that does not fit src is an error wrapping ErrCorrupt. Nothing
-// here panics or reads past src.
+// frequencies stored as freq-1 (fm1). It reads only the size of the
+// chunks' lengths: a length that does not fit is an error wrapping
+// ErrCorrupt from the posting that needs it. Nothing here panics or
+// reads past src.
 func (b *positionsBlock) reset(c codecplugins.Codec, src []byte, fm1 []uint32) error {
 	b.codec, b.src = c, src
 	b.starts, b.chunks = slices.Grow(b.starts[:0], len(fm1)+1), b.chunks[:0]
@@ -107,31 +113,25 @@ func (b *positionsBlock) reset(c codecplugins.Codec, src []byte, fm1 []uint32) e
 	}
 	b.starts = append(b.starts, uint32(n))
 	b.vals = b.vals[:0]
-	chunks := int((n + bs - 1) / bs)
-	b.chunks = slices.Grow(b.chunks, chunks)
-	at, off := 0, 0 // the next length; the chunks' bytes so far
-	for k := range chunks {
-		size, w := binary.Uvarint(src[at:])
-		if w <= 0 || size > uint64(len(src)) {
-			return fmt.Errorf("%w: positions chunk %d's length", ErrCorrupt, k)
-		}
-		b.chunks = append(b.chunks, chunk{off: off, size: int(size), at: -1})
-		at += w
-		off += int(size)
+	size, w := binary.Uvarint(src)
+	if w <= 0 || size > uint64(len(src)-w) {
+		return fmt.Errorf("%w: positions chunks' lengths of %d bytes in %d", ErrCorrupt, size, len(src))
 	}
-	if off > len(src)-at {
-		return fmt.Errorf("%w: positions chunks of %d bytes in %d", ErrCorrupt, off, len(src)-at)
-	}
-	for k := range b.chunks {
-		b.chunks[k].off += at
-	}
+	b.next, b.lens = w, w+int(size)
+	b.off = b.lens
 	return nil
 }
 
-// chunk returns chunk k of the block.
+// chunk returns chunk k of the block, reading the lengths up to it.
 func (b *positionsBlock) chunk(k int) (*chunk, error) {
-	if k >= len(b.chunks) {
-		return nil, fmt.Errorf("%w: positions chunk %d of %d", ErrCorrupt, k, len(b.chunks))
+	for len(b.chunks) <= k {
+		size, n := binary.Uvarint(b.src[b.next:b.lens])
+		if n <= 0 || size > uint64(len(b.src)-b.off) {
+			return nil, fmt.Errorf("%w: positions chunk %d's length", ErrCorrupt, len(b.chunks))
+		}
+		b.chunks = append(b.chunks, chunk{off: b.off, size: int(size), at: -1})
+		b.next += n
+		b.off += int(size)
 	}
 	return &b.chunks[k], nil
 }
