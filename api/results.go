@@ -192,7 +192,7 @@ func windowBefore(m *snippet.Maker) int { return m.Size()/3 + 16 }
 func windowAfter(m *snippet.Maker) int { return m.Size() + 16 }
 
 // make returns the snippet of document doc, whose terms lie at positions
-// (per term, nil where not read).
+// (per term, nil where the document lacks it).
 func (s *wordSnippets) make(doc uint32, positions [][]uint32) (snippet.Snippet, error) {
 	from, to, _ := s.m.Locate(s.terms, positions)
 	if err := s.ix.TextWindow(doc, from, to, windowBefore(s.m), windowAfter(s.m), s.tt, &s.w); err != nil {
