@@ -50,7 +50,10 @@ import (
 // within versions 6 and 7: a reader before it refuses textwords.bin as a
 // file it does not know, and this one refuses textpieces.bin with
 // ErrVersion (rebuild the index: its pieces cannot be turned into tokens
-// without the analyzer).
+// without the analyzer). At the same time positions.bin put each block's
+// chunk lengths together (magic "gsposit2"): this reader refuses the old
+// layout ("gsposits") with ErrVersion, and a reader before it calls the
+// new one corrupt.
 //
 // FormatVersion is what a commit point naming one segment without
 // deletions is written as, so that such an index reads as it did before
