@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/internal/prefetch"
 )
 
 // maxScoreQuery is disjunctive DAAT with MaxScore pruning (Turtle and
@@ -203,7 +204,7 @@ func (m *maxScore) window(d uint32) (uint32, error) {
 		m.size = minWindow
 	}
 	end := min(uint64(base)+uint64(m.size), uint64(index.NoMoreDocs))
-	ahead := len(s.norms) > prefetchDocs // as in andQuery
+	ahead := len(s.norms) > prefetchDocs // see normsAhead
 	norms, p := s.norms, s.params
 	first := m.first
 	// Each posting records its score and presence, and adds the score to
@@ -234,7 +235,7 @@ func (m *maxScore) window(d uint32) (uint32, error) {
 			for ; i < len(docs) && uint64(docs[i]) < end; i++ {
 				x := docs[i]
 				if ahead && i+normsAhead < len(docs) {
-					prefetch(unsafe.Pointer(&norms[docs[i+normsAhead]]))
+					prefetch.T0(unsafe.Pointer(&norms[docs[i+normsAhead]]))
 				}
 				k := (x - base) % windowDocs
 				sc := p.TermScore(l.idf, freqs[i]+1, norms[x])
@@ -316,7 +317,7 @@ func (m *maxScore) window(d uint32) (uint32, error) {
 func (s *search) scanOne(l *termList, rest float64) (uint32, float32, int64, error) {
 	var n int64
 	slack, thr, norms, p := s.slack, s.thr, s.norms, s.params
-	ahead := len(norms) > prefetchDocs // as in andQuery
+	ahead := len(norms) > prefetchDocs // see normsAhead
 	for {
 		if err := s.tick(); err != nil {
 			return 0, 0, n, err
@@ -338,7 +339,7 @@ func (s *search) scanOne(l *termList, rest float64) (uint32, float32, int64, err
 		freqs = freqs[:len(docs)]
 		for i, d := range docs {
 			if ahead && i+normsAhead < len(docs) {
-				prefetch(unsafe.Pointer(&norms[docs[i+normsAhead]]))
+				prefetch.T0(unsafe.Pointer(&norms[docs[i+normsAhead]]))
 			}
 			sc := p.TermScore(l.idf, freqs[i]+1, norms[d])
 			if (float64(sc)+rest)*slack > thr {
