@@ -20,7 +20,7 @@ KERNELS := $(wildcard gpu/kernels/*.cu analytics/gpu/kernels/*.cu)
 
 ptx: $(KERNELS:.cu=.ptx)
 
-%.ptx: %.cu gpu/kernels/mkptx.sh
+%.ptx: %.cu $(wildcard gpu/kernels/*.cuh) gpu/kernels/mkptx.sh
 	NVCC=$(NVCC) sh gpu/kernels/mkptx.sh $< $@
 
 device:

@@ -17,14 +17,16 @@ import (
 	"github.com/gpusearch/gpusearch/snippet"
 )
 
-// TestDescribeLocated checks snippets made from the pieces that positions
-// point at against snippets made from the whole text, on random
-// documents of one to twenty pieces and random queries with phrases:
-// where the text is one piece the two are the same; elsewhere every mark
-// is a word of a query term, the snippet is the text's own, and it holds
-// a query unit whenever the document does; a hit described alone reads
-// as it does among a page's, where one maker serves hit after hit, and a
-// page described on several goroutines reads as on one.
+// TestDescribeLocated checks snippets made from the window of the
+// word-coded text that positions point at against snippets made from the
+// whole text, on random documents of five to 3,000 words and random
+// queries with phrases: a window marked by the stored tokens' terms reads
+// as the same window scanned and analyzed; where the text is shorter than
+// a snippet the two are the same; elsewhere every mark is a word of a
+// query term, the snippet is the text's own, and it holds a query unit
+// whenever the document does; a hit described alone reads as it does
+// among a page's, where one maker serves hit after hit, and a page
+// described on several goroutines reads as on one.
 func TestDescribeLocated(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	vocab := strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon running runs ran café naïve 3.14 don't http.Server")
@@ -55,8 +57,8 @@ func TestDescribeLocated(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	if !ix.PiecedText() || !ix.HasPositions() {
-		t.Fatal("the index does not store pieces and positions")
+	if !ix.WordText() || !ix.HasPositions() {
+		t.Fatal("the index does not store word-coded text and positions")
 	}
 	a := analysis.New()
 	same, checked := 0, 0
@@ -107,9 +109,12 @@ func TestDescribeLocated(t *testing.T) {
 		for i, h := range located {
 			doc, _ := ix.Document(h.DocID, true)
 			checked++
-			if len(doc.Text) < index.TextPieceBytes {
+			if sc, ok := scannedWindow(t, ix, a, q, h.DocID); ok && (sc.Text != h.Snippet || !slices.Equal(sc.Highlights, h.Highlights)) {
+				t.Fatalf("query %q doc %d: window marked by its tokens %q, scanned %q", raw, h.DocID, marks(h), marks(Hit{Snippet: sc.Text, Highlights: sc.Highlights}))
+			}
+			if len(doc.Text) <= 160 {
 				if h.Snippet != whole[i].Snippet || !slices.Equal(h.Highlights, whole[i].Highlights) {
-					t.Fatalf("query %q doc %d of one piece: located %q, whole %q", raw, h.DocID, marks(h), marks(whole[i]))
+					t.Fatalf("query %q doc %d shorter than a snippet: located %q, whole %q", raw, h.DocID, marks(h), marks(whole[i]))
 				}
 				same++
 				continue
@@ -130,8 +135,36 @@ func TestDescribeLocated(t *testing.T) {
 		}
 	}
 	if same == 0 || checked == same {
-		t.Fatalf("%d of %d snippets from one piece: want both kinds", same, checked)
+		t.Fatalf("%d of %d snippets of texts shorter than a snippet: want both kinds", same, checked)
 	}
+}
+
+// scannedWindow is the snippet Describe makes of doc from its window,
+// the window's text scanned and analyzed rather than marked by the
+// stored tokens; false where it marks nothing (Describe then scans the
+// whole text).
+func scannedWindow(t *testing.T, ix *index.Index, a *analysis.Analyzer, q query.Query, doc uint32) (snippet.Snippet, bool) {
+	m := snippet.New(snippet.Query{Terms: q.Terms, Phrases: q.Phrases}, 160)
+	lk, err := lookUp(ix, q.Terms, []Hit{{DocID: doc}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to, _ := m.Locate(q.Terms, lk.positions[0])
+	tt, err := ix.TextTerms(q.Terms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w index.TextWindow
+	if err := ix.TextWindow(doc, from, to, windowBefore(m), windowAfter(m), tt, &w); err != nil {
+		t.Fatal(err)
+	}
+	if w.AtEnd && !w.AtStart {
+		if err := ix.TextWindow(doc, from, to, m.Size()+16, windowAfter(m), tt, &w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sn := m.MakeIn(a, string(w.Text), w.AtStart, w.AtEnd, nil)
+	return sn, len(sn.Highlights) > 0
 }
 
 // sameDescription reports whether two described hits read the same.

@@ -37,11 +37,12 @@ func (s *Server) describe(g *generation, q query.Query, hits []Hit, noSnippets, 
 // asHTML. a is an analyzer for snippets to match words as the index
 // does. An index that stores nothing leaves the hits as they are.
 //
-// With positions and the text stored in pieces, the positions of q's
+// With positions and the text stored word-coded, the positions of q's
 // terms in each hit say where its snippet lies (snippet.Maker.Locate) and
-// only the pieces there are read and scanned; otherwise, or when those
-// pieces miss every term the document holds, the whole text is, skipping
-// the terms the postings say it lacks.
+// only the tokens there are decoded, already marked with the terms they
+// are; otherwise, or when that window misses every term the document
+// holds, the whole text is read and scanned, skipping the terms the
+// postings say it lacks.
 //
 // Snippets are made on up to workers goroutines at once (0: one per
 // core, GOMAXPROCS; never more than the hits), the caller's among them,
@@ -110,12 +111,16 @@ var analyzers = sync.Pool{New: func() any { return analysis.New() }}
 // calling goroutine: one lookup of the terms' postings for all the hits,
 // then each hit in turn.
 func describeHits(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, q query.Query, hits []Hit, asHTML bool) error {
-	located := ix.PiecedText() && ix.HasPositions()
-	var want func(term int, freq, docLen uint32) bool
+	located := ix.WordText() && ix.HasPositions()
+	var wd *wordSnippets
 	if located {
-		want = positionsWanted(q, m.Span())
+		tt, err := ix.TextTerms(q.Terms)
+		if err != nil {
+			return err
+		}
+		wd = &wordSnippets{ix: ix, m: m, terms: q.Terms, tt: tt, ids: m.TermIDs(q.Terms)}
 	}
-	lk, err := lookUp(ix, q.Terms, hits, want)
+	lk, err := lookUp(ix, q.Terms, hits, located)
 	if err != nil {
 		return err
 	}
@@ -131,27 +136,13 @@ func describeHits(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, q que
 			h.Title = doc.Title
 			var sn snippet.Snippet
 			if located {
-				held := ^uint64(0)
-				if lk.held != nil {
-					held = lk.held[i]
-				}
-				sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, lk.positions[i], held)
-				if err == nil && len(sn.Highlights) == 0 && lk.holdsAny(i) {
-					// The window missed the terms whose positions were not
-					// read, being dense: read them all for this hit.
-					var all lookup
-					all, err = lookUp(ix, q.Terms, hits[i:i+1], func(int, uint32, uint32) bool { return true })
-					if err == nil {
-						sn, err = locatedSnippet(ix, a, m, q.Terms, h.DocID, all.positions[0], held)
-					}
-				}
-				if err != nil {
+				if sn, err = wd.make(h.DocID, lk.positions[i]); err != nil {
 					return err
 				}
 			}
-			// The whole text: without located snippets, or where even the
-			// pieces of every term's positions miss the document's terms
-			// (a term matched only inside a phrase that does not occur).
+			// The whole text: without located snippets, or where the
+			// window misses the document's terms (a term matched only
+			// inside a phrase that does not occur).
 			if !located || len(sn.Highlights) == 0 && lk.holdsAny(i) {
 				if located {
 					if doc, err = ix.Document(h.DocID, true); err != nil {
@@ -176,33 +167,51 @@ func describeHits(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, q que
 	})
 }
 
-// locatedSnippet makes the snippet of document doc from the pieces of its
-// text holding the window that Locate finds in positions (per term, the
-// term's positions in doc). Only those pieces: a window near a piece's
-// edge has less room on that side, and the cut gives the other side more.
-// The scan of the pieces stops once a window holds every unit they can
-// hold: a term whose positions were read is in them if one of its
-// positions is; one whose positions were not (dense) is if held says the
-// document holds it (bit i for terms[i]; all set when unknown).
-func locatedSnippet(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, terms []string, doc uint32, positions [][]uint32, held uint64) (snippet.Snippet, error) {
-	from, to, _ := m.Locate(terms, positions)
-	part, err := ix.TextSpan(doc, from, to)
-	if err != nil {
+// wordSnippets makes a page's snippets from a word-coded text: the
+// window Locate finds in a hit's positions, decoded from a third of a
+// snippet's length of text before it to a snippet's length after its
+// start, its tokens already marked with the query terms they are
+// (index.TextTerms), so that nothing is scanned or stemmed.
+type wordSnippets struct {
+	ix      *index.Index
+	m       *snippet.Maker
+	terms   []string
+	tt      *index.TextTerms
+	ids     []int32 // per query term, its Maker id
+	w       index.TextWindow
+	matched []snippet.Matched
+}
+
+// windowBefore and windowAfter are how much text around the start of
+// Locate's window a snippet's window decodes: the snippet starts at most
+// a third of its length before its first match and ends at most its
+// length after its start (snippet.Maker's cut), and a few bytes more let
+// the cut find word boundaries there.
+func windowBefore(m *snippet.Maker) int { return m.Size()/3 + 16 }
+
+func windowAfter(m *snippet.Maker) int { return m.Size() + 16 }
+
+// make returns the snippet of document doc, whose terms lie at positions
+// (per term, nil where the document lacks it).
+func (s *wordSnippets) make(doc uint32, positions [][]uint32) (snippet.Snippet, error) {
+	from, to, _ := s.m.Locate(s.terms, positions)
+	if err := s.ix.TextWindow(doc, from, to, windowBefore(s.m), windowAfter(s.m), s.tt, &s.w); err != nil {
 		return snippet.Snippet{}, err
 	}
-	in := func(t string) bool {
-		b := slices.Index(terms, t)
-		switch {
-		case b < 0 || b >= 64:
-			return true
-		case positions[b] == nil:
-			return held>>b&1 == 1
+	if s.w.AtEnd && !s.w.AtStart {
+		// Near the text's end a snippet reaches back up to its whole
+		// length before its first match.
+		if err := s.ix.TextWindow(doc, from, to, s.m.Size()+16, windowAfter(s.m), s.tt, &s.w); err != nil {
+			return snippet.Snippet{}, err
 		}
-		ps := positions[b]
-		i, _ := slices.BinarySearch(ps, part.From)
-		return i < len(ps) && ps[i] < part.End
 	}
-	return m.MakeIn(a, part.Text, part.AtStart, part.AtEnd, in), nil
+	s.matched = s.matched[:0]
+	for i, t := range s.w.Tokens {
+		if t.Term >= 0 && s.ids[t.Term] >= 0 {
+			s.matched = append(s.matched, snippet.Matched{Start: int(t.Start), End: int(t.End), Term: s.ids[t.Term], Pos: s.w.First + uint32(i)})
+		}
+	}
+	return s.m.MakeMatched(string(s.w.Text), s.matched, s.w.AtStart, s.w.AtEnd), nil
 }
 
 // lookup is what the postings say of a page's hits.
@@ -215,40 +224,22 @@ type lookup struct {
 // of the terms (false when they were not asked: over 64 terms).
 func (lk lookup) holdsAny(i int) bool { return lk.held != nil && lk.held[i] != 0 }
 
-// positionsWanted says which of q's terms' positions Locate needs in a
-// document: all of a phrase's, and a bare term's unless it is dense, so
-// frequent in the document (more than once a span, on average) that
-// most windows hold it. Decoding and merging the hundreds of
-// places of "the" or "protocol" in an RFC took most of a snippet's time,
-// and cannot move its window.
-func positionsWanted(q query.Query, span uint32) func(term int, freq, docLen uint32) bool {
-	inPhrase := make([]bool, len(q.Terms))
-	for _, p := range q.Phrases {
-		for _, t := range p {
-			if i := slices.Index(q.Terms, t); i >= 0 && len(p) > 1 {
-				inPhrase[i] = true
-			}
-		}
-	}
-	return func(term int, freq, docLen uint32) bool {
-		return inPhrase[term] || uint64(freq)*uint64(span) <= uint64(docLen)
-	}
-}
-
 // lookUp reads, for each hit, which of terms its document holds and,
-// where want (when not nil) asks, the positions: one cursor per term
-// visits the hits in docid order, decoding only the blocks it lands in.
-func lookUp(ix *index.Index, terms []string, hits []Hit, want func(term int, freq, docLen uint32) bool) (lookup, error) {
+// with positions set, where: one cursor per term visits the hits in
+// docid order, decoding only the blocks it lands in.
+func lookUp(ix *index.Index, terms []string, hits []Hit, positions bool) (lookup, error) {
 	var lk lookup
 	if len(terms) <= 64 {
 		lk.held = make([]uint64, len(hits))
 	}
-	if want != nil {
+	if positions {
 		lk.positions = make([][][]uint32, len(hits))
+		per := make([][]uint32, len(hits)*len(terms)) // one allocation for the page
 		for i := range hits {
-			lk.positions[i] = make([][]uint32, len(terms))
+			lk.positions[i] = per[i*len(terms) : (i+1)*len(terms) : (i+1)*len(terms)]
 		}
 	}
+	var buf []uint32 // the page's positions, term after term
 	if lk.held == nil && lk.positions == nil {
 		return lk, nil
 	}
@@ -280,12 +271,15 @@ func lookUp(ix *index.Index, terms []string, hits []Hit, want func(term int, fre
 				if lk.held != nil {
 					lk.held[i] |= 1 << b
 				}
-				if f := c.Freq(); lk.positions != nil && want(b, f, ix.DocLen(hits[i].DocID)) {
-					p, err := c.Positions(make([]uint32, 0, f))
+				if f := c.Freq(); lk.positions != nil {
+					if cap(buf)-len(buf) < int(f) {
+						buf = make([]uint32, 0, max(int(f), 1024))
+					}
+					p, err := c.Positions(buf[len(buf):len(buf):cap(buf)])
 					if err != nil {
 						return err
 					}
-					lk.positions[i][b] = p
+					lk.positions[i][b], buf = p, buf[:len(buf)+len(p)]
 				}
 			}
 			if c != nil && c.Err() != nil {

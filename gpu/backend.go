@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -47,7 +48,7 @@ func openBackend(opts DeviceOptions) (*Device, *deviceBackend, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	q, err := d.c.Load(kernelFS, "query", queryKernels)
+	q, err := d.c.Load(kernelFS, "query", append(slices.Clone(queryKernels), fusedKernels()...))
 	if err != nil {
 		d.Close()
 		return nil, nil, err

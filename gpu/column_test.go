@@ -43,6 +43,27 @@ func TestDecodeKernelsInPTX(t *testing.T) {
 	}
 }
 
+// TestFusedKernelsInPTX checks that the committed query.ptx has every
+// fused kernel OpenDevice loads, and that each codec's stem has its rows
+// per CTA for their grids.
+func TestFusedKernelsInPTX(t *testing.T) {
+	ptx, err := kernelFS.ReadFile("kernels/query.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := kernelcheck.Entries(ptx)
+	for _, name := range fusedKernels() {
+		if _, ok := entries[name]; !ok {
+			t.Errorf("query.ptx lacks %s", name)
+		}
+	}
+	for codec, stem := range kernels {
+		if fusedRows[stem] <= 0 {
+			t.Errorf("%s (%s): no rows per CTA for the fused kernels", codec, stem)
+		}
+	}
+}
+
 // TestLaunchesMatchPTX checks every kernel launch of the package, decoders
 // and query kernels, against the committed PTX: a kernel of it, one 8-byte
 // argument per parameter, and every kernel launched.

@@ -43,9 +43,11 @@
 // HostColumn.Decode is the CPU reference with the same output layout.
 //
 // Kernels. kernels/decode.cu holds the decoders (its header comment
-// describes the work split); make ptx compiles it to kernels/decode.ptx
-// for sm_90 with nvcc, recording the source's sha256 on the first line, and
-// only the .ptx is embedded. internal/cuda's TestPTXFresh fails when a
+// describes the work split; one warp's decoder of a block is in
+// kernels/blockdec.cuh, which query.cu's fused AND and OR kernels share);
+// make ptx compiles it to kernels/decode.ptx for sm_90 with nvcc,
+// recording the sha256 of the source and the directory's headers on the
+// first line, and only the .ptx is embedded. internal/cuda's TestPTXFresh fails when a
 // committed PTX was not built from the current source. A cuda build loads
 // the PTX from $GPUSEARCH_PTX_DIR when set, so a GPU machine can test
 // freshly compiled PTX before it is committed. Without a GPU,

@@ -47,7 +47,7 @@ func TestKernelsOnCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	harness := filepath.Join(dir, "harness")
-	checkEmu(t, compileEmu("testdata/qemu/harness.cpp", harness, dir, "testdata/qemu"))
+	checkEmu(t, compileEmu("testdata/qemu/harness.cpp", harness, dir, "testdata/qemu", "kernels"))
 	cases := filepath.Join(dir, "cases")
 	f, err := os.Create(cases)
 	if err != nil {

@@ -55,6 +55,11 @@ type andTable struct {
 	// query alone of few candidates" in kernels/query.cu); its selection
 	// has a row per candidate.
 	small bool
+	// fused: a small pass whose columns share a format and whose top-k
+	// ends in one round, run as and_first_<stem> and and_stepdec_<stem>
+	// (see "fused with its decodes" in kernels/query.cu); its table is
+	// padded to tabWords, the last word the kernels' ticket, uploaded as 0.
+	fused bool
 	scs   []scratch
 	// resultCap is the most results of a query; a slot is slotSize bytes,
 	// its results from hdr on.
@@ -113,14 +118,30 @@ func (e *qengine) andTable(jobs []*qjob) *andTable {
 		t.words = append(t.words, part...)
 	}
 	t.rows, t.tiles, t.selRows = int64(rows0[w]), int64(tile[w]), int64(sel[w])
-	t.tabWords = int64(len(t.words))
 	if w == 1 {
 		t.rows, t.tiles, t.selRows = sizeClass(t.rows), sizeClass(t.tiles), sizeClass(t.selRows)
-		t.maxN1, t.tabWords = sizeClass(t.maxN1), sizeClass(t.tabWords)
+		t.maxN1 = sizeClass(t.maxN1)
 		t.resultCap = int(sizeClass(int64(t.resultCap)))
 		t.scs[0].resultCap = t.resultCap
 		if t.small = t.m > 1 && t.maxN1 <= e.stepCands; t.small {
 			t.selRows = max(t.selRows, t.maxN1)
+		}
+		// At most FIN_CAP keys: cta_topk ends the top-k, so no radix round
+		// needs the histograms q_init zeroes.
+		t.fused = t.small && !e.unfused && e.docCol.stem == e.freqCol.stem && t.maxN1 <= qFinCap
+	}
+	t.tabWords = int64(len(t.words))
+	if w == 1 {
+		if t.fused {
+			t.tabWords++ // the ticket
+		}
+		t.tabWords = sizeClass(t.tabWords)
+		if t.fused {
+			// The ticket is the size class's last word, zero as the rest of
+			// the padding that the upload brings: passes of one class
+			// launch with the same parameters, so their graph is not
+			// patched.
+			t.words = append(t.words, make([]uint32, t.tabWords-int64(len(t.words)))...)
 		}
 	}
 	t.hdr = t.scs[0].hdrBytes()
@@ -232,6 +253,9 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 	var redo []*qjob
 	err := e.be.run(ws.lane, func(s stream) error {
 		tm := qtimer{on: timing && alone}
+		if t.fused {
+			return e.runFused(s, t, &sc, jobs[0], ws, buf, result, &tm)
+		}
 		steps := []phaseStep{
 			{PhaseInit, func() error { return s.upload(sc.tab, bytesOf(t.words)) }},
 			{PhaseInit, func() error {
@@ -337,4 +361,64 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 		return nil
 	})
 	return redo, err
+}
+
+// fusedRows is the rows (blocks of both columns) a CTA of a fused
+// kernel decodes at a time, by kernel name stem: Fused<F>::ROWS in
+// kernels/query.cu, for the grids.
+var fusedRows = map[string]int64{"bp128": 16, "bp256": 16, "vbyte128": 16, "vbyte1024": 4, "pfordelta": 4, "rice": 4}
+
+// fusedKernels names the kernels of kernels/query.cu that decode inside
+// (and_first_<stem>, and_stepdec_<stem> and or_first_<stem>, made by its
+// DEFINE_FUSED), which queryKernels, read from the plain declarations,
+// leaves out.
+func fusedKernels() []string {
+	var names []string
+	for _, stem := range kernels {
+		names = append(names, "and_first_"+stem, "and_stepdec_"+stem, "or_first_"+stem)
+	}
+	return names
+}
+
+// runFused runs a fused pass alone (andTable.fused): the table's upload,
+// and_first_<stem>, one and_stepdec_<stem> per list after the shortest,
+// whose last scores and ends the top-k into result; then the download.
+// Timed, and_first counts as the decode and each step as the intersection
+// or, the last, the score.
+func (e *qengine) runFused(s stream, t *andTable, sc *andScratch, j *qjob, ws *workspace, buf []byte, result devPtr,
+	tm *qtimer) error {
+	d, f := &e.docCol, &e.freqCol
+	bs, m := int64(e.bs), uint64(t.m)
+	rows := fusedRows[d.stem]
+	tab, out := sc.tab, ws.out
+	ticket := tab + devPtr(4*(t.tabWords-1))
+	steps := []phaseStep{
+		{PhaseInit, func() error { return s.upload(sc.tab, bytesOf(t.words)) }},
+		{PhaseDecode, func() error {
+			return s.launch("and_first_"+d.stem, int((t.rows+rows-1)/rows), qBig, uint64(tab), m, uint64(out),
+				uint64(t.scs[0].hdrWords), uint64(d.data), d.dataLen, uint64(d.offs), uint64(d.counts), uint64(d.bases),
+				uint64(d.blocks), uint64(f.data), f.dataLen, uint64(f.offs), uint64(f.counts), uint64(f.blocks),
+				uint64(sc.cand[0]), uint64(sc.fm1[0]), uint64(bs), uint64(e.lastDoc), uint64(sc.blk), uint64(sc.sel),
+				uint64(t.selRows), uint64(sc.row), uint64(e.skipBlocks), uint64(ticket))
+		}},
+	}
+	n := uint64(t.rows * bs)
+	for li := uint64(1); li < m; li++ {
+		a, b := (li-1)&1, li&1
+		steps = append(steps, phaseStep{scorePhase(li == m-1), func() error {
+			return s.launch("and_stepdec_"+d.stem, int((t.selRows+rows-1)/rows), qBig, uint64(tab), m, li,
+				uint64(sc.cand[a]), uint64(out), uint64(sc.blk), uint64(sc.row), uint64(sc.sel), uint64(t.selRows),
+				uint64(sc.docs), uint64(sc.at), uint64(sc.freqs), uint64(bs), uint64(e.lastDoc), uint64(sc.fm1[a]),
+				uint64(sc.fm1[b]), n, uint64(sc.cand[b]), uint64(e.norms), uint64(e.k1p1), uint64(sc.keys), digitShift[0],
+				digitBits[0],
+				uint64(result), uint64(t.resultCap), uint64(sc.bnd[0]), uint64(sc.bndCap), uint64(e.skipBlocks),
+				uint64(d.data), d.dataLen, uint64(d.offs), uint64(d.counts), uint64(d.bases), uint64(d.blocks),
+				uint64(f.data), f.dataLen, uint64(f.offs), uint64(f.counts), uint64(f.blocks), uint64(ticket))
+		}})
+	}
+	if err := tm.runSteps(s, steps); err != nil {
+		return err
+	}
+	one := scratch{hdrWords: t.scs[0].hdrWords, resultCap: t.resultCap, hist: sc.hist, bnd: sc.bnd, bndCap: sc.bndCap}
+	return e.finish(s, j, &one, out, buf, tm)
 }

@@ -243,6 +243,8 @@ func TestQueryEngineEmulated(t *testing.T) {
 		{Docs: 2500, Vocab: 150, Zipf: 0.9, Density: 0.5, Codec: "gpu-vbyte1024", Seed: 2},
 		{Docs: 2000, Vocab: 150, Zipf: 1.0, Density: 0.5, Codec: "bp128", Seed: 3},
 		{Docs: 1500, Vocab: 100, Zipf: 1.0, Density: 0.5, Codec: "gpu-pfordelta", Seed: 4},
+		{Docs: 1200, Vocab: 80, Zipf: 1.0, Density: 0.5, Codec: "gpu-rice", Seed: 5},
+		{Docs: 1200, Vocab: 80, Zipf: 1.0, Density: 0.5, Codec: "gpu-vbyte128", Seed: 6},
 	}
 	for _, spec := range specs {
 		t.Run(spec.Codec, func(t *testing.T) {

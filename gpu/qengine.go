@@ -88,7 +88,10 @@ type qengine struct {
 	// skipBlocks the lists whose skip column those steps search in shared
 	// memory (skipCapBlocks; tests set 0 for the global search).
 	stepCands, skipBlocks int64
-	topk                  string // a single OR pass's top-k: TopKRadix or TopKTree
+	// unfused keeps those steps off the fused kernels that decode inside
+	// them (andTable.fused; tests set it to cover the steps apart).
+	unfused bool
+	topk    string // a single OR pass's top-k: TopKRadix or TopKTree
 	// qc is the columns' list cache when they have one (the long lists do
 	// not stay resident).
 	qc *qcache

@@ -287,7 +287,8 @@ func TestAndTable(t *testing.T) {
 		}
 	}
 	// A pass alone of two lists or more and at most stepCands candidates
-	// takes the one-CTA steps, with a selection row per candidate.
+	// takes the one-CTA steps, with a selection row per candidate, fused
+	// with their decodes (the columns share a format).
 	e.stepCands = andStepCands
 	big := qplan{and: true, k: 10, lists: []qlist{{first: 0, nb: 40, df: 10000}, {first: 50, nb: 80, df: 20000}},
 		pos: []qpos{{0, 1}, {1, 1}}}
@@ -296,9 +297,13 @@ func TestAndTable(t *testing.T) {
 		small bool
 	}{{plans[0], true}, {plans[1], false}, {plans[2], true}, {big, false}} {
 		tab := e.andTable([]*qjob{{plan: tt.p}})
-		if tab.small != tt.small || (tab.small && tab.selRows < tab.maxN1) {
-			t.Errorf("%d lists, shortest %d: small %v, %d selection rows for %d candidates; want small %v", len(tt.p.lists),
-				tt.p.lists[0].df, tab.small, tab.selRows, tab.maxN1, tt.small)
+		if tab.small != tt.small || (tab.small && tab.selRows < tab.maxN1) || tab.fused != tt.small {
+			t.Errorf("%d lists, shortest %d: small %v (fused %v), %d selection rows for %d candidates; want small %v",
+				len(tt.p.lists), tt.p.lists[0].df, tab.small, tab.fused, tab.selRows, tab.maxN1, tt.small)
+		}
+		if tab.fused && (int64(len(tab.words)) != tab.tabWords || tab.words[tab.tabWords-1] != 0) {
+			t.Errorf("%d lists: fused table of %d words, size class %d, last word %d; want the class, ending in a zero ticket",
+				len(tt.p.lists), len(tab.words), tab.tabWords, tab.words[len(tab.words)-1])
 		}
 	}
 }

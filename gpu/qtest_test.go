@@ -166,26 +166,30 @@ func shortestBlocks(ix *index.Index, terms []string) int {
 // answer against the exhaustive scorer, bit for bit, and the blocks AND
 // decodes against a DAAT traversal's. Queries alone take turns between
 // the engine's size bounds (short AND steps in one CTA, their skip
-// searches in shared memory, a top-k in one CTA), the same with global
-// skip searches, the general steps with a top-k in one CTA, and neither.
+// searches in shared memory, a top-k in one CTA; fused with their decodes
+// when the columns share a format), the same with global skip searches,
+// the general steps with a top-k in one CTA, neither, and the short steps
+// apart from their decodes.
 func checkEngine(t *testing.T, e *qengine, ix *index.Index, qs []query.Query) {
 	t.Helper()
 	ctx := context.Background()
 	ref := query.NewExhaustive(ix)
 	var single []query.Result
-	defer func(keys, cands, skips int64) {
-		e.ctaKeys, e.stepCands, e.skipBlocks = keys, cands, skips
-	}(e.ctaKeys, e.stepCands, e.skipBlocks)
+	defer func(keys, cands, skips int64, unfused bool) {
+		e.ctaKeys, e.stepCands, e.skipBlocks, e.unfused = keys, cands, skips, unfused
+	}(e.ctaKeys, e.stepCands, e.skipBlocks, e.unfused)
 	ctaKeys, stepCands, skipBlocks := e.ctaKeys, e.stepCands, e.skipBlocks
 	for i, q := range qs {
-		e.ctaKeys, e.stepCands, e.skipBlocks = ctaKeys, stepCands, skipBlocks
-		switch i % 4 {
+		e.ctaKeys, e.stepCands, e.skipBlocks, e.unfused = ctaKeys, stepCands, skipBlocks, false
+		switch i % 5 {
 		case 1:
 			e.skipBlocks = 0
 		case 2:
 			e.stepCands = 0
 		case 3:
 			e.stepCands, e.ctaKeys = 0, 0
+		case 4:
+			e.unfused = true
 		}
 		want, err := ref.Search(ctx, q)
 		if err != nil {

@@ -238,12 +238,25 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error
 					none32, 0, uint64(w), hist, uint64(zeroWords), segRow, segFirst, uint64(segs), sel, uint64(rows))
 			}},
 			{PhaseDecode, func() error { return e.decodeBoth(s, 0, sel, rows, docs, freqs) }},
-			{PhaseScore, func() error {
+		}
+		if d, f := &e.docCol, &e.freqCol; alone && d.stem == f.stem && !e.unfused {
+			// q_init's work and the decode in one kernel (or_first in
+			// kernels/query.cu), timed as the decode.
+			steps[1] = phaseStep{PhaseDecode, func() error {
+				r := fusedRows[d.stem]
+				return s.launch("or_first_"+d.stem, int(max(1, (rows+r-1)/r)), qBig, uint64(ws.out), sKeys+1, uint64(needs),
+					uint64(hist), uint64(zeroWords), uint64(segRow), uint64(segFirst), uint64(segs), uint64(d.data),
+					d.dataLen, uint64(d.offs), uint64(d.counts), uint64(d.bases), uint64(d.blocks), uint64(f.data),
+					f.dataLen, uint64(f.offs), uint64(f.counts), uint64(f.blocks), uint64(docs), uint64(freqs), uint64(bs))
+			}}
+			steps = steps[:2]
+		}
+		steps = append(steps,
+			phaseStep{PhaseScore, func() error {
 				return launchOrSpanWave(s, int(w*spans), qTile, docs, freqs, qSeg, segRow, segIdf, segDf, uint64(bs),
 					uint64(e.k1p1), e.norms, uint64(spans), ws.out, slot, keys, keyOff, keyCap, needs, shift, bits,
 					hist, result, uint64(t.resultCap), bnd, qFinCap, spanTicket)
-			}},
-		}
+			}})
 		if !oneCTA {
 			steps = append(steps, phaseStep{PhaseTopK, func() error {
 				return e.waveTopK(s, waveRound{w: w, gx: gx, keys: keys, keyOff: keyOff, keyCap: keyCap, countWord: sKeys,

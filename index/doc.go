@@ -33,13 +33,20 @@
 //	               zstd frames of consecutive documents' records, then a
 //	               table of each frame's offset, first docid and decoded
 //	               size
-//	texts.bin      the document store's extracted texts, a block file
+//	textwords.bin  the document store's extracted texts, word-coded
+//	               (textwords.go): the analyzer's tokens as ranks in a
+//	               lexicon of symbols (a token and the gap after it), so
+//	               that a snippet decodes the few dozen tokens around its
+//	               window (texts.bin, format 4's zstd blocks, is still
+//	               read; textpieces.bin, the 1 KiB zstd pieces of builds
+//	               before, is refused with ErrVersion)
 //	positions.bin  every posting's token positions, one block per block of
 //	               postings (positions.go): per posting the first position
 //	               and each gap less one, in chunks of the positions
-//	               codec's block size (uvarint length, codec bytes); then
-//	               each block's size (uvarints), the codec's name, the
-//	               block count, the table's offset and "gsposits"
+//	               codec's block size (the lengths together, then the
+//	               codec bytes); then each block's size (uvarints), the
+//	               codec's name, the block count, the table's offset and
+//	               "gsposit2"
 //
 // meta.json is {"version", "crc32c", "index"}: the format version, the
 // CRC-32C of the index value's bytes as they lie, and the index value

@@ -28,7 +28,7 @@ import (
 //	   document store, positions). A version 3 reader would call such an
 //	   index corrupt; a version 3 index reads as a version 4 one without
 //	   optional files.
-//	5: the stored text in pieces (textpieces.bin, textstore.go), so that a
+//	5: the stored text in 1 KiB zstd pieces (textpieces.bin), so that a
 //	   snippet reads the kilobyte around its terms, not the whole text.
 //	   Version 5 writes no texts.bin (whole texts in 32 KiB zstd blocks)
 //	   but still reads it; a version 4 reader refuses textpieces.bin.
@@ -45,6 +45,15 @@ import (
 //	   a roaring bitmap of each one's deleted documents in a file of its
 //	   own. An index of one segment without deletions is still written as
 //	   version 6.
+//
+// The stored text later became word-coded (textwords.bin, textwords.go)
+// within versions 6 and 7: a reader before it refuses textwords.bin as a
+// file it does not know, and this one refuses textpieces.bin with
+// ErrVersion (rebuild the index: its pieces cannot be turned into tokens
+// without the analyzer). At the same time positions.bin put each block's
+// chunk lengths together (magic "gsposit2"): this reader refuses the old
+// layout ("gsposits") with ErrVersion, and a reader before it calls the
+// new one corrupt.
 //
 // FormatVersion is what a commit point naming one segment without
 // deletions is written as, so that such an index reads as it did before
@@ -78,7 +87,7 @@ var dataFiles = []string{fileDocIDs, fileFreqs, fileLexicon, fileDocLens, fileUR
 // optionalFiles lists the data files that an index may have beside
 // dataFiles: meta.json checksums those it has, Open maps and checks them,
 // and a name not in either list is refused.
-var optionalFiles = []string{fileTitles, fileTexts, fileTextPieces, filePositions, fileSources, fileCollection}
+var optionalFiles = []string{fileTitles, fileTexts, fileTextPieces, fileTextWords, filePositions, fileSources, fileCollection}
 
 // sinceVersion is the format version that introduced data file name.
 func sinceVersion(name string) int {
@@ -87,7 +96,7 @@ func sinceVersion(name string) int {
 		return minReadVersion
 	case name == fileTextPieces:
 		return 5
-	case name == fileSources, name == fileCollection:
+	case name == fileSources, name == fileCollection, name == fileTextWords:
 		return 6
 	}
 	return 4

@@ -119,7 +119,7 @@ func planMerge(inputs []MergeInput, positions bool, titleWeight uint32) (*mergeP
 		} else if s != m.store {
 			return nil, fmt.Errorf("index: merge: input %d stores %s, input 0 %s", i, s, m.store)
 		}
-		if in.Index.texts != nil && in.Index.pieces == nil {
+		if in.Index.texts != nil && in.Index.words == nil {
 			return nil, fmt.Errorf("index: merge: input %d (%s) stores its text as format 4 did (texts.bin): rebuild it", i, in.Index.Dir())
 		}
 		for _, nd := range in.DocMap {
@@ -214,15 +214,8 @@ func (w *Writer) mergeStore(d *Dir, m *mergePlan) error {
 	}
 	defer sb.Close()
 	titles := make([]blockCursor, len(m.inputs))
-	largest := 0 // the input whose dictionary the merged texts keep
 	for i, in := range m.inputs {
 		titles[i].f = in.Index.titles
-		if in.Index.NumDocs() > m.inputs[largest].Index.NumDocs() {
-			largest = i
-		}
-	}
-	if len(m.inputs) > 0 {
-		sb.KeepDictionary(m.inputs[largest].Index)
 	}
 	for _, r := range m.from {
 		ix := m.inputs[r.input].Index

@@ -16,17 +16,26 @@ import (
 // own block only. A block's positions are, posting by posting, the first
 // position and then each gap less one (positions strictly increase), freq
 // values a posting; the block's values are cut into chunks of the
-// positions codec's block size, each written as its encoded length
-// (uvarint) and the codec's bytes. After the blocks comes the block table:
-// each block's encoded size (uvarints), the positions codec's name and its
-// length (one byte), then the number of blocks and the table's byte offset
-// (uint64, little-endian) and the magic "gsposits".
+// positions codec's block size, written as the size of the chunks'
+// lengths, every chunk's encoded length (uvarints, together) and then
+// the chunks' codec bytes, so that a posting deep in a block of a
+// frequent term is reached by reading a few bytes of lengths, no more
+// than it needs, rather than a cache line per chunk before it. After
+// the blocks comes the block table: each block's encoded size (uvarints),
+// the positions codec's name and its length (one byte), then the number
+// of blocks and the table's byte offset (uint64, little-endian) and the
+// magic "gsposit2" (builds before the lengths were put together wrote
+// "gsposits": such an index must be rebuilt).
 
 // filePositions is the positions' file, one of optionalFiles.
 const filePositions = "positions.bin"
 
-// positionsMagic ends positions.bin.
-const positionsMagic = "gsposits"
+// positionsMagic ends positions.bin; oldPositionsMagic ended it when each
+// chunk's length lay before the chunk.
+const (
+	positionsMagic    = "gsposit2"
+	oldPositionsMagic = "gsposits"
+)
 
 // positionsTrailer is the fixed tail: name length, block count, table
 // offset, magic.
@@ -52,27 +61,27 @@ func appendPositionsBlock(dst []byte, c codecplugins.Codec, vals []uint32) []byt
 		c = le.ForList(vals)
 	}
 	bs := c.BlockSize()
-	var chunk []byte
+	var lens, chunks []byte
 	for start := 0; start < len(vals); start += bs {
-		chunk = c.AppendBlock(chunk[:0], vals[start:min(start+bs, len(vals))])
-		dst = binary.AppendUvarint(dst, uint64(len(chunk)))
-		dst = append(dst, chunk...)
+		at := len(chunks)
+		chunks = c.AppendBlock(chunks, vals[start:min(start+bs, len(vals))])
+		lens = binary.AppendUvarint(lens, uint64(len(chunks)-at))
 	}
-	return dst
+	dst = binary.AppendUvarint(dst, uint64(len(lens)))
+	return append(append(dst, lens...), chunks...)
 }
 
 // positionsBlock decodes one block's positions a chunk at a time, as
 // postings ask for them: a posting's positions usually lie in one chunk,
-// so a phrase check decodes one chunk a term, not the whole block. The
-// chunks' lengths are read as far as the chunks asked for, too: a block
-// of a frequent term holds hundreds of chunks, and a snippet's lookup
-// wants one posting's, usually near the front.
+// so a phrase check decodes one chunk a term, not the whole block.
 type positionsBlock struct {
 	codec  codecplugins.Codec
 	src    []byte
 	starts []uint32 // each posting's first value, then the block's value count
 	chunks []chunk  // the chunks whose lengths are read, in order
 	next   int      // where in src the next unread chunk length lies
+	lens   int      // where the chunk lengths end and the chunks begin
+	off    int      // where the next unread chunk begins
 	vals   []uint32 // the values of the chunks decoded so far, one after another
 }
 
@@ -84,12 +93,13 @@ type chunk struct {
 }
 
 // reset starts on a block encoded in src, for postings of the given
-// frequencies stored as freq-1 (fm1). It reads nothing of src yet: a
-// chunk's length that does not fit src is an error wrapping ErrCorrupt
-// from the posting that needs it. Nothing here panics or reads past src.
+// frequencies stored as freq-1 (fm1). It reads only the size of the
+// chunks' lengths: a length that does not fit is an error wrapping
+// ErrCorrupt from the posting that needs it. Nothing here panics or
+// reads past src.
 func (b *positionsBlock) reset(c codecplugins.Codec, src []byte, fm1 []uint32) error {
 	b.codec, b.src = c, src
-	b.starts, b.chunks, b.next = b.starts[:0], b.chunks[:0], 0
+	b.starts, b.chunks = slices.Grow(b.starts[:0], len(fm1)+1), b.chunks[:0]
 	var n uint64
 	for _, f := range fm1 {
 		b.starts = append(b.starts, uint32(n))
@@ -103,18 +113,25 @@ func (b *positionsBlock) reset(c codecplugins.Codec, src []byte, fm1 []uint32) e
 	}
 	b.starts = append(b.starts, uint32(n))
 	b.vals = b.vals[:0]
+	size, w := binary.Uvarint(src)
+	if w <= 0 || size > uint64(len(src)-w) {
+		return fmt.Errorf("%w: positions chunks' lengths of %d bytes in %d", ErrCorrupt, size, len(src))
+	}
+	b.next, b.lens = w, w+int(size)
+	b.off = b.lens
 	return nil
 }
 
 // chunk returns chunk k of the block, reading the lengths up to it.
 func (b *positionsBlock) chunk(k int) (*chunk, error) {
 	for len(b.chunks) <= k {
-		size, n := binary.Uvarint(b.src[b.next:])
-		if n <= 0 || size > uint64(len(b.src)-b.next-n) {
+		size, n := binary.Uvarint(b.src[b.next:b.lens])
+		if n <= 0 || size > uint64(len(b.src)-b.off) {
 			return nil, fmt.Errorf("%w: positions chunk %d's length", ErrCorrupt, len(b.chunks))
 		}
-		b.chunks = append(b.chunks, chunk{off: b.next + n, size: int(size), at: -1})
-		b.next += n + int(size)
+		b.chunks = append(b.chunks, chunk{off: b.off, size: int(size), at: -1})
+		b.next += n
+		b.off += int(size)
 	}
 	return &b.chunks[k], nil
 }
@@ -187,6 +204,9 @@ func appendPositionsTable(dst []byte, sizes []uint64, dataLen uint64, codec stri
 // B+1 byte offsets of its blocks, checked to tile the data exactly for
 // blocks blocks.
 func parsePositionsTable(b []byte, blocks uint64) (offs []uint64, codec string, err error) {
+	if len(b) >= positionsTrailer && string(b[len(b)-len(oldPositionsMagic):]) == oldPositionsMagic {
+		return nil, "", errOldPositions
+	}
 	if len(b) < positionsTrailer || string(b[len(b)-len(positionsMagic):]) != positionsMagic {
 		return nil, "", fmt.Errorf("no positions trailer")
 	}
@@ -285,6 +305,10 @@ type positionsFile struct {
 // positions.
 var ErrNoPositions = errors.New("index has no positions; rebuild with index.positions: true")
 
+// errOldPositions is parsePositionsTable's answer to a positions file of
+// a build before the chunks' lengths were put together.
+var errOldPositions = errors.New("positions written by an older build, each chunk's length before it: rebuild the index")
+
 // readPositions reads positions.bin's block table, if the index has
 // positions.
 func (ix *Index) readPositions() error {
@@ -293,6 +317,9 @@ func (ix *Index) readPositions() error {
 		return nil
 	}
 	offs, name, err := parsePositionsTable(b, ix.meta.Blocks)
+	if errors.Is(err, errOldPositions) {
+		return fmt.Errorf("index: %s: %w: %w", filePositions, ErrVersion, err)
+	}
 	if err != nil {
 		return corruptf(filePositions, "%v", err)
 	}

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
@@ -9,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
@@ -127,11 +127,11 @@ func TestPositionsTable(t *testing.T) {
 	}
 }
 
-// TestPositionsBlockReadsAsNeeded checks that a block reads chunk lengths
-// and chunks only as far as the posting asked for: with the block cut
-// after its first chunk, the postings there still decode, and one
-// reaching past the cut is an error wrapping ErrCorrupt, not a panic.
-func TestPositionsBlockReadsAsNeeded(t *testing.T) {
+// TestPositionsBlockCut checks that a block decodes its postings whole,
+// and that cut anywhere it gives an error wrapping ErrCorrupt, at reset
+// or for a posting reaching past the cut, never a panic or a wrong
+// answer.
+func TestPositionsBlockCut(t *testing.T) {
 	c, err := codecplugins.Lookup("varint-SU")
 	if err != nil {
 		t.Fatal(err)
@@ -148,33 +148,27 @@ func TestPositionsBlockReadsAsNeeded(t *testing.T) {
 		vals = appendPositionGaps(vals, ps)
 	}
 	enc := appendPositionsBlock(nil, c, vals)
-	size, k := binary.Uvarint(enc)
-	firstChunk := k + int(size)
-	for _, tc := range []struct {
-		name    string
-		src     []byte
-		posting int
-		corrupt bool
-	}{
-		{"whole block, first posting", enc, 0, false},
-		{"whole block, long posting", enc, 1, false},
-		{"cut after the first chunk, first posting", enc[:firstChunk], 0, false},
-		{"cut after the first chunk, long posting", enc[:firstChunk], 1, true},
-		{"cut inside the second length, long posting", enc[:firstChunk+1], 1, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var b positionsBlock
-			if err := b.reset(c, tc.src, []uint32{freqs[0] - 1, freqs[1] - 1}); err != nil {
-				t.Fatal(err)
+	fm1 := []uint32{freqs[0] - 1, freqs[1] - 1}
+	for cut := 0; cut <= len(enc); cut++ {
+		var b positionsBlock
+		err := b.reset(c, enc[:cut], fm1)
+		for p := range positions {
+			var got []uint32
+			if err == nil {
+				got, err = b.posting(nil, p, math.MaxUint32)
 			}
-			got, err := b.posting(nil, tc.posting, math.MaxUint32)
 			switch {
-			case tc.corrupt && !errors.Is(err, ErrCorrupt):
-				t.Fatalf("posting %d: error %v, want one wrapping ErrCorrupt", tc.posting, err)
-			case !tc.corrupt && (err != nil || !slices.Equal(got, positions[tc.posting])):
-				t.Fatalf("posting %d = %v, %v; want %v", tc.posting, got, err, positions[tc.posting])
+			case cut == len(enc) && (err != nil || !slices.Equal(got, positions[p])):
+				t.Fatalf("posting %d of the whole block = %v, %v; want %v", p, got, err, positions[p])
+			case cut < len(enc) && err == nil && !slices.Equal(got, positions[p]):
+				t.Fatalf("block cut at %d: posting %d = %v, want %v or an error", cut, p, got, positions[p])
+			case err != nil && !errors.Is(err, ErrCorrupt):
+				t.Fatalf("block cut at %d: error %v, want one wrapping ErrCorrupt", cut, err)
 			}
-		})
+		}
+		if cut < len(enc) && err == nil {
+			t.Fatalf("block cut at %d of %d: no error", cut, len(enc))
+		}
 	}
 }
 
@@ -342,5 +336,23 @@ func TestWriterRefusesBadPositions(t *testing.T) {
 			t.Errorf("%s: no error", tc.name)
 		}
 		w.Abort()
+	}
+}
+
+// TestOldPositionsRefused checks that positions written before the
+// chunks' lengths were put together are refused with ErrVersion and a
+// word on what to do.
+func TestOldPositionsRefused(t *testing.T) {
+	dir := t.TempDir()
+	writeDocs(t, dir, 3, func(w *Writer) {
+		f, err := w.createOptional(filePositions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := appendPositionsTable(nil, []uint64{0}, 0, "varint-SU")
+		f.Write(append(tr[:len(tr)-len(positionsMagic)], oldPositionsMagic...))
+	})
+	if _, err := Open(dir); !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "rebuild") {
+		t.Errorf("Open of an index with old positions = %v, want ErrVersion asking for a rebuild", err)
 	}
 }

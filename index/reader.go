@@ -44,7 +44,7 @@ type Index struct {
 	norms    []float32
 	titles   *blockFile // the document store (store.go), nil if absent
 	texts    *blockFile // whole texts, as format 4 stored them
-	pieces   *pieceFile // texts in pieces
+	words    *wordFile  // word-coded texts (textwords.go)
 	// positions.bin (positions.go), nil if absent
 	positions *positionsFile
 	sources   *sourceTable // sources.bin (sources.go), nil if absent

@@ -19,8 +19,8 @@ import (
 // optional files:
 //
 //	titles.bin      every document's title (index.store titles or text), a block file
-//	textpieces.bin  every document's extracted text (index.store text), in
-//	                pieces (textstore.go)
+//	textwords.bin   every document's extracted text (index.store text),
+//	                word-coded (textwords.go)
 //	texts.bin       the same text as format 4 stored it, a block file: still
 //	                read, no longer written
 //
@@ -79,12 +79,13 @@ const (
 )
 
 // StoreBuilder gathers the document store of an index being built: each
-// document's title and, for StoreText, its text, in docid order,
-// compressed into blocks in scratch files until Writer.AddStore moves the
-// store into the new generation.
+// document's title and, for StoreText, its text, in docid order, in
+// scratch files until Writer.AddStore moves the store into the new
+// generation.
 type StoreBuilder struct {
 	titles *blockWriter
-	texts  *pieceWriter // nil for StoreTitles
+	texts  *wordWriter            // nil for StoreTitles
+	terms  map[*wordFile][]string // per store added from, its surfaces' terms
 }
 
 // NewStoreBuilder starts a store of mode StoreTitles or StoreText whose
@@ -96,7 +97,7 @@ func NewStoreBuilder(dir, mode string) (*StoreBuilder, error) {
 	var b StoreBuilder
 	var err error
 	if b.titles, err = newBlockWriter(dir, fileTitles, titleBlockBytes); err == nil && mode == StoreText {
-		b.texts, err = newPieceWriter(dir)
+		b.texts, err = newWordWriter(dir)
 	}
 	if err != nil {
 		b.Close()
@@ -105,50 +106,42 @@ func NewStoreBuilder(dir, mode string) (*StoreBuilder, error) {
 	return &b, nil
 }
 
-// Add stores the next document's title and text, the text cut into
-// pieces at cuts (PieceCutter); a titles-only store ignores both.
-func (b *StoreBuilder) Add(title string, text []byte, cuts []TextCut) error {
+// Add stores the next document's title and text, the text with its
+// tokens as the analyzer cut them (every token, in order, as positions
+// count them); a titles-only store ignores both.
+func (b *StoreBuilder) Add(title string, text []byte, tokens []StoredToken) error {
 	if err := b.titles.add([]byte(title)); err != nil {
 		return err
 	}
 	if b.texts != nil {
-		return b.texts.add(text, cuts)
+		return b.texts.add(text, tokens)
 	}
 	return nil
 }
 
-// KeepDictionary makes the store compress texts with ix's dictionary
-// instead of sampling one from them, so that AddFrom copies ix's pieces
-// compressed, as they lie: an update or merge then compresses only the
-// texts it adds. Without a pieced text in ix, or in a titles-only store,
-// it does nothing.
-func (b *StoreBuilder) KeepDictionary(ix *Index) {
-	if b.texts != nil && ix.pieces != nil {
-		b.texts.keepDict(ix.pieces)
-	}
-}
-
 // AddFrom stores the next document as document d of ix stores its text,
-// with the given title: its pieces copied compressed when ix's dictionary
-// is the one kept and the text has pieces of its own, else decoded and
-// cut again where ix cut it.
+// with the given title.
 func (b *StoreBuilder) AddFrom(title string, ix *Index, d uint32) error {
-	if b.texts == nil || ix.pieces == nil {
+	if b.texts == nil || ix.words == nil {
 		return b.Add(title, nil, nil)
 	}
 	return ix.Guard(func() error {
-		copied, err := b.texts.addFrames(ix.pieces, d)
-		if err != nil || copied {
-			if err == nil {
-				err = b.titles.add([]byte(title))
+		terms, ok := b.terms[ix.words]
+		if !ok {
+			var err error
+			if terms, err = ix.words.surfaceTerms(); err != nil {
+				return err
 			}
-			return err
+			if b.terms == nil {
+				b.terms = map[*wordFile][]string{}
+			}
+			b.terms[ix.words] = terms
 		}
-		t, err := ix.pieces.text(d)
+		text, toks, err := ix.words.tokens(d, terms)
 		if err != nil {
 			return err
 		}
-		return b.Add(title, []byte(t), ix.pieces.cuts(d))
+		return b.Add(title, text, toks)
 	})
 }
 
@@ -174,7 +167,7 @@ func (w *Writer) AddStore(b *StoreBuilder) error {
 		err = b.titles.finish(f)
 	}
 	if err == nil && b.texts != nil {
-		if f, err = w.createOptional(fileTextPieces); err == nil {
+		if f, err = w.createOptional(fileTextWords); err == nil {
 			err = b.texts.finish(f)
 		}
 	}
@@ -184,7 +177,7 @@ func (w *Writer) AddStore(b *StoreBuilder) error {
 // copyStore writes ix's store files, as they lie, into the new
 // generation.
 func (w *Writer) copyStore(ix *Index) error {
-	for _, name := range []string{fileTitles, fileTexts, fileTextPieces} {
+	for _, name := range []string{fileTitles, fileTexts, fileTextWords} {
 		data, ok := ix.maps[name]
 		if !ok {
 			continue
@@ -473,9 +466,13 @@ func (ix *Index) openStore() error {
 			return err
 		}
 	}
-	if data, named := ix.maps[fileTextPieces]; named {
+	if _, named := ix.maps[fileTextPieces]; named {
+		return fmt.Errorf("index: %s: %w: the text is stored in zstd pieces, as builds before the word-coded store (%s) wrote it: rebuild the index",
+			fileTextPieces, ErrVersion, fileTextWords)
+	}
+	if data, named := ix.maps[fileTextWords]; named {
 		err := ix.Guard(func() (err error) {
-			ix.pieces, err = parsePieceFile(data, ix.meta.Docs)
+			ix.words, err = parseWordFile(data, ix.meta.Docs)
 			return err
 		})
 		if err != nil {
@@ -485,7 +482,7 @@ func (ix *Index) openStore() error {
 	if ix.titles != nil {
 		ix.titles.cache = make([]atomic.Pointer[decodedBlock], min(ix.titles.n, titleCacheSlots))
 	}
-	if (ix.texts != nil || ix.pieces != nil) && ix.titles == nil {
+	if (ix.texts != nil || ix.words != nil) && ix.titles == nil {
 		return corruptf(fileMeta, "files names a stored text without %s", fileTitles)
 	}
 	return nil
@@ -498,7 +495,7 @@ func (ix *Index) Store() string {
 		return ix.seg.parts[0].Store()
 	}
 	switch {
-	case ix.texts != nil, ix.pieces != nil:
+	case ix.texts != nil, ix.words != nil:
 		return StoreText
 	case ix.titles != nil:
 		return StoreTitles
@@ -528,8 +525,8 @@ func (ix *Index) Document(docid uint32, withText bool) (Document, error) {
 			doc.Title = string(t)
 		}
 		switch {
-		case withText && ix.pieces != nil:
-			t, err := ix.pieces.text(docid)
+		case withText && ix.words != nil:
+			t, err := ix.words.text(docid)
 			if err != nil {
 				return err
 			}
@@ -551,5 +548,5 @@ func (ix *Index) Document(docid uint32, withText bool) (Document, error) {
 
 // StoreBytes is the size of the document store's files.
 func (m Meta) StoreBytes() int64 {
-	return m.fileBytes(fileTitles) + m.fileBytes(fileTexts) + m.fileBytes(fileTextPieces)
+	return m.fileBytes(fileTitles) + m.fileBytes(fileTexts) + m.fileBytes(fileTextWords)
 }

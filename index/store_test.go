@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -29,7 +28,7 @@ func writeStored(t testing.TB, dir, mode string, titles []string, texts [][]byte
 			t.Fatal(err)
 		}
 		for d := range titles {
-			if err := b.Add(titles[d], texts[d], wordCuts(texts[d])); err != nil {
+			if err := b.Add(titles[d], texts[d], wordTokens(texts[d])); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -63,16 +62,26 @@ func writeDocs(t testing.TB, dir string, n int, store func(*Writer)) {
 	}
 }
 
-// wordCuts cuts text into pieces as the indexer would if its tokens were
-// the runs of bytes other than ASCII space and newline.
-func wordCuts(text []byte) []TextCut {
-	var c PieceCutter
-	for i := range text {
-		if !isBlank(text[i]) && (i == 0 || isBlank(text[i-1])) {
-			c.Token(i)
+// wordTokens returns the tokens of text as the store is given them if
+// the analyzer's words were the runs of bytes other than ASCII space and
+// newline of at most 255 bytes, their terms lower-cased.
+func wordTokens(text []byte) []StoredToken {
+	var toks []StoredToken
+	for i := 0; i < len(text); {
+		if isBlank(text[i]) {
+			i++
+			continue
 		}
+		j := i
+		for j < len(text) && !isBlank(text[j]) {
+			j++
+		}
+		if j-i <= maxSurface {
+			toks = append(toks, StoredToken{Start: uint32(i), End: uint32(j), Term: strings.ToLower(string(text[i:j]))})
+		}
+		i = j
 	}
-	return c.Cuts()
+	return toks
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\n' }
@@ -139,7 +148,7 @@ func TestStoreRoundTrip(t *testing.T) {
 						}
 					}
 					if mode == StoreText {
-						checkSpans(t, ix, uint32(d), texts[d], r)
+						checkWindows(t, ix, uint32(d), texts[d], r)
 					}
 				}
 				if _, err := ix.Document(uint32(n), false); err == nil {
@@ -170,43 +179,63 @@ func TestStoreRoundTrip(t *testing.T) {
 	}
 }
 
-// checkSpans checks that TextSpan gives, for random token ranges of
-// document d, the pieces holding them as wordCuts cut text.
-func checkSpans(t *testing.T, ix *Index, d uint32, text []byte, r *rand.Rand) {
+// checkWindows checks that TextWindow gives, for random token ranges of
+// document d, whole tokens and gaps of text from at least a context
+// before the first token asked to a context after the last, its tokens
+// marked with the terms asked.
+func checkWindows(t *testing.T, ix *Index, d uint32, text []byte, r *rand.Rand) {
 	t.Helper()
-	cuts := append([]TextCut{{}}, wordCuts(text)...)
-	holding := func(tok uint32) int { // index of the piece holding tok
-		i := 0
-		for i+1 < len(cuts) && cuts[i+1].Token <= tok {
-			i++
+	toks := wordTokens(text)
+	var terms []string
+	for range 3 {
+		if len(toks) > 0 {
+			terms = append(terms, toks[r.IntN(len(toks))].Term)
 		}
-		return i
 	}
-	end := func(i int) int {
-		if i+1 < len(cuts) {
-			return int(cuts[i+1].Byte)
-		}
-		return len(text)
+	terms = append(terms, "absent")
+	tt, err := ix.TextTerms(terms)
+	if err != nil {
+		t.Fatal(err)
 	}
-	last := cuts[len(cuts)-1].Token + 200
+	var w TextWindow
 	for range 5 {
-		from := uint32(r.IntN(int(last)))
-		to := from + uint32(r.IntN(300))
-		got, err := ix.TextSpan(d, from, to)
-		if err != nil {
-			t.Fatalf("TextSpan(%d, %d, %d): %v", d, from, to, err)
+		from := uint32(r.IntN(len(toks) + 3))
+		to := from + uint32(r.IntN(100))
+		before, after := r.IntN(300), r.IntN(300)
+		if err := ix.TextWindow(d, from, to, before, after, tt, &w); err != nil {
+			t.Fatalf("TextWindow(%d, %d, %d): %v", d, from, to, err)
 		}
-		a, b := holding(from), holding(to)
-		want := TextSpan{Text: string(text[cuts[a].Byte:end(b)]), AtStart: a == 0, AtEnd: b == len(cuts)-1, From: cuts[a].Token, End: math.MaxUint32}
-		if b+1 < len(cuts) {
-			want.End = cuts[b+1].Token
+		if len(toks) == 0 {
+			if string(w.Text) != string(text) || len(w.Tokens) != 0 || !w.AtStart || !w.AtEnd {
+				t.Fatalf("TextWindow(%d) of a text without tokens = %.40q %d tokens", d, w.Text, len(w.Tokens))
+			}
+			continue
 		}
-		if len(text) == 0 {
-			want = TextSpan{AtStart: true, AtEnd: true, End: math.MaxUint32}
+		f, l := int(w.First), int(w.First)+len(w.Tokens)-1
+		if l >= len(toks) || w.AtStart != (f == 0) || w.AtEnd != (l == len(toks)-1) {
+			t.Fatalf("TextWindow(%d, %d, %d) = tokens %d-%d of %d, at start %v, at end %v", d, from, to, f, l, len(toks), w.AtStart, w.AtEnd)
 		}
-		if got != want {
-			t.Fatalf("TextSpan(%d, %d, %d) = %.60q %v %v tokens %d-%d, want %.60q %v %v tokens %d-%d", d, from, to,
-				got.Text, got.AtStart, got.AtEnd, got.From, got.End, want.Text, want.AtStart, want.AtEnd, want.From, want.End)
+		start, end := int(toks[f].Start), len(text)
+		if f == 0 {
+			start = 0
+		}
+		if l+1 < len(toks) {
+			end = int(toks[l+1].Start)
+		}
+		if string(w.Text) != string(text[start:end]) {
+			t.Fatalf("TextWindow(%d, %d, %d) text %.60q, want %.60q", d, from, to, w.Text, text[start:end])
+		}
+		for i, wt := range w.Tokens {
+			k := toks[f+i]
+			want := int32(slices.Index(terms, k.Term))
+			if int(wt.Start)+start != int(k.Start) || int(wt.End)+start != int(k.End) || wt.Term != want {
+				t.Fatalf("TextWindow(%d) token %d = %+v, want %+v term %d", d, f+i, wt, k, want)
+			}
+		}
+		fr, lt := min(int(from), len(toks)-1), min(max(int(to), int(from)), len(toks)-1)
+		if f > fr || l < lt || f > 0 && int(toks[fr].Start)-start < before ||
+			!w.AtEnd && end-int(toks[fr].Start) < after {
+			t.Fatalf("TextWindow(%d, %d, %d, %d, %d) = tokens %d-%d: too little around", d, from, to, before, after, f, l)
 		}
 	}
 }
@@ -225,7 +254,7 @@ func TestStoreCorrupt(t *testing.T) {
 	}
 	gen := filepath.Join(dir, ix.meta.Generation)
 	ix.Close()
-	for _, name := range []string{fileTitles, fileTextPieces} {
+	for _, name := range []string{fileTitles, fileTextWords} {
 		p := filepath.Join(gen, name)
 		orig, err := os.ReadFile(p)
 		if err != nil {

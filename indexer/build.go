@@ -25,8 +25,8 @@ type parsed struct {
 	truncated bool
 	title     string // for the document store
 	text      []byte
-	cuts      []index.TextCut // where the store cuts text into pieces
-	hash      uint64          // of the bytes read (contentHash)
+	tokens    []index.StoredToken // the text's tokens, for the word-coded store
+	hash      uint64              // of the bytes read (contentHash)
 	err       error
 }
 
@@ -120,7 +120,7 @@ func build(ctx context.Context, files []docFile, out *index.Dir, opts Options, r
 			} else if pt != nil {
 				docs = len(p.passages)
 			}
-			if err := feed.add(p.slot, storedSlot{title: p.title, text: p.text, cuts: p.cuts, docs: docs}); err != nil {
+			if err := feed.add(p.slot, storedSlot{title: p.title, text: p.text, tokens: p.tokens, docs: docs}); err != nil {
 				return err
 			}
 		}
@@ -333,12 +333,10 @@ func parseFile(a *analysis.Analyzer, f docFile, slot uint32, opts Options) parse
 	}
 	c := newTermCounter(opts.Positions)
 	if opts.Store == index.StoreText {
-		var pc index.PieceCutter
-		a.AnalyzeOffsets(text, func(term string, start, _ int) {
+		a.AnalyzeOffsets(text, func(term string, start, end int) {
 			c.add(term)
-			pc.Token(start)
+			p.tokens = append(p.tokens, index.StoredToken{Start: uint32(start), End: uint32(end), Term: term})
 		})
-		p.cuts = pc.Cuts()
 	} else {
 		a.Analyze(text, c.add)
 	}

@@ -15,10 +15,10 @@ type storeFeed struct {
 // and text (0 for a file that failed, its passages' number in passage
 // mode).
 type storedSlot struct {
-	title string
-	text  []byte
-	cuts  []index.TextCut
-	docs  int
+	title  string
+	text   []byte
+	tokens []index.StoredToken
+	docs   int
 }
 
 func newStoreFeed(b *index.StoreBuilder) *storeFeed {
@@ -36,7 +36,7 @@ func (f *storeFeed) add(slot uint32, s storedSlot) error {
 		delete(f.pending, f.next)
 		f.next++
 		for range s.docs {
-			if err := f.b.Add(s.title, s.text, s.cuts); err != nil {
+			if err := f.b.Add(s.title, s.text, s.tokens); err != nil {
 				return err
 			}
 		}

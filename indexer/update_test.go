@@ -255,7 +255,7 @@ func sameData(got, want string, withSources bool) error {
 		}
 		out := map[string][]byte{}
 		for name := range m.Files {
-			if name == "sources.bin" && !withSources || name == "textpieces.bin" {
+			if name == "sources.bin" && !withSources || name == "textwords.bin" {
 				continue
 			}
 			if out[name], err = os.ReadFile(filepath.Join(dir, m.Generation, name)); err != nil {

@@ -36,7 +36,7 @@ for share in $shares; do
 	for f in "$work/r-$share"/gen-*/*; do
 		# The stored texts read the same but are compressed with the old
 		# index's dictionary (the tests compare what they read).
-		[ "$(basename "$f")" = textpieces.bin ] && continue
+		[ "$(basename "$f")" = textwords.bin ] && continue
 		cmp -s "$f" "$work/i-$share"/gen-*/"$(basename "$f")" || { same=false; echo "$share: $(basename "$f") differs" >&2; }
 	done
 	echo "$same" >"$work/same-$share"

@@ -8,19 +8,21 @@ import (
 // Locating a snippet by positions. An index with positions knows where
 // each query term lies in a hit's text, as token ordinals; the window of
 // tokens holding the most distinct units can be found from them alone,
-// and only the text around it read and scanned (MakeIn): on the RFCs,
-// whose documents hold 54 KB of text, a snippet then reads and scans a
-// kilobyte or two instead of the whole text.
+// and only the text around it read: scanned (MakeIn), or with its words
+// already known to be query terms (MakeMatched), as a word-coded store
+// gives them. On the RFCs, whose documents hold 54 KB of text, a snippet
+// then reads a few hundred bytes instead of the whole text.
+
+// maxLocated bounds the occurrences Locate merges, and so its time: the
+// shortest lists are merged up to it, and a unit occurring more often
+// is only looked for, by binary search, in the windows the merged ones
+// give.
+const maxLocated = 128
 
 // bytesPerToken is the room a token is given when a snippet's size in
 // bytes is turned into a span of tokens: English text runs 6 to 8 bytes
 // a token with its space; a span too wide only reads a little more.
 const bytesPerToken = 5
-
-// maxLocated bounds the occurrences Locate looks at, and so its time: a
-// document holding its query's units thousands of times has its snippet
-// among the first maxLocated.
-const maxLocated = 128
 
 // Span returns how many tokens Locate's window spans for the Maker's
 // size.
@@ -70,13 +72,26 @@ func (m *Maker) Locate(terms []string, positions [][]uint32) (from, to uint32, o
 	if len(lists) == 0 {
 		return 0, 0, false
 	}
+	// The shortest lists, up to maxLocated occurrences (one list at
+	// least), are merged; each longer one, a unit the document holds so
+	// often that most windows do, is only checked for an occurrence in
+	// the windows the merged ones give, by binary search, where it could
+	// make the window the best so far.
+	slices.SortStableFunc(lists, func(a, b unitList) int { return len(a.starts) - len(b.starts) })
+	merged, total := 1, len(lists[0].starts)
+	for merged < len(lists) && total+len(lists[merged].starts) <= maxLocated {
+		total += len(lists[merged].starts)
+		merged++
+	}
+	checked := lists[merged:]
+	lists = lists[:merged]
 	// Merge them by start (a handful of lists: a linear pick beats a
 	// heap) while sliding a window over the merged occurrences, counting
 	// the distinct units of those that end inside it; a window holding
 	// every unit that occurs ends the search, since no later one beats it,
 	// and so do maxLocated occurrences, as the whole-text scan stops at
 	// MaxScan bytes.
-	present := len(lists)
+	present := len(lists) + len(checked)
 	count := m.count[:0]
 	for range m.units {
 		count = append(count, 0)
@@ -117,12 +132,29 @@ func (m *Maker) Locate(terms []string, positions [][]uint32) (from, to uint32, o
 		if count[o.unit]++; count[o.unit] == 1 {
 			distinct++
 		}
-		if distinct > best {
-			best, from, to = distinct, occs[l].start, o.end
+		d := distinct
+		if d+len(checked) > best {
+			d += holding(checked, occs[l].start, span)
+		}
+		if d > best {
+			best, from, to = d, occs[l].start, o.end
 		}
 	}
 	m.located, m.count, m.heads = occs, count, heads
 	return from, to, true
+}
+
+// holding counts the lists with an occurrence starting in [from,
+// from+span).
+func holding(lists []unitList, from, span uint32) int {
+	n := 0
+	for _, u := range lists {
+		i, _ := slices.BinarySearch(u.starts, from)
+		if i < len(u.starts) && u.starts[i]-from < span {
+			n++
+		}
+	}
+	return n
 }
 
 // noStart marks a merged list's head: no token is numbered as high, since
@@ -141,4 +173,47 @@ type unitList struct {
 type located struct {
 	start, end uint32
 	unit       int32
+}
+
+// Size returns the snippet length in bytes the Maker cuts.
+func (m *Maker) Size() int { return m.size }
+
+// Matched is a word of a stretch of text known to be a query term:
+// text[Start:End], Term its Maker id (TermIDs), Pos its ordinal among
+// the document's tokens.
+type Matched struct {
+	Start, End int
+	Term       int32
+	Pos        uint32
+}
+
+// TermIDs returns the Maker's id of each of terms, -1 for a term it does
+// not look for.
+func (m *Maker) TermIDs(terms []string) []int32 {
+	ids := make([]int32, len(terms))
+	for i, t := range terms {
+		ids[i] = -1
+		if id, ok := m.ids[t]; ok {
+			ids[i] = id
+		}
+	}
+	return ids
+}
+
+// MakeMatched is MakeIn over part of a document's text whose words that
+// are query terms are known, in order, as matched: the text is neither
+// scanned nor analyzed. With every such word of the part given, the
+// snippet is MakeIn's.
+func (m *Maker) MakeMatched(part string, matched []Matched, atStart, atEnd bool) Snippet {
+	m.matches, m.occs, m.found, m.settled = m.matches[:0], m.occs[:0], 0, false
+	clear(m.met)
+	m.reachable = m.units
+	stop := len(part)
+	for _, w := range matched {
+		if w.Start >= stop || w.Term < 0 || int(w.Term) >= len(m.unit) || w.End > len(part) || w.Start >= w.End {
+			continue
+		}
+		stop = m.add(w.Term, w.Start, w.End, int(w.Pos), stop)
+	}
+	return m.finish(part, atStart, atEnd)
 }

@@ -3,8 +3,9 @@ package snippet
 import "testing"
 
 // TestLocate checks the window Locate picks from term positions: the
-// most distinct units within Span tokens, the earliest of equals, and
-// phrases only where their terms follow each other.
+// most distinct units within Span tokens, the earliest of equals,
+// phrases only where their terms follow each other, and a term too
+// frequent to merge found beside a rare one far into the text.
 func TestLocate(t *testing.T) {
 	q := Query{Terms: []string{"a", "b", "new", "york"}, Phrases: [][]string{{"new", "york"}}}
 	m := New(q, 160) // Span 32
@@ -21,6 +22,7 @@ func TestLocate(t *testing.T) {
 		{"phrase", [][]uint32{{3}, {300}, {50, 200}, {51, 150}}, 3, 3, true},
 		{"phrase and term", [][]uint32{{3, 210}, nil, {50, 200}, {51, 150, 201}}, 200, 210, true},
 		{"words apart are no phrase", [][]uint32{{400}, nil, {50}, {52}}, 400, 400, true},
+		{"a dense term checked where a rare one lies", [][]uint32{every(10, 200), {1505}, nil, nil}, 1505, 1505, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -30,4 +32,13 @@ func TestLocate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// every returns n positions step apart from 0.
+func every(step, n uint32) []uint32 {
+	ps := make([]uint32, n)
+	for i := range ps {
+		ps[i] = uint32(i) * step
+	}
+	return ps
 }

@@ -214,6 +214,12 @@ func (m *Maker) make(a *analysis.Analyzer, text string, held func(term string) b
 	if m.reachable > 0 {
 		m.scan(a, scanned(text))
 	}
+	return m.finish(text, atStart, atEnd)
+}
+
+// finish cuts the snippet of text around the best window of the
+// occurrences found.
+func (m *Maker) finish(text string, atStart, atEnd bool) Snippet {
 	l, r := m.best()
 	from, to := 0, 0
 	if l < r {

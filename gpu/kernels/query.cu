@@ -95,6 +95,8 @@
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
+#include "blockdec.cuh"
+
 #define NONE 0xffffffffu
 #define FULL 0xffffffffu
 // Threads of the element-wise kernels, and elements per tile.
@@ -763,22 +765,25 @@ extern "C" __global__ void __launch_bounds__(TILE)
               skipCap);
 }
 
-// and_step_cta is step li of a query alone of few candidates, one CTA (see
-// above): it intersects the candidates cand with their decoded rows (as
-// and_intersect), compacts the matches into candOut and their freq-1 into
-// fm1Out (as and_scatter_survivors), and counts them at state word
+// step_body is step li of a query alone of few candidates in one CTA
+// (see above): it intersects the candidates cand with their decoded rows
+// (as and_intersect), compacts the matches into candOut and their freq-1
+// into fm1Out (as and_scatter_survivors), and counts them at state word
 // S_STEPS+li. Before the last list it then selects list li+1's rows into
 // blk, row and sel; after it, it also scores each survivor into keys and
 // histograms digit [shift, shift+bits) in shared memory, picks, and ends
-// the top-k into result and bnd (cta_topk). skipCap: as select_rows'.
-extern "C" __global__ void __launch_bounds__(BIG)
-    and_step_cta(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row, u32* sel,
-                 u64 selRows, const u32* docs, const u32* freqs, const u32* counts, u64 bs, const u32* lastDoc,
-                 const u32* fm1In, u32* fm1Out, u64 C, u32* candOut, const float* norms, u64 k1p1, u64* keys,
-                 u64 shift, u64 bits, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64 skipCap) {
-  // The histogram's shared array, then cta_topk's sort buffer; before the
-  // last list, the next list's skip column (SKIP_CAP words).
-  __shared__ u64 sh[FIN_CAP];
+// the top-k into result and bnd (cta_topk). skipCap: as select_rows'. sh
+// is FIN_CAP keys of shared memory: the histogram, then cta_topk's sort
+// buffer; before the last list, the next list's skip column (SKIP_CAP
+// words). When at is not null, at[i] is already candidate i's place in
+// its row or NONE (and_stepdec's row search) and docs is not read. at,
+// docs and freqs are read past L1: other CTAs of a fused step kernel
+// wrote them. Every thread of the CTA calls it.
+static __device__ void step_body(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row,
+                                 u32* sel, u64 selRows, const u32* docs, const u32* at, const u32* freqs,
+                                 const u32* counts, u64 bs, const u32* lastDoc, const u32* fm1In, u32* fm1Out, u64 C,
+                                 u32* candOut, const float* norms, u64 k1p1, u64* keys, u64 shift, u64 bits,
+                                 u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64 skipCap, u64* sh) {
   u32* h = reinterpret_cast<u32*>(sh);
   AndWave a = and_wave(tab, 1, M);
   bool last = li + 1 == M;
@@ -794,19 +799,29 @@ extern "C" __global__ void __launch_bounds__(BIG)
     u32 s = NONE, r = NONE;
     if (i < n) {
       r = row[i];
-      if (r != NONE) {
+      if (r != NONE && at != 0) {
+        s = __ldcg(at + i);
+      } else if (r != NONE) {
         u32 c = cand[i];
         u32 len = umin(counts[blk[i]], (u32)bs);
         const u32* d = docs + (u64)r * bs;
-        u32 p = lower_bound(d, 0, len, c);
-        if (p < len && d[p] == c) s = p;
+        // lower_bound with loads past L1.
+        u32 lo = 0, hi = len;
+        while (lo < hi) {
+          u32 mid = (lo + hi) >> 1;
+          if (__ldcg(d + mid) < c)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        if (lo < len && __ldcg(d + lo) == c) s = lo;
       }
     }
     bool keep = s != NONE;
     u32 total;
     u64 o = running + block_scan(keep ? 1 : 0, &total);
     if (keep) {
-      u32 dd = cand[i], f = freqs[(u64)r * bs + s];
+      u32 dd = cand[i], f = __ldcg(freqs + (u64)r * bs + s);
       candOut[o] = dd;
       for (u64 l = 0; l < li; l++) fm1Out[l * C + o] = fm1In[l * C + i];
       fm1Out[li * C + o] = f;
@@ -834,6 +849,222 @@ extern "C" __global__ void __launch_bounds__(BIG)
   pick_body(h, bits, 0, state);
   cta_topk(keys, running, shift, bits, h, state, result, resultCap, bnd, bndCap, sh);
 }
+
+// and_step_cta is step_body in a kernel of one CTA, after the decode of
+// the step's rows into docs and freqs.
+extern "C" __global__ void __launch_bounds__(BIG)
+    and_step_cta(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row, u32* sel,
+                 u64 selRows, const u32* docs, const u32* freqs, const u32* counts, u64 bs, const u32* lastDoc,
+                 const u32* fm1In, u32* fm1Out, u64 C, u32* candOut, const float* norms, u64 k1p1, u64* keys,
+                 u64 shift, u64 bits, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64 skipCap) {
+  __shared__ u64 sh[FIN_CAP];
+  step_body(tab, M, li, cand, state, blk, row, sel, selRows, docs, 0, freqs, counts, bs, lastDoc, fm1In, fm1Out, C,
+            candOut, norms, k1p1, keys, shift, bits, result, resultCap, bnd, bndCap, skipCap, sh);
+}
+
+// ---- A query alone of few candidates, fused with its decodes ---------------
+// (and a wave of one OR pass's q_init with its decode: or_first below)
+//
+// When both columns share a format, a query alone of few candidates runs
+// as the upload of its table and one kernel per list: and_first_<stem>
+// (q_init's work for the slot, the decode of the shortest list into the
+// candidates, and, in its last CTA, list 1's selection as
+// and_select_rows'), then one and_stepdec_<stem> per further list (the
+// decode of the step's rows and, in its last CTA, step_body). So no
+// decode launch and no q_init: the ticket is a zero word that the table
+// upload brings, and each last CTA clears it for the next kernel. The
+// kernels run BIG threads a CTA; Fused<F>::ROWS rows (blocks of both
+// columns, a warp each) at a time per CTA, their staging in the shared
+// memory the CTA's tail then takes.
+
+// Fused<F>: the rows a CTA decodes at a time (16, or 4 for formats of
+// large staging, so that the staging fits 40 KiB), and the shared memory
+// of a fused kernel in 16-byte chunks: the staging, or FIN_CAP keys (and
+// so SKIP_CAP words) if more. The host's fusedRows repeats ROWS.
+template <int F>
+struct Fused {
+  enum {
+    ROW16 = 2 * (Fmt<F>::CAP16 + Fmt<F>::EXTRA16),
+    ROWS = ROW16 * 16 * (BIG / 64) <= 40960 ? BIG / 64 : 4,
+    SH16 = ROWS * ROW16 > FIN_CAP / 2 ? ROWS * ROW16 : FIN_CAP / 2
+  };
+};
+
+#define COL_PARAMS                                                                                              \
+  const u8 *dData, u64 dDataLen, const u64 *dOffs, const u32 *dCounts, const u32 *dBases, u64 dTotal,           \
+      const u8 *fData, u64 fDataLen, const u64 *fOffs, const u32 *fCounts, u64 fTotal
+#define COL_ARGS dData, dDataLen, dOffs, dCounts, dBases, dTotal, fData, fDataLen, fOffs, fCounts, fTotal
+
+// fused_rows decodes rows [0, n): row r is block blockOf(r) of both
+// columns (NONE: no block), its docids to docs + r * bs and its
+// frequencies' values to freqs + r * bs. The CTAs take Fused<F>::ROWS
+// rows at a time, grid-stride, warp 2j (docids) and 2j+1 (frequencies)
+// the j-th, staging in sh; the docids' warp then calls
+// rowDone(r, row's docids, its values).
+template <int F, class B, class D>
+static __device__ void fused_rows(uint4* sh, COL_PARAMS, u32 n, B blockOf, D rowDone, u32* docs, u32* freqs,
+                                  u64 bs) {
+  typedef Fmt<F> T;
+  const u32 rows = Fused<F>::ROWS;
+  u32 w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  if (w >= 2 * rows) return;
+  uint4* stg = sh + w * (T::CAP16 + T::EXTRA16);
+  for (u32 r = blockIdx.x * rows + (w >> 1); r < n; r += gridDim.x * rows) {
+    u32 b = blockOf(r);
+    if (b == NONE) continue;
+    __syncwarp();  // the warp's reads of its previous block's staging are done
+    if ((w & 1) == 0) {
+      decode_block<F, true>(stg, stg + T::CAP16, dData, dDataLen, dOffs, dCounts, dBases, b, dTotal,
+                            docs + (u64)r * bs, bs, lane);
+      __syncwarp();  // the row's docids are visible to every lane
+      if (b < dTotal) rowDone(r, docs + (u64)r * bs, umin(__ldg(dCounts + b), (u32)bs));
+    } else
+      decode_block<F, false>(stg, stg + T::CAP16, fData, fDataLen, fOffs, fCounts, 0, b, fTotal,
+                             freqs + (u64)r * bs, bs, lane);
+  }
+}
+
+// and_first sets up the slot at state (words words zeroed, then the need
+// and the shortest list's count, as q_init), decodes the shortest list's
+// blocks into cand and fm1, and in its last CTA selects list 1's rows
+// (select_rows). ticket: zero.
+template <int F>
+static __device__ void and_first(const u32* tab, u64 M, u32* state, u64 words, COL_PARAMS, u32* cand, u32* fm1,
+                                 u64 bs, const u32* lastDoc, u32* blk, u32* sel, u64 selRows, u32* row, u64 skipCap,
+                                 u32* ticket) {
+  __shared__ uint4 sh[Fused<F>::SH16];
+  AndWave a = and_wave(tab, 1, M);
+  if (blockIdx.x == 0) {
+    for (u64 j = threadIdx.x; j < words; j += blockDim.x) state[j] = 0;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      state[S_NEED] = a.need[0];
+      state[S_STEPS] = a.n1[0];
+    }
+  }
+  u32 first = a.first[0];
+  fused_rows<F>(sh, COL_ARGS, a.nb[0], [&](u32 r) { return first + r; }, [](u32, const u32*, u32) {}, cand, fm1, bs);
+  if (!last_cta(ticket)) return;
+  __threadfence();
+  // select_rows reads the candidates other CTAs decoded: its loads of
+  // cand are the first in this kernel's last CTA, so no stale L1 line.
+  select_rows(a, M, 1, cand, state, lastDoc, blk, sel, selRows, row, 0, 1, reinterpret_cast<u32*>(sh), skipCap);
+}
+
+// and_stepdec decodes the rows that sel lists for step li (sel[r] for the
+// S_STEPS+li-1 candidates, NONE for none) into docs and freqs; the warp
+// that decoded a row's docids then searches it for the row's candidates
+// (those from r on whose row is r: a block's candidates are consecutive),
+// in registers, writing each one's place in the row, or NONE, to at. Its last CTA runs
+// step_body on at. ticket: zero.
+template <int F>
+static __device__ void and_stepdec(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row,
+                                   u32* sel, u64 selRows, u32* docs, u32* at, u32* freqs, u64 bs, const u32* lastDoc,
+                                   const u32* fm1In, u32* fm1Out, u64 C, u32* candOut, const float* norms, u64 k1p1,
+                                   u64* keys, u64 shift, u64 bits, u64* result, u64 resultCap, u64* bnd, u64 bndCap,
+                                   u64 skipCap, COL_PARAMS, u32* ticket) {
+  __shared__ uint4 sh[Fused<F>::SH16];
+  u32 n = state[S_STEPS + li - 1];
+  auto search = [&](u32 r, const u32* d, u32 len) {
+    // The row in registers, PER values a lane (NONE past len: still
+    // sorted), read in one round of independent loads; each lane then
+    // finds its candidate by shuffles: the first lane whose last value
+    // reaches it (five halvings of 32 lanes), then that lane's values. A
+    // block the decoder takes holds at most the format's B values.
+    const u32 PER = Fmt<F>::B / 32, lane = threadIdx.x & 31;
+    u32 v[PER];
+#pragma unroll
+    for (u32 k = 0; k < PER; k++) v[k] = lane * PER + k < len ? d[lane * PER + k] : NONE;
+    for (u32 i0 = r;; i0 += 32) {
+      u32 i = i0 + lane;
+      bool mine = i < n && row[i] == r;
+      if (__ballot_sync(FULL, mine) == 0) break;  // a block's candidates are consecutive
+      u32 c = mine ? cand[i] : 0, lo = 0, hi = 31;
+#pragma unroll
+      for (int h = 0; h < 5; h++) {
+        u32 mid = (lo + hi) >> 1;
+        if (__shfl_sync(FULL, v[PER - 1], mid) >= c)
+          hi = mid;
+        else
+          lo = mid + 1;
+      }
+      u32 p = NONE;
+#pragma unroll
+      for (u32 k = 0; k < PER; k++)
+        if (__shfl_sync(FULL, v[k], lo) == c) p = lo * PER + k;
+      if (mine) at[i] = p;
+    }
+  };
+  fused_rows<F>(sh, COL_ARGS, n, [&](u32 r) { return sel[r]; }, search, docs, freqs, bs);
+  if (!last_cta(ticket)) return;
+  __threadfence();
+  step_body(tab, M, li, cand, state, blk, row, sel, selRows, docs, at, freqs, dCounts, bs, lastDoc, fm1In, fm1Out, C,
+            candOut, norms, k1p1, keys, shift, bits, result, resultCap, bnd, bndCap, skipCap,
+            reinterpret_cast<u64*>(sh));
+}
+
+// FUSED_KERNEL starts the fused kernels' declarations: they are launched
+// by name stem, as the decoders, so kernelgen (which reads the plain
+// extern "C" declarations) writes no wrappers for them.
+#define FUSED_KERNEL extern "C"
+#define DEFINE_FUSED(name, F)                                                                                     \
+  FUSED_KERNEL __global__ void __launch_bounds__(BIG)                                                            \
+      and_first_##name(const u32* tab, u64 M, u32* state, u64 words, COL_PARAMS, u32* cand, u32* fm1, u64 bs,     \
+                       const u32* lastDoc, u32* blk, u32* sel, u64 selRows, u32* row, u64 skipCap, u32* ticket) { \
+    and_first<F>(tab, M, state, words, COL_ARGS, cand, fm1, bs, lastDoc, blk, sel, selRows, row, skipCap, ticket); \
+  }                                                                                                               \
+  FUSED_KERNEL __global__ void __launch_bounds__(BIG) and_stepdec_##name(                                        \
+      const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row, u32* sel, u64 selRows,      \
+      u32* docs, u32* at, u32* freqs, u64 bs, const u32* lastDoc, const u32* fm1In, u32* fm1Out, u64 C,           \
+      u32* candOut, const float* norms, u64 k1p1, u64* keys, u64 shift, u64 bits, u64* result, u64 resultCap,     \
+      u64* bnd, u64 bndCap, u64 skipCap, COL_PARAMS, u32* ticket) {                                               \
+    and_stepdec<F>(tab, M, li, cand, state, blk, row, sel, selRows, docs, at, freqs, bs, lastDoc, fm1In, fm1Out,  \
+                   C, candOut, norms, k1p1, keys, shift, bits, result, resultCap, bnd, bndCap, skipCap, COL_ARGS, \
+                   ticket);                                                                                       \
+  }                                                                                                               \
+  FUSED_KERNEL __global__ void __launch_bounds__(BIG)                                                            \
+      or_first_##name(u32* state, u64 words, const u32* needs, u32* zero, u64 zeroWords, const u32* segRow,       \
+                      const u32* segFirst, u64 segs, COL_PARAMS, u32* docs, u32* fm1, u64 bs) {                   \
+    or_first<F>(state, words, needs, zero, zeroWords, segRow, segFirst, segs, COL_ARGS, docs, fm1, bs);            \
+  }
+
+// or_first is q_init and the decode of a wave of one OR pass in one
+// kernel: it zeroes the words state words of the slot and sets its need
+// (needs[0]), zeroes zeroWords words at zero (histogram, ticket), and
+// decodes the segments' rows (segment s, of segs, holds rows segRow[s] ..
+// segRow[s+1]-1, its list's blocks from segFirst[s] on) into docs and fm1.
+template <int F>
+static __device__ void or_first(u32* state, u64 words, const u32* needs, u32* zero, u64 zeroWords, const u32* segRow,
+                                const u32* segFirst, u64 segs, COL_PARAMS, u32* docs, u32* fm1, u64 bs) {
+  __shared__ uint4 sh[Fused<F>::ROWS * Fused<F>::ROW16];
+  u64 g = (u64)blockIdx.x * blockDim.x + threadIdx.x, step = (u64)gridDim.x * blockDim.x;
+  for (u64 j = g; j < zeroWords; j += step) zero[j] = 0;
+  if (blockIdx.x == 0) {
+    for (u64 j = threadIdx.x; j < words; j += blockDim.x) state[j] = 0;
+    __syncthreads();
+    if (threadIdx.x == 0) state[S_NEED] = needs[0];
+  }
+  // Row r's segment: the last s with segRow[s] <= r.
+  auto block = [&](u32 r) {
+    u32 lo = 0, hi = (u32)segs;
+    while (hi - lo > 1) {
+      u32 mid = (lo + hi) >> 1;
+      if (segRow[mid] <= r)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    return segFirst[lo] + (r - segRow[lo]);
+  };
+  fused_rows<F>(sh, COL_ARGS, segRow[segs], block, [](u32, const u32*, u32) {}, docs, fm1, bs);
+}
+
+DEFINE_FUSED(bp128, F_BP128)
+DEFINE_FUSED(bp256, F_BP256)
+DEFINE_FUSED(vbyte128, F_VB128)
+DEFINE_FUSED(vbyte1024, F_VB1024)
+DEFINE_FUSED(pfordelta, F_PFOR)
+DEFINE_FUSED(rice, F_RICE)
 
 // ---- Disjunctive pass -----------------------------------------------------
 
@@ -921,7 +1152,24 @@ extern "C" __global__ void __launch_bounds__(TILE)
   u32 b32 = (u32)bs;
   for (u32 j = threadIdx.x; j < OR_SPAN; j += TILE) acc[j] = 0.0f;
   for (u32 s0 = qSeg[q], s1 = qSeg[q + 1]; s0 < s1; s0 += TILE / 32) {
-    if (s0 + w < s1) {
+    if (s1 - s0 <= TILE / 64) {
+      // Few segments: warps 2v and 2v+1 find segment s0+v's first and
+      // last rows at once (the last row searched from r0 is the same).
+      u32 v = w >> 1, s = s0 + v;
+      if (s < s1) {
+        u32 r0 = segRow[s], r1 = segRow[s + 1], df = segDf[s];
+        u32 x = find_row(docs, b32, r0, r1, df, r0, (w & 1) ? hi : lo);
+        if (lane == 0) {
+          seg[v][w & 1] = (w & 1) == 0 ? x : (x < r1 ? x + 1 : r1);
+          if ((w & 1) == 0) {
+            seg[v][2] = r0;
+            seg[v][3] = r1;
+            seg[v][4] = df;
+            seg[v][5] = segIdf[s];
+          }
+        }
+      }
+    } else if (s0 + w < s1) {
       u32 s = s0 + w, r0 = segRow[s], r1 = segRow[s + 1], df = segDf[s];
       u32 a = find_row(docs, b32, r0, r1, df, r0, lo);
       u32 e = find_row(docs, b32, r0, r1, df, a, hi);
@@ -1284,6 +1532,17 @@ static __device__ void finish_body(u64 round, const volatile u64* bnd, volatile 
 #define CTA_SUB_MIN 256
 #define SUB_BITS 11
 
+// load_keys loads the keys base + u * blockDim.x + threadIdx.x, u <
+// CTA_UNROLL, of the n keys into k (0 past n): their loads are in flight
+// together.
+static __device__ __forceinline__ void load_keys(const volatile u64* keys, u32 n, u32 base, u64* k) {
+#pragma unroll
+  for (int u = 0; u < CTA_UNROLL; u++) {
+    u32 j = base + u * blockDim.x + threadIdx.x;
+    k[u] = j < n ? keys[j] : 0;
+  }
+}
+
 // cta_hist zeroes the shared histogram h and counts digit [shift,
 // shift+bits) of those of the n keys whose digit [fshift, fshift+fbits)
 // is fbin. Every thread of the CTA calls it.
@@ -1294,11 +1553,7 @@ static __device__ void cta_hist(const volatile u64* keys, u32 n, u64 shift, u64 
   __syncthreads();
   for (u32 base = 0; base < n; base += CTA_UNROLL * blockDim.x) {
     u64 k[CTA_UNROLL];
-#pragma unroll
-    for (int u = 0; u < CTA_UNROLL; u++) {
-      u32 j = base + u * blockDim.x + threadIdx.x;
-      k[u] = j < n ? keys[j] : 0;
-    }
+    load_keys(keys, n, base, k);
 #pragma unroll
     for (int u = 0; u < CTA_UNROLL; u++)
       if (base + u * blockDim.x + threadIdx.x < n && ((u32)(k[u] >> fshift) & fmask) == fbin)
@@ -1338,11 +1593,7 @@ static __device__ void cta_topk(const volatile u64* keys, u32 n, u64 shift, u64 
   // done is uniform over the CTA, so every lane reaches append.
   for (u32 base = 0; !done && base < n; base += CTA_UNROLL * blockDim.x) {
     u64 k[CTA_UNROLL];
-#pragma unroll
-    for (int u = 0; u < CTA_UNROLL; u++) {
-      u32 j = base + u * blockDim.x + threadIdx.x;
-      k[u] = j < n ? keys[j] : 0;
-    }
+    load_keys(keys, n, base, k);
 #pragma unroll
     for (int u = 0; u < CTA_UNROLL; u++) {
       bool ok = base + u * blockDim.x + threadIdx.x < n;

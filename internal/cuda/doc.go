@@ -27,8 +27,8 @@
 // process does not crash.
 //
 // PTX. Each package embeds its kernels/*.ptx, which make ptx compiles
-// from kernels/*.cu with the source's sha256 on the first line
-// (TestPTXFresh checks it); Load loads one, or the copy in $GPUSEARCH_PTX_DIR when
+// from kernels/*.cu with the sha256 of the source and of its directory's
+// headers (*.cuh) on the first line (TestPTXFresh checks it); Load loads one, or the copy in $GPUSEARCH_PTX_DIR when
 // that is set, so that a GPU machine can test freshly compiled PTX before
 // it is committed.
 package cuda

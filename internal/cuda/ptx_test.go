@@ -7,14 +7,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // TestPTXFresh fails when a committed .ptx of the module (each package's
 // kernels/*.ptx, which it embeds) was not compiled from the current .cu
-// beside it, or a .cu has no .ptx: run make ptx on a machine with nvcc and
-// commit the result.
+// beside it and the headers (*.cuh) it may include, or a .cu has no .ptx:
+// run make ptx on a machine with nvcc and commit the result.
 func TestPTXFresh(t *testing.T) {
 	root := filepath.Join("..", "..")
 	var sources []string
@@ -36,12 +37,10 @@ func TestPTXFresh(t *testing.T) {
 	for _, src := range sources {
 		rel, _ := filepath.Rel(root, src)
 		t.Run(filepath.ToSlash(rel), func(t *testing.T) {
-			cu, err := os.ReadFile(src)
+			want, err := sourceHash(src)
 			if err != nil {
 				t.Fatal(err)
 			}
-			sum := sha256.Sum256(cu)
-			want := hex.EncodeToString(sum[:])
 			ptxFile := strings.TrimSuffix(src, ".cu") + ".ptx"
 			ptx, err := os.ReadFile(ptxFile)
 			if err != nil {
@@ -52,6 +51,25 @@ func TestPTXFresh(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sourceHash is the sha256, in hex, of the .cu at src followed by the
+// headers (*.cuh) of its directory in name order, as mkptx.sh writes it.
+func sourceHash(src string) (string, error) {
+	headers, err := filepath.Glob(filepath.Join(filepath.Dir(src), "*.cuh"))
+	if err != nil {
+		return "", err
+	}
+	slices.Sort(headers)
+	h := sha256.New()
+	for _, f := range append([]string{src}, headers...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func TestRecordedHash(t *testing.T) {

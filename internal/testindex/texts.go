@@ -2,15 +2,16 @@ package testindex
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gpusearch/gpusearch/index"
 )
 
 // SameTexts reports how the stored texts of the indexes in two
-// directories differ: each document's title and text, and the pieces
-// TextSpan gives for tokens across it (so where the texts are cut).
-// textpieces.bin itself may differ between two such indexes: a merge
-// keeps its largest input's dictionary, a build samples its own.
+// directories differ: each document's title and text, and the windows
+// TextWindow gives for tokens across it (so the tokens stored).
+// textwords.bin itself may differ between two such indexes: its
+// lexicons' ranks break ties by the order words were first met.
 func SameTexts(got, want string) error {
 	g, err := index.Open(got)
 	if err != nil {
@@ -22,8 +23,17 @@ func SameTexts(got, want string) error {
 		return err
 	}
 	defer w.Close()
-	if g.NumDocs() != w.NumDocs() || g.Store() != w.Store() || g.PiecedText() != w.PiecedText() {
+	if g.NumDocs() != w.NumDocs() || g.Store() != w.Store() || g.WordText() != w.WordText() {
 		return fmt.Errorf("%d documents storing %s, want %d storing %s", g.NumDocs(), g.Store(), w.NumDocs(), w.Store())
+	}
+	var gt, wt *index.TextTerms
+	if w.WordText() && g.WordText() {
+		if gt, err = g.TextTerms(nil); err == nil {
+			wt, err = w.TextTerms(nil)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	for d := range uint32(w.NumDocs()) {
 		gd, err := g.Document(d, true)
@@ -37,22 +47,28 @@ func SameTexts(got, want string) error {
 		if gd != wd {
 			return fmt.Errorf("document %d: %.60q, want %.60q", d, gd, wd)
 		}
-		if !w.PiecedText() {
+		if !w.WordText() {
 			continue
 		}
 		for tok := uint32(0); tok <= w.DocLen(d); tok += 37 {
-			gs, err := g.TextSpan(d, tok, tok)
-			if err != nil {
+			var gw, ww index.TextWindow
+			if err := g.TextWindow(d, tok, tok, 100, 100, gt, &gw); err != nil {
 				return err
 			}
-			ws, err := w.TextSpan(d, tok, tok)
-			if err != nil {
+			if err := w.TextWindow(d, tok, tok, 100, 100, wt, &ww); err != nil {
 				return err
 			}
-			if gs != ws {
-				return fmt.Errorf("document %d, token %d: span %.40q, want %.40q", d, tok, gs.Text, ws.Text)
+			if string(gw.Text) != string(ww.Text) || gw.First != ww.First || gw.AtStart != ww.AtStart ||
+				gw.AtEnd != ww.AtEnd || !slices.EqualFunc(gw.Tokens, ww.Tokens, sameToken) {
+				return fmt.Errorf("document %d, token %d: window %.40q, want %.40q", d, tok, gw.Text, ww.Text)
 			}
 		}
 	}
 	return nil
+}
+
+// sameToken compares two window tokens' places and terms (their surface
+// ranks may differ between stores).
+func sameToken(a, b index.WindowToken) bool {
+	return a.Start == b.Start && a.End == b.End && a.Term == b.Term
 }

@@ -2,10 +2,10 @@
 # GPU machine run for the GPU's fixed cost, part two (fused steps, size
 # classes, unpatched graph nodes, a query alone as a wave of one): the
 # old binary and the new side by side. From the repository root, with D
-# (default .device/h35) carried, holding gpusearch.gz and gpusearch-old.gz
-# (cuda builds of this commit and of the one to compare with),
-# gpu.test.gz, cuda.test.gz and analytics-gpu.test.gz (make device's test
-# binaries) and rustidx.tgz (the rust-doc index, see rustdoc.sh):
+# (default .device/h35) carried, holding gpusearch and gpusearch-old
+# (cuda builds of this commit and of the one to compare with), gpu.test,
+# cuda.test and analytics-gpu.test (make device's test binaries), each
+# .gz or .xz, and rustidx.tgz (the rust-doc index, see rustdoc.sh):
 #   OUT=... bash scripts/device/fixedcost.sh
 #   1. fresh PTX of every kernel source (copied to $OUT, to commit) and
 #      every GPU test on it, while gen index makes 5x10^6 documents
@@ -32,7 +32,14 @@ LOG=$R/fixedcost.log
 mkdir -p "$OUT"
 . scripts/device/lib.sh
 t0=$(date +%s)
-for z in "$D"/*.gz; do gunzip -f "$z" && chmod +x "${z%.gz}"; done
+# Binaries come gzipped, or xz-compressed to fit the carry limit (python3's
+# lzma where xz is missing).
+for z in "$D"/*.gz; do [ -e "$z" ] && gunzip -f "$z" && chmod +x "${z%.gz}"; done
+for z in "$D"/*.xz; do
+	[ -e "$z" ] || continue
+	{ xz -dc "$z" 2>/dev/null || python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' "$z"; } >"${z%.xz}" &&
+		chmod +x "${z%.xz}" && rm -f "$z"
+done
 for t in gpu.test cuda.test analytics-gpu.test; do [ -x "$D/$t" ] && cp "$D/$t" .device/; done
 tar xzf "$D/rustidx.tgz" -C "$W"
 NEW=$D/gpusearch OLD=$D/gpusearch-old

@@ -70,6 +70,7 @@ inline EmuCTA* emu_cta;
 inline int emu_lane;
 
 template <class T> T __ldg(const T* p) { return *p; }
+template <class T> T __ldcg(const T* p) { return *p; }
 inline void __syncwarp(unsigned = 0xffffffffu) { emu_warp->bar.arrive_and_wait(); }
 inline void __syncthreads() { emu_cta->bar.arrive_and_wait(); }
 inline int __syncthreads_count(bool pred) {

@@ -57,7 +57,11 @@ static const std::map<std::string, Entry> kernels = {
     K(topk_compact_dense),    K(topk_finish),             K(isect_seg),             K(isect_hash),
     K(isect_bitmap),          K(isect_count),             K(isect_scatter),         K(topk_tree_build),
     K(topk_tree_select),      K(topk_hist_wave),        K(topk_compact_wave),     K(and_select_rows),
-    K(and_step_cta),
+    K(and_step_cta),          K(and_first_bp128),         K(and_stepdec_bp128),     K(and_first_bp256),
+    K(and_stepdec_bp256),     K(and_first_vbyte128),      K(and_stepdec_vbyte128),  K(and_first_vbyte1024),
+    K(and_stepdec_vbyte1024), K(and_first_pfordelta),     K(and_stepdec_pfordelta), K(and_first_rice),
+    K(and_stepdec_rice),      K(or_first_bp128),          K(or_first_bp256),        K(or_first_vbyte128),
+    K(or_first_vbyte1024),    K(or_first_pfordelta),      K(or_first_rice),
 };
 
 static std::map<u64, u64> allocs;  // address -> size
