@@ -9,7 +9,7 @@ import (
 )
 
 // TestLookup checks Lookup, by hashing, against a plain search over every
-// term, on lexicons whose terms share long prefixes, are short or hold
+// term, and LookupAll against Lookup, on lexicons whose terms share long prefixes, are short or hold
 // zero bytes, and on one large enough to be hashed on several goroutines,
 // for terms in the lexicon and between, before and after its terms.
 func TestLookup(t *testing.T) {
@@ -56,6 +56,29 @@ func TestLookup(t *testing.T) {
 				}
 				if ok && got.Term != p {
 					t.Fatalf("%s, %d terms: Lookup(%q) names the term %q", tt.name, n, p, got.Term)
+				}
+			}
+			// LookupAll, over runs of probes shorter and longer than its
+			// batch, finds what Lookup finds.
+			for i := 0; i < len(probes); {
+				run := probes[i:min(i+rng.IntN(3*lookupBatch), len(probes))]
+				i += len(run)
+				var want, got []TermInfo
+				for _, p := range run {
+					if t, ok := ix.Lookup(p); ok {
+						want = append(want, t)
+					}
+				}
+				last := -1
+				ix.LookupAll(run, func(j int, ti TermInfo) {
+					if j <= last || j >= len(run) || run[j] != ti.Term {
+						t.Fatalf("%s, %d terms: LookupAll(%q) calls found(%d, %q) after %d", tt.name, n, run, j, ti.Term, last)
+					}
+					last = j
+					got = append(got, ti)
+				})
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s, %d terms: LookupAll(%q) = %v, Lookup finds %v", tt.name, n, run, got, want)
 				}
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/gpusearch/gpusearch/index"
+	"github.com/gpusearch/gpusearch/internal/prefetch"
 )
 
 // maxScoreQuery is disjunctive DAAT with MaxScore pruning (Turtle and
@@ -106,7 +107,7 @@ func maxScoreQuery(s *search) error {
 						// As andQuery does for its driver: on a large
 						// collection a norm is a cache miss.
 						if a := l.Peek(normsAhead); a != index.NoMoreDocs {
-							prefetch(unsafe.Pointer(&s.norms[a]))
+							prefetch.T0(unsafe.Pointer(&s.norms[a]))
 						}
 					}
 					l.Next()
@@ -170,7 +171,7 @@ func maxScoreQuery(s *search) error {
 func (s *search) scanOne(l *termList, rest float64) (uint32, float32, int64, error) {
 	var n int64
 	slack, thr, norms, p := s.slack, s.thr, s.norms, s.params
-	ahead := len(norms) > prefetchDocs // as in andQuery
+	ahead := len(norms) > prefetchDocs // see normsAhead
 	for {
 		if err := s.tick(); err != nil {
 			return 0, 0, n, err
@@ -192,7 +193,7 @@ func (s *search) scanOne(l *termList, rest float64) (uint32, float32, int64, err
 		freqs = freqs[:len(docs)]
 		for i, d := range docs {
 			if ahead && i+normsAhead < len(docs) {
-				prefetch(unsafe.Pointer(&norms[docs[i+normsAhead]]))
+				prefetch.T0(unsafe.Pointer(&norms[docs[i+normsAhead]]))
 			}
 			sc := p.TermScore(l.idf, freqs[i]+1, norms[d])
 			if (float64(sc)+rest)*slack > thr {

@@ -167,16 +167,11 @@ func resolve(ix *index.Index, terms []string) (out []term, allFound bool) {
 // resolveInto is resolve appending to out, whose memory a caller that
 // keeps it from one query to the next reuses.
 func resolveInto(out []term, ix *index.Index, terms []string) ([]term, bool) {
-	allFound := true
-	for _, t := range terms {
-		info, ok := ix.Lookup(t)
-		if !ok {
-			allFound = false
-			continue
-		}
+	n := len(out)
+	ix.LookupAll(terms, func(_ int, info index.TermInfo) {
 		out = append(out, term{info: info, idf: ix.IDF(info)})
-	}
-	return out, allFound
+	})
+	return out, len(out)-n == len(terms)
 }
 
 // checkEvery is how many postings an engine processes between context checks.
