@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"hash/maphash"
 	"math"
 	"os"
 	"path/filepath"
@@ -567,22 +566,21 @@ func (ix *Index) LookupAll(terms []string, found func(i int, t TermInfo)) {
 		return
 	}
 	tt := &ix.byTerm
-	mask := uint64(len(tt.slots) - 1)
 	for start := 0; start < len(terms); start += lookupBatch {
 		batch := terms[start:min(start+lookupBatch, len(terms))]
 		var hs [lookupBatch]uint64
 		for i, term := range batch {
-			hs[i] = maphash.String(tt.seed, term)
-			prefetch.T0(unsafe.Pointer(&tt.slots[hs[i]&mask]))
+			hs[i] = tt.hash(term)
+			prefetch.T0(unsafe.Pointer(tt.slot(hs[i])))
 		}
 		// The lexicon entry the first slot names, when its tag matches:
-		// most often the term's (else find probes on).
+		// most often the term's (else findHashed probes on).
 		var ords [lookupBatch]int
 		for i := range batch {
-			ords[i] = -1
-			if v := tt.slots[hs[i]&mask]; v != 0 && v&^(1<<32-1) == hs[i]&^(1<<32-1) {
-				ords[i] = int(uint32(v)) - 1
-				prefetch.T0(unsafe.Pointer(&ix.lexicon[ords[i]]))
+			o, ok := tagged(*tt.slot(hs[i]), hs[i])
+			if ords[i] = -1; ok {
+				ords[i] = o
+				prefetch.T0(unsafe.Pointer(&ix.lexicon[o]))
 			}
 		}
 		for i := range batch {
@@ -600,7 +598,7 @@ func (ix *Index) LookupAll(terms []string, found func(i int, t TermInfo)) {
 			if o >= 0 && ix.termString(o) == term {
 				ok = true
 			} else {
-				o, ok = tt.find(term, ix.termString)
+				o, ok = tt.findHashed(hs[i], term, ix.termString)
 			}
 			if ok {
 				found(start+i, ix.termInfo(o, term))

@@ -57,17 +57,36 @@ func (t *termTable) find(term string, termAt func(i int) string) (int, bool) {
 	if len(t.slots) == 0 {
 		return 0, false
 	}
-	h := maphash.String(t.seed, term)
-	tag, mask := h&^(1<<32-1), uint64(len(t.slots)-1)
+	return t.findHashed(t.hash(term), term, termAt)
+}
+
+// hash is term's hash, from which its probes start (slot) and whose top
+// 32 bits tag its slot.
+func (t *termTable) hash(term string) uint64 { return maphash.String(t.seed, term) }
+
+// slot is the first slot a term of hash h probes; the table has slots.
+func (t *termTable) slot(h uint64) *uint64 { return &t.slots[h&uint64(len(t.slots)-1)] }
+
+// tagged returns the ordinal slot value v holds when v carries hash h's
+// tag: the term find would compare first.
+func tagged(v, h uint64) (int, bool) {
+	if v == 0 || v&^(1<<32-1) != h&^(1<<32-1) {
+		return 0, false
+	}
+	return int(uint32(v)) - 1, true
+}
+
+// findHashed is find for a term whose hash h is known; the table has
+// slots.
+func (t *termTable) findHashed(h uint64, term string, termAt func(i int) string) (int, bool) {
+	mask := uint64(len(t.slots) - 1)
 	for s := h & mask; ; s = (s + 1) & mask {
 		v := t.slots[s]
 		if v == 0 {
 			return 0, false
 		}
-		if v&^(1<<32-1) == tag {
-			if i := int(uint32(v)) - 1; termAt(i) == term {
-				return i, true
-			}
+		if i, ok := tagged(v, h); ok && termAt(i) == term {
+			return i, true
 		}
 	}
 }
