@@ -49,11 +49,9 @@ next:
 		if !s.canEnter(rest[0]) {
 			break
 		}
-		for _, l := range ls[1:g] {
-			if x := l.NextGEQ(d); x != d {
-				d = ls[0].NextGEQ(x)
-				continue next
-			}
+		if x := align(ls[:g], 1, d); x != d {
+			d = x
+			continue
 		}
 		if !s.pruning() {
 			if x := align(ls, g, d); x != d {
