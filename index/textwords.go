@@ -1108,34 +1108,35 @@ func readLongCode(code []byte, at uint32) (uint64, uint32) {
 
 // gap appends the gap whose code starts at code[at:] to text.
 func (f *wordFile) gap(d uint32, code []byte, at uint32, text []byte) ([]byte, uint32, error) {
-	v, at := readCode(code, at)
-	if v > 0 {
-		if v-1 >= uint64(len(f.gaps.start)-1) {
-			return text, at, corruptf(fileTextWords, "document %d: gap %d of %d", d, v-1, len(f.gaps.start)-1)
-		}
-		return f.gaps.appendEntry(text, v-1), at, nil
+	rank, lit, at, err := f.readGap(d, code, at)
+	if err != nil || lit != nil {
+		return append(text, lit...), at, err
 	}
-	l, at := readCode(code, at)
-	if l > uint64(len(code))-uint64(at) {
-		return text, at, corruptf(fileTextWords, "document %d: a literal gap at byte %d runs past its code", d, at)
-	}
-	return append(text, code[at:at+uint32(l)]...), at + uint32(l), nil
+	return f.gaps.appendEntry(text, rank), at, nil
 }
 
 // skipGap returns where the gap whose code starts at code[at:] ends.
 func (f *wordFile) skipGap(d uint32, code []byte, at uint32) (uint32, error) {
+	_, _, at, err := f.readGap(d, code, at)
+	return at, err
+}
+
+// readGap reads the gap whose code starts at code[at:], checked: its rank
+// in the gap lexicon, or a literal's bytes (lit not nil, even when empty:
+// code is a slice of the stream), and where its code ends.
+func (f *wordFile) readGap(d uint32, code []byte, at uint32) (rank uint64, lit []byte, next uint32, err error) {
 	v, at := readCode(code, at)
 	if v > 0 {
 		if v-1 >= uint64(len(f.gaps.start)-1) {
-			return at, corruptf(fileTextWords, "document %d: gap %d of %d", d, v-1, len(f.gaps.start)-1)
+			return 0, nil, at, corruptf(fileTextWords, "document %d: gap %d of %d", d, v-1, len(f.gaps.start)-1)
 		}
-		return at, nil
+		return v - 1, nil, at, nil
 	}
 	l, at := readCode(code, at)
 	if l > uint64(len(code))-uint64(at) {
-		return at, corruptf(fileTextWords, "document %d: a literal gap at byte %d runs past its code", d, at)
+		return 0, nil, at, corruptf(fileTextWords, "document %d: a literal gap at byte %d runs past its code", d, at)
 	}
-	return at + uint32(l), nil
+	return 0, code[at : at+uint32(l) : at+uint32(l)], at + uint32(l), nil
 }
 
 // text returns document d's whole text.
