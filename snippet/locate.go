@@ -205,9 +205,7 @@ func (m *Maker) TermIDs(terms []string) []int32 {
 // scanned nor analyzed. With every such word of the part given, the
 // snippet is MakeIn's.
 func (m *Maker) MakeMatched(part string, matched []Matched, atStart, atEnd bool) Snippet {
-	m.matches, m.occs, m.found, m.settled = m.matches[:0], m.occs[:0], 0, false
-	clear(m.met)
-	m.reachable = m.units
+	m.reset()
 	stop := len(part)
 	for _, w := range matched {
 		if w.Start >= stop || w.Term < 0 || int(w.Term) >= len(m.unit) || w.End > len(part) || w.Start >= w.End {

@@ -205,9 +205,7 @@ func (m *Maker) MakeIn(a *analysis.Analyzer, part string, atStart, atEnd bool, h
 }
 
 func (m *Maker) make(a *analysis.Analyzer, text string, held func(term string) bool, atStart, atEnd bool) Snippet {
-	m.matches, m.occs, m.found, m.settled = m.matches[:0], m.occs[:0], 0, false
-	clear(m.met)
-	m.reachable = m.units
+	m.reset()
 	if held != nil {
 		m.reachable = m.reach(held)
 	}
@@ -215,6 +213,13 @@ func (m *Maker) make(a *analysis.Analyzer, text string, held func(term string) b
 		m.scan(a, scanned(text))
 	}
 	return m.finish(text, atStart, atEnd)
+}
+
+// reset forgets the last text's matches: every unit reachable again.
+func (m *Maker) reset() {
+	m.matches, m.occs, m.found, m.settled = m.matches[:0], m.occs[:0], 0, false
+	clear(m.met)
+	m.reachable = m.units
 }
 
 // finish cuts the snippet of text around the best window of the
