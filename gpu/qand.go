@@ -128,7 +128,7 @@ func (e *qengine) andTable(jobs []*qjob) *andTable {
 		}
 		// At most FIN_CAP keys: cta_topk ends the top-k, so no radix round
 		// needs the histograms q_init zeroes.
-		t.fused = t.small && !e.unfused && e.docCol.stem == e.freqCol.stem && t.maxN1 <= qFinCap
+		t.fused = t.small && e.fusable() && t.maxN1 <= qFinCap
 	}
 	t.tabWords = int64(len(t.words))
 	if w == 1 {

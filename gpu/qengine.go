@@ -266,6 +266,11 @@ type scratch struct {
 
 // accN is the length of one query's accumulators: the documents, rounded
 // up to the float4 the top-k kernels read.
+// fusable reports whether a pass alone may run on the kernels that
+// decode inside them (and_first, and_stepdec, or_first): they decode
+// both columns with one format's decoder.
+func (e *qengine) fusable() bool { return !e.unfused && e.docCol.stem == e.freqCol.stem }
+
 func (e *qengine) accN() int64 { return (int64(e.docs) + 3) &^ 3 }
 
 // layout places the scratch of OR plan p from base; the carve's offset is

@@ -239,7 +239,7 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error
 			}},
 			{PhaseDecode, func() error { return e.decodeBoth(s, 0, sel, rows, docs, freqs) }},
 		}
-		if d, f := &e.docCol, &e.freqCol; alone && d.stem == f.stem && !e.unfused {
+		if d, f := &e.docCol, &e.freqCol; alone && e.fusable() {
 			// q_init's work and the decode in one kernel (or_first in
 			// kernels/query.cu), timed as the decode.
 			steps[1] = phaseStep{PhaseDecode, func() error {
