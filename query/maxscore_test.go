@@ -14,18 +14,18 @@ import (
 // floored search of a segment (searchAbove), must give exactly the
 // exhaustive reference's hits.
 func TestMaxScoreLoopsMatchExhaustive(t *testing.T) {
-	defer func(v int) { windowMinPostings = v }(windowMinPostings)
+	defer func(v struct{ minLen, lists int }) { windowRule = v }(windowRule)
 	ctx := context.Background()
 	for _, tc := range []struct {
-		name string
-		min  int // windowMinPostings
+		name          string
+		minLen, lists int // windowRule
 	}{
-		{"candidates", 1 << 62},
-		{"windows", 0},
-		{"windows-above-1000-postings", 1000},
+		{"candidates", 1 << 62, 1},
+		{"windows", 0, 0},
+		{"windows-over-two-lists-of-200", 200, 2},
 	} {
 		rng := rand.New(rand.NewPCG(5, 6))
-		windowMinPostings = tc.min
+		windowRule.minLen, windowRule.lists = tc.minLen, tc.lists
 		for c := range 4 {
 			spec := corpusSpec{
 				Docs:   100 + rng.IntN(6000),
