@@ -85,7 +85,7 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 	}
 	sq := snippet.Query{Terms: q.Terms, Phrases: q.Phrases}
 	if workers <= 1 {
-		w := d.worker(snippet.New(sq, snippetBytes))
+		w := d.worker(snippet.New(sq, snippetBytes), pg.window(0))
 		return ix.Guard(func() error {
 			for i := range hits {
 				if err := w.describe(a, i); err != nil {
@@ -96,8 +96,12 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 		})
 	}
 	var next atomic.Int64
-	each := func(a *analysis.Analyzer) error {
-		w := d.worker(snippet.New(sq, snippetBytes))
+	wins := make([]*wordWindow, workers)
+	for k := range wins {
+		wins[k] = pg.window(k)
+	}
+	each := func(a *analysis.Analyzer, k int) error {
+		w := d.worker(snippet.New(sq, snippetBytes), wins[k])
 		return ix.Guard(func() error {
 			for {
 				i := int(next.Add(1) - 1)
@@ -117,10 +121,10 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 		wg.Go(func() {
 			b := analyzers.Get().(*analysis.Analyzer)
 			defer analyzers.Put(b)
-			errs[w] = each(b)
+			errs[w] = each(b, w)
 		})
 	}
-	errs[0] = each(a)
+	errs[0] = each(a, 0)
 	wg.Wait()
 	return errors.Join(errs...)
 }
@@ -143,11 +147,11 @@ type describer struct {
 }
 
 // worker returns what one goroutine needs to describe the page's hits
-// with m.
-func (d *describer) worker(m *snippet.Maker) *describeWorker {
+// with m, decoding windows in win.
+func (d *describer) worker(m *snippet.Maker, win *wordWindow) *describeWorker {
 	w := &describeWorker{d: d, m: m}
 	if d.located {
-		w.wd = &wordSnippets{ix: d.ix, m: m, terms: d.q.Terms, tt: d.tt, ids: m.TermIDs(d.q.Terms)}
+		w.wd = &wordSnippets{ix: d.ix, m: m, terms: d.q.Terms, tt: d.tt, ids: m.TermIDs(d.q.Terms), wordWindow: win}
 	}
 	return w
 }
@@ -207,11 +211,17 @@ func (w *describeWorker) describe(a *analysis.Analyzer, i int) error {
 // start, its tokens already marked with the query terms they are
 // (index.TextTerms), so that nothing is scanned or stemmed.
 type wordSnippets struct {
-	ix      *index.Index
-	m       *snippet.Maker
-	terms   []string
-	tt      *index.TextTerms
-	ids     []int32 // per query term, its Maker id
+	ix    *index.Index
+	m     *snippet.Maker
+	terms []string
+	tt    *index.TextTerms
+	ids   []int32 // per query term, its Maker id
+	*wordWindow
+}
+
+// wordWindow is the memory wordSnippets decodes windows in, kept from one
+// page to the next (page).
+type wordWindow struct {
 	w       index.TextWindow
 	matched []snippet.Matched
 }
@@ -245,7 +255,7 @@ func (s *wordSnippets) make(doc uint32, positions [][]uint32) (snippet.Snippet, 
 			s.matched = append(s.matched, snippet.Matched{Start: int(t.Start), End: int(t.End), Term: s.ids[t.Term], Pos: s.w.First + uint32(i)})
 		}
 	}
-	return s.m.MakeMatched(string(s.w.Text), s.matched, s.w.AtStart, s.w.AtEnd), nil
+	return s.m.MakeMatched(s.w.Text, s.matched, s.w.AtStart, s.w.AtEnd), nil
 }
 
 // lookup is what the postings say of a page's hits.
@@ -258,9 +268,10 @@ type lookup struct {
 // of the terms (false when they were not asked: over 64 terms).
 func (lk lookup) holdsAny(i int) bool { return lk.held != nil && lk.held[i] != 0 }
 
-// page is the memory of a page's lookup, kept from one request to the
-// next (pages): its cursors, with their blocks' buffers, and its
-// positions, so that a page's postings are read without allocating.
+// page is the memory of a page's description, kept from one request to
+// the next (pages): its cursors, with their blocks' buffers, its
+// positions and its windows' text, so that a page's postings and windows
+// are read without allocating.
 type page struct {
 	cursors   []*index.Cursor // per term, the last one opened
 	order     []int
@@ -268,6 +279,15 @@ type page struct {
 	positions [][][]uint32
 	per       [][]uint32
 	buf       []uint32
+	windows   []*wordWindow // per goroutine of the page
+}
+
+// window returns the page's kth window memory.
+func (p *page) window(k int) *wordWindow {
+	for len(p.windows) <= k {
+		p.windows = append(p.windows, new(wordWindow))
+	}
+	return p.windows[k]
 }
 
 // pages lends pages to Describe.

@@ -154,8 +154,11 @@ func (b *positionsBlock) posting(dst []uint32, i int, limit uint32) ([]uint32, e
 	b.at, b.atVal = i, s
 	e := s + int(b.fm1[i]) + 1
 	bs := b.codec.BlockSize()
-	dst = dst[:0]
-	var prev uint64
+	dst = slices.Grow(dst[:0], e-s)
+	// Each value is a gap less one, the first one the position less one
+	// past a virtual -1; positions increase, so the last one alone can
+	// tell a position past 2^32.
+	prev := ^uint64(0)
 	for at := s; at < e; {
 		k := at / bs
 		ch, err := b.chunk(k)
@@ -171,21 +174,24 @@ func (b *positionsBlock) posting(dst []uint32, i int, limit uint32) ([]uint32, e
 				return dst[:0], positionsCorrupt(err)
 			}
 		}
-		for _, g := range b.vals[ch.at+at-k*bs : ch.at+min(e, (k+1)*bs)-k*bs] {
-			if at == s {
-				prev = uint64(g)
-			} else {
-				prev += uint64(g) + 1
-			}
-			if prev > math.MaxUint32 {
-				return dst[:0], fmt.Errorf("%w: position past 2^32", ErrCorrupt)
-			}
+		vals := b.vals[ch.at+at-k*bs : ch.at+min(e, (k+1)*bs)-k*bs]
+		at += len(vals)
+		for _, g := range vals {
+			prev += uint64(g) + 1
 			dst = append(dst, uint32(prev))
-			at++
 			if prev >= uint64(limit) {
-				return dst, nil
+				return checkPositions(dst, prev)
 			}
 		}
+	}
+	return checkPositions(dst, prev)
+}
+
+// checkPositions returns dst, or an error where the last position
+// decoded, p, lies past 2^32.
+func checkPositions(dst []uint32, p uint64) ([]uint32, error) {
+	if p > math.MaxUint32 {
+		return dst[:0], fmt.Errorf("%w: position past 2^32", ErrCorrupt)
 	}
 	return dst, nil
 }

@@ -3,6 +3,7 @@ package snippet
 import (
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // Locating a snippet by positions. An index with positions knows where
@@ -203,8 +204,9 @@ func (m *Maker) TermIDs(terms []string) []int32 {
 // MakeMatched is MakeIn over part of a document's text whose words that
 // are query terms are known, in order, as matched: the text is neither
 // scanned nor analyzed. With every such word of the part given, the
-// snippet is MakeIn's.
-func (m *Maker) MakeMatched(part string, matched []Matched, atStart, atEnd bool) Snippet {
+// snippet is MakeIn's. part is only read during the call (the snippet is
+// a copy), so that a caller decodes windows into one buffer.
+func (m *Maker) MakeMatched(part []byte, matched []Matched, atStart, atEnd bool) Snippet {
 	m.reset()
 	stop := len(part)
 	for _, w := range matched {
@@ -213,5 +215,6 @@ func (m *Maker) MakeMatched(part string, matched []Matched, atStart, atEnd bool)
 		}
 		stop = m.add(w.Term, w.Start, w.End, int(w.Pos), stop)
 	}
-	return m.finish(part, atStart, atEnd)
+	// Not a copy: finish reads the text and renders the snippet anew.
+	return m.finish(unsafe.String(unsafe.SliceData(part), len(part)), atStart, atEnd)
 }
