@@ -1089,14 +1089,18 @@ func (f *wordFile) decode(d, first uint32, text []byte, toks []WindowToken, set 
 			b.next = at
 		}
 		room := lexPad
-		for _, b := range batch[:k] {
-			room += f.syms[b.v].size() + 2 // and a short gap
+		for j := range k {
+			room += f.syms[batch[j].v].size() + 2 // and a short gap
 		}
 		text = slices.Grow(text, room)
-		for _, b := range batch[:k] {
+		if toks != nil {
+			toks = slices.Grow(toks, k)
+		}
+		for j := range k {
 			if len(text) >= stopAt {
 				break
 			}
+			b := &batch[j]
 			start := len(text)
 			sy := &f.syms[b.v]
 			switch size := sy.size(); {
@@ -1111,7 +1115,8 @@ func (f *wordFile) decode(d, first uint32, text []byte, toks []WindowToken, set 
 			}
 			rank, g := sy.rank(), sy.gap()
 			if toks != nil {
-				toks = append(toks, WindowToken{Start: uint32(start), End: uint32(len(text)), Term: set.term(rank), rank: rank})
+				toks = toks[:len(toks)+1] // grown above
+				toks[len(toks)-1] = WindowToken{Start: uint32(start), End: uint32(len(text)), Term: set.term(rank), rank: rank}
 			}
 			if tok == from {
 				base = start
