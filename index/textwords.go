@@ -549,6 +549,7 @@ type wordFile struct {
 	terms    []byte   // the term table
 	blocks   []uint64 // per block of termBlock terms, its offset in terms
 	firsts   []string // per block, its first term: searched in memory
+	keys     []uint64 // per block, its first term's first 8 bytes (termKey): searched first
 	nterms   int
 	docOffs  []uint64 // per document and one more, where its code starts in stream
 	docToks  []uint32 // per document, its tokens
@@ -698,12 +699,13 @@ func parseWordFile(data []byte, docs uint64) (*wordFile, error) {
 	if len(index) != 0 || nBlocks > 0 && f.blocks[0] != 0 {
 		return nil, corruptf(name, "a term index of %d blocks does not fill its section", nBlocks)
 	}
-	f.firsts = make([]string, nBlocks)
+	f.firsts, f.keys = make([]string, nBlocks), make([]uint64, 0, nBlocks)
 	for i, at := range f.blocks {
 		first, _, err := f.entry(at)
 		if err != nil {
 			return nil, err
 		}
+		f.keys = append(f.keys, termKey(string(first)))
 		if f.firsts[i] = string(first); i > 0 && f.firsts[i] <= f.firsts[i-1] {
 			return nil, corruptf(name, "term block %d: its first term %q out of order", i, first)
 		}
@@ -780,11 +782,32 @@ func (lx *lexTable) appendEntry(text []byte, i uint64) []byte {
 	return append(text, lx.data[s:e]...)
 }
 
+// termBlockOf returns the last term block whose first term is at most
+// term, or -1. It searches the blocks' keys, one array, and compares
+// whole terms only among blocks whose key is term's: the strings lie
+// apart in memory, each a cache miss.
+func (f *wordFile) termBlockOf(term string) int {
+	k := termKey(term)
+	lo, _ := slices.BinarySearch(f.keys, k) // the first key at least k
+	hi := lo + sort.Search(len(f.keys)-lo, func(i int) bool { return f.keys[lo+i] > k })
+	// Keys follow their terms' order: blocks before lo start below
+	// term, those from hi on above it.
+	return lo + sort.Search(hi-lo, func(i int) bool { return f.firsts[lo+i] > term }) - 1
+}
+
+// termKey is a term's first 8 bytes, big-endian, zeros past its end: keys
+// are in their terms' order, equal ones undecided.
+func termKey(t string) uint64 {
+	var b [8]byte
+	copy(b[:], t)
+	return binary.BigEndian.Uint64(b[:])
+}
+
 // surfaceRanks returns the ranks of the surfaces term was cut from,
 // ascending, appended to dst; none for a term the store lacks.
 func (f *wordFile) surfaceRanks(dst []uint32, term string) ([]uint32, error) {
 	// The last block whose first term is at most term.
-	b := sort.Search(len(f.firsts), func(i int) bool { return f.firsts[i] > term }) - 1
+	b := f.termBlockOf(term)
 	if b < 0 {
 		return dst, nil
 	}
