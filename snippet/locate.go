@@ -146,12 +146,25 @@ func (m *Maker) Locate(terms []string, positions [][]uint32) (from, to uint32, o
 }
 
 // holding counts the lists with an occurrence starting in [from,
-// from+span).
+// from+span). It drops each list's starts before from: Locate asks
+// with from never decreasing, so that a dense list is walked once, by
+// galloping, rather than searched whole at every occurrence merged.
 func holding(lists []unitList, from, span uint32) int {
 	n := 0
-	for _, u := range lists {
-		i, _ := slices.BinarySearch(u.starts, from)
-		if i < len(u.starts) && u.starts[i]-from < span {
+	for j := range lists {
+		s := lists[j].starts
+		if len(s) > 0 && s[0] < from {
+			// Gallop to a start at least from, then search the last step.
+			lo, step := 0, 1
+			for lo+step < len(s) && s[lo+step] < from {
+				lo += step
+				step *= 2
+			}
+			k, _ := slices.BinarySearch(s[lo+1:min(lo+step, len(s))], from)
+			s = s[lo+1+k:]
+			lists[j].starts = s
+		}
+		if len(s) > 0 && s[0]-from < span {
 			n++
 		}
 	}
