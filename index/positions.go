@@ -176,11 +176,21 @@ func (b *positionsBlock) posting(dst []uint32, i int, limit uint32) ([]uint32, e
 		}
 		vals := b.vals[ch.at+at-k*bs : ch.at+min(e, (k+1)*bs)-k*bs]
 		at += len(vals)
-		for _, g := range vals {
+		n := len(dst)
+		dst = dst[:n+len(vals)] // grown for the posting above
+		if limit == math.MaxUint32 {
+			// Every position: no limit to check at each.
+			for j, g := range vals {
+				prev += uint64(g) + 1
+				dst[n+j] = uint32(prev)
+			}
+			continue
+		}
+		for j, g := range vals {
 			prev += uint64(g) + 1
-			dst = append(dst, uint32(prev))
+			dst[n+j] = uint32(prev)
 			if prev >= uint64(limit) {
-				return checkPositions(dst, prev)
+				return checkPositions(dst[:n+j+1], prev)
 			}
 		}
 	}
