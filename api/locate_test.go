@@ -145,7 +145,7 @@ func TestDescribeLocated(t *testing.T) {
 // whole text).
 func scannedWindow(t *testing.T, ix *index.Index, a *analysis.Analyzer, q query.Query, doc uint32) (snippet.Snippet, bool) {
 	m := snippet.New(snippet.Query{Terms: q.Terms, Phrases: q.Phrases}, 160)
-	lk, err := lookUp(ix, q.Terms, []Hit{{DocID: doc}}, true)
+	lk, err := new(page).lookUp(ix, q.Terms, []Hit{{DocID: doc}}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

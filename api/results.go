@@ -48,9 +48,9 @@ func (s *Server) describe(g *generation, q query.Query, hits []Hit, noSnippets, 
 // core, GOMAXPROCS; never more than the hits), the caller's among them,
 // each taking the next hit not yet taken: a hit's snippet costs from tens
 // of microseconds to milliseconds, so a page's wall time is about its
-// dearest hit's rather than their sum where cores are free. A hit's
-// snippet is the same whichever goroutine makes it and whatever hits
-// share its page.
+// dearest hit's rather than their sum where cores are free. The page's
+// postings are read once, before, for all of them. A hit's snippet is
+// the same whichever goroutine makes it and whatever hits share its page.
 func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, snippetBytes int, asHTML bool, workers int) error {
 	if ix.Store() == index.StoreNone {
 		return nil
@@ -71,23 +71,49 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, len(hits))
+	pg := pages.Get().(*page)
+	defer pages.Put(pg)
+	d := describer{ix: ix, q: q, hits: hits, asHTML: asHTML, located: ix.WordText() && ix.HasPositions()}
+	var err error
+	if d.located {
+		if d.tt, err = ix.TextTerms(q.Terms); err != nil {
+			return err
+		}
+	}
+	if d.lk, err = pg.lookUp(ix, q.Terms, hits, d.located); err != nil {
+		return err
+	}
 	sq := snippet.Query{Terms: q.Terms, Phrases: q.Phrases}
 	if workers <= 1 {
-		return describeHits(ix, a, snippet.New(sq, snippetBytes), q, hits, asHTML)
+		w := d.worker(snippet.New(sq, snippetBytes), pg.window(0))
+		return ix.Guard(func() error {
+			for i := range hits {
+				if err := w.describe(a, i); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 	}
 	var next atomic.Int64
-	each := func(a *analysis.Analyzer) error {
-		m := snippet.New(sq, snippetBytes)
-		for {
-			i := int(next.Add(1) - 1)
-			if i >= len(hits) {
-				return nil
+	wins := make([]*wordWindow, workers)
+	for k := range wins {
+		wins[k] = pg.window(k)
+	}
+	each := func(a *analysis.Analyzer, k int) error {
+		w := d.worker(snippet.New(sq, snippetBytes), wins[k])
+		return ix.Guard(func() error {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(hits) {
+					return nil
+				}
+				if err := w.describe(a, i); err != nil {
+					next.Store(int64(len(hits))) // the others stop at their next hit
+					return err
+				}
 			}
-			if err := describeHits(ix, a, m, q, hits[i:i+1], asHTML); err != nil {
-				next.Store(int64(len(hits))) // the others stop at their next hit
-				return err
-			}
-		}
+		})
 	}
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
@@ -95,10 +121,10 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 		wg.Go(func() {
 			b := analyzers.Get().(*analysis.Analyzer)
 			defer analyzers.Put(b)
-			errs[w] = each(b)
+			errs[w] = each(b, w)
 		})
 	}
-	errs[0] = each(a)
+	errs[0] = each(a, 0)
 	wg.Wait()
 	return errors.Join(errs...)
 }
@@ -107,64 +133,76 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 // caller's: an analyzer caches stems, and is for one goroutine at a time.
 var analyzers = sync.Pool{New: func() any { return analysis.New() }}
 
-// describeHits gives hits their titles and snippets, made by m, on the
-// calling goroutine: one lookup of the terms' postings for all the hits,
-// then each hit in turn.
-func describeHits(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, q query.Query, hits []Hit, asHTML bool) error {
-	located := ix.WordText() && ix.HasPositions()
-	var wd *wordSnippets
-	if located {
-		tt, err := ix.TextTerms(q.Terms)
-		if err != nil {
-			return err
-		}
-		wd = &wordSnippets{ix: ix, m: m, terms: q.Terms, tt: tt, ids: m.TermIDs(q.Terms)}
+// describer is what a page's goroutines share, read-only: its hits
+// (each goroutine writes only the hits it takes), what the postings say
+// of them and the query's terms in the stored text.
+type describer struct {
+	ix      *index.Index
+	q       query.Query
+	hits    []Hit
+	asHTML  bool
+	located bool             // positions and word-coded text: snippets from windows
+	tt      *index.TextTerms // with located
+	lk      lookup
+}
+
+// worker returns what one goroutine needs to describe the page's hits
+// with m, decoding windows in win.
+func (d *describer) worker(m *snippet.Maker, win *wordWindow) *describeWorker {
+	w := &describeWorker{d: d, m: m}
+	if d.located {
+		w.wd = &wordSnippets{ix: d.ix, m: m, terms: d.q.Terms, tt: d.tt, ids: m.TermIDs(d.q.Terms), wordWindow: win}
 	}
-	lk, err := lookUp(ix, q.Terms, hits, located)
+	return w
+}
+
+// describeWorker describes hits on one goroutine.
+type describeWorker struct {
+	d  *describer
+	m  *snippet.Maker
+	wd *wordSnippets // with located
+}
+
+// describe gives hit i its title and snippet. The caller holds the
+// index's Guard: the mapped titles and texts are read under it, as every
+// reader of the index must.
+func (w *describeWorker) describe(a *analysis.Analyzer, i int) error {
+	d := w.d
+	h := &d.hits[i]
+	doc, err := d.ix.Document(h.DocID, !d.located)
 	if err != nil {
 		return err
 	}
-	// The mapped titles and texts are read under Guard, as every
-	// reader of the index must.
-	return ix.Guard(func() error {
-		for i := range hits {
-			h := &hits[i]
-			doc, err := ix.Document(h.DocID, !located)
-			if err != nil {
+	h.Title = doc.Title
+	var sn snippet.Snippet
+	if d.located {
+		if sn, err = w.wd.make(h.DocID, d.lk.positions[i]); err != nil {
+			return err
+		}
+	}
+	// The whole text: without located snippets, or where the window
+	// misses the document's terms (a term matched only inside a phrase
+	// that does not occur).
+	if !d.located || len(sn.Highlights) == 0 && d.lk.holdsAny(i) {
+		if d.located {
+			if doc, err = d.ix.Document(h.DocID, true); err != nil {
 				return err
 			}
-			h.Title = doc.Title
-			var sn snippet.Snippet
-			if located {
-				if sn, err = wd.make(h.DocID, lk.positions[i]); err != nil {
-					return err
-				}
-			}
-			// The whole text: without located snippets, or where the
-			// window misses the document's terms (a term matched only
-			// inside a phrase that does not occur).
-			if !located || len(sn.Highlights) == 0 && lk.holdsAny(i) {
-				if located {
-					if doc, err = ix.Document(h.DocID, true); err != nil {
-						return err
-					}
-				}
-				var has func(string) bool
-				if lk.held != nil {
-					has = func(t string) bool {
-						b := slices.Index(q.Terms, t)
-						return b < 0 || lk.held[i]>>b&1 == 1
-					}
-				}
-				sn = m.Make(a, doc.Text, has)
-			}
-			h.Snippet, h.Highlights = sn.Text, sn.Highlights
-			if asHTML {
-				h.SnippetHTML = markHTML(sn)
+		}
+		var has func(string) bool
+		if d.lk.held != nil {
+			has = func(t string) bool {
+				b := slices.Index(d.q.Terms, t)
+				return b < 0 || d.lk.held[i]>>b&1 == 1
 			}
 		}
-		return nil
-	})
+		sn = w.m.Make(a, doc.Text, has)
+	}
+	h.Snippet, h.Highlights = sn.Text, sn.Highlights
+	if d.asHTML {
+		h.SnippetHTML = markHTML(sn)
+	}
+	return nil
 }
 
 // wordSnippets makes a page's snippets from a word-coded text: the
@@ -173,11 +211,17 @@ func describeHits(ix *index.Index, a *analysis.Analyzer, m *snippet.Maker, q que
 // start, its tokens already marked with the query terms they are
 // (index.TextTerms), so that nothing is scanned or stemmed.
 type wordSnippets struct {
-	ix      *index.Index
-	m       *snippet.Maker
-	terms   []string
-	tt      *index.TextTerms
-	ids     []int32 // per query term, its Maker id
+	ix    *index.Index
+	m     *snippet.Maker
+	terms []string
+	tt    *index.TextTerms
+	ids   []int32 // per query term, its Maker id
+	*wordWindow
+}
+
+// wordWindow is the memory wordSnippets decodes windows in, kept from one
+// page to the next (page).
+type wordWindow struct {
 	w       index.TextWindow
 	matched []snippet.Matched
 }
@@ -211,7 +255,7 @@ func (s *wordSnippets) make(doc uint32, positions [][]uint32) (snippet.Snippet, 
 			s.matched = append(s.matched, snippet.Matched{Start: int(t.Start), End: int(t.End), Term: s.ids[t.Term], Pos: s.w.First + uint32(i)})
 		}
 	}
-	return s.m.MakeMatched(string(s.w.Text), s.matched, s.w.AtStart, s.w.AtEnd), nil
+	return s.m.MakeMatched(s.w.Text, s.matched, s.w.AtStart, s.w.AtEnd), nil
 }
 
 // lookup is what the postings say of a page's hits.
@@ -224,30 +268,62 @@ type lookup struct {
 // of the terms (false when they were not asked: over 64 terms).
 func (lk lookup) holdsAny(i int) bool { return lk.held != nil && lk.held[i] != 0 }
 
+// page is the memory of a page's description, kept from one request to
+// the next (pages): its cursors, with their blocks' buffers, its
+// positions and its windows' text, so that a page's postings and windows
+// are read without allocating.
+type page struct {
+	cursors   []*index.Cursor // per term, the last one opened
+	order     []int
+	held      []uint64
+	positions [][][]uint32
+	per       [][]uint32
+	buf       []uint32
+	windows   []*wordWindow // per goroutine of the page
+}
+
+// window returns the page's kth window memory.
+func (p *page) window(k int) *wordWindow {
+	for len(p.windows) <= k {
+		p.windows = append(p.windows, new(wordWindow))
+	}
+	return p.windows[k]
+}
+
+// pages lends pages to Describe.
+var pages = sync.Pool{New: func() any { return new(page) }}
+
 // lookUp reads, for each hit, which of terms its document holds and,
 // with positions set, where: one cursor per term visits the hits in
-// docid order, decoding only the blocks it lands in.
-func lookUp(ix *index.Index, terms []string, hits []Hit, positions bool) (lookup, error) {
+// docid order, decoding only the blocks it lands in. What it returns
+// lies in p's memory until p's next lookUp.
+func (p *page) lookUp(ix *index.Index, terms []string, hits []Hit, positions bool) (lookup, error) {
 	var lk lookup
 	if len(terms) <= 64 {
-		lk.held = make([]uint64, len(hits))
+		p.held = reuse(p.held, len(hits))
+		clear(p.held)
+		lk.held = p.held
 	}
 	if positions {
-		lk.positions = make([][][]uint32, len(hits))
-		per := make([][]uint32, len(hits)*len(terms)) // one allocation for the page
+		p.positions = reuse(p.positions, len(hits))
+		p.per = reuse(p.per, len(hits)*len(terms))
+		clear(p.per)
 		for i := range hits {
-			lk.positions[i] = per[i*len(terms) : (i+1)*len(terms) : (i+1)*len(terms)]
+			p.positions[i] = p.per[i*len(terms) : (i+1)*len(terms) : (i+1)*len(terms)]
 		}
+		lk.positions = p.positions
 	}
-	var buf []uint32 // the page's positions, term after term
 	if lk.held == nil && lk.positions == nil {
 		return lk, nil
 	}
-	order := make([]int, len(hits))
+	order := reuse(p.order, len(hits))
+	p.order = order
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(x, y int) int { return cmp.Compare(hits[x].DocID, hits[y].DocID) })
+	p.cursors = reuse(p.cursors, len(terms))
+	buf := p.buf[:0] // the page's positions, term after term
 	err := ix.Guard(func() error {
 		for b, t := range terms {
 			// A segmented index's hits lie in its segments (Locate): one
@@ -262,7 +338,8 @@ func lookUp(ix *index.Index, terms []string, hits []Hit, positions bool) (lookup
 					}
 					seg, c = s, nil
 					if info, ok := s.Lookup(t); ok {
-						c = s.LazyCursor(info)
+						c = s.ReuseCursor(p.cursors[b], info, true)
+						p.cursors[b] = c
 					}
 				}
 				if c == nil || c.NextGEQ(d) != d {
@@ -273,13 +350,16 @@ func lookUp(ix *index.Index, terms []string, hits []Hit, positions bool) (lookup
 				}
 				if f := c.Freq(); lk.positions != nil {
 					if cap(buf)-len(buf) < int(f) {
-						buf = make([]uint32, 0, max(int(f), 1024))
+						// The slices already handed out keep the old
+						// array; the next page starts in the new one.
+						buf = make([]uint32, 0, max(int(f), 2*cap(buf), 1024))
+						p.buf = buf
 					}
-					p, err := c.Positions(buf[len(buf):len(buf):cap(buf)])
+					ps, err := c.Positions(buf[len(buf):len(buf):cap(buf)])
 					if err != nil {
 						return err
 					}
-					lk.positions[i][b], buf = p, buf[:len(buf)+len(p)]
+					lk.positions[i][b], buf = ps, buf[:len(buf)+len(ps)]
 				}
 			}
 			if c != nil && c.Err() != nil {
@@ -289,6 +369,14 @@ func lookUp(ix *index.Index, terms []string, hits []Hit, positions bool) (lookup
 		return nil
 	})
 	return lk, err
+}
+
+// reuse returns s resized to n, in s's memory where it has room.
+func reuse[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // markHTML writes a snippet as HTML text: escaped, its highlights inside

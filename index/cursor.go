@@ -80,8 +80,9 @@ func (ix *Index) rawCursor(t TermInfo) *Cursor { return ix.rawCursorIn(nil, t) }
 func (ix *Index) rawCursorIn(c *Cursor, t TermInfo) *Cursor {
 	bs := ix.meta.BlockSize
 	var mem []uint32
+	var pb positionsBlock
 	if c != nil && c.ix == ix {
-		mem = c.mem
+		mem, pb = c.mem, c.pb // pb's buffers too: reset rewrites every field
 	} else {
 		c = new(Cursor)
 		mem = make([]uint32, 2*bs) // one allocation for both blocks
@@ -96,6 +97,7 @@ func (ix *Index) rawCursorIn(c *Cursor, t TermInfo) *Cursor {
 		freqs: mem[bs:],
 		last:  -1,
 		mem:   mem,
+		pb:    pb,
 	}
 	c.blk = c.first - 1
 	c.shallow = c.first

@@ -240,7 +240,8 @@ type blockCursor struct {
 	f           *blockFile
 	blk         int
 	raw         []byte
-	first, next uint32 // the decoded block's documents
+	offs        []uint32 // raw's records (recordOffsets)
+	first, next uint32   // the decoded block's documents
 }
 
 // record returns document d's record.
@@ -263,13 +264,14 @@ func (c *blockCursor) record(d uint32) ([]byte, error) {
 		if err != nil || len(raw) != int(rawSize) {
 			return nil, corruptf(c.f.name, "block %d does not decode to its %d bytes: %v", i, rawSize, err)
 		}
-		c.blk, c.raw, c.first, c.next = i, raw, first, next
+		offs, err := recordOffsets(raw, next-first)
+		if err != nil {
+			return nil, corruptf(c.f.name, "block %d: %v", i, err)
+		}
+		c.blk, c.raw, c.offs, c.first, c.next = i, raw, offs, first, next
 	}
-	rec, err := blockRecord(c.raw, c.next-c.first, d-c.first)
-	if err != nil {
-		return nil, corruptf(c.f.name, "block %d: %v", c.blk, err)
-	}
-	return rec, nil
+	k := d - c.first
+	return c.raw[c.offs[k]:c.offs[k+1]], nil
 }
 
 // blockOf is the block holding document d.

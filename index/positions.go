@@ -77,7 +77,10 @@ func appendPositionsBlock(dst []byte, c codecplugins.Codec, vals []uint32) []byt
 type positionsBlock struct {
 	codec  codecplugins.Codec
 	src    []byte
-	starts []uint32 // each posting's first value, then the block's value count
+	fm1    []uint32 // the postings' frequencies less one
+	total  int      // the block's value count
+	at     int      // the last posting asked, whose first value is atVal
+	atVal  int
 	chunks []chunk  // the chunks whose lengths are read, in order
 	next   int      // where in src the next unread chunk length lies
 	lens   int      // where the chunk lengths end and the chunks begin
@@ -98,12 +101,10 @@ type chunk struct {
 // ErrCorrupt from the posting that needs it. Nothing here panics or
 // reads past src.
 func (b *positionsBlock) reset(c codecplugins.Codec, src []byte, fm1 []uint32) error {
-	b.codec, b.src = c, src
-	b.starts, b.chunks = slices.Grow(b.starts[:0], len(fm1)+1), b.chunks[:0]
-	var n uint64
+	b.codec, b.src, b.fm1, b.chunks = c, src, fm1, b.chunks[:0]
+	n := uint64(len(fm1))
 	for _, f := range fm1 {
-		b.starts = append(b.starts, uint32(n))
-		n += uint64(f) + 1
+		n += uint64(f)
 	}
 	bs := uint64(c.BlockSize())
 	// Every chunk takes at least its length's byte: bound n before
@@ -111,7 +112,7 @@ func (b *positionsBlock) reset(c codecplugins.Codec, src []byte, fm1 []uint32) e
 	if n > math.MaxUint32 || n > uint64(len(src))*bs {
 		return fmt.Errorf("%w: %d positions in %d bytes", ErrCorrupt, n, len(src))
 	}
-	b.starts = append(b.starts, uint32(n))
+	b.total, b.at, b.atVal = int(n), 0, 0
 	b.vals = b.vals[:0]
 	size, w := binary.Uvarint(src)
 	if w <= 0 || size > uint64(len(src)-w) {
@@ -140,10 +141,24 @@ func (b *positionsBlock) chunk(k int) (*chunk, error) {
 // dst[:0], up to the first at or past limit (all of them for
 // math.MaxUint32), decoding only the chunks those lie in.
 func (b *positionsBlock) posting(dst []uint32, i int, limit uint32) ([]uint32, error) {
-	s, e := int(b.starts[i]), int(b.starts[i+1])
+	// Summed here from the last posting asked (or the block's start),
+	// rather than every start at reset: a snippet asks one posting a
+	// block, a phrase check postings in increasing order.
+	if i < b.at {
+		b.at, b.atVal = 0, 0
+	}
+	s := b.atVal + i - b.at
+	for _, f := range b.fm1[b.at:i] {
+		s += int(f)
+	}
+	b.at, b.atVal = i, s
+	e := s + int(b.fm1[i]) + 1
 	bs := b.codec.BlockSize()
-	dst = dst[:0]
-	var prev uint64
+	dst = slices.Grow(dst[:0], e-s)
+	// Each value is a gap less one, the first one the position less one
+	// past a virtual -1; positions increase, so the last one alone can
+	// tell a position past 2^32.
+	prev := ^uint64(0)
 	for at := s; at < e; {
 		k := at / bs
 		ch, err := b.chunk(k)
@@ -151,7 +166,7 @@ func (b *positionsBlock) posting(dst []uint32, i int, limit uint32) ([]uint32, e
 			return dst[:0], err
 		}
 		if ch.at < 0 {
-			n := min(bs, int(b.starts[len(b.starts)-1])-k*bs)
+			n := min(bs, b.total-k*bs)
 			ch.at = len(b.vals)
 			b.vals = slices.Grow(b.vals, n)[:ch.at+n]
 			if err := b.codec.DecodeBlock(b.vals[ch.at:], b.src[ch.off:ch.off+ch.size], n); err != nil {
@@ -159,21 +174,34 @@ func (b *positionsBlock) posting(dst []uint32, i int, limit uint32) ([]uint32, e
 				return dst[:0], positionsCorrupt(err)
 			}
 		}
-		for _, g := range b.vals[ch.at+at-k*bs : ch.at+min(e, (k+1)*bs)-k*bs] {
-			if at == s {
-				prev = uint64(g)
-			} else {
+		vals := b.vals[ch.at+at-k*bs : ch.at+min(e, (k+1)*bs)-k*bs]
+		at += len(vals)
+		n := len(dst)
+		dst = dst[:n+len(vals)] // grown for the posting above
+		if limit == math.MaxUint32 {
+			// Every position: no limit to check at each.
+			for j, g := range vals {
 				prev += uint64(g) + 1
+				dst[n+j] = uint32(prev)
 			}
-			if prev > math.MaxUint32 {
-				return dst[:0], fmt.Errorf("%w: position past 2^32", ErrCorrupt)
-			}
-			dst = append(dst, uint32(prev))
-			at++
+			continue
+		}
+		for j, g := range vals {
+			prev += uint64(g) + 1
+			dst[n+j] = uint32(prev)
 			if prev >= uint64(limit) {
-				return dst, nil
+				return checkPositions(dst[:n+j+1], prev)
 			}
 		}
+	}
+	return checkPositions(dst, prev)
+}
+
+// checkPositions returns dst, or an error where the last position
+// decoded, p, lies past 2^32.
+func checkPositions(dst []uint32, p uint64) ([]uint32, error) {
+	if p > math.MaxUint32 {
+		return dst[:0], fmt.Errorf("%w: position past 2^32", ErrCorrupt)
 	}
 	return dst, nil
 }

@@ -309,8 +309,9 @@ type blockFile struct {
 
 // decodedBlock is block i of a block file, decoded.
 type decodedBlock struct {
-	i   int
-	raw []byte
+	i    int
+	raw  []byte
+	offs []uint32 // record k is raw[offs[k]:offs[k+1]]
 }
 
 // titleCacheSlots bounds the decoded title blocks kept: 4,096 blocks of
@@ -385,24 +386,23 @@ func (f *blockFile) record(d uint32) ([]byte, error) {
 	if i+1 < f.n {
 		next = f.firstOf(i + 1)
 	}
-	raw, err := f.block(i)
+	b, err := f.block(i, next-first)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := blockRecord(raw, next-first, d-first)
-	if err != nil {
-		return nil, corruptf(f.name, "block %d: %v", i, err)
-	}
-	return rec, nil
+	k := d - first
+	return b.raw[b.offs[k]:b.offs[k+1]], nil
 }
 
-// block returns block i decoded, from the cache when it holds it.
-func (f *blockFile) block(i int) ([]byte, error) {
+// block returns block i, of n records, decoded and its records found,
+// from the cache when it holds it: a title then costs no walk through
+// its block's record lengths.
+func (f *blockFile) block(i int, n uint32) (*decodedBlock, error) {
 	var slot *atomic.Pointer[decodedBlock]
 	if f.cache != nil {
 		slot = &f.cache[i%len(f.cache)]
 		if b := slot.Load(); b != nil && b.i == i {
-			return b.raw, nil
+			return b, nil
 		}
 	}
 	off, _, rawSize := f.row(i)
@@ -418,16 +418,27 @@ func (f *blockFile) block(i int) ([]byte, error) {
 	if err != nil || len(raw) != int(rawSize) {
 		return nil, corruptf(f.name, "block %d does not decode to its %d bytes: %v", i, rawSize, err)
 	}
-	if slot != nil {
-		slot.Store(&decodedBlock{i: i, raw: raw})
+	offs, err := recordOffsets(raw, n)
+	if err != nil {
+		return nil, corruptf(f.name, "block %d: %v", i, err)
 	}
-	return raw, nil
+	b := &decodedBlock{i: i, raw: raw, offs: offs}
+	if slot != nil {
+		slot.Store(b)
+	}
+	return b, nil
 }
 
-// blockRecord returns record k of a decoded block of n records: n
-// uvarint lengths that add up to the bytes after them.
-func blockRecord(raw []byte, n, k uint32) ([]byte, error) {
-	var start, size, total uint64
+// recordOffsets returns where the n records of a decoded block lie in
+// it, n+1 offsets: the block is n uvarint lengths that add up to the
+// bytes after them.
+func recordOffsets(raw []byte, n uint32) ([]uint32, error) {
+	// Every length takes a byte: bound n before allocating for it.
+	if uint64(n) > uint64(len(raw)) {
+		return nil, fmt.Errorf("%d records in a block of %d bytes", n, len(raw))
+	}
+	offs := make([]uint32, n+1)
+	var total uint64
 	p := 0
 	for j := range n {
 		l, w := binary.Uvarint(raw[p:])
@@ -435,16 +446,17 @@ func blockRecord(raw []byte, n, k uint32) ([]byte, error) {
 			return nil, errors.New("bad record length")
 		}
 		p += w
-		if j == k {
-			start, size = total, l
-		}
+		offs[j] = uint32(total)
 		total += l
 	}
 	if total != uint64(len(raw)-p) {
 		return nil, fmt.Errorf("records of %d bytes in a block of %d", total, len(raw)-p)
 	}
-	rest := raw[p:]
-	return rest[start : start+size], nil
+	offs[n] = uint32(total)
+	for j := range offs {
+		offs[j] += uint32(p)
+	}
+	return offs, nil
 }
 
 // openStore checks the mapped store files, if any: texts only beside

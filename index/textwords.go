@@ -549,6 +549,7 @@ type wordFile struct {
 	terms    []byte   // the term table
 	blocks   []uint64 // per block of termBlock terms, its offset in terms
 	firsts   []string // per block, its first term: searched in memory
+	keys     []uint64 // per block, its first term's first 8 bytes (termKey): searched first
 	nterms   int
 	docOffs  []uint64 // per document and one more, where its code starts in stream
 	docToks  []uint32 // per document, its tokens
@@ -556,13 +557,27 @@ type wordFile struct {
 	cps      []uint32 // checkpoints: code offsets in their document's code
 }
 
-// symbol is a symbol as decode reads it: its surface (rank, and bytes
-// at off in the surfaces' data) and its gap (0: coded apart, 1: a space,
-// g+2: gap g), so that a token costs one load here and one of its bytes.
-type symbol struct {
-	off, rank, gap uint32
-	size           uint8
-}
+// symbol is a symbol as decode reads it, in 16 bytes: word 0 holds its
+// surface's rank (bits 0-31), its gap (bits 32-55; 0: coded apart, 1: a
+// space, g+2: gap g) and its surface's size (bits 56-63); word 1 the
+// surface's bytes when they are at most symInline, else their offset in
+// the surfaces' data. Most tokens' surfaces are that short, and then a
+// token costs one load, not a second dependent one of its bytes.
+type symbol [2]uint64
+
+// symInline is the longest surface a symbol holds itself; maxSymGap
+// bounds the gaps' numbers (24 bits).
+const (
+	symInline = 8
+	// decodeBatch is how many tokens decode reads ahead: about a third
+	// of a snippet's window.
+	decodeBatch = 16
+	maxSymGap   = 1<<24 - 1
+)
+
+func (s *symbol) rank() uint32 { return uint32(s[0]) }
+func (s *symbol) gap() uint32  { return uint32(s[0]>>32) & maxSymGap }
+func (s *symbol) size() int    { return int(s[0] >> 56) }
 
 // lexTable is a lexicon section: entry i is data[start[i]:start[i+1]-1]
 // (each entry's length byte precedes its bytes).
@@ -634,8 +649,12 @@ func parseWordFile(data []byte, docs uint64) (*wordFile, error) {
 	if f.gaps, err = parseLex(section(1), padded[raw[0]:], nGap, "gap", maxGapWord); err != nil {
 		return nil, err
 	}
+	if nGap+1 > maxSymGap {
+		return nil, corruptf(name, "%d gaps: more than this build reads (%d)", nGap, maxSymGap-1)
+	}
 	syms := section(2)
 	f.syms = make([]symbol, nSym)
+	f.apart = make([]uint64, (nSym+63)/64)
 	for col := range 2 {
 		for i := range f.syms {
 			v, k := binary.Uvarint(syms)
@@ -643,22 +662,25 @@ func parseWordFile(data []byte, docs uint64) (*wordFile, error) {
 				return nil, corruptf(name, "symbol %d: out of range", i)
 			}
 			syms = syms[k:]
+			sy := &f.syms[i]
 			if col == 1 {
-				f.syms[i].gap = uint32(v)
+				sy[0] |= v << 32
+				if v == 0 {
+					f.apart[i/64] |= 1 << (i % 64)
+				}
 				continue
 			}
 			st, end := f.surfaces.start[v], f.surfaces.start[v+1]-1
-			f.syms[i] = symbol{off: st, rank: uint32(v), size: uint8(end - st)}
+			sy[0], sy[1] = v|uint64(end-st)<<56, uint64(st)
+			if end-st <= symInline {
+				var b [symInline]byte
+				copy(b[:], f.surfaces.data[st:end])
+				sy[1] = binary.LittleEndian.Uint64(b[:])
+			}
 		}
 	}
 	if len(syms) != 0 {
 		return nil, corruptf(name, "%d symbols do not fill their section", nSym)
-	}
-	f.apart = make([]uint64, (nSym+63)/64)
-	for i, sy := range f.syms {
-		if sy.gap == 0 {
-			f.apart[i/64] |= 1 << (i % 64)
-		}
 	}
 	f.terms = section(3)
 	index := section(4)
@@ -677,12 +699,13 @@ func parseWordFile(data []byte, docs uint64) (*wordFile, error) {
 	if len(index) != 0 || nBlocks > 0 && f.blocks[0] != 0 {
 		return nil, corruptf(name, "a term index of %d blocks does not fill its section", nBlocks)
 	}
-	f.firsts = make([]string, nBlocks)
+	f.firsts, f.keys = make([]string, nBlocks), make([]uint64, 0, nBlocks)
 	for i, at := range f.blocks {
 		first, _, err := f.entry(at)
 		if err != nil {
 			return nil, err
 		}
+		f.keys = append(f.keys, termKey(string(first)))
 		if f.firsts[i] = string(first); i > 0 && f.firsts[i] <= f.firsts[i-1] {
 			return nil, corruptf(name, "term block %d: its first term %q out of order", i, first)
 		}
@@ -759,11 +782,32 @@ func (lx *lexTable) appendEntry(text []byte, i uint64) []byte {
 	return append(text, lx.data[s:e]...)
 }
 
+// termBlockOf returns the last term block whose first term is at most
+// term, or -1. It searches the blocks' keys, one array, and compares
+// whole terms only among blocks whose key is term's: the strings lie
+// apart in memory, each a cache miss.
+func (f *wordFile) termBlockOf(term string) int {
+	k := termKey(term)
+	lo, _ := slices.BinarySearch(f.keys, k) // the first key at least k
+	hi := lo + sort.Search(len(f.keys)-lo, func(i int) bool { return f.keys[lo+i] > k })
+	// Keys follow their terms' order: blocks before lo start below
+	// term, those from hi on above it.
+	return lo + sort.Search(hi-lo, func(i int) bool { return f.firsts[lo+i] > term }) - 1
+}
+
+// termKey is a term's first 8 bytes, big-endian, zeros past its end: keys
+// are in their terms' order, equal ones undecided.
+func termKey(t string) uint64 {
+	var b [8]byte
+	copy(b[:], t)
+	return binary.BigEndian.Uint64(b[:])
+}
+
 // surfaceRanks returns the ranks of the surfaces term was cut from,
 // ascending, appended to dst; none for a term the store lacks.
 func (f *wordFile) surfaceRanks(dst []uint32, term string) ([]uint32, error) {
 	// The last block whose first term is at most term.
-	b := sort.Search(len(f.firsts), func(i int) bool { return f.firsts[i] > term }) - 1
+	b := f.termBlockOf(term)
 	if b < 0 {
 		return dst, nil
 	}
@@ -1042,39 +1086,79 @@ func (f *wordFile) decode(d, first uint32, text []byte, toks []WindowToken, set 
 		}
 	}
 	stopAt, base := math.MaxInt, len(text)
-	for ; tok < n && len(text) < stopAt; tok++ {
-		v, next := readDense(code, at, f.stoppers)
-		if v >= nSym {
-			return text, toks, corruptf(fileTextWords, "document %d: token %d does not decode", d, tok)
-		}
-		at = next
-		sy := &f.syms[v]
-		start := len(text)
-		if m := len(text); sy.size <= lexPad && cap(text)-m >= lexPad {
-			*(*[lexPad]byte)(text[m : m+lexPad]) = *(*[lexPad]byte)(data[sy.off : sy.off+lexPad])
-			text = text[:m+int(sy.size)]
-		} else {
-			text = append(text, data[sy.off:sy.off+uint32(sy.size)]...)
-		}
-		if toks != nil {
-			toks = append(toks, WindowToken{Start: uint32(start), End: uint32(len(text)), Term: set.term(sy.rank), rank: sy.rank})
-		}
-		g := sy.gap
-		if tok == from {
-			base = start
-		}
-		if tok == last {
-			stopAt = base + after
-		}
-		switch g {
-		case 0:
-			if text, at, err = f.gap(d, code, at, text); err != nil {
-				return text, toks, err
+	var batch [decodeBatch]struct {
+		v    uint64
+		gap  uint32 // where its gap's code starts, when coded apart
+		next uint32 // where the next token's code starts
+	}
+	for tok < n && len(text) < stopAt {
+		// Read a batch of tokens' codes first, skipping the gaps coded
+		// apart by the apart bits, then load their symbols in one pass:
+		// the loads no longer wait on each other, so their cache misses
+		// overlap rather than follow one another.
+		k := 0
+		for ; k < decodeBatch && tok+uint32(k) < n; k++ {
+			v, next := readDense(code, at, f.stoppers)
+			if v >= nSym {
+				return text, toks, corruptf(fileTextWords, "document %d: token %d does not decode", d, tok+uint32(k))
 			}
-		case 1:
-			text = append(text, ' ')
-		default:
-			text = f.gaps.appendEntry(text, uint64(g-2))
+			b := &batch[k]
+			b.v, b.gap = v, next
+			if at = next; f.apart[v/64]>>(v%64)&1 == 1 {
+				if at, err = f.skipGap(d, code, at); err != nil {
+					return text, toks, err
+				}
+			}
+			b.next = at
+		}
+		room := lexPad
+		for j := range k {
+			room += f.syms[batch[j].v].size() + 2 // and a short gap
+		}
+		text = slices.Grow(text, room)
+		if toks != nil {
+			toks = slices.Grow(toks, k)
+		}
+		for j := range k {
+			if len(text) >= stopAt {
+				break
+			}
+			b := &batch[j]
+			start := len(text)
+			sy := &f.syms[b.v]
+			switch size := sy.size(); {
+			case size <= symInline && cap(text)-start >= symInline:
+				binary.LittleEndian.PutUint64(text[start:start+symInline], sy[1])
+				text = text[:start+size]
+			case size <= symInline:
+				text = binary.LittleEndian.AppendUint64(text, sy[1])[:start+size]
+			default:
+				off := uint32(sy[1])
+				text = append(text, data[off:off+uint32(size)]...)
+			}
+			rank, g := sy.rank(), sy.gap()
+			if toks != nil {
+				toks = toks[:len(toks)+1] // grown above
+				toks[len(toks)-1] = WindowToken{Start: uint32(start), End: uint32(len(text)), Term: set.term(rank), rank: rank}
+			}
+			if tok == from {
+				base = start
+			}
+			if tok == last {
+				stopAt = base + after
+			}
+			switch g {
+			case 0:
+				if text, _, err = f.gap(d, code, b.gap, text); err != nil {
+					return text, toks, err
+				}
+			case 1:
+				text = append(text, ' ')
+			default:
+				text = f.gaps.appendEntry(text, uint64(g-2))
+			}
+			at = b.next
+			tok++
 		}
 	}
 	if tok == n && at != uint32(len(code)) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -375,5 +376,22 @@ func TestWordsAnyBytes(t *testing.T) {
 			t.Fatalf("Document(%d) = %q, %v; want %q", d, doc.Text, err, want)
 		}
 		checkWindows(t, ix, uint32(d), want, r)
+	}
+}
+
+// TestTermBlockOf checks the search of the term blocks by key against
+// one by whole terms, with first terms sharing their first 8 bytes,
+// shorter than 8 and holding bytes past ASCII.
+func TestTermBlockOf(t *testing.T) {
+	firsts := []string{"a", "abcdefgh", "abcdefgh1", "abcdefgh2", "abcdefghz", "abd", "b", "\xc3\xa9t\xc3\xa9", "\xff"}
+	f := &wordFile{firsts: firsts}
+	for _, s := range firsts {
+		f.keys = append(f.keys, termKey(s))
+	}
+	for _, tc := range []string{"", "0", "a", "a0", "abcdefg", "abcdefgh", "abcdefgh0", "abcdefgh1", "abcdefgh15", "abcdefgh3", "abcdefgi", "abd", "abda", "b", "c", "\xc3\xa9", "\xc3\xa9t\xc3\xa9s", "\xff", "\xff\xff"} {
+		want := sort.Search(len(firsts), func(i int) bool { return firsts[i] > tc }) - 1
+		if got := f.termBlockOf(tc); got != want {
+			t.Errorf("termBlockOf(%q) = %d, want %d", tc, got, want)
+		}
 	}
 }

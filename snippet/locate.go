@@ -3,6 +3,7 @@ package snippet
 import (
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // Locating a snippet by positions. An index with positions knows where
@@ -145,12 +146,25 @@ func (m *Maker) Locate(terms []string, positions [][]uint32) (from, to uint32, o
 }
 
 // holding counts the lists with an occurrence starting in [from,
-// from+span).
+// from+span). It drops each list's starts before from: Locate asks
+// with from never decreasing, so that a dense list is walked once, by
+// galloping, rather than searched whole at every occurrence merged.
 func holding(lists []unitList, from, span uint32) int {
 	n := 0
-	for _, u := range lists {
-		i, _ := slices.BinarySearch(u.starts, from)
-		if i < len(u.starts) && u.starts[i]-from < span {
+	for j := range lists {
+		s := lists[j].starts
+		if len(s) > 0 && s[0] < from {
+			// Gallop to a start at least from, then search the last step.
+			lo, step := 0, 1
+			for lo+step < len(s) && s[lo+step] < from {
+				lo += step
+				step *= 2
+			}
+			k, _ := slices.BinarySearch(s[lo+1:min(lo+step, len(s))], from)
+			s = s[lo+1+k:]
+			lists[j].starts = s
+		}
+		if len(s) > 0 && s[0]-from < span {
 			n++
 		}
 	}
@@ -203,8 +217,9 @@ func (m *Maker) TermIDs(terms []string) []int32 {
 // MakeMatched is MakeIn over part of a document's text whose words that
 // are query terms are known, in order, as matched: the text is neither
 // scanned nor analyzed. With every such word of the part given, the
-// snippet is MakeIn's.
-func (m *Maker) MakeMatched(part string, matched []Matched, atStart, atEnd bool) Snippet {
+// snippet is MakeIn's. part is only read during the call (the snippet is
+// a copy), so that a caller decodes windows into one buffer.
+func (m *Maker) MakeMatched(part []byte, matched []Matched, atStart, atEnd bool) Snippet {
 	m.reset()
 	stop := len(part)
 	for _, w := range matched {
@@ -213,5 +228,6 @@ func (m *Maker) MakeMatched(part string, matched []Matched, atStart, atEnd bool)
 		}
 		stop = m.add(w.Term, w.Start, w.End, int(w.Pos), stop)
 	}
-	return m.finish(part, atStart, atEnd)
+	// Not a copy: finish reads the text and renders the snippet anew.
+	return m.finish(unsafe.String(unsafe.SliceData(part), len(part)), atStart, atEnd)
 }

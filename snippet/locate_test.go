@@ -1,6 +1,10 @@
 package snippet
 
-import "testing"
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
 
 // TestLocate checks the window Locate picks from term positions: the
 // most distinct units within Span tokens, the earliest of equals,
@@ -41,4 +45,35 @@ func every(step, n uint32) []uint32 {
 		ps[i] = uint32(i) * step
 	}
 	return ps
+}
+
+// TestHoldingWalksForward checks holding, which drops the starts it
+// passes, against a search of the whole lists at each window, for
+// windows moving forward as Locate's do, lists empty, short and dense.
+func TestHoldingWalksForward(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, sizes := range [][]int{{0}, {1}, {1, 2, 3}, {50, 500}, {1000, 7, 300}} {
+		lists := make([]unitList, len(sizes))
+		whole := make([][]uint32, len(sizes))
+		for j, n := range sizes {
+			p := uint32(r.IntN(5))
+			for range n {
+				whole[j] = append(whole[j], p)
+				p += 1 + uint32(r.IntN(40))
+			}
+			lists[j] = unitList{unit: int32(j), starts: whole[j]}
+		}
+		for from := uint32(0); from < 40000; from += uint32(r.IntN(60)) {
+			want := 0
+			for _, s := range whole {
+				i, _ := slices.BinarySearch(s, from)
+				if i < len(s) && s[i]-from < 32 {
+					want++
+				}
+			}
+			if got := holding(lists, from, 32); got != want {
+				t.Fatalf("lists of %v, window at %d: holding %d, want %d", sizes, from, got, want)
+			}
+		}
+	}
 }
