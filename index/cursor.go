@@ -253,6 +253,10 @@ func (c *Cursor) nextGEQBlock(target uint32) uint32 {
 	return c.cur
 }
 
+// Deletes reports whether the cursor skips deleted documents (a segment
+// with deletions), where Rest returns nothing and Next and NextGEQ serve.
+func (c *Cursor) Deletes() bool { return c.del != nil }
+
 // Freq is the current posting's term frequency (0 past the end).
 func (c *Cursor) Freq() uint32 {
 	if !c.freqsReady {

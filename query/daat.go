@@ -132,6 +132,7 @@ type search struct {
 	steps   int
 	cursors []*index.Cursor // the lists' cursors, kept for reuse (openSearch)
 	terms   []term          // the query's resolved terms, their memory kept for reuse
+	win     orWindow        // MaxScore's windows (maxscore.go), kept for reuse
 
 	// Room for the lists and memos of a query of up to inline terms, so
 	// that a short query's state is one allocation, and for the
@@ -164,7 +165,7 @@ func newSearch(ctx context.Context, ix *index.Index, terms []term, k int, lazy b
 // same index (released) or a new(search): its cursors, heap, term memory
 // and scratch are reused.
 func openSearch(s *search, ctx context.Context, ix *index.Index, terms []term, k int, lazy bool) *search {
-	cursors, kept, top := s.cursors, s.terms, s.top
+	cursors, kept, top, win := s.cursors, s.terms, s.top, s.win
 	if top == nil {
 		top = NewTopK(k)
 	} else {
@@ -180,6 +181,7 @@ func openSearch(s *search, ctx context.Context, ix *index.Index, terms []term, k
 		slack:   boundSlack(len(terms)),
 		cursors: cursors,
 		terms:   kept,
+		win:     win,
 	}
 	n := len(terms)
 	lists := slices.Grow(s.listBuf[:0], n)[:n]

@@ -30,7 +30,9 @@
 //	                once the heap is full a candidate is scored list by
 //	                list and dropped when its scores and the bounds left
 //	                cannot enter; exhaustive DAAT OR (or.go)
-//	maxscore        DAAT AND; MaxScore OR (maxscore.go)
+//	maxscore        DAAT AND; MaxScore OR (maxscore.go): a candidate
+//	                at a time, or a window of docids at a time where
+//	                the essential lists are long
 //	wand            DAAT AND; WAND OR (wand.go)
 //	bmw             block-max DAAT AND (and.go); Block-Max WAND OR (bmw.go)
 //	bitmap          roaring bitmaps per term, built lazily and kept in an
