@@ -49,8 +49,8 @@ func launchAndScan(l launcher, grid, block int, tab devPtr, W, M, li uint64, sta
 }
 
 // launchAndScatterBlocks launches and_scatter_blocks (kernels/query.cu) on grid CTAs of block threads.
-func launchAndScatterBlocks(l launcher, grid, block int, tab devPtr, W, M, li uint64, cand, state devPtr, stride uint64, lastDoc, blk, tileOffsets, sel, row devPtr) error {
-	return l.launch("and_scatter_blocks", grid, block, uint64(tab), W, M, li, uint64(cand), uint64(state), stride, uint64(lastDoc), uint64(blk), uint64(tileOffsets), uint64(sel), uint64(row))
+func launchAndScatterBlocks(l launcher, grid, block int, tab devPtr, W, M, li uint64, cand, state devPtr, stride uint64, lastDoc, blk, tileOffsets, sel, row, rowCand, at, tileCounts devPtr) error {
+	return l.launch("and_scatter_blocks", grid, block, uint64(tab), W, M, li, uint64(cand), uint64(state), stride, uint64(lastDoc), uint64(blk), uint64(tileOffsets), uint64(sel), uint64(row), uint64(rowCand), uint64(at), uint64(tileCounts))
 }
 
 // launchAndIntersect launches and_intersect (kernels/query.cu) on grid CTAs of block threads.

@@ -499,10 +499,14 @@ extern "C" __global__ void __launch_bounds__(BIG)
 
 // and_scatter_blocks writes the landed blocks of each query, in order, to
 // its rows of sel (from sel[q] on) that the decoders take, and for every
-// candidate the row of its block to row (NONE if it dropped out).
+// candidate the row of its block to row (NONE if it dropped out). With
+// rowCand (a query alone's and_decsect follows), it also writes each
+// row's first candidate to rowCand, NONE to at for the candidates that
+// dropped out, and zeroes the tile counts that and_select's scan read.
 extern "C" __global__ void __launch_bounds__(TILE)
     and_scatter_blocks(const u32* tab, u64 W, u64 M, u64 li, const u32* cand, const u32* state, u64 stride,
-                       const u32* lastDoc, const u32* blk, const u32* tileOffsets, u32* sel, u32* row) {
+                       const u32* lastDoc, const u32* blk, const u32* tileOffsets, u32* sel, u32* row, u32* rowCand,
+                       u32* at, u32* tileCounts) {
   AndWave a = and_wave(tab, W, M);
   StepTile st;
   for (u32 g = blockIdx.x; g < a.tile[W]; g += gridDim.x) {
@@ -516,6 +520,11 @@ extern "C" __global__ void __launch_bounds__(TILE)
     u32 r = a.sel[st.q] + tileOffsets[g] + block_scan(start ? 1 : 0, &total);
     if (start) sel[r] = b;
     if (active) row[base + i] = b == NONE ? NONE : (start ? r : r - 1);
+    if (rowCand != 0) {
+      if (start) rowCand[r] = (u32)(base + i);
+      if (active && b == NONE) at[base + i] = NONE;
+      if (threadIdx.x == 0) tileCounts[g] = 0;
+    }
   }
 }
 
@@ -924,6 +933,52 @@ static __device__ void fused_rows(uint4* sh, COL_PARAMS, u32 n, B blockOf, D row
   }
 }
 
+// search_row is the search of decoded row r (its len docids at d, just
+// written by the calling warp) for the row's candidates: those from i0 on
+// (up to n) whose row is r, consecutive since a block's candidates are.
+// The row goes to registers, PER values a lane (NONE past len: still
+// sorted), in one round of independent loads; each lane then finds its
+// candidate by shuffles: the first lane whose last value reaches it (five
+// halvings of 32 lanes), then that lane's values. Each candidate's place
+// in the row, or NONE, goes to at; with tileCounts, the matches of each
+// TILE of candidates are added to its count (one atomic per tile the 32
+// candidates touch). A block the decoder takes holds at most the format's
+// B values. Every lane of the warp calls it.
+template <int F>
+static __device__ __forceinline__ void search_row(const u32* d, u32 len, u32 r, u32 i0, u32 n, const u32* row,
+                                                  const u32* cand, u32* at, u32* tileCounts) {
+  const u32 PER = Fmt<F>::B / 32, lane = threadIdx.x & 31;
+  u32 v[PER];
+#pragma unroll
+  for (u32 k = 0; k < PER; k++) v[k] = lane * PER + k < len ? d[lane * PER + k] : NONE;
+  for (;; i0 += 32) {
+    u32 i = i0 + lane;
+    bool mine = i < n && row[i] == r;
+    if (__ballot_sync(FULL, mine) == 0) break;
+    u32 c = mine ? cand[i] : 0, lo = 0, hi = 31;
+#pragma unroll
+    for (int h = 0; h < 5; h++) {
+      u32 mid = (lo + hi) >> 1;
+      if (__shfl_sync(FULL, v[PER - 1], mid) >= c)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    u32 p = NONE;
+#pragma unroll
+    for (u32 k = 0; k < PER; k++)
+      if (__shfl_sync(FULL, v[k], lo) == c) p = lo * PER + k;
+    if (mine) at[i] = p;
+    u32 hit = __ballot_sync(FULL, mine && p != NONE);
+    if (tileCounts != 0 && lane == 0 && hit != 0) {
+      // Lanes below split are in i0's tile, the others in the next.
+      u32 split = TILE - i0 % TILE, c0 = split >= 32 ? __popc(hit) : __popc(hit & ((1u << split) - 1));
+      if (c0 != 0) atomicAdd(tileCounts + i0 / TILE, c0);
+      if (__popc(hit) != c0) atomicAdd(tileCounts + i0 / TILE + 1, __popc(hit) - c0);
+    }
+  }
+}
+
 // and_first sets up the slot at state (words words zeroed, then the need
 // and the shortest list's count, as q_init), decodes the shortest list's
 // blocks into cand and fm1, and in its last CTA selects list 1's rows
@@ -965,42 +1020,35 @@ static __device__ void and_stepdec(const u32* tab, u64 M, u64 li, const u32* can
                                    u64 skipCap, COL_PARAMS, u32* ticket) {
   __shared__ uint4 sh[Fused<F>::SH16];
   u32 n = state[S_STEPS + li - 1];
-  auto search = [&](u32 r, const u32* d, u32 len) {
-    // The row in registers, PER values a lane (NONE past len: still
-    // sorted), read in one round of independent loads; each lane then
-    // finds its candidate by shuffles: the first lane whose last value
-    // reaches it (five halvings of 32 lanes), then that lane's values. A
-    // block the decoder takes holds at most the format's B values.
-    const u32 PER = Fmt<F>::B / 32, lane = threadIdx.x & 31;
-    u32 v[PER];
-#pragma unroll
-    for (u32 k = 0; k < PER; k++) v[k] = lane * PER + k < len ? d[lane * PER + k] : NONE;
-    for (u32 i0 = r;; i0 += 32) {
-      u32 i = i0 + lane;
-      bool mine = i < n && row[i] == r;
-      if (__ballot_sync(FULL, mine) == 0) break;  // a block's candidates are consecutive
-      u32 c = mine ? cand[i] : 0, lo = 0, hi = 31;
-#pragma unroll
-      for (int h = 0; h < 5; h++) {
-        u32 mid = (lo + hi) >> 1;
-        if (__shfl_sync(FULL, v[PER - 1], mid) >= c)
-          hi = mid;
-        else
-          lo = mid + 1;
-      }
-      u32 p = NONE;
-#pragma unroll
-      for (u32 k = 0; k < PER; k++)
-        if (__shfl_sync(FULL, v[k], lo) == c) p = lo * PER + k;
-      if (mine) at[i] = p;
-    }
-  };
+  auto search = [&](u32 r, const u32* d, u32 len) { search_row<F>(d, len, r, r, n, row, cand, at, 0); };
   fused_rows<F>(sh, COL_ARGS, n, [&](u32 r) { return sel[r]; }, search, docs, freqs, bs);
   if (!last_cta(ticket)) return;
   __threadfence();
   step_body(tab, M, li, cand, state, blk, row, sel, selRows, docs, at, freqs, dCounts, bs, lastDoc, fm1In, fm1Out, C,
             candOut, norms, k1p1, keys, shift, bits, result, resultCap, bnd, bndCap, skipCap,
             reinterpret_cast<u64*>(sh));
+}
+
+// and_decsect is the decode and and_intersect of step li of a query alone
+// whose steps are the general ones (W = 1; see "AND" above), in one
+// kernel: it decodes the selected rows (sel[r] of selRows, NONE for none)
+// into docs and freqs, and the warp that decoded a row's docids searches
+// it for the row's candidates in registers (search_row, from rowCand[r],
+// the row's first candidate, that and_scatter_blocks wrote), writing each
+// one's place to at and counting the matches of each tile into tileCounts
+// (and_scatter_blocks zeroed them, and wrote NONE to at for the
+// candidates that dropped out). Its last CTA then scans as and_intersect's
+// does. So no decode launch and no binary search through global memory.
+// ticket: zero (q_init's).
+template <int F>
+static __device__ void and_decsect(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, const u32* row,
+                                   const u32* sel, u64 selRows, const u32* rowCand, u32* docs, u32* at, u32* freqs,
+                                   u64 bs, u32* tileCounts, u32* tileOffsets, COL_PARAMS, u32* ticket) {
+  __shared__ uint4 sh[Fused<F>::ROWS * Fused<F>::ROW16];
+  u32 n = state[S_STEPS + li - 1];
+  auto search = [&](u32 r, const u32* d, u32 len) { search_row<F>(d, len, r, rowCand[r], n, row, cand, at, tileCounts); };
+  fused_rows<F>(sh, COL_ARGS, (u32)selRows, [&](u32 r) { return sel[r]; }, search, docs, freqs, bs);
+  scan_tail(and_wave(tab, 1, M), li, state, 0, tileCounts, tileOffsets, S_STEPS + li, 1, ticket);
 }
 
 // FUSED_KERNEL starts the fused kernels' declarations: they are launched
@@ -1021,6 +1069,13 @@ static __device__ void and_stepdec(const u32* tab, u64 M, u64 li, const u32* can
     and_stepdec<F>(tab, M, li, cand, state, blk, row, sel, selRows, docs, at, freqs, bs, lastDoc, fm1In, fm1Out,  \
                    C, candOut, norms, k1p1, keys, shift, bits, result, resultCap, bnd, bndCap, skipCap, COL_ARGS, \
                    ticket);                                                                                       \
+  }                                                                                                               \
+  FUSED_KERNEL __global__ void __launch_bounds__(BIG) and_decsect_##name(                                        \
+      const u32* tab, u64 M, u64 li, const u32* cand, u32* state, const u32* row, const u32* sel, u64 selRows,    \
+      const u32* rowCand, u32* docs, u32* at, u32* freqs, u64 bs, u32* tileCounts, u32* tileOffsets, COL_PARAMS,  \
+      u32* ticket) {                                                                                              \
+    and_decsect<F>(tab, M, li, cand, state, row, sel, selRows, rowCand, docs, at, freqs, bs, tileCounts,          \
+                   tileOffsets, COL_ARGS, ticket);                                                                \
   }                                                                                                               \
   FUSED_KERNEL __global__ void __launch_bounds__(BIG)                                                            \
       or_first_##name(u32* state, u64 words, const u32* needs, u32* zero, u64 zeroWords, const u32* segRow,       \
