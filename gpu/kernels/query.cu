@@ -1182,7 +1182,9 @@ static __device__ u32 find_row(const u32* docs, u32 bs, u32 r0, u32 r1, u32 df, 
 // span (span_cut) and appends the keys of the touched documents scoring at
 // least that (all of them when fewer are touched) to keys + keyOff[q], up
 // to keyCap[q], reserving their places at the query's S_KEYS word with one
-// atomic.
+// atomic. With cuts (a word per query, zeroed), the spans share their
+// cuts (atomicMax): a span emits only what reaches the best cut published
+// when it emits, often far above its own, so fewer keys reach the top-k.
 //
 // With a ticket (a wave of one, its keys few: the host decides), every
 // CTA also histograms digit [shift, shift+bits) of the keys it emits into
@@ -1193,14 +1195,14 @@ static __device__ u32 find_row(const u32* docs, u32 bs, u32 r0, u32 r1, u32 df, 
 extern "C" __global__ void __launch_bounds__(TILE)
     or_span_wave(const u32* docs, const u32* fm1, const u32* qSeg, const u32* segRow, const u32* segIdf,
                  const u32* segDf, u64 bs, u64 k1p1, const float* norms, u64 spans, u32* state, u64 stride, u64* keys,
-                 const u32* keyOff, const u32* keyCap, const u32* needs, u64 shift, u64 bits, u32* hist,
-                 u64* result, u64 resultCap, u64* bnd, u64 bndCap, u32* ticket) {
+                 const u32* keyOff, const u32* keyCap, const u32* needs, u32* cuts, u64 shift, u64 bits,
+                 u32* hist, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u32* ticket) {
   // The accumulators, then (the last CTA of a wave of one) the top-k's
   // histogram and sort buffer: OR_SPAN floats are FIN_CAP keys.
   __shared__ u64 sh[OR_SPAN / 2];
   float* acc = reinterpret_cast<float*>(sh);
   __shared__ u32 seg[TILE / 32][6];  // per segment of the round: rows [a, e), r0, r1, df, idf bits
-  __shared__ u32 base, emitted;
+  __shared__ u32 base, gcut;
   float k = __uint_as_float((u32)k1p1);
   u64 q = blockIdx.x / spans;
   u32 lo = (u32)(blockIdx.x % spans) * OR_SPAN, hi = lo + OR_SPAN, lane = threadIdx.x & 31, w = threadIdx.x >> 5;
@@ -1234,56 +1236,100 @@ extern "C" __global__ void __launch_bounds__(TILE)
       }
     }
     __syncthreads();
-    for (u32 v = 0; v < TILE / 32 && s0 + v < s1; v++) {
-      u32 a = seg[v][0], n = (seg[v][1] - a) * b32, r0 = seg[v][2], r1 = seg[v][3], df = seg[v][4];
-      float idf = __uint_as_float(seg[v][5]);
-      // OR_UNROLL postings per thread at a time: their loads are in flight
-      // together.
-      for (u32 i0 = threadIdx.x; i0 < n; i0 += OR_UNROLL * TILE) {
-        u32 d[OR_UNROLL], f[OR_UNROLL];
-        float nm[OR_UNROLL];
+    // The round's segments' postings, OR_UNROLL a thread per chunk of CH,
+    // chunk by chunk in query order. Each chunk's loads are issued before
+    // the adds of the chunk before it, so a chunk waits for one load (its
+    // norms) rather than two (its docids, then their norms).
+    const u32 CH = OR_UNROLL * TILE, nv = umin(TILE / 32, s1 - s0);
+    auto postings = [&](u32 v) { return (seg[v][1] - seg[v][0]) * b32; };
+    // load reads chunk c of segment v (nothing when v == nv): docids
+    // (NONE where there is no posting) and freq-1.
+    auto load = [&](u32 v, u32 c, u32* d, u32* f) {
 #pragma unroll
-        for (int u = 0; u < OR_UNROLL; u++) {
-          u32 i = i0 + u * TILE, r = a + i / b32, j = i - (r - a) * b32;
-          d[u] = NONE;
-          f[u] = 0;
-          if (i < n && j < row_count(r, r0, r1, df, b32)) {
-            u64 at = (u64)r * bs + j;
-            d[u] = docs[at];
-            f[u] = fm1[at];
-          }
-        }
-#pragma unroll
-        for (int u = 0; u < OR_UNROLL; u++) nm[u] = d[u] >= lo && d[u] < hi ? norms[d[u]] : 0.0f;
-#pragma unroll
-        for (int u = 0; u < OR_UNROLL; u++)
-          if (d[u] >= lo && d[u] < hi)
-            acc[d[u] - lo] = __fadd_rn(acc[d[u] - lo], term_score(idf, f[u] + 1, nm[u], k));
+      for (int u = 0; u < OR_UNROLL; u++) {
+        d[u] = NONE;
+        f[u] = 0;
       }
-      __syncthreads();
+      if (v >= nv) return;
+      u32 a = seg[v][0], n = postings(v), r0 = seg[v][2], r1 = seg[v][3], df = seg[v][4];
+#pragma unroll
+      for (int u = 0; u < OR_UNROLL; u++) {
+        u32 i = c * CH + u * TILE + threadIdx.x, r = a + i / b32, j = i - (r - a) * b32;
+        if (i < n && j < row_count(r, r0, r1, df, b32)) {
+          u64 at = (u64)r * bs + j;
+          d[u] = docs[at];
+          f[u] = fm1[at];
+        }
+      }
+    };
+    u32 v = 0, c = 0, d[OR_UNROLL], f[OR_UNROLL];
+    while (v < nv && postings(v) == 0) v++;
+    load(v, c, d, f);
+    while (v < nv) {
+      float nm[OR_UNROLL];
+#pragma unroll
+      for (int u = 0; u < OR_UNROLL; u++) nm[u] = d[u] >= lo && d[u] < hi ? norms[d[u]] : 0.0f;
+      u32 v2 = v, c2 = c + 1;
+      if (c2 * CH >= postings(v)) {
+        c2 = 0;
+        do v2++;
+        while (v2 < nv && postings(v2) == 0);
+      }
+      u32 d2[OR_UNROLL], f2[OR_UNROLL];
+      load(v2, c2, d2, f2);
+      float idf = __uint_as_float(seg[v][5]);
+#pragma unroll
+      for (int u = 0; u < OR_UNROLL; u++)
+        if (d[u] >= lo && d[u] < hi)
+          acc[d[u] - lo] = __fadd_rn(acc[d[u] - lo], term_score(idf, f[u] + 1, nm[u], k));
+      // A segment's adds end before the next one's start.
+      if (v2 != v && v2 < nv) __syncthreads();
+      v = v2;
+      c = c2;
+#pragma unroll
+      for (int u = 0; u < OR_UNROLL; u++) {
+        d[u] = d2[u];
+        f[u] = f2[u];
+      }
     }
+    __syncthreads();  // the adds are done, and every read of seg
   }
   // Thread t owns documents [t * per, (t+1) * per) of the span.
   const u32 per = OR_SPAN / TILE;
   u32 first = threadIdx.x * per, total;
   u32 cut = span_cut(acc, first, per, needs[q], &total);
-  if (threadIdx.x == 0) {
-    base = total != 0 ? atomicAdd(slot_of(state, q, stride) + S_KEYS, total) : 0;
-    emitted = 0;
+  if (cuts != 0) {
+    // The span's cut has needs[q] of its documents at or above it, so it
+    // bounds the query's needs[q]-th best from below, and so does the
+    // largest cut that the query's spans have published so far: publish
+    // this one and take that.
+    if (threadIdx.x == 0) {
+      u32 g = atomicMax(cuts + q, cut);
+      gcut = g > cut ? g : cut;
+    }
+    __syncthreads();
+    cut = gcut;
   }
+  u32 mine = 0;
+  for (u32 i = 0; i < per; i++) {
+    float f = acc[first + ((i + threadIdx.x) & (per - 1))];
+    mine += f != 0.0f && score_bits(f) >= cut;
+  }
+  u32 off = block_scan(mine, &total);
+  if (threadIdx.x == 0) base = total != 0 ? atomicAdd(slot_of(state, q, stride) + S_KEYS, total) : 0;
   __syncthreads();
   u64* out = keys + keyOff[q];
   u32 cap = keyCap[q];
-  for (u32 i = 0; i < per; i++) {
+  for (u32 i = 0, at = base + off; i < per; i++) {
     u32 j = first + ((i + threadIdx.x) & (per - 1));
     float f = acc[j];
     if (f != 0.0f && score_bits(f) >= cut) {
-      u32 at = base + atomicAdd(&emitted, 1u);
       if (at < cap) {
         u64 key = make_key(f, lo + j);
         out[at] = key;
         if (ticket != 0) atomicAdd(&hist[(key >> shift) & ((1u << bits) - 1)], 1u);
       }
+      at++;
     }
   }
   if (ticket == 0 || !last_cta(ticket)) return;
