@@ -210,6 +210,63 @@ static __device__ u32 warp_lower_bound(const u32* a, u32 lo, u32 hi, u32 x) {
   return lo;
 }
 
+// warp_lower_bound2 finds lower_bound(a, lo, hi, x0) and lower_bound(a, lo,
+// hi, x1) at once, each by a half of the warp probing 16 places a step:
+// about log16(n) dependent loads for both instead of 2 log32(n) one after
+// the other. Every lane of the warp calls it with the same arguments.
+static __device__ void warp_lower_bound2(const u32* a, u32 lo, u32 hi, u32 x0, u32 x1, u32* r0, u32* r1) {
+  u32 lane = threadIdx.x & 31, half = lane >> 4, l = lane & 15, x = half ? x1 : x0, b = hi;
+  // As warp_lower_bound, per half: the answer lies in [lo, b].
+  while (__ballot_sync(FULL, lo < b) != 0) {
+    bool on = lo < b;
+    u32 step = on ? (b - lo + 15) / 16 : 0, r = lo + l * step;
+    u32 m = (__ballot_sync(FULL, on && (r >= b || a[r] >= x)) >> (16 * half)) & 0xffff;
+    if (!on) continue;
+    if (m == 0) {
+      lo += 15 * step + 1;
+      continue;
+    }
+    u32 f = __ffs(m) - 1;
+    if (f == 0) {
+      b = lo;
+      continue;
+    }
+    u32 end = lo + f * step;
+    lo += (f - 1) * step + 1;
+    b = end < b ? end : b;
+  }
+  *r0 = __shfl_sync(FULL, lo, 0);
+  *r1 = __shfl_sync(FULL, lo, 16);
+}
+
+// lanes_lower_bound is lower_bound(a, lo, hi, x) for each lane's own x
+// over the warp's common range: the lanes first probe 32 evenly spaced
+// places together (one load), each finds between which two probes its x
+// falls by shuffles, then searches that stretch alone. So log2(n/32) + 1
+// dependent loads instead of log2(n). Every lane of the warp calls it
+// with the same lo and hi.
+static __device__ u32 lanes_lower_bound(const u32* a, u32 lo, u32 hi, u32 x) {
+  if (lo >= hi) return hi;
+  u32 step = (hi - lo + 31) / 32, r = lo + (threadIdx.x & 31) * step;
+  u32 p = r < hi ? a[r] : NONE;
+  // The first lane whose probe reaches x, or 32.
+  u32 L = 0, H = 32;
+#pragma unroll
+  for (int i = 0; i < 6; i++) {
+    u32 mid = (L + H) >> 1;
+    u32 pm = __shfl_sync(FULL, p, mid & 31);
+    if (L < H) {
+      if (pm >= x)
+        H = mid;
+      else
+        L = mid + 1;
+    }
+  }
+  if (L == 0) return lo;
+  u32 e = lo + L * step;
+  return lower_bound(a, lo + (L - 1) * step + 1, e < hi ? e : hi, x);
+}
+
 // term_score is bm25.Params.TermScore: idf * ((tf * (k1+1)) / (tf + norm)).
 static __device__ __forceinline__ float term_score(float idf, u32 tf, float norm, float k1p1) {
   float f = __uint2float_rn(tf);
@@ -463,13 +520,13 @@ extern "C" __global__ void __launch_bounds__(TILE)
     bool active = i < st.n;
     u32 c = active ? c0[i] : NONE;
     // Splitters: the warp's first and last candidates (active lanes are a
-    // prefix of the warp), searched over the whole list by the warp.
+    // prefix of the warp), searched over the whole list by the warp's two
+    // halves at once; then each lane's between them (lanes_lower_bound).
     u32 act = __ballot_sync(FULL, active);
     int lastLane = act != 0 ? 31 - __clz(act) : 0;
-    u32 cLo = __shfl_sync(FULL, c, 0), cHi = __shfl_sync(FULL, c, lastLane);
-    u32 bLo = warp_lower_bound(lastDoc, lo, end, cLo);
-    u32 bHi = warp_lower_bound(lastDoc, bLo, end, cHi);
-    u32 b = lower_bound(lastDoc, bLo, bHi < end ? bHi + 1 : end, c);
+    u32 cLo = __shfl_sync(FULL, c, 0), cHi = __shfl_sync(FULL, c, lastLane), bLo, bHi;
+    warp_lower_bound2(lastDoc, lo, end, cLo, cHi, &bLo, &bHi);
+    u32 b = lanes_lower_bound(lastDoc, bLo, bHi < end ? bHi + 1 : end, c);
     if (!active || b >= end) b = NONE;
     if (active) blk[a.cand[st.q] + i] = b;
     u32 cnt = __syncthreads_count(starts_block(c0, i, lastDoc, lo, b));
@@ -738,10 +795,9 @@ static __device__ void select_rows(const AndWave& a, u64 M, u64 li, const u32* c
       // Splitters as in and_select.
       u32 act = __ballot_sync(FULL, active);
       int lastLane = act != 0 ? 31 - __clz(act) : 0;
-      u32 cLo = __shfl_sync(FULL, c, 0), cHi = __shfl_sync(FULL, c, lastLane);
-      u32 bLo = warp_lower_bound(lastDoc, lo, end, cLo);
-      u32 bHi = warp_lower_bound(lastDoc, bLo, end, cHi);
-      b = lower_bound(lastDoc, bLo, bHi < end ? bHi + 1 : end, c);
+      u32 cLo = __shfl_sync(FULL, c, 0), cHi = __shfl_sync(FULL, c, lastLane), bLo, bHi;
+      warp_lower_bound2(lastDoc, lo, end, cLo, cHi, &bLo, &bHi);
+      b = lanes_lower_bound(lastDoc, bLo, bHi < end ? bHi + 1 : end, c);
     }
     if (!active || b >= end) b = NONE;
     // As starts_block.
