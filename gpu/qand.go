@@ -253,8 +253,9 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 		result = ws.out + devPtr(t.hdr)
 	}
 	resultCap := uint64(t.resultCap)
-	// A pass alone on the general steps, its columns of one format,
-	// decodes and intersects each step in one kernel (and_decsect_<stem>),
+	// A pass alone on the general steps, its columns of one format, sets
+	// up and decodes its shortest list in one kernel (and_first_<stem>),
+	// and decodes and intersects each step in one (and_decsect_<stem>),
 	// which and_scatter_blocks prepares.
 	decsect := alone && e.fusable()
 	var rowCand, at, zeroCounts devPtr
@@ -275,6 +276,14 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 					word(andRows0(t.w)), word(andFirst0(t.w)), w, sc.sel, uint64(t.rows))
 			}},
 			{PhaseDecode, func() error { return e.decodeBoth(s, 0, sc.sel, t.rows, sc.cand[0], sc.fm1[0]) }},
+		}
+		if decsect {
+			// q_init's work and the shortest list's decode in one kernel,
+			// timed as the decode.
+			steps[1] = phaseStep{PhaseDecode, func() error {
+				return e.runFirst(s, t, &sc, out, sc.ticket, sc.hist, sc.zeroWords)
+			}}
+			steps = steps[:2]
 		}
 		for li := uint64(1); li < m && t.small; li++ {
 			a, b := (li-1)&1, li&1
@@ -411,13 +420,7 @@ func (e *qengine) runFused(s stream, t *andTable, sc *andScratch, j *qjob, ws *w
 	ticket := tab + devPtr(4*(t.tabWords-1))
 	steps := []phaseStep{
 		{PhaseInit, func() error { return s.upload(sc.tab, bytesOf(t.words)) }},
-		{PhaseDecode, func() error {
-			return s.launch("and_first_"+d.stem, int((t.rows+rows-1)/rows), qBig, uint64(tab), m, uint64(out),
-				uint64(t.scs[0].hdrWords), uint64(d.data), d.dataLen, uint64(d.offs), uint64(d.counts), uint64(d.bases),
-				uint64(d.blocks), uint64(f.data), f.dataLen, uint64(f.offs), uint64(f.counts), uint64(f.blocks),
-				uint64(sc.cand[0]), uint64(sc.fm1[0]), uint64(bs), uint64(e.lastDoc), uint64(sc.blk), uint64(sc.sel),
-				uint64(t.selRows), uint64(sc.row), uint64(e.skipBlocks), uint64(ticket))
-		}},
+		{PhaseDecode, func() error { return e.runFirst(s, t, sc, out, ticket, 0, 0) }},
 	}
 	n := uint64(t.rows * bs)
 	for li := uint64(1); li < m; li++ {
@@ -451,4 +454,19 @@ func (e *qengine) runDecsect(s stream, t *andTable, sc *andScratch, li, a uint64
 		uint64(sc.docs), uint64(sc.at), uint64(sc.freqs), uint64(e.bs), uint64(sc.tileCounts), uint64(sc.tileOffsets),
 		uint64(d.data), d.dataLen, uint64(d.offs), uint64(d.counts), uint64(d.bases), uint64(d.blocks), uint64(f.data),
 		f.dataLen, uint64(f.offs), uint64(f.counts), uint64(f.blocks), uint64(sc.ticket))
+}
+
+// runFirst launches and_first_<stem> for a pass alone: its slot's set-up
+// and its shortest list's decode, then list 1's selection in the last CTA
+// (a fused pass, ticket its table's), or with zero, instead, the
+// zeroing of zeroWords words there (the general steps: q_init's work).
+func (e *qengine) runFirst(s stream, t *andTable, sc *andScratch, out, ticket, zero devPtr, zeroWords int64) error {
+	d, f := &e.docCol, &e.freqCol
+	rows := fusedRows[d.stem]
+	return s.launch("and_first_"+d.stem, int(max(1, (t.rows+rows-1)/rows)), qBig, uint64(sc.tab), uint64(t.m),
+		uint64(out), uint64(t.scs[0].hdrWords), uint64(d.data), d.dataLen, uint64(d.offs), uint64(d.counts),
+		uint64(d.bases), uint64(d.blocks), uint64(f.data), f.dataLen, uint64(f.offs), uint64(f.counts),
+		uint64(f.blocks), uint64(sc.cand[0]), uint64(sc.fm1[0]), uint64(e.bs), uint64(e.lastDoc), uint64(sc.blk),
+		uint64(sc.sel), uint64(t.selRows), uint64(sc.row), uint64(e.skipBlocks), uint64(ticket), uint64(zero),
+		uint64(zeroWords))
 }

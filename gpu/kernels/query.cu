@@ -1038,13 +1038,18 @@ static __device__ __forceinline__ void search_row(const u32* d, u32 len, u32 r, 
 // and_first sets up the slot at state (words words zeroed, then the need
 // and the shortest list's count, as q_init), decodes the shortest list's
 // blocks into cand and fm1, and in its last CTA selects list 1's rows
-// (select_rows). ticket: zero.
+// (select_rows). ticket: zero. With zero (a query alone on the general
+// steps, which select apart), it instead zeroes the zeroWords words there
+// (histograms and ticket, as q_init) and selects nothing.
 template <int F>
 static __device__ void and_first(const u32* tab, u64 M, u32* state, u64 words, COL_PARAMS, u32* cand, u32* fm1,
                                  u64 bs, const u32* lastDoc, u32* blk, u32* sel, u64 selRows, u32* row, u64 skipCap,
-                                 u32* ticket) {
+                                 u32* ticket, u32* zero, u64 zeroWords) {
   __shared__ uint4 sh[Fused<F>::SH16];
   AndWave a = and_wave(tab, 1, M);
+  if (zero != 0)
+    for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < zeroWords; j += (u64)gridDim.x * blockDim.x)
+      zero[j] = 0;
   if (blockIdx.x == 0) {
     for (u64 j = threadIdx.x; j < words; j += blockDim.x) state[j] = 0;
     __syncthreads();
@@ -1055,7 +1060,7 @@ static __device__ void and_first(const u32* tab, u64 M, u32* state, u64 words, C
   }
   u32 first = a.first[0];
   fused_rows<F>(sh, COL_ARGS, a.nb[0], [&](u32 r) { return first + r; }, [](u32, const u32*, u32) {}, cand, fm1, bs);
-  if (!last_cta(ticket)) return;
+  if (zero != 0 || !last_cta(ticket)) return;
   __threadfence();
   // select_rows reads the candidates other CTAs decoded: its loads of
   // cand are the first in this kernel's last CTA, so no stale L1 line.
@@ -1114,8 +1119,10 @@ static __device__ void and_decsect(const u32* tab, u64 M, u64 li, const u32* can
 #define DEFINE_FUSED(name, F)                                                                                     \
   FUSED_KERNEL __global__ void __launch_bounds__(BIG)                                                            \
       and_first_##name(const u32* tab, u64 M, u32* state, u64 words, COL_PARAMS, u32* cand, u32* fm1, u64 bs,     \
-                       const u32* lastDoc, u32* blk, u32* sel, u64 selRows, u32* row, u64 skipCap, u32* ticket) { \
-    and_first<F>(tab, M, state, words, COL_ARGS, cand, fm1, bs, lastDoc, blk, sel, selRows, row, skipCap, ticket); \
+                       const u32* lastDoc, u32* blk, u32* sel, u64 selRows, u32* row, u64 skipCap, u32* ticket,   \
+                       u32* zero, u64 zeroWords) {                                                                \
+    and_first<F>(tab, M, state, words, COL_ARGS, cand, fm1, bs, lastDoc, blk, sel, selRows, row, skipCap, ticket, \
+                 zero, zeroWords);                                                                                \
   }                                                                                                               \
   FUSED_KERNEL __global__ void __launch_bounds__(BIG) and_stepdec_##name(                                        \
       const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row, u32* sel, u64 selRows,      \
