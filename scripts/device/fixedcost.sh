@@ -11,7 +11,7 @@
 #      every GPU test on it, while gen index makes 5x10^6 documents
 #      (gpu-bp256) and gen queries 400 queries;
 #   2. bench gpu queries (one query at a time with phases, batches of 1,
-#      32 and 128) new, old, on the 5x10^6 index, then on rust-doc, then
+#      32 and 128) new, old, on rust-doc, then on the 5x10^6 index, then
 #      new and old again on the 5x10^6 index (timings drift within a call).
 #   3. (step profile) per-kernel device times (ncu, --clock-control none)
 #      of the first PROFQ (20) queries, new and old, one at a time, and
@@ -84,11 +84,11 @@ bgq() {
 		--cpu "$cpu" --batch "$BATCH" --min-time "$MINTIME" --json >"$R/$name.json" 2>>"$LOG"
 }
 if step bench; then
-	bgq 5m-new $NEW "$W/g" "$W/q.txt" exhaustive,bmw
-	bgq 5m-old $OLD "$W/g" "$W/q.txt"
-	pack
 	bgq rust-new $NEW "$W/rustidx" examples/queries.txt exhaustive,bmw
 	bgq rust-old $OLD "$W/rustidx" examples/queries.txt
+	pack
+	bgq 5m-new $NEW "$W/g" "$W/q.txt" exhaustive,bmw
+	bgq 5m-old $OLD "$W/g" "$W/q.txt"
 	pack
 fi
 if step again; then
