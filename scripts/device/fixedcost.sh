@@ -13,9 +13,6 @@
 #   2. bench gpu queries (one query at a time with phases, batches of 1,
 #      32 and 128) new, old, on rust-doc, then on the 5x10^6 index, then
 #      new and old again on the 5x10^6 index (timings drift within a call).
-#   3. (step profile) per-kernel device times (ncu, --clock-control none)
-#      of the first PROFQ (20) queries, new and old, one at a time, and
-#      ptxas's registers and shared memory of every kernel of the fresh PTX.
 # The new binary loads the fresh PTX (GPUSEARCH_PTX_DIR), the old one its
 # own. STEPS (default "tests bench again") picks the steps; BATCH (default
 # 1,32,128) the batch sizes.
@@ -30,7 +27,6 @@ DOCS=${DOCS:-5000000}
 STEPS=${STEPS:-tests bench again}
 MINTIME=${MINTIME:-0.5s}
 BATCH=${BATCH:-1,32,128}
-PROFQ=${PROFQ:-20}
 step() { [[ " $STEPS " == *" $1 "* ]]; }
 R=$(mktemp -d)
 W=$(mktemp -d)
@@ -94,20 +90,6 @@ fi
 if step again; then
 	bgq 5m-new2 $NEW "$W/g" "$W/q.txt"
 	bgq 5m-old2 $OLD "$W/g" "$W/q.txt"
-fi
-if step profile; then
-	NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
-	head -"$PROFQ" "$W/q.txt" >"$W/qp.txt"
-	for v in new old; do
-		bin=$NEW ptx=$PTX
-		[ $v = old ] && bin=$OLD ptx=
-		stamp "ncu $v"
-		GPUSEARCH_PTX_DIR=$ptx timeout "$(tmo 120)" "$NCU" --clock-control none --metrics gpu__time_duration.sum \
-			--print-summary per-kernel $bin bench gpu queries --index "$W/g" --queries "$W/qp.txt" --mode and,or \
-			--k 10 --cpu bmw --batch 1 --min-time 0s >"$R/prof-$v.txt" 2>>"$LOG"
-	done
-	"${NVCC%/*}/ptxas" -arch=sm_90 -v "$PTX/query.ptx" -o /dev/null >"$R/regs.txt" 2>&1
-	cp "$R"/prof-*.txt "$R/regs.txt" "$OUT/" 2>/dev/null
 fi
 stamp "done"
 pack
