@@ -255,7 +255,14 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error
 		}
 		steps = append(steps,
 			phaseStep{PhaseScore, func() error {
-				return launchOrSpanWave(s, int(w*spans), qTile, docs, freqs, qSeg, segRow, segIdf, segDf, uint64(bs),
+				// A pass alone takes or_span_one, whose pipelined adds
+				// cost registers that a wave of many, short of CTAs a
+				// multiprocessor rather than of latency, does not pay.
+				span := launchOrSpanWave
+				if alone {
+					span = launchOrSpanOne
+				}
+				return span(s, int(w*spans), qTile, docs, freqs, qSeg, segRow, segIdf, segDf, uint64(bs),
 					uint64(e.k1p1), e.norms, uint64(spans), ws.out, slot, keys, keyOff, keyCap, needs, cuts, shift, bits,
 					hist, result, uint64(t.resultCap), bnd, qFinCap, spanTicket)
 			}})

@@ -1255,11 +1255,21 @@ static __device__ u32 find_row(const u32* docs, u32 bs, u32 r0, u32 r1, u32 df, 
 // pick, cta_topk: into result and bnd, bndCap keys, and the finish): no
 // top-k kernels, whose launches cost more than one CTA's walk over a few
 // thousand keys.
-extern "C" __global__ void __launch_bounds__(TILE)
-    or_span_wave(const u32* docs, const u32* fm1, const u32* qSeg, const u32* segRow, const u32* segIdf,
-                 const u32* segDf, u64 bs, u64 k1p1, const float* norms, u64 spans, u32* state, u64 stride, u64* keys,
-                 const u32* keyOff, const u32* keyCap, const u32* needs, u32* cuts, u64 shift, u64 bits,
-                 u32* hist, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u32* ticket) {
+//
+// or_span_wave and or_span_one are the same but for how a round adds its
+// postings: or_span_one, for a wave of one (the host picks it), pipelines
+// its chunks, which costs registers (fewer CTAs a multiprocessor); a wave
+// of many fills the GPU with CTAs anyway and keeps the plain loop.
+#define OR_SPAN_ARGS                                                                                           \
+  docs, fm1, qSeg, segRow, segIdf, segDf, bs, k1p1, norms, spans, state, stride, keys, keyOff, keyCap, needs, \
+      cuts, shift, bits, hist, result, resultCap, bnd, bndCap, ticket
+template <bool PIPE>
+static __device__ __forceinline__ void or_span(const u32* docs, const u32* fm1, const u32* qSeg, const u32* segRow,
+                                              const u32* segIdf, const u32* segDf, u64 bs, u64 k1p1,
+                                              const float* norms, u64 spans, u32* state, u64 stride, u64* keys,
+                                              const u32* keyOff, const u32* keyCap, const u32* needs, u32* cuts,
+                                              u64 shift, u64 bits, u32* hist, u64* result, u64 resultCap, u64* bnd,
+                                              u64 bndCap, u32* ticket) {
   // The accumulators, then (the last CTA of a wave of one) the top-k's
   // histogram and sort buffer: OR_SPAN floats are FIN_CAP keys.
   __shared__ u64 sh[OR_SPAN / 2];
@@ -1299,6 +1309,37 @@ extern "C" __global__ void __launch_bounds__(TILE)
       }
     }
     __syncthreads();
+    if (!PIPE) {
+      for (u32 v = 0; v < TILE / 32 && s0 + v < s1; v++) {
+        u32 a = seg[v][0], n = (seg[v][1] - a) * b32, r0 = seg[v][2], r1 = seg[v][3], df = seg[v][4];
+        float idf = __uint_as_float(seg[v][5]);
+        // OR_UNROLL postings per thread at a time: their loads are in
+        // flight together.
+        for (u32 i0 = threadIdx.x; i0 < n; i0 += OR_UNROLL * TILE) {
+          u32 d[OR_UNROLL], f[OR_UNROLL];
+          float nm[OR_UNROLL];
+#pragma unroll
+          for (int u = 0; u < OR_UNROLL; u++) {
+            u32 i = i0 + u * TILE, r = a + i / b32, j = i - (r - a) * b32;
+            d[u] = NONE;
+            f[u] = 0;
+            if (i < n && j < row_count(r, r0, r1, df, b32)) {
+              u64 at = (u64)r * bs + j;
+              d[u] = docs[at];
+              f[u] = fm1[at];
+            }
+          }
+#pragma unroll
+          for (int u = 0; u < OR_UNROLL; u++) nm[u] = d[u] >= lo && d[u] < hi ? norms[d[u]] : 0.0f;
+#pragma unroll
+          for (int u = 0; u < OR_UNROLL; u++)
+            if (d[u] >= lo && d[u] < hi)
+              acc[d[u] - lo] = __fadd_rn(acc[d[u] - lo], term_score(idf, f[u] + 1, nm[u], k));
+        }
+        __syncthreads();
+      }
+      continue;
+    }
     // The round's segments' postings, OR_UNROLL a thread per chunk of CH,
     // chunk by chunk in query order. Each chunk's loads are issued before
     // the adds of the chunk before it, so a chunk waits for one load (its
@@ -1401,6 +1442,22 @@ extern "C" __global__ void __launch_bounds__(TILE)
   u32 n = umin(((const volatile u32*)st)[S_KEYS], cap);
   pick_body(hist, bits, 0, st);
   cta_topk(out, n, shift, bits, hist, st, result, resultCap, bnd, bndCap, sh);
+}
+
+extern "C" __global__ void __launch_bounds__(TILE)
+    or_span_wave(const u32* docs, const u32* fm1, const u32* qSeg, const u32* segRow, const u32* segIdf,
+                 const u32* segDf, u64 bs, u64 k1p1, const float* norms, u64 spans, u32* state, u64 stride, u64* keys,
+                 const u32* keyOff, const u32* keyCap, const u32* needs, u32* cuts, u64 shift, u64 bits,
+                 u32* hist, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u32* ticket) {
+  or_span<false>(OR_SPAN_ARGS);
+}
+
+extern "C" __global__ void __launch_bounds__(TILE)
+    or_span_one(const u32* docs, const u32* fm1, const u32* qSeg, const u32* segRow, const u32* segIdf,
+                const u32* segDf, u64 bs, u64 k1p1, const float* norms, u64 spans, u32* state, u64 stride, u64* keys,
+                const u32* keyOff, const u32* keyCap, const u32* needs, u32* cuts, u64 shift, u64 bits,
+                u32* hist, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u32* ticket) {
+  or_span<true>(OR_SPAN_ARGS);
 }
 
 // ---- Top-k ----------------------------------------------------------------
