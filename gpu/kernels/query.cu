@@ -743,9 +743,9 @@ extern "C" __global__ void __launch_bounds__(TILE)
 //                     is the first to land there, else NONE (the decoders
 //                     skip it); a candidate's row is its block's first
 //                     candidate's, found in its warp by a ballot or, when
-//                     that lies before the warp, by a warp search of the
-//                     candidates before it. The selected blocks need no
-//                     order, so no scan.
+//                     that lies before the warp, as the last start of the
+//                     warps before it (see select_rows). The selected
+//                     blocks need no order, so no scan.
 //   (decode_*         docids and frequencies of the selected rows)
 //   and_step_cta      one CTA of BIG threads: intersects the candidates
 //                     with their rows and compacts the matches BIG at a
@@ -758,36 +758,50 @@ extern "C" __global__ void __launch_bounds__(TILE)
 // selected blocks and and_step_cta (two more per further list).
 
 // select_rows is and_select_rows' work at step li over the chunks g0,
-// g0+gstep, ... of blockDim.x candidates of cand; state is the query's
-// slot. It clears the selection's rows from the step's count to selRows
-// and adds the selected blocks to state word S_STEPS+M+li (zeroed by
-// q_init). A list of at most skipCap blocks (SKIP_CAP at most: the host
-// passes 0 to test the other way) has its skip column copied
-// to skip (shared memory) first, in one round of independent loads, so
+// g0+gstep, ... of blockDim.x (at most BIG) candidates of cand, n of
+// them; the list's blocks are lo .. lo+nb-1; state is the query's slot.
+// The caller passes n, lo and nb, which it may have loaded long before. It
+// clears the selection's rows from n to selRows and adds the selected
+// blocks to state word S_STEPS+M+li (zeroed by q_init). A list of at
+// most skipCap blocks (SKIP_CAP at most: the host passes 0 to test the
+// other way) has its skip column copied to skip (shared memory) first, in
+// one round of independent loads beside the first chunk's candidates, so
 // each candidate's search runs there instead of through dependent global
-// loads; a longer one is searched as and_select does. Every thread of
-// the CTA calls it.
-static __device__ void select_rows(const AndWave& a, u64 M, u64 li, const u32* cand, u32* state, const u32* lastDoc,
-                                   u32* blk, u32* sel, u64 selRows, u32* row, u32 g0, u32 gstep, u32* skip,
-                                   u64 skipCap) {
-  u32 n = ((const volatile u32*)state)[S_STEPS + li - 1];
+// loads; a longer one is searched as and_select does. A candidate's row is
+// its block's first candidate: in its warp by a ballot, else the last
+// start of an earlier warp of the chunk (shared memory), else, when the
+// CTA walks consecutive chunks (gstep 1), the last start of the chunks
+// before; only the first warps of a chunk of a grid-stride walk search the
+// candidates before them. Every thread of the CTA calls it.
+static __device__ void select_rows(u32 n, u32 lo, u32 nb, u64 M, u64 li, const u32* cand, u32* state,
+                                   const u32* lastDoc, u32* blk, u32* sel, u64 selRows, u32* row, u32 g0, u32 gstep,
+                                   u32* skip, u64 skipCap) {
+  __shared__ u32 wstart[BIG / 32], carry;
   u64 chunk = blockDim.x;
+  u32 end = lo + nb, lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  // The first chunk's candidates and their predecessors, loaded beside the
+  // skip column.
+  u64 i = g0 * chunk + threadIdx.x;
+  u32 c = i < n ? cand[i] : NONE, prev = i != 0 && i <= n ? cand[i - 1] : 0;
   for (u64 r = n + g0 * chunk + threadIdx.x; r < selRows; r += gstep * chunk) sel[r] = NONE;
-  u32 lo = a.first[li], nb = a.nb[li], end = lo + nb;
   bool inShared = nb <= skipCap && nb <= SKIP_CAP;
   if (inShared) {
 #pragma unroll 8
     for (u32 j = threadIdx.x; j < nb; j += blockDim.x) skip[j] = lastDoc[lo + j];
-    __syncthreads();
   }
+  if (threadIdx.x == 0) carry = NONE;
+  __syncthreads();
   // The last docid of block b of the list.
   auto last = [&](u32 b) { return inShared ? skip[b - lo] : lastDoc[b]; };
   // The loop bound is uniform over the CTA, so every thread reaches the
   // barriers and every lane the warp's votes.
   for (u64 base = g0 * chunk; base < n; base += gstep * chunk) {
-    u64 i = base + threadIdx.x;
+    i = base + threadIdx.x;
     bool active = i < n;
-    u32 c = active ? cand[i] : NONE;
+    if (base != g0 * chunk) {
+      c = active ? cand[i] : NONE;
+      prev = active && i != 0 ? cand[i - 1] : 0;
+    }
     u32 b;
     if (inShared) {
       b = lo + lower_bound(skip, 0, nb, c);
@@ -801,21 +815,39 @@ static __device__ void select_rows(const AndWave& a, u64 M, u64 li, const u32* c
     }
     if (!active || b >= end) b = NONE;
     // As starts_block.
-    bool start = b != NONE && (i == 0 || (b != lo && cand[i - 1] <= last(b - 1)));
-    u32 lane = threadIdx.x & 31, m = __ballot_sync(FULL, start), mine = m & (FULL >> (31 - lane));
+    bool start = b != NONE && (i == 0 || (b != lo && prev <= last(b - 1)));
+    u32 m = __ballot_sync(FULL, start), mine = m & (FULL >> (31 - lane));
     u32 w0 = (u32)i - lane, b0 = __shfl_sync(FULL, b, 0), r0 = 0;
+    if (lane == 0) wstart[w] = m != 0 ? w0 + 31 - __clz(m) : NONE;
+    __syncthreads();
+    // The chunk's last start, carried to the next chunk (warp 0 reads it
+    // here, before the barrier below that frees wstart).
+    u32 ws = lane < blockDim.x / 32 ? wstart[lane] : NONE, any = __ballot_sync(FULL, ws != NONE);
+    u32 chunkLast = any != 0 ? __shfl_sync(FULL, ws, 31 - __clz(any)) : NONE;
     // The lanes before the warp's first start share lane 0's block. When
-    // that block began before the warp, its first candidate is the first
-    // past the previous block's last docid (candidate 0 for the list's
-    // first block). The condition is uniform over the warp.
-    if (!(m & 1) && b0 != NONE && b0 != lo) r0 = warp_lower_bound(cand, 0, w0, last(b0 - 1) + 1);
+    // that block began before the warp, its first candidate is the last
+    // start before the warp (candidate 0 for the list's first block). The
+    // condition is uniform over the warp.
+    if (!(m & 1) && b0 != NONE && b0 != lo) {
+      u32 e = __ballot_sync(FULL, lane < w && ws != NONE);
+      if (e != 0)
+        r0 = __shfl_sync(FULL, ws, 31 - __clz(e));
+      else if (carry != NONE)
+        r0 = carry;
+      else
+        r0 = warp_lower_bound(cand, 0, w0, last(b0 - 1) + 1);
+    }
     if (active) {
       blk[i] = b;
       row[i] = b == NONE ? NONE : (mine != 0 ? w0 + 31 - __clz(mine) : r0);
       sel[i] = start ? b : NONE;
     }
     u32 cnt = __syncthreads_count(start);
-    if (threadIdx.x == 0 && cnt != 0) atomicAdd(state + S_STEPS + M + li, cnt);
+    if (threadIdx.x == 0) {
+      if (cnt != 0) atomicAdd(state + S_STEPS + M + li, cnt);
+      // Only a walk of consecutive chunks may carry.
+      if (gstep == 1 && chunkLast != NONE) carry = chunkLast;
+    }
   }
 }
 
@@ -826,8 +858,9 @@ extern "C" __global__ void __launch_bounds__(TILE)
     and_select_rows(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, const u32* lastDoc, u32* blk,
                     u32* sel, u64 selRows, u32* row, u64 skipCap) {
   __shared__ u32 skip[SKIP_CAP];
-  select_rows(and_wave(tab, 1, M), M, li, cand, state, lastDoc, blk, sel, selRows, row, blockIdx.x, gridDim.x, skip,
-              skipCap);
+  AndWave a = and_wave(tab, 1, M);
+  select_rows(((const volatile u32*)state)[S_STEPS + li - 1], a.first[li], a.nb[li], M, li, cand, state, lastDoc, blk,
+              sel, selRows, row, blockIdx.x, gridDim.x, skip, skipCap);
 }
 
 // step_body is step li of a query alone of few candidates in one CTA
@@ -907,8 +940,8 @@ static __device__ void step_body(const u32* tab, u64 M, u64 li, const u32* cand,
   if (threadIdx.x == 0) state[S_STEPS + li] = running;
   __syncthreads();  // the count, candOut, and every read of blk and row are done
   if (!last) {
-    select_rows(a, M, li + 1, candOut, state, lastDoc, blk, sel, selRows, row, 0, 1, reinterpret_cast<u32*>(sh),
-                skipCap);
+    select_rows(running, a.first[li + 1], a.nb[li + 1], M, li + 1, candOut, state, lastDoc, blk, sel, selRows, row, 0,
+                1, reinterpret_cast<u32*>(sh), skipCap);
     return;
   }
   pick_body(h, bits, 0, state);
@@ -1047,6 +1080,12 @@ static __device__ void and_first(const u32* tab, u64 M, u32* state, u64 words, C
                                  u32* ticket, u32* zero, u64 zeroWords) {
   __shared__ uint4 sh[Fused<F>::SH16];
   AndWave a = and_wave(tab, 1, M);
+  // What the last CTA's selection needs from the table, loaded now beside
+  // the first list's place: after the decode it would be one more round
+  // trip on the critical path (and the count, which block 0 writes to the
+  // slot, another).
+  u32 first = a.first[0], nb0 = a.nb[0], n1 = a.n1[0], need = a.need[0];
+  u32 lo1 = M > 1 ? a.first[1] : 0, nb1 = M > 1 ? a.nb[1] : 0;
   if (zero != 0)
     for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < zeroWords; j += (u64)gridDim.x * blockDim.x)
       zero[j] = 0;
@@ -1054,17 +1093,17 @@ static __device__ void and_first(const u32* tab, u64 M, u32* state, u64 words, C
     for (u64 j = threadIdx.x; j < words; j += blockDim.x) state[j] = 0;
     __syncthreads();
     if (threadIdx.x == 0) {
-      state[S_NEED] = a.need[0];
-      state[S_STEPS] = a.n1[0];
+      state[S_NEED] = need;
+      state[S_STEPS] = n1;
     }
   }
-  u32 first = a.first[0];
-  fused_rows<F>(sh, COL_ARGS, a.nb[0], [&](u32 r) { return first + r; }, [](u32, const u32*, u32) {}, cand, fm1, bs);
+  fused_rows<F>(sh, COL_ARGS, nb0, [&](u32 r) { return first + r; }, [](u32, const u32*, u32) {}, cand, fm1, bs);
   if (zero != 0 || !last_cta(ticket)) return;
   __threadfence();
   // select_rows reads the candidates other CTAs decoded: its loads of
   // cand are the first in this kernel's last CTA, so no stale L1 line.
-  select_rows(a, M, 1, cand, state, lastDoc, blk, sel, selRows, row, 0, 1, reinterpret_cast<u32*>(sh), skipCap);
+  select_rows(n1, lo1, nb1, M, 1, cand, state, lastDoc, blk, sel, selRows, row, 0, 1, reinterpret_cast<u32*>(sh),
+              skipCap);
 }
 
 // and_stepdec decodes the rows that sel lists for step li (sel[r] for the
