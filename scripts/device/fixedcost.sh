@@ -16,7 +16,8 @@
 # The new binary loads the fresh PTX (GPUSEARCH_PTX_DIR), the old one its
 # own. STEPS (default "tests bench again") picks the steps; BATCH (default
 # 1,32,128) the batch sizes.
-# $OUT gets fixedcost.tgz (every JSON and log), the PTX and summary.txt.
+# $OUT gets fixedcost.tgz (every JSON and log, ptxas's register report
+# regs.txt), the PTX and summary.txt.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/fixedcost-out}
@@ -61,12 +62,19 @@ else
 	stamp "ptx: not all sources compiled (nvcc.log)"
 	cp "$R/nvcc.log" "$OUT/" 2>/dev/null
 fi
+# ptxas's registers of every query kernel, beside the tests: what a CTA
+# costs a multiprocessor (or_span_wave against or_span_one).
+if [ -s "$PTX/query.ptx" ]; then
+	timeout "$(tmo 150)" "${NVCC%/*}/ptxas" -arch=sm_90 -v "$PTX/query.ptx" -o /dev/null >"$R/regs.txt" 2>&1 &
+	regs=$!
+fi
 if step tests; then
 	GPUSEARCH_PTX_DIR=$PTX TEST_TIMEOUT=$(tmo 200) gpu_tests | tee -a "$LOG"
 	grep -h -m 10 -E -- '--- FAIL|panic|_test.go:[0-9]+:' "$R"/test-*.log | tee -a "$LOG"
 fi
 wait $gen
 stamp "gen rc=$? $(du -sh "$W/g" | cut -f1)"
+[ -n "${regs:-}" ] && { wait "$regs"; stamp "ptxas rc=$?"; }
 pack
 
 # bgq NAME BIN INDEX QUERIES [CPU]: bench gpu queries into NAME.json,
@@ -112,5 +120,9 @@ for name in ["5m-new", "5m-old", "rust-new", "rust-old", "5m-new2", "5m-old2"]:
         print(f"  {m['mode']:<3} batched q/s: " + ", ".join(f"{b['batch']}: {b['qps']:.0f}" for b in m['batches']))
 PY
 grep -E 'rc=|ptx:' "$LOG" >>"$OUT/summary.txt"
+# The registers of the kernels this work changed, from regs.txt.
+awk '/Compiling entry function/ { k = $0; sub(/.*function .\047?/, "", k); sub(/\047.*/, "", k) }
+	/Used [0-9]+ registers|spill stores/ && k ~ /^(or_span_wave|or_span_one|and_first_bp256|and_decsect_bp256|and_step_cta|and_select_rows)$/ {
+		sub(/^ptxas info *: */, ""); sub(/^ +/, ""); print "ptxas", k ":", $0 }' "$R/regs.txt" >>"$OUT/summary.txt" 2>/dev/null
 rm -rf "$W"
 cat "$OUT/summary.txt"
