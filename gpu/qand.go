@@ -256,9 +256,8 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 	// A pass alone on the general steps, its columns of one format, sets
 	// up and decodes its shortest list in one kernel (and_first_<stem>),
 	// and decodes and intersects each step in one (and_decsect_<stem>),
-	// which and_scatter_blocks prepares, while its selections are short
-	// (decsectRows).
-	decsect := alone && e.fusable() && t.selRows <= decsectRows
+	// which and_scatter_blocks prepares.
+	decsect := alone && e.fusable()
 	var rowCand, at, zeroCounts devPtr
 	if decsect {
 		rowCand, at, zeroCounts = sc.rowCand, sc.at, sc.tileCounts

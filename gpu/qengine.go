@@ -34,13 +34,6 @@ const (
 	andStepCands = 2048
 	// skipCapBlocks is SKIP_CAP in kernels/query.cu.
 	skipCapBlocks = 8192
-	// decsectRows bounds the selected rows of a query alone whose general
-	// AND steps decode and intersect in one kernel (and_decsect): on the
-	// H100 it saved 6-10 us p50 where lists hold up to ~1.5x10^6 postings
-	// (1-1.5x10^6-document indexes, rust-doc), but on the 5x10^6 index
-	// its intersect phase took 25 us against 14-16 for the decode and
-	// and_intersect apart, and p99 grew; beyond this bound steps run apart.
-	decsectRows = 1024
 )
 
 // State words of a query pass (S_* in query.cu). From sSteps on: for AND,
