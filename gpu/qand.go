@@ -156,10 +156,8 @@ func (e *qengine) andTable(jobs []*qjob) *andTable {
 type andScratch struct {
 	tab, blk, row, at, tileCounts, tileOffsets, sel, docs, freqs, keys, hist devPtr
 	ticket                                                                   devPtr
-	// rowCand is each selected row's first candidate, for and_decsect.
-	rowCand           devPtr
-	cand, fm1, bnd    [2]devPtr
-	bndCap, histWords int64
+	cand, fm1, bnd                                                           [2]devPtr
+	bndCap, histWords                                                        int64
 	// zeroWords words from hist on are what q_init zeroes: the histograms
 	// and the ticket right after them.
 	zeroWords int64
@@ -191,7 +189,6 @@ func (t *andTable) layout(base devPtr, bs int64) (andScratch, int64) {
 	s.blk, s.row, s.at = c.take(4*n), c.take(4*n), c.take(4*n)
 	s.tileCounts, s.tileOffsets = c.take(4*t.tiles), c.take(4*t.tiles)
 	s.sel = c.take(4 * max(t.rows, t.selRows))
-	s.rowCand = c.take(4 * t.selRows)
 	s.docs, s.freqs = c.take(4*t.selRows*bs), c.take(4*t.selRows*bs)
 	s.keys = c.take(8 * n)
 	if t.w == 1 {
@@ -253,15 +250,6 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 		result = ws.out + devPtr(t.hdr)
 	}
 	resultCap := uint64(t.resultCap)
-	// A pass alone on the general steps, its columns of one format, sets
-	// up and decodes its shortest list in one kernel (and_first_<stem>),
-	// and decodes and intersects each step in one (and_decsect_<stem>),
-	// which and_scatter_blocks prepares.
-	decsect := alone && e.fusable()
-	var rowCand, at, zeroCounts devPtr
-	if decsect {
-		rowCand, at, zeroCounts = sc.rowCand, sc.at, sc.tileCounts
-	}
 	var redo []*qjob
 	err := e.be.run(ws.lane, func(s stream) error {
 		tm := qtimer{on: timing && alone}
@@ -276,14 +264,6 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 					word(andRows0(t.w)), word(andFirst0(t.w)), w, sc.sel, uint64(t.rows))
 			}},
 			{PhaseDecode, func() error { return e.decodeBoth(s, 0, sc.sel, t.rows, sc.cand[0], sc.fm1[0]) }},
-		}
-		if decsect {
-			// q_init's work and the shortest list's decode in one kernel,
-			// timed as the decode.
-			steps[1] = phaseStep{PhaseDecode, func() error {
-				return e.runFirst(s, t, &sc, out, sc.ticket, sc.hist, sc.zeroWords)
-			}}
-			steps = steps[:2]
 		}
 		for li := uint64(1); li < m && t.small; li++ {
 			a, b := (li-1)&1, li&1
@@ -320,20 +300,14 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 			steps = append(steps,
 				phaseStep{PhaseSelection, func() error {
 					return launchAndScatterBlocks(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, e.lastDoc, sc.blk,
-						sc.tileOffsets, sc.sel, sc.row, rowCand, at, zeroCounts)
+						sc.tileOffsets, sc.sel, sc.row)
+				}},
+				phaseStep{PhaseDecode, func() error { return e.decodeBoth(s, 0, sc.sel, t.selRows, sc.docs, sc.freqs) }},
+				phaseStep{PhaseIntersect, func() error {
+					return launchAndIntersect(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, sc.blk, sc.row, sc.docs,
+						e.docCol.counts, uint64(bs), sc.at, sc.tileCounts, sc.tileOffsets, ticket)
 				}},
 			)
-			if decsect {
-				steps = append(steps, phaseStep{PhaseIntersect, func() error { return e.runDecsect(s, t, &sc, li, a, out) }})
-			} else {
-				steps = append(steps,
-					phaseStep{PhaseDecode, func() error { return e.decodeBoth(s, 0, sc.sel, t.selRows, sc.docs, sc.freqs) }},
-					phaseStep{PhaseIntersect, func() error {
-						return launchAndIntersect(s, grid, qTile, tab, w, m, li, sc.cand[a], out, slot, sc.blk, sc.row, sc.docs,
-							e.docCol.counts, uint64(bs), sc.at, sc.tileCounts, sc.tileOffsets, ticket)
-					}},
-				)
-			}
 			if !alone {
 				steps = append(steps, phaseStep{PhaseIntersect, func() error {
 					return launchAndScan(s, int(w), qBig, tab, w, m, li, out, slot, sc.tileCounts, sc.tileOffsets, sSteps+li, 1)
@@ -395,13 +369,13 @@ func (e *qengine) andWave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, er
 var fusedRows = map[string]int64{"bp128": 16, "bp256": 16, "vbyte128": 16, "vbyte1024": 4, "pfordelta": 4, "rice": 4}
 
 // fusedKernels names the kernels of kernels/query.cu that decode inside
-// (and_first_<stem>, and_stepdec_<stem>, and_decsect_<stem> and
-// or_first_<stem>, made by its DEFINE_FUSED), which queryKernels, read
-// from the plain declarations, leaves out.
+// (and_first_<stem>, and_stepdec_<stem> and or_first_<stem>, made by its
+// DEFINE_FUSED), which queryKernels, read from the plain declarations,
+// leaves out.
 func fusedKernels() []string {
 	var names []string
 	for _, stem := range kernels {
-		names = append(names, "and_first_"+stem, "and_stepdec_"+stem, "and_decsect_"+stem, "or_first_"+stem)
+		names = append(names, "and_first_"+stem, "and_stepdec_"+stem, "or_first_"+stem)
 	}
 	return names
 }
@@ -420,7 +394,13 @@ func (e *qengine) runFused(s stream, t *andTable, sc *andScratch, j *qjob, ws *w
 	ticket := tab + devPtr(4*(t.tabWords-1))
 	steps := []phaseStep{
 		{PhaseInit, func() error { return s.upload(sc.tab, bytesOf(t.words)) }},
-		{PhaseDecode, func() error { return e.runFirst(s, t, sc, out, ticket, 0, 0) }},
+		{PhaseDecode, func() error {
+			return s.launch("and_first_"+d.stem, int((t.rows+rows-1)/rows), qBig, uint64(tab), m, uint64(out),
+				uint64(t.scs[0].hdrWords), uint64(d.data), d.dataLen, uint64(d.offs), uint64(d.counts), uint64(d.bases),
+				uint64(d.blocks), uint64(f.data), f.dataLen, uint64(f.offs), uint64(f.counts), uint64(f.blocks),
+				uint64(sc.cand[0]), uint64(sc.fm1[0]), uint64(bs), uint64(e.lastDoc), uint64(sc.blk), uint64(sc.sel),
+				uint64(t.selRows), uint64(sc.row), uint64(e.skipBlocks), uint64(ticket))
+		}},
 	}
 	n := uint64(t.rows * bs)
 	for li := uint64(1); li < m; li++ {
@@ -441,32 +421,4 @@ func (e *qengine) runFused(s stream, t *andTable, sc *andScratch, j *qjob, ws *w
 	}
 	one := scratch{hdrWords: t.scs[0].hdrWords, resultCap: t.resultCap, hist: sc.hist, bnd: sc.bnd, bndCap: sc.bndCap}
 	return e.finish(s, j, &one, out, buf, tm)
-}
-
-// runDecsect launches and_decsect_<stem> for step li of a general pass
-// alone (see andWave): the selected rows' decode and the candidates'
-// search in them, a CTA per fusedRows rows, the scan in its last CTA.
-func (e *qengine) runDecsect(s stream, t *andTable, sc *andScratch, li, a uint64, out devPtr) error {
-	d, f := &e.docCol, &e.freqCol
-	rows := fusedRows[d.stem]
-	return s.launch("and_decsect_"+d.stem, int(max(1, (t.selRows+rows-1)/rows)), qBig, uint64(sc.tab), uint64(t.m), li,
-		uint64(sc.cand[a]), uint64(out), uint64(sc.row), uint64(sc.sel), uint64(t.selRows), uint64(sc.rowCand),
-		uint64(sc.docs), uint64(sc.at), uint64(sc.freqs), uint64(e.bs), uint64(sc.tileCounts), uint64(sc.tileOffsets),
-		uint64(d.data), d.dataLen, uint64(d.offs), uint64(d.counts), uint64(d.bases), uint64(d.blocks), uint64(f.data),
-		f.dataLen, uint64(f.offs), uint64(f.counts), uint64(f.blocks), uint64(sc.ticket))
-}
-
-// runFirst launches and_first_<stem> for a pass alone: its slot's set-up
-// and its shortest list's decode, then list 1's selection in the last CTA
-// (a fused pass, ticket its table's), or with zero, instead, the
-// zeroing of zeroWords words there (the general steps: q_init's work).
-func (e *qengine) runFirst(s stream, t *andTable, sc *andScratch, out, ticket, zero devPtr, zeroWords int64) error {
-	d, f := &e.docCol, &e.freqCol
-	rows := fusedRows[d.stem]
-	return s.launch("and_first_"+d.stem, int(max(1, (t.rows+rows-1)/rows)), qBig, uint64(sc.tab), uint64(t.m),
-		uint64(out), uint64(t.scs[0].hdrWords), uint64(d.data), d.dataLen, uint64(d.offs), uint64(d.counts),
-		uint64(d.bases), uint64(d.blocks), uint64(f.data), f.dataLen, uint64(f.offs), uint64(f.counts),
-		uint64(f.blocks), uint64(sc.cand[0]), uint64(sc.fm1[0]), uint64(e.bs), uint64(e.lastDoc), uint64(sc.blk),
-		uint64(sc.sel), uint64(t.selRows), uint64(sc.row), uint64(e.skipBlocks), uint64(ticket), uint64(zero),
-		uint64(zeroWords))
 }

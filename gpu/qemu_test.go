@@ -273,8 +273,7 @@ func TestQueryEngineEmulated(t *testing.T) {
 		})
 	}
 	// OR waves over several spans of or_span_wave, with a list of over 32
-	// blocks, so that find_row narrows in more than one step; AND passes
-	// over the same lists.
+	// blocks, so that find_row narrows in more than one step.
 	t.Run("spans", func(t *testing.T) {
 		spec := corpusSpec{Docs: 3*orSpan + 500, Vocab: 12, Zipf: 1, Density: 0.95, Codec: "gpu-bp256", Seed: 7}
 		e, ix := emuEngine(t, bin, spec)
@@ -285,15 +284,6 @@ func TestQueryEngineEmulated(t *testing.T) {
 			{Terms: []string{termName(1), termName(7)}, Mode: query.Or, K: 10},
 			{Terms: []string{termName(12), termName(2), termName(12)}, Mode: query.Or, K: 3},
 			{Terms: []string{termName(5)}, Mode: query.Or, K: 1000},
-			// AND over lists of many blocks, rare terms first: the skip
-			// searches span many blocks a warp (each setting, in turn).
-			{Terms: []string{termName(1), termName(7)}, Mode: query.And, K: 10},
-			{Terms: []string{termName(12), termName(1)}, Mode: query.And, K: 5},
-			{Terms: []string{termName(11), termName(2), termName(3)}, Mode: query.And, K: 10},
-			{Terms: []string{termName(10), termName(1)}, Mode: query.And, K: 10},
-			{Terms: []string{termName(9), termName(2), termName(12)}, Mode: query.And, K: 3},
-			{Terms: []string{termName(12), termName(4)}, Mode: query.And, K: 10},
-			{Terms: []string{termName(8), termName(1), termName(2)}, Mode: query.And, K: 10},
 		}
 		checkEngine(t, e, ix, qs)
 	})

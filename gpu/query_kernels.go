@@ -15,7 +15,6 @@ var queryKernels = []string{
 	"and_step_cta",
 	"or_score",
 	"or_span_wave",
-	"or_span_one",
 	"q_init",
 	"topk_hist_keys",
 	"topk_hist_dense",
@@ -50,8 +49,8 @@ func launchAndScan(l launcher, grid, block int, tab devPtr, W, M, li uint64, sta
 }
 
 // launchAndScatterBlocks launches and_scatter_blocks (kernels/query.cu) on grid CTAs of block threads.
-func launchAndScatterBlocks(l launcher, grid, block int, tab devPtr, W, M, li uint64, cand, state devPtr, stride uint64, lastDoc, blk, tileOffsets, sel, row, rowCand, at, tileCounts devPtr) error {
-	return l.launch("and_scatter_blocks", grid, block, uint64(tab), W, M, li, uint64(cand), uint64(state), stride, uint64(lastDoc), uint64(blk), uint64(tileOffsets), uint64(sel), uint64(row), uint64(rowCand), uint64(at), uint64(tileCounts))
+func launchAndScatterBlocks(l launcher, grid, block int, tab devPtr, W, M, li uint64, cand, state devPtr, stride uint64, lastDoc, blk, tileOffsets, sel, row devPtr) error {
+	return l.launch("and_scatter_blocks", grid, block, uint64(tab), W, M, li, uint64(cand), uint64(state), stride, uint64(lastDoc), uint64(blk), uint64(tileOffsets), uint64(sel), uint64(row))
 }
 
 // launchAndIntersect launches and_intersect (kernels/query.cu) on grid CTAs of block threads.
@@ -85,13 +84,8 @@ func launchOrScore(l launcher, grid, block int, docs, fm1 devPtr, n, idf, k1p1 u
 }
 
 // launchOrSpanWave launches or_span_wave (kernels/query.cu) on grid CTAs of block threads.
-func launchOrSpanWave(l launcher, grid, block int, docs, fm1, qSeg, segRow, segIdf, segDf devPtr, bs, k1p1 uint64, norms devPtr, spans uint64, state devPtr, stride uint64, keys, keyOff, keyCap, needs, cuts devPtr, shift, bits uint64, hist, result devPtr, resultCap uint64, bnd devPtr, bndCap uint64, ticket devPtr) error {
-	return l.launch("or_span_wave", grid, block, uint64(docs), uint64(fm1), uint64(qSeg), uint64(segRow), uint64(segIdf), uint64(segDf), bs, k1p1, uint64(norms), spans, uint64(state), stride, uint64(keys), uint64(keyOff), uint64(keyCap), uint64(needs), uint64(cuts), shift, bits, uint64(hist), uint64(result), resultCap, uint64(bnd), bndCap, uint64(ticket))
-}
-
-// launchOrSpanOne launches or_span_one (kernels/query.cu) on grid CTAs of block threads.
-func launchOrSpanOne(l launcher, grid, block int, docs, fm1, qSeg, segRow, segIdf, segDf devPtr, bs, k1p1 uint64, norms devPtr, spans uint64, state devPtr, stride uint64, keys, keyOff, keyCap, needs, cuts devPtr, shift, bits uint64, hist, result devPtr, resultCap uint64, bnd devPtr, bndCap uint64, ticket devPtr) error {
-	return l.launch("or_span_one", grid, block, uint64(docs), uint64(fm1), uint64(qSeg), uint64(segRow), uint64(segIdf), uint64(segDf), bs, k1p1, uint64(norms), spans, uint64(state), stride, uint64(keys), uint64(keyOff), uint64(keyCap), uint64(needs), uint64(cuts), shift, bits, uint64(hist), uint64(result), resultCap, uint64(bnd), bndCap, uint64(ticket))
+func launchOrSpanWave(l launcher, grid, block int, docs, fm1, qSeg, segRow, segIdf, segDf devPtr, bs, k1p1 uint64, norms devPtr, spans uint64, state devPtr, stride uint64, keys, keyOff, keyCap, needs devPtr, shift, bits uint64, hist, result devPtr, resultCap uint64, bnd devPtr, bndCap uint64, ticket devPtr) error {
+	return l.launch("or_span_wave", grid, block, uint64(docs), uint64(fm1), uint64(qSeg), uint64(segRow), uint64(segIdf), uint64(segDf), bs, k1p1, uint64(norms), spans, uint64(state), stride, uint64(keys), uint64(keyOff), uint64(keyCap), uint64(needs), shift, bits, uint64(hist), uint64(result), resultCap, uint64(bnd), bndCap, uint64(ticket))
 }
 
 // launchQInit launches q_init (kernels/query.cu) on grid CTAs of block threads.

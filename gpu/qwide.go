@@ -181,30 +181,28 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error
 		t.scs[0].resultCap = t.resultCap
 		t.slotSize = t.hdr + 8*int64(t.resultCap)
 	}
-	// cuts: a word per query, the best span cut so far (or_span_wave).
-	layout := func(base devPtr) (tab, sel, keys, hist, ticket, cuts, bnd, docs, freqs devPtr, size int64) {
+	layout := func(base devPtr) (tab, sel, keys, hist, ticket, bnd, docs, freqs devPtr, size int64) {
 		c := carve{base: base}
 		tab = c.take(4 * tabWords)
 		hist = c.take(4 * w << qHistBits)
 		ticket = c.take(4)
-		cuts = c.take(4 * w)
 		bnd = c.take(8 * w * qFinCap)
 		sel = c.take(4 * rows)
 		keys = c.take(8 * keyRoom)
 		docs, freqs = c.take(4*rows*bs), c.take(4*rows*bs)
-		return tab, sel, keys, hist, ticket, cuts, bnd, docs, freqs, c.off
+		return tab, sel, keys, hist, ticket, bnd, docs, freqs, c.off
 	}
-	_, _, _, _, _, _, _, _, _, size := layout(0)
+	_, _, _, _, _, _, _, _, size := layout(0)
 	if err := e.grow(&ws.scratch, &ws.scrSize, size); err != nil {
 		return nil, err
 	}
 	if err := e.grow(&ws.out, &ws.outSize, w*t.slotSize); err != nil {
 		return nil, err
 	}
-	tab, sel, keys, hist, ticket, cuts, bnd, docs, freqs, _ := layout(ws.scratch)
-	// q_init zeroes the histograms, the ticket and the cuts after them; a
-	// pass alone picks and finishes its top-k in the last CTAs (waveRound).
-	zeroWords := int64(cuts-hist)/4 + w
+	tab, sel, keys, hist, ticket, bnd, docs, freqs, _ := layout(ws.scratch)
+	// q_init zeroes the histograms and the ticket after them; a pass alone
+	// picks and finishes its top-k in the last CTAs (waveRound).
+	zeroWords := int64(ticket-hist)/4 + 1
 	if !alone {
 		ticket = 0
 	}
@@ -255,15 +253,8 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error
 		}
 		steps = append(steps,
 			phaseStep{PhaseScore, func() error {
-				// A pass alone takes or_span_one, whose pipelined adds
-				// cost registers that a wave of many, short of CTAs a
-				// multiprocessor rather than of latency, does not pay.
-				span := launchOrSpanWave
-				if alone {
-					span = launchOrSpanOne
-				}
-				return span(s, int(w*spans), qTile, docs, freqs, qSeg, segRow, segIdf, segDf, uint64(bs),
-					uint64(e.k1p1), e.norms, uint64(spans), ws.out, slot, keys, keyOff, keyCap, needs, cuts, shift, bits,
+				return launchOrSpanWave(s, int(w*spans), qTile, docs, freqs, qSeg, segRow, segIdf, segDf, uint64(bs),
+					uint64(e.k1p1), e.norms, uint64(spans), ws.out, slot, keys, keyOff, keyCap, needs, shift, bits,
 					hist, result, uint64(t.resultCap), bnd, qFinCap, spanTicket)
 			}})
 		if !oneCTA {

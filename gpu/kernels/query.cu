@@ -210,63 +210,6 @@ static __device__ u32 warp_lower_bound(const u32* a, u32 lo, u32 hi, u32 x) {
   return lo;
 }
 
-// warp_lower_bound2 finds lower_bound(a, lo, hi, x0) and lower_bound(a, lo,
-// hi, x1) at once, each by a half of the warp probing 16 places a step:
-// about log16(n) dependent loads for both instead of 2 log32(n) one after
-// the other. Every lane of the warp calls it with the same arguments.
-static __device__ void warp_lower_bound2(const u32* a, u32 lo, u32 hi, u32 x0, u32 x1, u32* r0, u32* r1) {
-  u32 lane = threadIdx.x & 31, half = lane >> 4, l = lane & 15, x = half ? x1 : x0, b = hi;
-  // As warp_lower_bound, per half: the answer lies in [lo, b].
-  while (__ballot_sync(FULL, lo < b) != 0) {
-    bool on = lo < b;
-    u32 step = on ? (b - lo + 15) / 16 : 0, r = lo + l * step;
-    u32 m = (__ballot_sync(FULL, on && (r >= b || a[r] >= x)) >> (16 * half)) & 0xffff;
-    if (!on) continue;
-    if (m == 0) {
-      lo += 15 * step + 1;
-      continue;
-    }
-    u32 f = __ffs(m) - 1;
-    if (f == 0) {
-      b = lo;
-      continue;
-    }
-    u32 end = lo + f * step;
-    lo += (f - 1) * step + 1;
-    b = end < b ? end : b;
-  }
-  *r0 = __shfl_sync(FULL, lo, 0);
-  *r1 = __shfl_sync(FULL, lo, 16);
-}
-
-// lanes_lower_bound is lower_bound(a, lo, hi, x) for each lane's own x
-// over the warp's common range: the lanes first probe 32 evenly spaced
-// places together (one load), each finds between which two probes its x
-// falls by shuffles, then searches that stretch alone. So log2(n/32) + 1
-// dependent loads instead of log2(n). Every lane of the warp calls it
-// with the same lo and hi.
-static __device__ u32 lanes_lower_bound(const u32* a, u32 lo, u32 hi, u32 x) {
-  if (lo >= hi) return hi;
-  u32 step = (hi - lo + 31) / 32, r = lo + (threadIdx.x & 31) * step;
-  u32 p = r < hi ? a[r] : NONE;
-  // The first lane whose probe reaches x, or 32.
-  u32 L = 0, H = 32;
-#pragma unroll
-  for (int i = 0; i < 6; i++) {
-    u32 mid = (L + H) >> 1;
-    u32 pm = __shfl_sync(FULL, p, mid & 31);
-    if (L < H) {
-      if (pm >= x)
-        H = mid;
-      else
-        L = mid + 1;
-    }
-  }
-  if (L == 0) return lo;
-  u32 e = lo + L * step;
-  return lower_bound(a, lo + (L - 1) * step + 1, e < hi ? e : hi, x);
-}
-
 // term_score is bm25.Params.TermScore: idf * ((tf * (k1+1)) / (tf + norm)).
 static __device__ __forceinline__ float term_score(float idf, u32 tf, float norm, float k1p1) {
   float f = __uint2float_rn(tf);
@@ -520,13 +463,13 @@ extern "C" __global__ void __launch_bounds__(TILE)
     bool active = i < st.n;
     u32 c = active ? c0[i] : NONE;
     // Splitters: the warp's first and last candidates (active lanes are a
-    // prefix of the warp), searched over the whole list by the warp's two
-    // halves at once; then each lane's between them (lanes_lower_bound).
+    // prefix of the warp), searched over the whole list by the warp.
     u32 act = __ballot_sync(FULL, active);
     int lastLane = act != 0 ? 31 - __clz(act) : 0;
-    u32 cLo = __shfl_sync(FULL, c, 0), cHi = __shfl_sync(FULL, c, lastLane), bLo, bHi;
-    warp_lower_bound2(lastDoc, lo, end, cLo, cHi, &bLo, &bHi);
-    u32 b = lanes_lower_bound(lastDoc, bLo, bHi < end ? bHi + 1 : end, c);
+    u32 cLo = __shfl_sync(FULL, c, 0), cHi = __shfl_sync(FULL, c, lastLane);
+    u32 bLo = warp_lower_bound(lastDoc, lo, end, cLo);
+    u32 bHi = warp_lower_bound(lastDoc, bLo, end, cHi);
+    u32 b = lower_bound(lastDoc, bLo, bHi < end ? bHi + 1 : end, c);
     if (!active || b >= end) b = NONE;
     if (active) blk[a.cand[st.q] + i] = b;
     u32 cnt = __syncthreads_count(starts_block(c0, i, lastDoc, lo, b));
@@ -556,14 +499,10 @@ extern "C" __global__ void __launch_bounds__(BIG)
 
 // and_scatter_blocks writes the landed blocks of each query, in order, to
 // its rows of sel (from sel[q] on) that the decoders take, and for every
-// candidate the row of its block to row (NONE if it dropped out). With
-// rowCand (a query alone's and_decsect follows), it also writes each
-// row's first candidate to rowCand, NONE to at for the candidates that
-// dropped out, and zeroes the tile counts that and_select's scan read.
+// candidate the row of its block to row (NONE if it dropped out).
 extern "C" __global__ void __launch_bounds__(TILE)
     and_scatter_blocks(const u32* tab, u64 W, u64 M, u64 li, const u32* cand, const u32* state, u64 stride,
-                       const u32* lastDoc, const u32* blk, const u32* tileOffsets, u32* sel, u32* row, u32* rowCand,
-                       u32* at, u32* tileCounts) {
+                       const u32* lastDoc, const u32* blk, const u32* tileOffsets, u32* sel, u32* row) {
   AndWave a = and_wave(tab, W, M);
   StepTile st;
   for (u32 g = blockIdx.x; g < a.tile[W]; g += gridDim.x) {
@@ -577,11 +516,6 @@ extern "C" __global__ void __launch_bounds__(TILE)
     u32 r = a.sel[st.q] + tileOffsets[g] + block_scan(start ? 1 : 0, &total);
     if (start) sel[r] = b;
     if (active) row[base + i] = b == NONE ? NONE : (start ? r : r - 1);
-    if (rowCand != 0) {
-      if (start) rowCand[r] = (u32)(base + i);
-      if (active && b == NONE) at[base + i] = NONE;
-      if (threadIdx.x == 0) tileCounts[g] = 0;
-    }
   }
 }
 
@@ -743,9 +677,9 @@ extern "C" __global__ void __launch_bounds__(TILE)
 //                     is the first to land there, else NONE (the decoders
 //                     skip it); a candidate's row is its block's first
 //                     candidate's, found in its warp by a ballot or, when
-//                     that lies before the warp, as the last start of the
-//                     warps before it (see select_rows). The selected
-//                     blocks need no order, so no scan.
+//                     that lies before the warp, by a warp search of the
+//                     candidates before it. The selected blocks need no
+//                     order, so no scan.
 //   (decode_*         docids and frequencies of the selected rows)
 //   and_step_cta      one CTA of BIG threads: intersects the candidates
 //                     with their rows and compacts the matches BIG at a
@@ -758,50 +692,36 @@ extern "C" __global__ void __launch_bounds__(TILE)
 // selected blocks and and_step_cta (two more per further list).
 
 // select_rows is and_select_rows' work at step li over the chunks g0,
-// g0+gstep, ... of blockDim.x (at most BIG) candidates of cand, n of
-// them; the list's blocks are lo .. lo+nb-1; state is the query's slot.
-// The caller passes n, lo and nb, which it may have loaded long before. It
-// clears the selection's rows from n to selRows and adds the selected
-// blocks to state word S_STEPS+M+li (zeroed by q_init). A list of at
-// most skipCap blocks (SKIP_CAP at most: the host passes 0 to test the
-// other way) has its skip column copied to skip (shared memory) first, in
-// one round of independent loads beside the first chunk's candidates, so
+// g0+gstep, ... of blockDim.x candidates of cand; state is the query's
+// slot. It clears the selection's rows from the step's count to selRows
+// and adds the selected blocks to state word S_STEPS+M+li (zeroed by
+// q_init). A list of at most skipCap blocks (SKIP_CAP at most: the host
+// passes 0 to test the other way) has its skip column copied
+// to skip (shared memory) first, in one round of independent loads, so
 // each candidate's search runs there instead of through dependent global
-// loads; a longer one is searched as and_select does. A candidate's row is
-// its block's first candidate: in its warp by a ballot, else the last
-// start of an earlier warp of the chunk (shared memory), else, when the
-// CTA walks consecutive chunks (gstep 1), the last start of the chunks
-// before; only the first warps of a chunk of a grid-stride walk search the
-// candidates before them. Every thread of the CTA calls it.
-static __device__ void select_rows(u32 n, u32 lo, u32 nb, u64 M, u64 li, const u32* cand, u32* state,
-                                   const u32* lastDoc, u32* blk, u32* sel, u64 selRows, u32* row, u32 g0, u32 gstep,
-                                   u32* skip, u64 skipCap) {
-  __shared__ u32 wstart[BIG / 32], carry;
+// loads; a longer one is searched as and_select does. Every thread of
+// the CTA calls it.
+static __device__ void select_rows(const AndWave& a, u64 M, u64 li, const u32* cand, u32* state, const u32* lastDoc,
+                                   u32* blk, u32* sel, u64 selRows, u32* row, u32 g0, u32 gstep, u32* skip,
+                                   u64 skipCap) {
+  u32 n = ((const volatile u32*)state)[S_STEPS + li - 1];
   u64 chunk = blockDim.x;
-  u32 end = lo + nb, lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  // The first chunk's candidates and their predecessors, loaded beside the
-  // skip column.
-  u64 i = g0 * chunk + threadIdx.x;
-  u32 c = i < n ? cand[i] : NONE, prev = i != 0 && i <= n ? cand[i - 1] : 0;
   for (u64 r = n + g0 * chunk + threadIdx.x; r < selRows; r += gstep * chunk) sel[r] = NONE;
+  u32 lo = a.first[li], nb = a.nb[li], end = lo + nb;
   bool inShared = nb <= skipCap && nb <= SKIP_CAP;
   if (inShared) {
 #pragma unroll 8
     for (u32 j = threadIdx.x; j < nb; j += blockDim.x) skip[j] = lastDoc[lo + j];
+    __syncthreads();
   }
-  if (threadIdx.x == 0) carry = NONE;
-  __syncthreads();
   // The last docid of block b of the list.
   auto last = [&](u32 b) { return inShared ? skip[b - lo] : lastDoc[b]; };
   // The loop bound is uniform over the CTA, so every thread reaches the
   // barriers and every lane the warp's votes.
   for (u64 base = g0 * chunk; base < n; base += gstep * chunk) {
-    i = base + threadIdx.x;
+    u64 i = base + threadIdx.x;
     bool active = i < n;
-    if (base != g0 * chunk) {
-      c = active ? cand[i] : NONE;
-      prev = active && i != 0 ? cand[i - 1] : 0;
-    }
+    u32 c = active ? cand[i] : NONE;
     u32 b;
     if (inShared) {
       b = lo + lower_bound(skip, 0, nb, c);
@@ -809,45 +729,28 @@ static __device__ void select_rows(u32 n, u32 lo, u32 nb, u64 M, u64 li, const u
       // Splitters as in and_select.
       u32 act = __ballot_sync(FULL, active);
       int lastLane = act != 0 ? 31 - __clz(act) : 0;
-      u32 cLo = __shfl_sync(FULL, c, 0), cHi = __shfl_sync(FULL, c, lastLane), bLo, bHi;
-      warp_lower_bound2(lastDoc, lo, end, cLo, cHi, &bLo, &bHi);
-      b = lanes_lower_bound(lastDoc, bLo, bHi < end ? bHi + 1 : end, c);
+      u32 cLo = __shfl_sync(FULL, c, 0), cHi = __shfl_sync(FULL, c, lastLane);
+      u32 bLo = warp_lower_bound(lastDoc, lo, end, cLo);
+      u32 bHi = warp_lower_bound(lastDoc, bLo, end, cHi);
+      b = lower_bound(lastDoc, bLo, bHi < end ? bHi + 1 : end, c);
     }
     if (!active || b >= end) b = NONE;
     // As starts_block.
-    bool start = b != NONE && (i == 0 || (b != lo && prev <= last(b - 1)));
-    u32 m = __ballot_sync(FULL, start), mine = m & (FULL >> (31 - lane));
+    bool start = b != NONE && (i == 0 || (b != lo && cand[i - 1] <= last(b - 1)));
+    u32 lane = threadIdx.x & 31, m = __ballot_sync(FULL, start), mine = m & (FULL >> (31 - lane));
     u32 w0 = (u32)i - lane, b0 = __shfl_sync(FULL, b, 0), r0 = 0;
-    if (lane == 0) wstart[w] = m != 0 ? w0 + 31 - __clz(m) : NONE;
-    __syncthreads();
-    // The chunk's last start, carried to the next chunk (warp 0 reads it
-    // here, before the barrier below that frees wstart).
-    u32 ws = lane < blockDim.x / 32 ? wstart[lane] : NONE, any = __ballot_sync(FULL, ws != NONE);
-    u32 chunkLast = any != 0 ? __shfl_sync(FULL, ws, 31 - __clz(any)) : NONE;
     // The lanes before the warp's first start share lane 0's block. When
-    // that block began before the warp, its first candidate is the last
-    // start before the warp (candidate 0 for the list's first block). The
-    // condition is uniform over the warp.
-    if (!(m & 1) && b0 != NONE && b0 != lo) {
-      u32 e = __ballot_sync(FULL, lane < w && ws != NONE);
-      if (e != 0)
-        r0 = __shfl_sync(FULL, ws, 31 - __clz(e));
-      else if (carry != NONE)
-        r0 = carry;
-      else
-        r0 = warp_lower_bound(cand, 0, w0, last(b0 - 1) + 1);
-    }
+    // that block began before the warp, its first candidate is the first
+    // past the previous block's last docid (candidate 0 for the list's
+    // first block). The condition is uniform over the warp.
+    if (!(m & 1) && b0 != NONE && b0 != lo) r0 = warp_lower_bound(cand, 0, w0, last(b0 - 1) + 1);
     if (active) {
       blk[i] = b;
       row[i] = b == NONE ? NONE : (mine != 0 ? w0 + 31 - __clz(mine) : r0);
       sel[i] = start ? b : NONE;
     }
     u32 cnt = __syncthreads_count(start);
-    if (threadIdx.x == 0) {
-      if (cnt != 0) atomicAdd(state + S_STEPS + M + li, cnt);
-      // Only a walk of consecutive chunks may carry.
-      if (gstep == 1 && chunkLast != NONE) carry = chunkLast;
-    }
+    if (threadIdx.x == 0 && cnt != 0) atomicAdd(state + S_STEPS + M + li, cnt);
   }
 }
 
@@ -858,9 +761,8 @@ extern "C" __global__ void __launch_bounds__(TILE)
     and_select_rows(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, const u32* lastDoc, u32* blk,
                     u32* sel, u64 selRows, u32* row, u64 skipCap) {
   __shared__ u32 skip[SKIP_CAP];
-  AndWave a = and_wave(tab, 1, M);
-  select_rows(((const volatile u32*)state)[S_STEPS + li - 1], a.first[li], a.nb[li], M, li, cand, state, lastDoc, blk,
-              sel, selRows, row, blockIdx.x, gridDim.x, skip, skipCap);
+  select_rows(and_wave(tab, 1, M), M, li, cand, state, lastDoc, blk, sel, selRows, row, blockIdx.x, gridDim.x, skip,
+              skipCap);
 }
 
 // step_body is step li of a query alone of few candidates in one CTA
@@ -940,8 +842,8 @@ static __device__ void step_body(const u32* tab, u64 M, u64 li, const u32* cand,
   if (threadIdx.x == 0) state[S_STEPS + li] = running;
   __syncthreads();  // the count, candOut, and every read of blk and row are done
   if (!last) {
-    select_rows(running, a.first[li + 1], a.nb[li + 1], M, li + 1, candOut, state, lastDoc, blk, sel, selRows, row, 0,
-                1, reinterpret_cast<u32*>(sh), skipCap);
+    select_rows(a, M, li + 1, candOut, state, lastDoc, blk, sel, selRows, row, 0, 1, reinterpret_cast<u32*>(sh),
+                skipCap);
     return;
   }
   pick_body(h, bits, 0, state);
@@ -1022,88 +924,31 @@ static __device__ void fused_rows(uint4* sh, COL_PARAMS, u32 n, B blockOf, D row
   }
 }
 
-// search_row is the search of decoded row r (its len docids at d, just
-// written by the calling warp) for the row's candidates: those from i0 on
-// (up to n) whose row is r, consecutive since a block's candidates are.
-// The row goes to registers, PER values a lane (NONE past len: still
-// sorted), in one round of independent loads; each lane then finds its
-// candidate by shuffles: the first lane whose last value reaches it (five
-// halvings of 32 lanes), then that lane's values. Each candidate's place
-// in the row, or NONE, goes to at; with tileCounts, the matches of each
-// TILE of candidates are added to its count (one atomic per tile the 32
-// candidates touch). A block the decoder takes holds at most the format's
-// B values. Every lane of the warp calls it.
-template <int F>
-static __device__ __forceinline__ void search_row(const u32* d, u32 len, u32 r, u32 i0, u32 n, const u32* row,
-                                                  const u32* cand, u32* at, u32* tileCounts) {
-  const u32 PER = Fmt<F>::B / 32, lane = threadIdx.x & 31;
-  u32 v[PER];
-#pragma unroll
-  for (u32 k = 0; k < PER; k++) v[k] = lane * PER + k < len ? d[lane * PER + k] : NONE;
-  for (;; i0 += 32) {
-    u32 i = i0 + lane;
-    bool mine = i < n && row[i] == r;
-    if (__ballot_sync(FULL, mine) == 0) break;
-    u32 c = mine ? cand[i] : 0, lo = 0, hi = 31;
-#pragma unroll
-    for (int h = 0; h < 5; h++) {
-      u32 mid = (lo + hi) >> 1;
-      if (__shfl_sync(FULL, v[PER - 1], mid) >= c)
-        hi = mid;
-      else
-        lo = mid + 1;
-    }
-    u32 p = NONE;
-#pragma unroll
-    for (u32 k = 0; k < PER; k++)
-      if (__shfl_sync(FULL, v[k], lo) == c) p = lo * PER + k;
-    if (mine) at[i] = p;
-    u32 hit = __ballot_sync(FULL, mine && p != NONE);
-    if (tileCounts != 0 && lane == 0 && hit != 0) {
-      // Lanes below split are in i0's tile, the others in the next.
-      u32 split = TILE - i0 % TILE, c0 = split >= 32 ? __popc(hit) : __popc(hit & ((1u << split) - 1));
-      if (c0 != 0) atomicAdd(tileCounts + i0 / TILE, c0);
-      if (__popc(hit) != c0) atomicAdd(tileCounts + i0 / TILE + 1, __popc(hit) - c0);
-    }
-  }
-}
-
 // and_first sets up the slot at state (words words zeroed, then the need
 // and the shortest list's count, as q_init), decodes the shortest list's
 // blocks into cand and fm1, and in its last CTA selects list 1's rows
-// (select_rows). ticket: zero. With zero (a query alone on the general
-// steps, which select apart), it instead zeroes the zeroWords words there
-// (histograms and ticket, as q_init) and selects nothing.
+// (select_rows). ticket: zero.
 template <int F>
 static __device__ void and_first(const u32* tab, u64 M, u32* state, u64 words, COL_PARAMS, u32* cand, u32* fm1,
                                  u64 bs, const u32* lastDoc, u32* blk, u32* sel, u64 selRows, u32* row, u64 skipCap,
-                                 u32* ticket, u32* zero, u64 zeroWords) {
+                                 u32* ticket) {
   __shared__ uint4 sh[Fused<F>::SH16];
   AndWave a = and_wave(tab, 1, M);
-  // What the last CTA's selection needs from the table, loaded now beside
-  // the first list's place: after the decode it would be one more round
-  // trip on the critical path (and the count, which block 0 writes to the
-  // slot, another).
-  u32 first = a.first[0], nb0 = a.nb[0], n1 = a.n1[0], need = a.need[0];
-  u32 lo1 = M > 1 ? a.first[1] : 0, nb1 = M > 1 ? a.nb[1] : 0;
-  if (zero != 0)
-    for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < zeroWords; j += (u64)gridDim.x * blockDim.x)
-      zero[j] = 0;
   if (blockIdx.x == 0) {
     for (u64 j = threadIdx.x; j < words; j += blockDim.x) state[j] = 0;
     __syncthreads();
     if (threadIdx.x == 0) {
-      state[S_NEED] = need;
-      state[S_STEPS] = n1;
+      state[S_NEED] = a.need[0];
+      state[S_STEPS] = a.n1[0];
     }
   }
-  fused_rows<F>(sh, COL_ARGS, nb0, [&](u32 r) { return first + r; }, [](u32, const u32*, u32) {}, cand, fm1, bs);
-  if (zero != 0 || !last_cta(ticket)) return;
+  u32 first = a.first[0];
+  fused_rows<F>(sh, COL_ARGS, a.nb[0], [&](u32 r) { return first + r; }, [](u32, const u32*, u32) {}, cand, fm1, bs);
+  if (!last_cta(ticket)) return;
   __threadfence();
   // select_rows reads the candidates other CTAs decoded: its loads of
   // cand are the first in this kernel's last CTA, so no stale L1 line.
-  select_rows(n1, lo1, nb1, M, 1, cand, state, lastDoc, blk, sel, selRows, row, 0, 1, reinterpret_cast<u32*>(sh),
-              skipCap);
+  select_rows(a, M, 1, cand, state, lastDoc, blk, sel, selRows, row, 0, 1, reinterpret_cast<u32*>(sh), skipCap);
 }
 
 // and_stepdec decodes the rows that sel lists for step li (sel[r] for the
@@ -1120,35 +965,42 @@ static __device__ void and_stepdec(const u32* tab, u64 M, u64 li, const u32* can
                                    u64 skipCap, COL_PARAMS, u32* ticket) {
   __shared__ uint4 sh[Fused<F>::SH16];
   u32 n = state[S_STEPS + li - 1];
-  auto search = [&](u32 r, const u32* d, u32 len) { search_row<F>(d, len, r, r, n, row, cand, at, 0); };
+  auto search = [&](u32 r, const u32* d, u32 len) {
+    // The row in registers, PER values a lane (NONE past len: still
+    // sorted), read in one round of independent loads; each lane then
+    // finds its candidate by shuffles: the first lane whose last value
+    // reaches it (five halvings of 32 lanes), then that lane's values. A
+    // block the decoder takes holds at most the format's B values.
+    const u32 PER = Fmt<F>::B / 32, lane = threadIdx.x & 31;
+    u32 v[PER];
+#pragma unroll
+    for (u32 k = 0; k < PER; k++) v[k] = lane * PER + k < len ? d[lane * PER + k] : NONE;
+    for (u32 i0 = r;; i0 += 32) {
+      u32 i = i0 + lane;
+      bool mine = i < n && row[i] == r;
+      if (__ballot_sync(FULL, mine) == 0) break;  // a block's candidates are consecutive
+      u32 c = mine ? cand[i] : 0, lo = 0, hi = 31;
+#pragma unroll
+      for (int h = 0; h < 5; h++) {
+        u32 mid = (lo + hi) >> 1;
+        if (__shfl_sync(FULL, v[PER - 1], mid) >= c)
+          hi = mid;
+        else
+          lo = mid + 1;
+      }
+      u32 p = NONE;
+#pragma unroll
+      for (u32 k = 0; k < PER; k++)
+        if (__shfl_sync(FULL, v[k], lo) == c) p = lo * PER + k;
+      if (mine) at[i] = p;
+    }
+  };
   fused_rows<F>(sh, COL_ARGS, n, [&](u32 r) { return sel[r]; }, search, docs, freqs, bs);
   if (!last_cta(ticket)) return;
   __threadfence();
   step_body(tab, M, li, cand, state, blk, row, sel, selRows, docs, at, freqs, dCounts, bs, lastDoc, fm1In, fm1Out, C,
             candOut, norms, k1p1, keys, shift, bits, result, resultCap, bnd, bndCap, skipCap,
             reinterpret_cast<u64*>(sh));
-}
-
-// and_decsect is the decode and and_intersect of step li of a query alone
-// whose steps are the general ones (W = 1; see "AND" above), in one
-// kernel: it decodes the selected rows (sel[r] of selRows, NONE for none)
-// into docs and freqs, and the warp that decoded a row's docids searches
-// it for the row's candidates in registers (search_row, from rowCand[r],
-// the row's first candidate, that and_scatter_blocks wrote), writing each
-// one's place to at and counting the matches of each tile into tileCounts
-// (and_scatter_blocks zeroed them, and wrote NONE to at for the
-// candidates that dropped out). Its last CTA then scans as and_intersect's
-// does. So no decode launch and no binary search through global memory.
-// ticket: zero (q_init's).
-template <int F>
-static __device__ void and_decsect(const u32* tab, u64 M, u64 li, const u32* cand, u32* state, const u32* row,
-                                   const u32* sel, u64 selRows, const u32* rowCand, u32* docs, u32* at, u32* freqs,
-                                   u64 bs, u32* tileCounts, u32* tileOffsets, COL_PARAMS, u32* ticket) {
-  __shared__ uint4 sh[Fused<F>::ROWS * Fused<F>::ROW16];
-  u32 n = state[S_STEPS + li - 1];
-  auto search = [&](u32 r, const u32* d, u32 len) { search_row<F>(d, len, r, rowCand[r], n, row, cand, at, tileCounts); };
-  fused_rows<F>(sh, COL_ARGS, (u32)selRows, [&](u32 r) { return sel[r]; }, search, docs, freqs, bs);
-  scan_tail(and_wave(tab, 1, M), li, state, 0, tileCounts, tileOffsets, S_STEPS + li, 1, ticket);
 }
 
 // FUSED_KERNEL starts the fused kernels' declarations: they are launched
@@ -1158,10 +1010,8 @@ static __device__ void and_decsect(const u32* tab, u64 M, u64 li, const u32* can
 #define DEFINE_FUSED(name, F)                                                                                     \
   FUSED_KERNEL __global__ void __launch_bounds__(BIG)                                                            \
       and_first_##name(const u32* tab, u64 M, u32* state, u64 words, COL_PARAMS, u32* cand, u32* fm1, u64 bs,     \
-                       const u32* lastDoc, u32* blk, u32* sel, u64 selRows, u32* row, u64 skipCap, u32* ticket,   \
-                       u32* zero, u64 zeroWords) {                                                                \
-    and_first<F>(tab, M, state, words, COL_ARGS, cand, fm1, bs, lastDoc, blk, sel, selRows, row, skipCap, ticket, \
-                 zero, zeroWords);                                                                                \
+                       const u32* lastDoc, u32* blk, u32* sel, u64 selRows, u32* row, u64 skipCap, u32* ticket) { \
+    and_first<F>(tab, M, state, words, COL_ARGS, cand, fm1, bs, lastDoc, blk, sel, selRows, row, skipCap, ticket); \
   }                                                                                                               \
   FUSED_KERNEL __global__ void __launch_bounds__(BIG) and_stepdec_##name(                                        \
       const u32* tab, u64 M, u64 li, const u32* cand, u32* state, u32* blk, u32* row, u32* sel, u64 selRows,      \
@@ -1171,13 +1021,6 @@ static __device__ void and_decsect(const u32* tab, u64 M, u64 li, const u32* can
     and_stepdec<F>(tab, M, li, cand, state, blk, row, sel, selRows, docs, at, freqs, bs, lastDoc, fm1In, fm1Out,  \
                    C, candOut, norms, k1p1, keys, shift, bits, result, resultCap, bnd, bndCap, skipCap, COL_ARGS, \
                    ticket);                                                                                       \
-  }                                                                                                               \
-  FUSED_KERNEL __global__ void __launch_bounds__(BIG) and_decsect_##name(                                        \
-      const u32* tab, u64 M, u64 li, const u32* cand, u32* state, const u32* row, const u32* sel, u64 selRows,    \
-      const u32* rowCand, u32* docs, u32* at, u32* freqs, u64 bs, u32* tileCounts, u32* tileOffsets, COL_PARAMS,  \
-      u32* ticket) {                                                                                              \
-    and_decsect<F>(tab, M, li, cand, state, row, sel, selRows, rowCand, docs, at, freqs, bs, tileCounts,          \
-                   tileOffsets, COL_ARGS, ticket);                                                                \
   }                                                                                                               \
   FUSED_KERNEL __global__ void __launch_bounds__(BIG)                                                            \
       or_first_##name(u32* state, u64 words, const u32* needs, u32* zero, u64 zeroWords, const u32* segRow,       \
@@ -1284,9 +1127,7 @@ static __device__ u32 find_row(const u32* docs, u32 bs, u32 r0, u32 r1, u32 df, 
 // span (span_cut) and appends the keys of the touched documents scoring at
 // least that (all of them when fewer are touched) to keys + keyOff[q], up
 // to keyCap[q], reserving their places at the query's S_KEYS word with one
-// atomic. With cuts (a word per query, zeroed), the spans share their
-// cuts (atomicMax): a span emits only what reaches the best cut published
-// when it emits, often far above its own, so fewer keys reach the top-k.
+// atomic.
 //
 // With a ticket (a wave of one, its keys few: the host decides), every
 // CTA also histograms digit [shift, shift+bits) of the keys it emits into
@@ -1294,27 +1135,17 @@ static __device__ u32 find_row(const u32* docs, u32 bs, u32 r0, u32 r1, u32 df, 
 // pick, cta_topk: into result and bnd, bndCap keys, and the finish): no
 // top-k kernels, whose launches cost more than one CTA's walk over a few
 // thousand keys.
-//
-// or_span_wave and or_span_one are the same but for how a round adds its
-// postings: or_span_one, for a wave of one (the host picks it), pipelines
-// its chunks, which costs registers (fewer CTAs a multiprocessor); a wave
-// of many fills the GPU with CTAs anyway and keeps the plain loop.
-#define OR_SPAN_ARGS                                                                                           \
-  docs, fm1, qSeg, segRow, segIdf, segDf, bs, k1p1, norms, spans, state, stride, keys, keyOff, keyCap, needs, \
-      cuts, shift, bits, hist, result, resultCap, bnd, bndCap, ticket
-template <bool PIPE>
-static __device__ __forceinline__ void or_span(const u32* docs, const u32* fm1, const u32* qSeg, const u32* segRow,
-                                              const u32* segIdf, const u32* segDf, u64 bs, u64 k1p1,
-                                              const float* norms, u64 spans, u32* state, u64 stride, u64* keys,
-                                              const u32* keyOff, const u32* keyCap, const u32* needs, u32* cuts,
-                                              u64 shift, u64 bits, u32* hist, u64* result, u64 resultCap, u64* bnd,
-                                              u64 bndCap, u32* ticket) {
+extern "C" __global__ void __launch_bounds__(TILE)
+    or_span_wave(const u32* docs, const u32* fm1, const u32* qSeg, const u32* segRow, const u32* segIdf,
+                 const u32* segDf, u64 bs, u64 k1p1, const float* norms, u64 spans, u32* state, u64 stride, u64* keys,
+                 const u32* keyOff, const u32* keyCap, const u32* needs, u64 shift, u64 bits, u32* hist,
+                 u64* result, u64 resultCap, u64* bnd, u64 bndCap, u32* ticket) {
   // The accumulators, then (the last CTA of a wave of one) the top-k's
   // histogram and sort buffer: OR_SPAN floats are FIN_CAP keys.
   __shared__ u64 sh[OR_SPAN / 2];
   float* acc = reinterpret_cast<float*>(sh);
   __shared__ u32 seg[TILE / 32][6];  // per segment of the round: rows [a, e), r0, r1, df, idf bits
-  __shared__ u32 base, gcut;
+  __shared__ u32 base, emitted;
   float k = __uint_as_float((u32)k1p1);
   u64 q = blockIdx.x / spans;
   u32 lo = (u32)(blockIdx.x % spans) * OR_SPAN, hi = lo + OR_SPAN, lane = threadIdx.x & 31, w = threadIdx.x >> 5;
@@ -1348,131 +1179,56 @@ static __device__ __forceinline__ void or_span(const u32* docs, const u32* fm1, 
       }
     }
     __syncthreads();
-    if (!PIPE) {
-      for (u32 v = 0; v < TILE / 32 && s0 + v < s1; v++) {
-        u32 a = seg[v][0], n = (seg[v][1] - a) * b32, r0 = seg[v][2], r1 = seg[v][3], df = seg[v][4];
-        float idf = __uint_as_float(seg[v][5]);
-        // OR_UNROLL postings per thread at a time: their loads are in
-        // flight together.
-        for (u32 i0 = threadIdx.x; i0 < n; i0 += OR_UNROLL * TILE) {
-          u32 d[OR_UNROLL], f[OR_UNROLL];
-          float nm[OR_UNROLL];
-#pragma unroll
-          for (int u = 0; u < OR_UNROLL; u++) {
-            u32 i = i0 + u * TILE, r = a + i / b32, j = i - (r - a) * b32;
-            d[u] = NONE;
-            f[u] = 0;
-            if (i < n && j < row_count(r, r0, r1, df, b32)) {
-              u64 at = (u64)r * bs + j;
-              d[u] = docs[at];
-              f[u] = fm1[at];
-            }
-          }
-#pragma unroll
-          for (int u = 0; u < OR_UNROLL; u++) nm[u] = d[u] >= lo && d[u] < hi ? norms[d[u]] : 0.0f;
-#pragma unroll
-          for (int u = 0; u < OR_UNROLL; u++)
-            if (d[u] >= lo && d[u] < hi)
-              acc[d[u] - lo] = __fadd_rn(acc[d[u] - lo], term_score(idf, f[u] + 1, nm[u], k));
-        }
-        __syncthreads();
-      }
-      continue;
-    }
-    // The round's segments' postings, OR_UNROLL a thread per chunk of CH,
-    // chunk by chunk in query order. Each chunk's loads are issued before
-    // the adds of the chunk before it, so a chunk waits for one load (its
-    // norms) rather than two (its docids, then their norms).
-    const u32 CH = OR_UNROLL * TILE, nv = umin(TILE / 32, s1 - s0);
-    auto postings = [&](u32 v) { return (seg[v][1] - seg[v][0]) * b32; };
-    // load reads chunk c of segment v (nothing when v == nv): docids
-    // (NONE where there is no posting) and freq-1.
-    auto load = [&](u32 v, u32 c, u32* d, u32* f) {
-#pragma unroll
-      for (int u = 0; u < OR_UNROLL; u++) {
-        d[u] = NONE;
-        f[u] = 0;
-      }
-      if (v >= nv) return;
-      u32 a = seg[v][0], n = postings(v), r0 = seg[v][2], r1 = seg[v][3], df = seg[v][4];
-#pragma unroll
-      for (int u = 0; u < OR_UNROLL; u++) {
-        u32 i = c * CH + u * TILE + threadIdx.x, r = a + i / b32, j = i - (r - a) * b32;
-        if (i < n && j < row_count(r, r0, r1, df, b32)) {
-          u64 at = (u64)r * bs + j;
-          d[u] = docs[at];
-          f[u] = fm1[at];
-        }
-      }
-    };
-    u32 v = 0, c = 0, d[OR_UNROLL], f[OR_UNROLL];
-    while (v < nv && postings(v) == 0) v++;
-    load(v, c, d, f);
-    while (v < nv) {
-      float nm[OR_UNROLL];
-#pragma unroll
-      for (int u = 0; u < OR_UNROLL; u++) nm[u] = d[u] >= lo && d[u] < hi ? norms[d[u]] : 0.0f;
-      u32 v2 = v, c2 = c + 1;
-      if (c2 * CH >= postings(v)) {
-        c2 = 0;
-        do v2++;
-        while (v2 < nv && postings(v2) == 0);
-      }
-      u32 d2[OR_UNROLL], f2[OR_UNROLL];
-      load(v2, c2, d2, f2);
+    for (u32 v = 0; v < TILE / 32 && s0 + v < s1; v++) {
+      u32 a = seg[v][0], n = (seg[v][1] - a) * b32, r0 = seg[v][2], r1 = seg[v][3], df = seg[v][4];
       float idf = __uint_as_float(seg[v][5]);
+      // OR_UNROLL postings per thread at a time: their loads are in flight
+      // together.
+      for (u32 i0 = threadIdx.x; i0 < n; i0 += OR_UNROLL * TILE) {
+        u32 d[OR_UNROLL], f[OR_UNROLL];
+        float nm[OR_UNROLL];
 #pragma unroll
-      for (int u = 0; u < OR_UNROLL; u++)
-        if (d[u] >= lo && d[u] < hi)
-          acc[d[u] - lo] = __fadd_rn(acc[d[u] - lo], term_score(idf, f[u] + 1, nm[u], k));
-      // A segment's adds end before the next one's start.
-      if (v2 != v && v2 < nv) __syncthreads();
-      v = v2;
-      c = c2;
+        for (int u = 0; u < OR_UNROLL; u++) {
+          u32 i = i0 + u * TILE, r = a + i / b32, j = i - (r - a) * b32;
+          d[u] = NONE;
+          f[u] = 0;
+          if (i < n && j < row_count(r, r0, r1, df, b32)) {
+            u64 at = (u64)r * bs + j;
+            d[u] = docs[at];
+            f[u] = fm1[at];
+          }
+        }
 #pragma unroll
-      for (int u = 0; u < OR_UNROLL; u++) {
-        d[u] = d2[u];
-        f[u] = f2[u];
+        for (int u = 0; u < OR_UNROLL; u++) nm[u] = d[u] >= lo && d[u] < hi ? norms[d[u]] : 0.0f;
+#pragma unroll
+        for (int u = 0; u < OR_UNROLL; u++)
+          if (d[u] >= lo && d[u] < hi)
+            acc[d[u] - lo] = __fadd_rn(acc[d[u] - lo], term_score(idf, f[u] + 1, nm[u], k));
       }
+      __syncthreads();
     }
-    __syncthreads();  // the adds are done, and every read of seg
   }
   // Thread t owns documents [t * per, (t+1) * per) of the span.
   const u32 per = OR_SPAN / TILE;
   u32 first = threadIdx.x * per, total;
   u32 cut = span_cut(acc, first, per, needs[q], &total);
-  if (cuts != 0) {
-    // The span's cut has needs[q] of its documents at or above it, so it
-    // bounds the query's needs[q]-th best from below, and so does the
-    // largest cut that the query's spans have published so far: publish
-    // this one and take that.
-    if (threadIdx.x == 0) {
-      u32 g = atomicMax(cuts + q, cut);
-      gcut = g > cut ? g : cut;
-    }
-    __syncthreads();
-    cut = gcut;
+  if (threadIdx.x == 0) {
+    base = total != 0 ? atomicAdd(slot_of(state, q, stride) + S_KEYS, total) : 0;
+    emitted = 0;
   }
-  u32 mine = 0;
-  for (u32 i = 0; i < per; i++) {
-    float f = acc[first + ((i + threadIdx.x) & (per - 1))];
-    mine += f != 0.0f && score_bits(f) >= cut;
-  }
-  u32 off = block_scan(mine, &total);
-  if (threadIdx.x == 0) base = total != 0 ? atomicAdd(slot_of(state, q, stride) + S_KEYS, total) : 0;
   __syncthreads();
   u64* out = keys + keyOff[q];
   u32 cap = keyCap[q];
-  for (u32 i = 0, at = base + off; i < per; i++) {
+  for (u32 i = 0; i < per; i++) {
     u32 j = first + ((i + threadIdx.x) & (per - 1));
     float f = acc[j];
     if (f != 0.0f && score_bits(f) >= cut) {
+      u32 at = base + atomicAdd(&emitted, 1u);
       if (at < cap) {
         u64 key = make_key(f, lo + j);
         out[at] = key;
         if (ticket != 0) atomicAdd(&hist[(key >> shift) & ((1u << bits) - 1)], 1u);
       }
-      at++;
     }
   }
   if (ticket == 0 || !last_cta(ticket)) return;
@@ -1481,22 +1237,6 @@ static __device__ __forceinline__ void or_span(const u32* docs, const u32* fm1, 
   u32 n = umin(((const volatile u32*)st)[S_KEYS], cap);
   pick_body(hist, bits, 0, st);
   cta_topk(out, n, shift, bits, hist, st, result, resultCap, bnd, bndCap, sh);
-}
-
-extern "C" __global__ void __launch_bounds__(TILE)
-    or_span_wave(const u32* docs, const u32* fm1, const u32* qSeg, const u32* segRow, const u32* segIdf,
-                 const u32* segDf, u64 bs, u64 k1p1, const float* norms, u64 spans, u32* state, u64 stride, u64* keys,
-                 const u32* keyOff, const u32* keyCap, const u32* needs, u32* cuts, u64 shift, u64 bits,
-                 u32* hist, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u32* ticket) {
-  or_span<false>(OR_SPAN_ARGS);
-}
-
-extern "C" __global__ void __launch_bounds__(TILE)
-    or_span_one(const u32* docs, const u32* fm1, const u32* qSeg, const u32* segRow, const u32* segIdf,
-                const u32* segDf, u64 bs, u64 k1p1, const float* norms, u64 spans, u32* state, u64 stride, u64* keys,
-                const u32* keyOff, const u32* keyCap, const u32* needs, u32* cuts, u64 shift, u64 bits,
-                u32* hist, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u32* ticket) {
-  or_span<true>(OR_SPAN_ARGS);
 }
 
 // ---- Top-k ----------------------------------------------------------------

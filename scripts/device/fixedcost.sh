@@ -11,13 +11,11 @@
 #      every GPU test on it, while gen index makes 5x10^6 documents
 #      (gpu-bp256) and gen queries 400 queries;
 #   2. bench gpu queries (one query at a time with phases, batches of 1,
-#      32 and 128) new, old, on rust-doc, then on the 5x10^6 index, then
+#      32 and 128) new, old, on the 5x10^6 index, then on rust-doc, then
 #      new and old again on the 5x10^6 index (timings drift within a call).
 # The new binary loads the fresh PTX (GPUSEARCH_PTX_DIR), the old one its
-# own. STEPS (default "tests bench again") picks the steps; BATCH (default
-# 1,32,128) the batch sizes.
-# $OUT gets fixedcost.tgz (every JSON and log, ptxas's register report
-# regs.txt), the PTX and summary.txt.
+# own. STEPS (default "tests bench again") picks the steps.
+# $OUT gets fixedcost.tgz (every JSON and log), the PTX and summary.txt.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/fixedcost-out}
@@ -27,7 +25,6 @@ BUDGET=${BUDGET:-540}
 DOCS=${DOCS:-5000000}
 STEPS=${STEPS:-tests bench again}
 MINTIME=${MINTIME:-0.5s}
-BATCH=${BATCH:-1,32,128}
 step() { [[ " $STEPS " == *" $1 "* ]]; }
 R=$(mktemp -d)
 W=$(mktemp -d)
@@ -62,15 +59,6 @@ else
 	stamp "ptx: not all sources compiled (nvcc.log)"
 	cp "$R/nvcc.log" "$OUT/" 2>/dev/null
 fi
-# ptxas's registers of the query kernels this work changed (--entry; if
-# ptxas refuses that, of every kernel), beside the tests: what a CTA costs
-# a multiprocessor (or_span_wave against or_span_one).
-KREGS=or_span_wave,or_span_one,and_first_bp256,and_decsect_bp256,and_step_cta,and_select_rows
-if [ -s "$PTX/query.ptx" ]; then
-	(cd "$PTX" && { timeout 100 "${NVCC%/*}/ptxas" -arch=sm_90 -v --entry "$KREGS" query.ptx -o /dev/null ||
-		timeout 150 "${NVCC%/*}/ptxas" -arch=sm_90 -v query.ptx -o /dev/null; } >"$R/regs.txt" 2>&1) &
-	regs=$!
-fi
 if step tests; then
 	GPUSEARCH_PTX_DIR=$PTX TEST_TIMEOUT=$(tmo 200) gpu_tests | tee -a "$LOG"
 	grep -h -m 10 -E -- '--- FAIL|panic|_test.go:[0-9]+:' "$R"/test-*.log | tee -a "$LOG"
@@ -87,21 +75,20 @@ bgq() {
 	[ "$bin" = "$NEW" ] && ptx=$PTX
 	stamp "bench gpu queries $name"
 	GPUSEARCH_PTX_DIR=$ptx timeout "$(tmo 120)" $bin bench gpu queries --index "$idx" --queries "$q" --mode and,or --k 10 \
-		--cpu "$cpu" --batch "$BATCH" --min-time "$MINTIME" --json >"$R/$name.json" 2>>"$LOG"
+		--cpu "$cpu" --batch 1,32,128 --min-time "$MINTIME" --json >"$R/$name.json" 2>>"$LOG"
 }
 if step bench; then
-	bgq rust-new $NEW "$W/rustidx" examples/queries.txt exhaustive,bmw
-	bgq rust-old $OLD "$W/rustidx" examples/queries.txt
-	pack
 	bgq 5m-new $NEW "$W/g" "$W/q.txt" exhaustive,bmw
 	bgq 5m-old $OLD "$W/g" "$W/q.txt"
+	pack
+	bgq rust-new $NEW "$W/rustidx" examples/queries.txt exhaustive,bmw
+	bgq rust-old $OLD "$W/rustidx" examples/queries.txt
 	pack
 fi
 if step again; then
 	bgq 5m-new2 $NEW "$W/g" "$W/q.txt"
 	bgq 5m-old2 $OLD "$W/g" "$W/q.txt"
 fi
-[ -n "${regs:-}" ] && { wait "$regs"; stamp "ptxas rc=$?"; }
 stamp "done"
 pack
 
@@ -123,9 +110,5 @@ for name in ["5m-new", "5m-old", "rust-new", "rust-old", "5m-new2", "5m-old2"]:
         print(f"  {m['mode']:<3} batched q/s: " + ", ".join(f"{b['batch']}: {b['qps']:.0f}" for b in m['batches']))
 PY
 grep -E 'rc=|ptx:' "$LOG" >>"$OUT/summary.txt"
-# The registers of the kernels this work changed, from regs.txt.
-awk '/Compiling entry function/ { k = $0; sub(/.*function .\047?/, "", k); sub(/\047.*/, "", k) }
-	/Used [0-9]+ registers|spill stores/ && index("," kregs ",", "," k ",") {
-		sub(/^ptxas info *: */, ""); sub(/^ +/, ""); print "ptxas", k ":", $0 }' kregs="$KREGS" "$R/regs.txt" >>"$OUT/summary.txt" 2>/dev/null
 rm -rf "$W"
 cat "$OUT/summary.txt"

@@ -61,9 +61,7 @@ static const std::map<std::string, Entry> kernels = {
     K(and_stepdec_bp256),     K(and_first_vbyte128),      K(and_stepdec_vbyte128),  K(and_first_vbyte1024),
     K(and_stepdec_vbyte1024), K(and_first_pfordelta),     K(and_stepdec_pfordelta), K(and_first_rice),
     K(and_stepdec_rice),      K(or_first_bp128),          K(or_first_bp256),        K(or_first_vbyte128),
-    K(or_first_vbyte1024),    K(or_first_pfordelta),      K(or_first_rice),           K(and_decsect_bp128),
-    K(and_decsect_bp256),     K(and_decsect_vbyte128),    K(and_decsect_vbyte1024), K(and_decsect_pfordelta),
-    K(and_decsect_rice),      K(or_span_one),
+    K(or_first_vbyte1024),    K(or_first_pfordelta),      K(or_first_rice),
 };
 
 static std::map<u64, u64> allocs;  // address -> size
