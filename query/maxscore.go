@@ -22,8 +22,9 @@ import (
 // One pass over the essential lists scores the candidate, moves the lists
 // standing on it and finds the next candidate; a single essential list
 // (the common case once the heap fills) is scanned in place instead
-// (scanOne). The threshold only rises when a document enters the heap, so
-// the essential lists are recounted only then.
+// (scanOne); several long ones are read a window of docids at a time
+// (windowed, window). The threshold only rises when a document enters the
+// heap, so the essential lists are recounted only then (essential).
 func maxScoreQuery(s *search) error {
 	// scores, by query position: the candidate's term scores, 0 for a
 	// list that does not hold it. Adding a 0 leaves a float32 sum
@@ -41,20 +42,13 @@ func maxScoreQuery(s *search) error {
 	}
 	var scored int64 // postings scored, added to s.stats on the way out
 	defer func() { s.stats.PostingsScored += scored }()
-	first := 0 // ls[:first] are non-essential
-	// Under a floor (segments.go) some lists may be non-essential from
-	// the start.
-	for first < len(ls) && !s.canEnter(upTo[first]) {
-		first++
-	}
+	// ls[:first] are non-essential: under a floor (segments.go) some
+	// lists may be from the start.
+	first := s.essential(upTo, 0)
 	if first == len(ls) {
 		return nil
 	}
 	ahead := len(s.norms) > prefetchDocs
-	var rest float64 // the sum of the non-essential lists' bounds
-	if first > 0 {
-		rest = upTo[first-1]
-	}
 	// The lists open lazily: the essential ones move onto their first
 	// posting, the others are only ever sought (NextGEQ), which decodes
 	// no block they skip, the first included. Lists only ever turn
@@ -63,12 +57,20 @@ func maxScoreQuery(s *search) error {
 	for _, l := range ls[first:] {
 		d = min(d, l.Next())
 	}
-	if windowed(ls[first:]) {
-		var err error
-		scored, err = s.maxScoreWindows(ls, upTo, scores, first, d)
-		return err
-	}
+	// Where several essential lists are long, they are read a window of
+	// docids at a time (window) while more than one is essential.
+	win, size := windowed(ls[first:]), minWindow
 	for d != index.NoMoreDocs {
+		if win && first < len(ls)-1 {
+			var n int64
+			var err error
+			d, first, size, n, err = s.window(ls, upTo, first, d, size)
+			scored += n
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		if err := s.tick(); err != nil {
 			return err
 		}
@@ -85,6 +87,10 @@ func maxScoreQuery(s *search) error {
 				// the others' bounds alone cannot enter.
 				d = l.DocID()
 				continue
+			}
+			var rest float64 // the non-essential lists' bounds
+			if first > 0 {
+				rest = upTo[first-1]
 			}
 			var sc float32
 			var n int64
@@ -142,14 +148,8 @@ func maxScoreQuery(s *search) error {
 			thr := s.thr
 			s.push(Hit{DocID: d, Score: sum})
 			if s.thr != thr {
-				for first < len(ls) && !s.canEnter(upTo[first]) {
-					first++
-				}
-				if first == len(ls) {
+				if first = s.essential(upTo, first); first == len(ls) {
 					return nil // not even a document in every list can enter
-				}
-				if first > 0 {
-					rest = upTo[first-1]
 				}
 			}
 		}
@@ -212,6 +212,17 @@ func (s *search) scanOne(l *termList, rest float64) (uint32, float32, int64, err
 	}
 }
 
+// essential returns the first essential list from first on: the lists
+// ls[:i] (upTo their bounds' prefix sums) are non-essential while even a
+// document in all of them could not enter the heap. The threshold only
+// rises, so the index only moves forward.
+func (s *search) essential(upTo []float64, first int) int {
+	for first < len(upTo) && !s.canEnter(upTo[first]) {
+		first++
+	}
+	return first
+}
+
 // windowRule is when maxScoreQuery reads the essential lists a window at
 // a time: when at least lists of them hold minLen postings or more each.
 // On the RFC passages (976,612 documents, first 1,000 RFC-title queries,
@@ -224,7 +235,7 @@ func (s *search) scanOne(l *termList, rest float64) (uint32, float32, int64, err
 var windowRule = struct{ minLen, lists int }{1 << 15, 4}
 
 // windowed reports whether maxScoreQuery reads the essential lists ls a
-// window of docids at a time (maxScoreWindows) rather than a candidate at
+// window of docids at a time (window) rather than a candidate at
 // a time: when enough of them are long (windowRule), and none has
 // deleted documents to skip (the window scores whole decoded blocks,
 // index.Cursor.Rest).
@@ -239,81 +250,6 @@ func windowed(ls []*termList) bool {
 		}
 	}
 	return long >= windowRule.lists
-}
-
-// maxScoreWindows is maxScoreQuery's loop from d, the essential lists'
-// first docid, where several essential lists are read a window of docids
-// at a time (window); a single one is scanned in place (scanOne) as
-// maxScoreQuery does. scores is zeroed room for a candidate's scores by
-// query position. It returns how many postings it scored.
-func (s *search) maxScoreWindows(ls []*termList, upTo []float64, scores []float32, first int, d uint32) (int64, error) {
-	var scored int64
-	size := minWindow // the next window's length
-	for d != index.NoMoreDocs {
-		if first < len(ls)-1 {
-			var n int64
-			var err error
-			d, first, size, n, err = s.window(ls, upTo, first, d, size)
-			scored += n
-			if err != nil {
-				return scored, err
-			}
-			continue
-		}
-		if err := s.tick(); err != nil {
-			return scored, err
-		}
-		l := ls[first]
-		if l.DocID() != d {
-			// d came from a list that has just turned non-essential.
-			d = l.DocID()
-			continue
-		}
-		var rest float64
-		if first > 0 {
-			rest = upTo[first-1]
-		}
-		x, sc, n, err := s.scanOne(l, rest)
-		scored += n
-		if err != nil {
-			return scored, err
-		}
-		if d = x; d == index.NoMoreDocs {
-			break
-		}
-		next := l.Next()
-		partial := float64(sc)
-		scores[l.pos] = sc
-		norm := s.norms[d]
-		i := first - 1
-		for ; i >= 0 && s.canEnter(partial+upTo[i]); i-- {
-			if l := ls[i]; l.NextGEQ(d) == d {
-				sc := s.params.TermScore(l.idf, l.Freq(), norm)
-				scored++
-				scores[l.pos] = sc
-				partial += float64(sc)
-			}
-		}
-		if i < 0 {
-			var sum float32
-			for _, sc := range scores {
-				sum += sc
-			}
-			thr := s.thr
-			s.push(Hit{DocID: d, Score: sum})
-			if s.thr != thr {
-				for first < len(ls) && !s.canEnter(upTo[first]) {
-					first++
-				}
-				if first == len(ls) {
-					return scored, nil
-				}
-			}
-		}
-		clear(scores)
-		d = next
-	}
-	return scored, nil
 }
 
 // windowDocs is the longest window (window) in docids: each list's
@@ -437,10 +373,7 @@ func (s *search) window(ls []*termList, upTo []float64, first int, d uint32, siz
 			thr := s.thr
 			s.push(Hit{DocID: d, Score: sum})
 			if s.thr != thr {
-				for first < len(ls) && !s.canEnter(upTo[first]) {
-					first++
-				}
-				if first == len(ls) {
+				if first = s.essential(upTo, first); first == len(ls) {
 					return index.NoMoreDocs, first, size, m, nil
 				}
 			}
