@@ -84,22 +84,8 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 		return err
 	}
 	sq := snippet.Query{Terms: q.Terms, Phrases: q.Phrases}
-	if workers <= 1 {
-		w := d.worker(snippet.New(sq, snippetBytes), pg.window(0))
-		return ix.Guard(func() error {
-			for i := range hits {
-				if err := w.describe(a, i); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
+	wins := pg.windowsFor(max(workers, 1))
 	var next atomic.Int64
-	wins := make([]*wordWindow, workers)
-	for k := range wins {
-		wins[k] = pg.window(k)
-	}
 	each := func(a *analysis.Analyzer, k int) error {
 		w := d.worker(snippet.New(sq, snippetBytes), wins[k])
 		return ix.Guard(func() error {
@@ -114,6 +100,9 @@ func Describe(ix *index.Index, a *analysis.Analyzer, q query.Query, hits []Hit, 
 				}
 			}
 		})
+	}
+	if workers <= 1 {
+		return each(a, 0)
 	}
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
@@ -282,12 +271,12 @@ type page struct {
 	windows   []*wordWindow // per goroutine of the page
 }
 
-// window returns the page's kth window memory.
-func (p *page) window(k int) *wordWindow {
-	for len(p.windows) <= k {
+// windowsFor returns the window memory of a page's n goroutines, one each.
+func (p *page) windowsFor(n int) []*wordWindow {
+	for len(p.windows) < n {
 		p.windows = append(p.windows, new(wordWindow))
 	}
-	return p.windows[k]
+	return p.windows[:n]
 }
 
 // pages lends pages to Describe.
@@ -300,13 +289,13 @@ var pages = sync.Pool{New: func() any { return new(page) }}
 func (p *page) lookUp(ix *index.Index, terms []string, hits []Hit, positions bool) (lookup, error) {
 	var lk lookup
 	if len(terms) <= 64 {
-		p.held = reuse(p.held, len(hits))
+		p.held = slices.Grow(p.held[:0], len(hits))[:len(hits)]
 		clear(p.held)
 		lk.held = p.held
 	}
 	if positions {
-		p.positions = reuse(p.positions, len(hits))
-		p.per = reuse(p.per, len(hits)*len(terms))
+		p.positions = slices.Grow(p.positions[:0], len(hits))[:len(hits)]
+		p.per = slices.Grow(p.per[:0], len(hits)*len(terms))[:len(hits)*len(terms)]
 		clear(p.per)
 		for i := range hits {
 			p.positions[i] = p.per[i*len(terms) : (i+1)*len(terms) : (i+1)*len(terms)]
@@ -316,13 +305,13 @@ func (p *page) lookUp(ix *index.Index, terms []string, hits []Hit, positions boo
 	if lk.held == nil && lk.positions == nil {
 		return lk, nil
 	}
-	order := reuse(p.order, len(hits))
+	order := slices.Grow(p.order[:0], len(hits))[:len(hits)]
 	p.order = order
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(x, y int) int { return cmp.Compare(hits[x].DocID, hits[y].DocID) })
-	p.cursors = reuse(p.cursors, len(terms))
+	p.cursors = slices.Grow(p.cursors[:0], len(terms))[:len(terms)]
 	buf := p.buf[:0] // the page's positions, term after term
 	err := ix.Guard(func() error {
 		for b, t := range terms {
@@ -369,14 +358,6 @@ func (p *page) lookUp(ix *index.Index, terms []string, hits []Hit, positions boo
 		return nil
 	})
 	return lk, err
-}
-
-// reuse returns s resized to n, in s's memory where it has room.
-func reuse[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	return s[:n]
 }
 
 // markHTML writes a snippet as HTML text: escaped, its highlights inside
