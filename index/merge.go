@@ -238,54 +238,27 @@ func (w *Writer) mergeStore(d *Dir, m *mergePlan) error {
 // decoded: a merge reads each input's documents in increasing order.
 type blockCursor struct {
 	f           *blockFile
-	blk         int
-	raw         []byte
-	offs        []uint32 // raw's records (recordOffsets)
-	first, next uint32   // the decoded block's documents
+	b           *decodedBlock
+	first, next uint32 // the decoded block's documents
 }
 
 // record returns document d's record.
 func (c *blockCursor) record(d uint32) ([]byte, error) {
-	if c.raw == nil || d < c.first || d >= c.next {
+	if c.b == nil || d < c.first || d >= c.next {
 		if d >= c.f.docs {
 			return nil, fmt.Errorf("index: %s: no document %d (%d documents)", c.f.name, d, c.f.docs)
 		}
 		i := c.f.blockOf(d)
-		off, first, rawSize := c.f.row(i)
-		end, next := uint64(len(c.f.blocks)), c.f.docs
-		if i+1 < c.f.n {
-			end, next = c.f.startOf(i+1), c.f.firstOf(i+1)
-		}
-		dec, err := storeDecoder()
+		first, next := c.f.span(i)
+		// Decoded apart from the title cache: a merge reads every block
+		// once.
+		b, err := c.f.decode(i, next-first)
 		if err != nil {
-			return nil, fmt.Errorf("index: %w", err)
+			return nil, err
 		}
-		raw, err := dec.DecodeAll(c.f.blocks[off:end], make([]byte, 0, rawSize))
-		if err != nil || len(raw) != int(rawSize) {
-			return nil, corruptf(c.f.name, "block %d does not decode to its %d bytes: %v", i, rawSize, err)
-		}
-		offs, err := recordOffsets(raw, next-first)
-		if err != nil {
-			return nil, corruptf(c.f.name, "block %d: %v", i, err)
-		}
-		c.blk, c.raw, c.offs, c.first, c.next = i, raw, offs, first, next
+		c.b, c.first, c.next = b, first, next
 	}
-	k := d - c.first
-	return c.raw[c.offs[k]:c.offs[k+1]], nil
-}
-
-// blockOf is the block holding document d.
-func (f *blockFile) blockOf(d uint32) int {
-	lo, hi := 0, f.n
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if f.firstOf(mid) <= d {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	return lo - 1
+	return c.b.record(d - c.first), nil
 }
 
 // mergedPosting is one posting of a merged list: its new docid and

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -314,6 +313,9 @@ type decodedBlock struct {
 	offs []uint32 // record k is raw[offs[k]:offs[k+1]]
 }
 
+// record returns the block's record k.
+func (b *decodedBlock) record(k uint32) []byte { return b.raw[b.offs[k]:b.offs[k+1]] }
+
 // titleCacheSlots bounds the decoded title blocks kept: 4,096 blocks of
 // about 4 KiB, 16 MiB at most. A page of results reads ten titles from as
 // many blocks, and decoding each took about 8 us, most of a request
@@ -380,18 +382,36 @@ func (f *blockFile) record(d uint32) ([]byte, error) {
 	if d >= f.docs {
 		return nil, fmt.Errorf("index: %s: no document %d (%d documents)", f.name, d, f.docs)
 	}
-	i := sort.Search(f.n, func(i int) bool { return f.firstOf(i) > d }) - 1
-	_, first, _ := f.row(i)
-	next := f.docs
-	if i+1 < f.n {
-		next = f.firstOf(i + 1)
-	}
+	i := f.blockOf(d)
+	first, next := f.span(i)
 	b, err := f.block(i, next-first)
 	if err != nil {
 		return nil, err
 	}
-	k := d - first
-	return b.raw[b.offs[k]:b.offs[k+1]], nil
+	return b.record(d - first), nil
+}
+
+// blockOf is the block holding document d.
+func (f *blockFile) blockOf(d uint32) int {
+	lo, hi := 0, f.n
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if f.firstOf(mid) <= d {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo - 1
+}
+
+// span returns the documents of block i: from first to before next.
+func (f *blockFile) span(i int) (first, next uint32) {
+	first, next = f.firstOf(i), f.docs
+	if i+1 < f.n {
+		next = f.firstOf(i + 1)
+	}
+	return first, next
 }
 
 // block returns block i, of n records, decoded and its records found,
@@ -405,6 +425,15 @@ func (f *blockFile) block(i int, n uint32) (*decodedBlock, error) {
 			return b, nil
 		}
 	}
+	b, err := f.decode(i, n)
+	if err == nil && slot != nil {
+		slot.Store(b)
+	}
+	return b, err
+}
+
+// decode returns block i, of n records, decoded and its records found.
+func (f *blockFile) decode(i int, n uint32) (*decodedBlock, error) {
 	off, _, rawSize := f.row(i)
 	end := uint64(len(f.blocks))
 	if i+1 < f.n {
@@ -422,11 +451,7 @@ func (f *blockFile) block(i int, n uint32) (*decodedBlock, error) {
 	if err != nil {
 		return nil, corruptf(f.name, "block %d: %v", i, err)
 	}
-	b := &decodedBlock{i: i, raw: raw, offs: offs}
-	if slot != nil {
-		slot.Store(b)
-	}
-	return b, nil
+	return &decodedBlock{i: i, raw: raw, offs: offs}, nil
 }
 
 // recordOffsets returns where the n records of a decoded block lie in
