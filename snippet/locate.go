@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"unsafe"
+
+	"github.com/gpusearch/gpusearch/query/intersect"
 )
 
 // Locating a snippet by positions. An index with positions knows where
@@ -154,14 +156,7 @@ func holding(lists []unitList, from, span uint32) int {
 	for j := range lists {
 		s := lists[j].starts
 		if len(s) > 0 && s[0] < from {
-			// Gallop to a start at least from, then search the last step.
-			lo, step := 0, 1
-			for lo+step < len(s) && s[lo+step] < from {
-				lo += step
-				step *= 2
-			}
-			k, _ := slices.BinarySearch(s[lo+1:min(lo+step, len(s))], from)
-			s = s[lo+1+k:]
+			s = s[intersect.Gallop(s, 0, from):]
 			lists[j].starts = s
 		}
 		if len(s) > 0 && s[0]-from < span {

@@ -30,7 +30,7 @@ func ADP(dst []uint32, lists ...[]uint32) []uint32 {
 			e, held, i = ls[0][pos[0]], 1, 1%k
 			continue
 		}
-		p := gallop(ls[i], pos[i], e)
+		p := Gallop(ls[i], pos[i], e)
 		pos[i] = p
 		if p == len(ls[i]) {
 			return dst

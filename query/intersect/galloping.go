@@ -9,7 +9,7 @@ func Galloping(dst, a, b []uint32) []uint32 {
 	}
 	j := 0
 	for _, x := range a {
-		j = gallop(b, j, x)
+		j = Gallop(b, j, x)
 		if j == len(b) {
 			break
 		}
@@ -21,9 +21,9 @@ func Galloping(dst, a, b []uint32) []uint32 {
 	return dst
 }
 
-// gallop returns the first index i >= from with list[i] >= x, or len(list):
+// Gallop returns the first index i >= from with list[i] >= x, or len(list):
 // it doubles a step until it passes x, then binary searches the last step.
-func gallop(list []uint32, from int, x uint32) int {
+func Gallop(list []uint32, from int, x uint32) int {
 	if from >= len(list) || list[from] >= x {
 		return from
 	}
