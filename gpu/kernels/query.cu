@@ -1151,7 +1151,8 @@ static __device__ u32 find_row(const u32* docs, u32 bs, u32 r0, u32 r1, u32 df, 
 // score of its span (max_cut, or span_cut for a need over TILE). Any
 // span's cut is at or below the query's needs[q]-th best score, so the
 // spans share theirs: the CTA raises the query's S_CUT word to its cut
-// (atomicMax, one round trip), takes the larger of the two, and appends
+// (atomicMax), takes the larger of its cut and the word as it read it
+// just before finding its cut (no round trip to wait for), and appends
 // the keys of its touched documents scoring at least that (all of them
 // when the cut is 0) to keys + keyOff[q], up to keyCap[q], in thread
 // order, reserving their places at the query's S_KEYS word with one
@@ -1245,12 +1246,18 @@ extern "C" __global__ void __launch_bounds__(TILE, OR_MIN_CTAS)
   // rotated order so that a warp's reads hit 32 banks.
   u32 need = needs[q], best = 0;
   u32* st = slot_of(state, q, stride);
+  // The query's cut so far, read before the span's own is found so that
+  // the load is in flight meanwhile; the span's raises it with no wait.
+  u32 prior = threadIdx.x == 0 ? ((volatile u32*)st)[S_CUT] : 0;
   for (u32 i = 0; i < per; i++) {
     float f = acc[first + ((i + threadIdx.x) & (per - 1))];
     if (f != 0.0f) best = umax(best, score_bits(f));
   }
   u32 cut = need <= blockDim.x ? max_cut(best, need) : span_cut(acc, first, per, need);
-  if (threadIdx.x == 0) cutAll = umax(cut, atomicMax(st + S_CUT, cut));
+  if (threadIdx.x == 0) {
+    atomicMax(st + S_CUT, cut);
+    cutAll = umax(cut, prior);
+  }
   __syncthreads();
   cut = cutAll;
   // A thread whose best is below the cut holds no key (best 0: no document).
