@@ -51,10 +51,6 @@ const (
 	sSteps
 	// sKeys (S_KEYS): a wave's OR pass counts its candidate keys here.
 	sKeys = sSteps
-	// sCut (S_CUT): the spans of a wave's OR pass share their cuts here.
-	sCut = sKeys + 1
-	// orWords: the state words of a wave's OR pass.
-	orWords = sCut + 1
 )
 
 // The radix select's digits: round r histograms key bits

@@ -37,7 +37,7 @@ func TestQueryKernelConstants(t *testing.T) {
 		"TILE": qTile, "BIG": qBig, "FIN_CAP": qFinCap, "HIST_BITS": qHistBits, "WARPS": decodeWarps, "NONE": none32,
 		"TREE_GROUP": treeGroup, "TREE_RUNS": treeRuns, "ISECT_META": isectMeta, "ISECT_MAX_LISTS": isectMaxLists,
 		"S_NEED": sNeed, "S_SURE": sSure, "S_BND": sBnd, "S_FINAL": sFinal, "S_DONE": sDone, "S_RESULT": sResult,
-		"S_BC0": sBC0, "S_STEPS": sSteps, "S_KEYS": sKeys, "S_CUT": sCut, "OR_SPAN": orSpan, "SKIP_CAP": skipCapBlocks,
+		"S_BC0": sBC0, "S_STEPS": sSteps, "S_KEYS": sKeys, "OR_SPAN": orSpan, "SKIP_CAP": skipCapBlocks,
 	}
 	for name, v := range want {
 		if got, ok := defines[name]; !ok || got != v {

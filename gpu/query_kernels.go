@@ -84,8 +84,8 @@ func launchOrScore(l launcher, grid, block int, docs, fm1 devPtr, n, idf, k1p1 u
 }
 
 // launchOrSpanWave launches or_span_wave (kernels/query.cu) on grid CTAs of block threads.
-func launchOrSpanWave(l launcher, grid, block int, docs, fm1, qSeg, segRow, segIdf, segDf devPtr, bs, k1p1 uint64, norms devPtr, spans uint64, state devPtr, stride uint64, keys, keyOff, keyCap, needs devPtr, shift, bits uint64, result devPtr, resultCap uint64, bnd devPtr, bndCap uint64, ticket devPtr) error {
-	return l.launch("or_span_wave", grid, block, uint64(docs), uint64(fm1), uint64(qSeg), uint64(segRow), uint64(segIdf), uint64(segDf), bs, k1p1, uint64(norms), spans, uint64(state), stride, uint64(keys), uint64(keyOff), uint64(keyCap), uint64(needs), shift, bits, uint64(result), resultCap, uint64(bnd), bndCap, uint64(ticket))
+func launchOrSpanWave(l launcher, grid, block int, docs, fm1, qSeg, segRow, segIdf, segDf devPtr, bs, k1p1 uint64, norms devPtr, spans uint64, state devPtr, stride uint64, keys, keyOff, keyCap, needs devPtr, shift, bits uint64, hist, result devPtr, resultCap uint64, bnd devPtr, bndCap uint64, ticket devPtr) error {
+	return l.launch("or_span_wave", grid, block, uint64(docs), uint64(fm1), uint64(qSeg), uint64(segRow), uint64(segIdf), uint64(segDf), bs, k1p1, uint64(norms), spans, uint64(state), stride, uint64(keys), uint64(keyOff), uint64(keyCap), uint64(needs), shift, bits, uint64(hist), uint64(result), resultCap, uint64(bnd), bndCap, uint64(ticket))
 }
 
 // launchQInit launches q_init (kernels/query.cu) on grid CTAs of block threads.

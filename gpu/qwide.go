@@ -143,7 +143,7 @@ func (e *qengine) waveTable(jobs []*qjob) *waveTable {
 		t.maxKeys = max(t.maxKeys, keys)
 		rc := int(min(int64(j.plan.k), keys))
 		t.needs[q] = uint32(rc)
-		t.scs[q] = scratch{hdrWords: orWords, resultCap: rc}
+		t.scs[q] = scratch{hdrWords: sKeys + 1, resultCap: rc}
 		t.resultCap = max(t.resultCap, rc)
 	}
 	t.qSeg = append(t.qSeg, uint32(len(t.segIdf)))
@@ -214,14 +214,14 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error
 	spans := (int64(e.docs) + orSpan - 1) / orSpan
 	gx := e.waveGrid(t.maxKeys, w)
 	if alone {
-		// Each span emits at most about need keys (its cut, see
-		// or_span_wave in kernels/query.cu): size the top-k's
+		// Each span emits about need keys (span_cut): size the top-k's
 		// grid by that rather than by the key capacity, most of which
 		// stays empty.
 		gx = e.waveGrid(min(t.maxKeys, spans*4*int64(t.resultCap)), 1)
 	}
 	// A pass alone whose spans emit few keys runs its whole top-k in
-	// or_span_wave's last CTA (cta_keys_topk in kernels/query.cu): two
+	// or_span_wave: its CTAs histogram the keys they emit, its last CTA
+	// picks and ends the top-k (cta_topk in kernels/query.cu): two
 	// launches fewer.
 	oneCTA := alone && spans*int64(t.needs[0]) <= e.ctaKeys
 	var spanTicket, result devPtr
@@ -234,7 +234,7 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error
 		steps := []phaseStep{
 			{PhaseInit, func() error { return s.upload(tab, bytesOf(table)) }},
 			{PhaseInit, func() error {
-				return launchQInit(s, e.initGrid(max(w, segs), zeroWords, rows), qTile, ws.out, slot, orWords, needs, 0,
+				return launchQInit(s, e.initGrid(max(w, segs), zeroWords, rows), qTile, ws.out, slot, sKeys+1, needs, 0,
 					none32, 0, uint64(w), hist, uint64(zeroWords), segRow, segFirst, uint64(segs), sel, uint64(rows))
 			}},
 			{PhaseDecode, func() error { return e.decodeBoth(s, 0, sel, rows, docs, freqs) }},
@@ -244,7 +244,7 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error
 			// kernels/query.cu), timed as the decode.
 			steps[1] = phaseStep{PhaseDecode, func() error {
 				r := fusedRows[d.stem]
-				return s.launch("or_first_"+d.stem, int(max(1, (rows+r-1)/r)), qBig, uint64(ws.out), orWords, uint64(needs),
+				return s.launch("or_first_"+d.stem, int(max(1, (rows+r-1)/r)), qBig, uint64(ws.out), sKeys+1, uint64(needs),
 					uint64(hist), uint64(zeroWords), uint64(segRow), uint64(segFirst), uint64(segs), uint64(d.data),
 					d.dataLen, uint64(d.offs), uint64(d.counts), uint64(d.bases), uint64(d.blocks), uint64(f.data),
 					f.dataLen, uint64(f.offs), uint64(f.counts), uint64(f.blocks), uint64(docs), uint64(freqs), uint64(bs))
@@ -255,7 +255,7 @@ func (e *qengine) wave(ws *workspace, jobs []*qjob, timing bool) ([]*qjob, error
 			phaseStep{PhaseScore, func() error {
 				return launchOrSpanWave(s, int(w*spans), qTile, docs, freqs, qSeg, segRow, segIdf, segDf, uint64(bs),
 					uint64(e.k1p1), e.norms, uint64(spans), ws.out, slot, keys, keyOff, keyCap, needs, shift, bits,
-					result, uint64(t.resultCap), bnd, qFinCap, spanTicket)
+					hist, result, uint64(t.resultCap), bnd, qFinCap, spanTicket)
 			}})
 		if !oneCTA {
 			steps = append(steps, phaseStep{PhaseTopK, func() error {

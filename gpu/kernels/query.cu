@@ -121,23 +121,14 @@ typedef unsigned long long u64;
 #define S_BC0 6     // boundary sizes: round r writes S_BC0 + (r & 1)
 // Words from S_STEPS on are the conjunctive steps' counters.
 #define S_STEPS 8
-// A wave's OR pass counts the keys its spans emit in its first step word,
-// and its spans share their cuts in the next (see or_span_wave).
+// A wave's OR pass counts the keys its spans emit in its first step word.
 #define S_KEYS 8
-#define S_CUT 9
 // Documents per CTA of or_span_wave (their accumulators: 32 KB of shared
 // memory), and the postings each of its threads loads at a time.
 #define OR_SPAN 8192
 #define OR_UNROLL 4
-// or_span_wave's CTAs a multiprocessor must hold (the registers a thread
-// may take): five fit the accumulators and hold a query alone's 611 spans
-// of 5x10^6 documents at once on 132 multiprocessors.
-#ifndef OR_MIN_CTAS
-#define OR_MIN_CTAS 5
-#endif
 
 static __device__ __forceinline__ u32 umin(u32 a, u32 b) { return a < b ? a : b; }
-static __device__ __forceinline__ u32 umax(u32 a, u32 b) { return a > b ? a : b; }
 
 // tiles_of is the number of TILE-element tiles that n elements fill. The
 // tile kernels loop over the tiles of their input's count, whatever their
@@ -240,17 +231,20 @@ static __device__ __forceinline__ u32 score_bits(float score) { return (u32)(mak
 
 // span_cut returns a cut on score_bits such that the span's nonzero
 // accumulators at or above it include its need best (all of them when
-// fewer are nonzero). Thread t holds acc[first .. first+per) (per a power
-// of two, read in a rotated order so that a warp's reads hit 32 banks). It
-// is a radix select over the top 16 bits (sign, exponent, 7 mantissa
-// bits), 8 a round with a shared histogram: the cut may let in a few more
-// keys than need, never fewer. Every thread calls it. or_span_wave takes
-// it only for a need over its threads (see max_cut).
-static __device__ u32 span_cut(const float* acc, u32 first, u32 per, u32 need) {
+// fewer are nonzero), and sets *total to how many they are. Thread t holds
+// acc[first .. first+per) (per a power of two, read in a rotated order so
+// that a warp's reads hit 32 banks). It is a radix select over the top 16
+// bits (sign, exponent, 7 mantissa bits), 8 a round with a shared
+// histogram: the cut may let in a few more keys than need, never fewer.
+// Every thread calls it.
+static __device__ u32 span_cut(const float* acc, u32 first, u32 per, u32 need, u32* total) {
   __shared__ u32 h[256];
-  __shared__ u32 pick, left;
+  __shared__ u32 pick, left, above, tot;
   u32 prefix = 0, mask = 0;
-  if (threadIdx.x == 0) left = need;
+  if (threadIdx.x == 0) {
+    left = need;
+    above = 0;
+  }
   for (int shift = 24; shift >= 16; shift -= 8) {
     for (u32 j = threadIdx.x; j < 256; j += blockDim.x) h[j] = 0;
     __syncthreads();
@@ -267,7 +261,11 @@ static __device__ u32 span_cut(const float* acc, u32 first, u32 per, u32 need) {
       for (u32 j = 0; j < 8; j++) sum += h[255 - 8 * l - j];
       u32 incl = warp_scan_incl(sum), need_now = left;
       u32 m = __ballot_sync(FULL, incl >= need_now);
-      if (l == 0) pick = NONE;  // fewer than need: every nonzero accumulator
+      u32 all = __shfl_sync(FULL, incl, 31);
+      if (l == 0) {
+        pick = NONE;
+        tot = all;  // fewer than need: every nonzero accumulator
+      }
       __syncwarp();
       if (m != 0 && l == (u32)(__ffs(m) - 1)) {
         u32 c = incl - sum;
@@ -276,6 +274,8 @@ static __device__ u32 span_cut(const float* acc, u32 first, u32 per, u32 need) {
           if (c + h[bin] >= need_now) {
             pick = bin;
             left = need_now - c;
+            above += c;
+            tot = above + h[bin];
             break;
           }
           c += h[bin];
@@ -288,29 +288,7 @@ static __device__ u32 span_cut(const float* acc, u32 first, u32 per, u32 need) {
     mask |= 255u << shift;
     __syncthreads();  // every thread has read pick before the next round
   }
-  return prefix;
-}
-
-// max_cut returns the largest cut on score_bits, its low 16 bits zero,
-// that at least need of the CTA's threads' best values reach (0 if fewer
-// than need are nonzero). Thread t's best is the largest score_bits of
-// the documents it holds (0: none), so need distinct documents reach the
-// cut: it is at or below the span's need-th best score, as span_cut's,
-// from 16 rounds of a ballot and a barrier instead of two walks over
-// every accumulator with shared atomics. Every thread calls it.
-static __device__ u32 max_cut(u32 best, u32 need) {
-  __shared__ u32 cnt[2][TILE / 32];
-  u32 lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5, prefix = 0;
-  for (int b = 31; b >= 16; b--) {
-    // Two count arrays in turn: a warp writes round b's counts only after
-    // the barrier of round b+1, when every thread has read round b+2's.
-    u32 trial = prefix | (1u << b), c = __popc(__ballot_sync(FULL, best >= trial));
-    if (lane == 0) cnt[b & 1][w] = c;
-    __syncthreads();
-    u32 sum = 0;
-    for (u32 j = 0; j < nw; j++) sum += cnt[b & 1][j];
-    if (sum >= need) prefix = trial;
-  }
+  *total = tot;
   return prefix;
 }
 
@@ -454,8 +432,6 @@ static __device__ void cta_hist(const volatile u64* keys, u32 n, u64 shift, u64 
                                 u32 fbin);
 static __device__ void cta_topk(const volatile u64* keys, u32 n, u64 shift, u64 bits, const volatile u32* hist,
                                 u32* state, u64* result, u64 resultCap, u64* bnd, u64 bndCap, u64* sk);
-static __device__ void cta_keys_topk(const volatile u64* keys, u32 n, u64 shift, u64 bits, u32* state, u64* result,
-                                     u64 resultCap, u64* bnd, u64 bndCap, u64* sk);
 
 // scan_tail is and_scan for every query of the wave, run by the last CTA
 // of a step kernel when ticket is not null.
@@ -1145,46 +1121,36 @@ static __device__ u32 find_row(const u32* docs, u32 bs, u32 r0, u32 r1, u32 df, 
 // each segment's postings in turn, a barrier between segments: a document
 // appears once in a list and scores add up in query order, as alone.
 //
-// Only the best documents of a span can be in the query's top-k: a
-// document with needs[q] others above it in its span has them above it in
-// the query. So the CTA finds a cut at or below the needs[q]-th largest
-// score of its span (max_cut, or span_cut for a need over TILE). Any
-// span's cut is at or below the query's needs[q]-th best score, so the
-// spans share theirs: the CTA raises the query's S_CUT word to its cut
-// (atomicMax), takes the larger of its cut and the word as it read it
-// just before finding its cut (no round trip to wait for), and appends
-// the keys of its touched documents scoring at least that (all of them
-// when the cut is 0) to keys + keyOff[q], up to keyCap[q], in thread
-// order, reserving their places at the query's S_KEYS word with one
-// atomic. A span that finishes after others with better documents emits
-// few keys or none.
+// Only the span's best documents can be in the query's top-k: a document
+// with needs[q] others above it in its span has them above it in the query.
+// So the CTA finds a cut at or below the needs[q]-th largest score of its
+// span (span_cut) and appends the keys of the touched documents scoring at
+// least that (all of them when fewer are touched) to keys + keyOff[q], up
+// to keyCap[q], reserving their places at the query's S_KEYS word with one
+// atomic.
 //
-// With a ticket (a wave of one, its keys few: the host decides), the
-// last CTA then runs the top-k over the keys (cta_keys_topk): no top-k
-// kernels, whose launches cost more than one CTA's walk over a few
+// With a ticket (a wave of one, its keys few: the host decides), every
+// CTA also histograms digit [shift, shift+bits) of the keys it emits into
+// hist (zeroed), and the last CTA then runs the rest of the top-k (the
+// pick, cta_topk: into result and bnd, bndCap keys, and the finish): no
+// top-k kernels, whose launches cost more than one CTA's walk over a few
 // thousand keys.
-extern "C" __global__ void __launch_bounds__(TILE, OR_MIN_CTAS)
+extern "C" __global__ void __launch_bounds__(TILE)
     or_span_wave(const u32* docs, const u32* fm1, const u32* qSeg, const u32* segRow, const u32* segIdf,
                  const u32* segDf, u64 bs, u64 k1p1, const float* norms, u64 spans, u32* state, u64 stride, u64* keys,
-                 const u32* keyOff, const u32* keyCap, const u32* needs, u64 shift, u64 bits, u64* result,
-                 u64 resultCap, u64* bnd, u64 bndCap, u32* ticket) {
+                 const u32* keyOff, const u32* keyCap, const u32* needs, u64 shift, u64 bits, u32* hist,
+                 u64* result, u64 resultCap, u64* bnd, u64 bndCap, u32* ticket) {
   // The accumulators, then (the last CTA of a wave of one) the top-k's
   // histogram and sort buffer: OR_SPAN floats are FIN_CAP keys.
-  __shared__ uint4 sh16[OR_SPAN / 4];
-  u64* sh = reinterpret_cast<u64*>(sh16);
-  float* acc = reinterpret_cast<float*>(sh16);
+  __shared__ u64 sh[OR_SPAN / 2];
+  float* acc = reinterpret_cast<float*>(sh);
   __shared__ u32 seg[TILE / 32][6];  // per segment of the round: rows [a, e), r0, r1, df, idf bits
-  __shared__ u32 base, cutAll;
+  __shared__ u32 base, emitted;
   float k = __uint_as_float((u32)k1p1);
   u64 q = blockIdx.x / spans;
   u32 lo = (u32)(blockIdx.x % spans) * OR_SPAN, hi = lo + OR_SPAN, lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   u32 b32 = (u32)bs;
-  // Thread t zeroes the accumulators of the documents it takes after the
-  // adds (first on, below), so that with no segments it reads only its own
-  // stores and needs no barrier; the rotation keeps a quarter warp's
-  // 16-byte stores on distinct banks.
-  const u32 per = OR_SPAN / TILE, first = threadIdx.x * per;
-  for (u32 i = 0; i < per / 4; i++) sh16[first / 4 + ((i + threadIdx.x) & (per / 4 - 1))] = make_uint4(0, 0, 0, 0);
+  for (u32 j = threadIdx.x; j < OR_SPAN; j += TILE) acc[j] = 0.0f;
   for (u32 s0 = qSeg[q], s1 = qSeg[q + 1]; s0 < s1; s0 += TILE / 32) {
     if (s1 - s0 <= TILE / 64) {
       // Few segments: warps 2v and 2v+1 find segment s0+v's first and
@@ -1242,51 +1208,35 @@ extern "C" __global__ void __launch_bounds__(TILE, OR_MIN_CTAS)
       __syncthreads();
     }
   }
-  // Thread t owns documents [first, first + per) of the span, read in a
-  // rotated order so that a warp's reads hit 32 banks.
-  u32 need = needs[q], best = 0;
-  u32* st = slot_of(state, q, stride);
-  // The query's cut so far, read before the span's own is found so that
-  // the load is in flight meanwhile; the span's raises it with no wait.
-  u32 prior = threadIdx.x == 0 ? ((volatile u32*)st)[S_CUT] : 0;
-  for (u32 i = 0; i < per; i++) {
-    float f = acc[first + ((i + threadIdx.x) & (per - 1))];
-    if (f != 0.0f) best = umax(best, score_bits(f));
-  }
-  u32 cut = need <= blockDim.x ? max_cut(best, need) : span_cut(acc, first, per, need);
+  // Thread t owns documents [t * per, (t+1) * per) of the span.
+  const u32 per = OR_SPAN / TILE;
+  u32 first = threadIdx.x * per, total;
+  u32 cut = span_cut(acc, first, per, needs[q], &total);
   if (threadIdx.x == 0) {
-    atomicMax(st + S_CUT, cut);
-    cutAll = umax(cut, prior);
+    base = total != 0 ? atomicAdd(slot_of(state, q, stride) + S_KEYS, total) : 0;
+    emitted = 0;
   }
-  __syncthreads();
-  cut = cutAll;
-  // A thread whose best is below the cut holds no key (best 0: no document).
-  bool some = best != 0 && best >= cut;
-  u32 mine = 0, total;
-  for (u32 i = 0; some && i < per; i++) {
-    float f = acc[first + ((i + threadIdx.x) & (per - 1))];
-    mine += f != 0.0f && score_bits(f) >= cut;
-  }
-  u32 at = block_scan(mine, &total);
-  if (threadIdx.x == 0 && total != 0) base = atomicAdd(st + S_KEYS, total);
   __syncthreads();
   u64* out = keys + keyOff[q];
   u32 cap = keyCap[q];
-  if (mine != 0) {
-    at += base;
-    for (u32 i = 0; i < per; i++) {
-      u32 j = first + ((i + threadIdx.x) & (per - 1));
-      float f = acc[j];
-      if (f != 0.0f && score_bits(f) >= cut) {
-        if (at < cap) out[at] = make_key(f, lo + j);
-        at++;
+  for (u32 i = 0; i < per; i++) {
+    u32 j = first + ((i + threadIdx.x) & (per - 1));
+    float f = acc[j];
+    if (f != 0.0f && score_bits(f) >= cut) {
+      u32 at = base + atomicAdd(&emitted, 1u);
+      if (at < cap) {
+        u64 key = make_key(f, lo + j);
+        out[at] = key;
+        if (ticket != 0) atomicAdd(&hist[(key >> shift) & ((1u << bits) - 1)], 1u);
       }
     }
   }
   if (ticket == 0 || !last_cta(ticket)) return;
   __threadfence();
-  cta_keys_topk(out, umin(((const volatile u32*)st)[S_KEYS], cap), shift, bits, st, result, resultCap, bnd, bndCap,
-                sh);
+  u32* st = slot_of(state, q, stride);
+  u32 n = umin(((const volatile u32*)st)[S_KEYS], cap);
+  pick_body(hist, bits, 0, st);
+  cta_topk(out, n, shift, bits, hist, st, result, resultCap, bnd, bndCap, sh);
 }
 
 // ---- Top-k ----------------------------------------------------------------
@@ -1660,26 +1610,6 @@ static __device__ void cta_topk(const volatile u64* keys, u32 n, u64 shift, u64 
   }
   __syncthreads();
   finish_body(0, bnd, state, result, resultCap, sk);
-}
-
-// cta_keys_topk is the whole top-k of the n keys at keys (written by other
-// CTAs of the calling kernel, before last_cta) in one CTA: up to CTA_SORT
-// keys are sorted whole in sk, as a boundary that holds every key
-// (finish_body); more are histogrammed in sk, picked and finished by
-// cta_topk. sk is FIN_CAP keys of shared memory. Every thread calls it.
-#define CTA_SORT 1024
-static __device__ void cta_keys_topk(const volatile u64* keys, u32 n, u64 shift, u64 bits, u32* state, u64* result,
-                                     u64 resultCap, u64* bnd, u64 bndCap, u64* sk) {
-  if (n <= CTA_SORT) {
-    if (threadIdx.x == 0) state[S_BC0] = n;
-    __syncthreads();
-    finish_body(0, keys, state, result, resultCap, sk);
-    return;
-  }
-  u32* h = reinterpret_cast<u32*>(sk);
-  cta_hist(keys, n, shift, bits, h, 0, 0, 0);
-  pick_body(h, bits, 0, state);
-  cta_topk(keys, n, shift, bits, h, state, result, resultCap, bnd, bndCap, sk);
 }
 
 // topk_hist_wave and topk_compact_wave are topk_hist_keys and

@@ -112,11 +112,6 @@ inline unsigned atomicAdd(unsigned* p, unsigned v) {
   *p = old + v;
   return old;
 }
-inline unsigned atomicMax(unsigned* p, unsigned v) {
-  unsigned old = *p;
-  if (v > old) *p = v;
-  return old;
-}
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __ffs(unsigned x) { return x == 0 ? 0 : __builtin_ctz(x) + 1; }
 inline int __clz(unsigned x) { return x == 0 ? 32 : __builtin_clz(x); }
