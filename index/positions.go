@@ -428,3 +428,142 @@ func (c *Cursor) PositionsTo(dst []uint32, limit uint32) ([]uint32, error) {
 
 // PositionsBytes is the size of the positions' file, 0 without positions.
 func (m Meta) PositionsBytes() int64 { return m.fileBytes(filePositions) }
+
+// PostingPositions reads one posting's positions a chunk of the
+// positions codec at a time, as they are asked for (Next), where
+// Positions decodes them all at once: a snippet needs a frequent term's
+// positions only up to where its window is found. It reads the mapped
+// positions file, not the cursor that set it (Cursor.PostingPositions),
+// so it stays valid after the cursor moves on; like every reader of the
+// index, it runs under the index's Guard. Its zero value holds no
+// positions. A damaged block gives an error wrapping ErrCorrupt, from
+// the batch that reaches it; nothing panics or reads past the block.
+type PostingPositions struct {
+	codec   codecplugins.Codec
+	term    string   // for errors
+	blk     int      // the block, counted in the term's list, for errors
+	src     []byte   // the block's positions
+	next    int      // where in src chunk k's length lies
+	lens    int      // where the chunks' lengths end
+	off     int      // where chunk k begins
+	k       int      // the next chunk whose length is unread
+	at, end int      // the posting's next value and one past its last, counted in the block
+	total   int      // the block's value count
+	count   int      // the posting's positions
+	prev    uint64   // the last position given; ^0 (a virtual -1) before the first
+	docLen  uint32   // the document's length: every position lies below it
+	vals    []uint32 // the last chunk decoded, its posting's part made positions
+}
+
+// PostingPositions sets p to read the current posting's positions, the
+// ones Positions gives, decoding nothing yet: Next decodes them a chunk
+// at a time. p's memory is reused. An index without positions gives an
+// error wrapping ErrNoPositions; past the end, p holds none.
+func (c *Cursor) PostingPositions(p *PostingPositions) error {
+	pf := c.ix.positions
+	vals := p.vals
+	*p = PostingPositions{vals: vals}
+	switch {
+	case pf == nil:
+		return fmt.Errorf("index: %w", ErrNoPositions)
+	case c.cur == NoMoreDocs || c.n == 0:
+		return nil
+	case c.err != nil:
+		return c.err
+	}
+	if !c.freqsReady {
+		c.decodeFreqs()
+	}
+	if c.err != nil { // damaged frequencies
+		return c.err
+	}
+	src := pf.data[pf.offs[c.blk]:pf.offs[c.blk+1]]
+	if err := p.reset(pf.codec, src, c.freqs[:c.n], c.pos, c.ix.docLens[c.cur]); err != nil {
+		c.err = c.blockError("positions", c.blk, err)
+		return c.err
+	}
+	p.term, p.blk = c.info.Term, c.blk-c.first
+	return nil
+}
+
+// reset sets p to read posting i's positions in a block encoded in src,
+// for postings of the given frequencies stored as freq-1 (fm1), each
+// position below docLen. As positionsBlock.reset, it reads only the size
+// of the chunks' lengths.
+func (p *PostingPositions) reset(c codecplugins.Codec, src []byte, fm1 []uint32, i int, docLen uint32) error {
+	s, n := 0, uint64(len(fm1))
+	for j, f := range fm1 {
+		if j == i {
+			s = int(n) - len(fm1) + j // the values of the postings before
+		}
+		n += uint64(f)
+	}
+	// Every chunk takes at least its length's byte, which bounds the
+	// values before any is decoded.
+	if n > math.MaxUint32 || n > uint64(len(src))*uint64(c.BlockSize()) {
+		return fmt.Errorf("%w: %d positions in %d bytes", ErrCorrupt, n, len(src))
+	}
+	size, w := binary.Uvarint(src)
+	if w <= 0 || size > uint64(len(src)-w) {
+		return fmt.Errorf("%w: positions chunks' lengths of %d bytes in %d", ErrCorrupt, size, len(src))
+	}
+	*p = PostingPositions{
+		codec: c, src: src, next: w, lens: w + int(size), off: w + int(size),
+		at: s, end: s + int(fm1[i]) + 1, total: int(n), count: int(fm1[i]) + 1,
+		prev: ^uint64(0), docLen: docLen, vals: p.vals,
+	}
+	return nil
+}
+
+// Len returns how many positions the posting has, decoded or not.
+func (p *PostingPositions) Len() int { return p.count }
+
+// Next returns the posting's next positions, increasing: those of the
+// next chunk that holds any, empty once all are given. The slice is p's
+// memory, valid until the next call.
+func (p *PostingPositions) Next() ([]uint32, error) {
+	if p.at >= p.end {
+		return nil, nil
+	}
+	bs := p.codec.BlockSize()
+	k := p.at / bs
+	var chunk []byte
+	for p.k <= k { // the lengths up to chunk k, read once
+		size, w := binary.Uvarint(p.src[p.next:p.lens])
+		if w <= 0 || size > uint64(len(p.src)-p.off) {
+			return nil, p.corrupt(fmt.Errorf("positions chunk %d's length", p.k))
+		}
+		chunk = p.src[p.off : p.off+int(size)]
+		p.next += w
+		p.off += int(size)
+		p.k++
+	}
+	n := min(bs, p.total-k*bs)
+	p.vals = slices.Grow(p.vals[:0], n)[:n]
+	if err := p.codec.DecodeBlock(p.vals, chunk, n); err != nil {
+		return nil, p.corrupt(err)
+	}
+	vals := p.vals[p.at-k*bs : min(p.end, (k+1)*bs)-k*bs]
+	p.at += len(vals)
+	// Each value is a gap less one, the first the position less one past
+	// a virtual -1; positions increase, so the last alone can tell one
+	// past the document's end.
+	prev := p.prev
+	for j, g := range vals {
+		prev += uint64(g) + 1
+		vals[j] = uint32(prev)
+	}
+	p.prev = prev
+	if prev >= uint64(p.docLen) {
+		p.at = p.end
+		return nil, p.corrupt(fmt.Errorf("position %d past the document's length %d", prev, p.docLen))
+	}
+	return vals, nil
+}
+
+// corrupt is err as a damaged block's error, naming the term and block,
+// wrapping ErrCorrupt.
+func (p *PostingPositions) corrupt(err error) error {
+	p.at = p.end // nothing more to give
+	return fmt.Errorf("index: term %q: positions block %d: %w", p.term, p.blk, positionsCorrupt(err))
+}

@@ -90,12 +90,18 @@ type Maker struct {
 	settled   bool   // a window holds every reachable unit
 
 	// Locate's scratch.
-	byID    [][]uint32
-	lists   []unitList
-	phrased []uint32
-	located []located
-	heads   []uint32
-	count   []int
+	byID       []Positions
+	wholes     []wholeList
+	sources    []Positions
+	words      [][]uint32
+	wordBounds []int
+	wordBuf    []uint32
+	lists      []unitList
+	phrased    []uint32
+	located    []located
+	heads      []uint32
+	count      []int
+	done       []bool
 }
 
 // match is a word of the text that analyzes to a query term.
