@@ -149,7 +149,7 @@ func scannedWindow(t *testing.T, ix *index.Index, a *analysis.Analyzer, q query.
 	if err != nil {
 		t.Fatal(err)
 	}
-	from, to, _, err := m.LocateFrom(q.Terms, lk.positions[0])
+	from, to, _, err := m.LocateFrom(m.TermIDs(q.Terms), lk.positions[0])
 	if err != nil {
 		t.Fatal(err)
 	}

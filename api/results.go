@@ -140,7 +140,7 @@ type describer struct {
 func (d *describer) worker(m *snippet.Maker, win *wordWindow) *describeWorker {
 	w := &describeWorker{d: d, m: m}
 	if d.located {
-		w.wd = &wordSnippets{ix: d.ix, m: m, terms: d.q.Terms, tt: d.tt, ids: m.TermIDs(d.q.Terms), wordWindow: win}
+		w.wd = &wordSnippets{ix: d.ix, m: m, tt: d.tt, ids: m.TermIDs(d.q.Terms), wordWindow: win}
 	}
 	return w
 }
@@ -200,11 +200,10 @@ func (w *describeWorker) describe(a *analysis.Analyzer, i int) error {
 // start, its tokens already marked with the query terms they are
 // (index.TextTerms), so that nothing is scanned or stemmed.
 type wordSnippets struct {
-	ix    *index.Index
-	m     *snippet.Maker
-	terms []string
-	tt    *index.TextTerms
-	ids   []int32 // per query term, its Maker id
+	ix  *index.Index
+	m   *snippet.Maker
+	tt  *index.TextTerms
+	ids []int32 // per query term, its Maker id
 	*wordWindow
 }
 
@@ -227,7 +226,7 @@ func windowAfter(m *snippet.Maker) int { return m.Size() + 16 }
 // make returns the snippet of document doc, whose terms' positions
 // come from positions (per term, nil where the document lacks it).
 func (s *wordSnippets) make(doc uint32, positions []snippet.Positions) (snippet.Snippet, error) {
-	from, to, _, err := s.m.LocateFrom(s.terms, positions)
+	from, to, _, err := s.m.LocateFrom(s.ids, positions)
 	if err != nil {
 		return snippet.Snippet{}, err
 	}

@@ -50,7 +50,8 @@ func (m *Maker) Locate(terms []string, positions [][]uint32) (from, to uint32, o
 		m.wholes[i] = wholeList{p}
 		m.sources[i] = &m.wholes[i]
 	}
-	from, to, ok, _ = m.LocateFrom(terms, m.sources) // a whole list never fails
+	m.termIDs = m.appendTermIDs(m.termIDs[:0], terms)
+	from, to, ok, _ = m.LocateFrom(m.termIDs, m.sources) // a whole list never fails
 	return from, to, ok
 }
 
@@ -70,21 +71,22 @@ func (w *wholeList) Next() ([]uint32, error) {
 // LocateFrom returns the tokens from through to of a document around
 // which its snippet lies: the window of at most Span tokens holding the
 // most distinct units (ties: the earliest). positions[i] gives the token
-// positions of terms[i] in the document (nil: none); terms the Maker does
-// not know are ignored. ok is false when no unit occurs; err is the first
-// error of a Positions' Next.
+// positions in the document (nil: none) of the term whose Maker id
+// (TermIDs) is ids[i]; ids of -1, terms the Maker does not look for, are
+// ignored. ok is false when no unit occurs; err is the first error of a
+// Positions' Next.
 //
 // A bare term's positions are read only as far as the search goes: the
 // merged lists up to where it stops, the checked ones up to the last
 // window it tries. A phrase's terms are read whole, to find where they
 // follow each other.
-func (m *Maker) LocateFrom(terms []string, positions []Positions) (from, to uint32, ok bool, err error) {
+func (m *Maker) LocateFrom(ids []int32, positions []Positions) (from, to uint32, ok bool, err error) {
 	byID := m.byID[:0]
 	for range m.unit {
 		byID = append(byID, nil)
 	}
-	for i, t := range terms {
-		if id, known := m.ids[t]; known && i < len(positions) {
+	for i, id := range ids {
+		if id >= 0 && int(id) < len(byID) && i < len(positions) {
 			byID[id] = positions[i]
 		}
 	}
@@ -341,14 +343,20 @@ type Matched struct {
 // TermIDs returns the Maker's id of each of terms, -1 for a term it does
 // not look for.
 func (m *Maker) TermIDs(terms []string) []int32 {
-	ids := make([]int32, len(terms))
-	for i, t := range terms {
-		ids[i] = -1
-		if id, ok := m.ids[t]; ok {
-			ids[i] = id
+	return m.appendTermIDs(make([]int32, 0, len(terms)), terms)
+}
+
+// appendTermIDs appends the Maker's id of each of terms to dst
+// (TermIDs).
+func (m *Maker) appendTermIDs(dst []int32, terms []string) []int32 {
+	for _, t := range terms {
+		id, ok := m.ids[t]
+		if !ok {
+			id = -1
 		}
+		dst = append(dst, id)
 	}
-	return ids
+	return dst
 }
 
 // MakeMatched is MakeIn over part of a document's text whose words that

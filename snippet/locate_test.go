@@ -154,7 +154,7 @@ func TestLocateFromReadsLazily(t *testing.T) {
 				if f, to, ok := m.Locate(q.Terms, whole); f != wf || to != wt || ok != wok {
 					t.Fatalf("lists %v: Locate = %d, %d, %v; eager %d, %d, %v", whole, f, to, ok, wf, wt, wok)
 				}
-				f, to, ok, err := m.LocateFrom(q.Terms, srcs)
+				f, to, ok, err := m.LocateFrom(m.TermIDs(q.Terms), srcs)
 				if err != nil || f != wf || to != wt || ok != wok {
 					t.Fatalf("lists %v: LocateFrom = %d, %d, %v, %v; eager %d, %d, %v", whole, f, to, ok, err, wf, wt, wok)
 				}
@@ -165,15 +165,15 @@ func TestLocateFromReadsLazily(t *testing.T) {
 	// the dense list is read no further.
 	m := New(q, 160)
 	dense := &chunked{rest: every(3, 2000), n: 2000, rng: r}
-	if f, _, _, err := m.LocateFrom(q.Terms, []Positions{&chunked{rest: []uint32{4}, n: 1, rng: r}, nil, nil, dense, nil, nil}); err != nil || f != 4 || dense.given > 100 {
+	if f, _, _, err := m.LocateFrom(m.TermIDs(q.Terms), []Positions{&chunked{rest: []uint32{4}, n: 1, rng: r}, nil, nil, dense, nil, nil}); err != nil || f != 4 || dense.given > 100 {
 		t.Errorf("a window at the start: from %d (%v), read %d of a dense list's 2000", f, err, dense.given)
 	}
 	srcs := []Positions{failing{3}, failing{300}, nil, nil, nil, nil}
-	if _, _, _, err := m.LocateFrom(q.Terms, srcs); !errors.Is(err, errFailing) {
+	if _, _, _, err := m.LocateFrom(m.TermIDs(q.Terms), srcs); !errors.Is(err, errFailing) {
 		t.Errorf("a failing list: %v", err)
 	}
 	srcs = []Positions{nil, nil, nil, nil, failing{3}, nil}
-	if _, _, _, err := m.LocateFrom(q.Terms, srcs); !errors.Is(err, errFailing) {
+	if _, _, _, err := m.LocateFrom(m.TermIDs(q.Terms), srcs); !errors.Is(err, errFailing) {
 		t.Errorf("a failing phrase term: %v", err)
 	}
 }

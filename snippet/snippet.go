@@ -93,6 +93,7 @@ type Maker struct {
 	byID       []Positions
 	wholes     []wholeList
 	sources    []Positions
+	termIDs    []int32
 	words      [][]uint32
 	wordBounds []int
 	wordBuf    []uint32
