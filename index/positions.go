@@ -461,8 +461,7 @@ type PostingPositions struct {
 // error wrapping ErrNoPositions; past the end, p holds none.
 func (c *Cursor) PostingPositions(p *PostingPositions) error {
 	pf := c.ix.positions
-	vals := p.vals
-	*p = PostingPositions{vals: vals}
+	p.count, p.at, p.end = 0, 0, 0 // none, until reset
 	switch {
 	case pf == nil:
 		return fmt.Errorf("index: %w", ErrNoPositions)
@@ -491,13 +490,16 @@ func (c *Cursor) PostingPositions(p *PostingPositions) error {
 // position below docLen. As positionsBlock.reset, it reads only the size
 // of the chunks' lengths.
 func (p *PostingPositions) reset(c codecplugins.Codec, src []byte, fm1 []uint32, i int, docLen uint32) error {
-	s, n := 0, uint64(len(fm1))
-	for j, f := range fm1 {
-		if j == i {
-			s = int(n) - len(fm1) + j // the values of the postings before
-		}
+	// The values of the postings before i, then of the whole block.
+	before := uint64(i)
+	for _, f := range fm1[:i] {
+		before += uint64(f)
+	}
+	n := before + uint64(len(fm1)-i)
+	for _, f := range fm1[i:] {
 		n += uint64(f)
 	}
+	s := int(before)
 	// Every chunk takes at least its length's byte, which bounds the
 	// values before any is decoded.
 	if n > math.MaxUint32 || n > uint64(len(src))*uint64(c.BlockSize()) {

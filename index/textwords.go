@@ -912,9 +912,9 @@ type rankSet struct {
 	// mask has bit r%maskBits set for each rank r: most tokens stop
 	// there. A query's terms have tens of surfaces (cases, inflections:
 	// 78 on average on the RFCs); with 256 bits, a third of the tokens
-	// went on to search the ranks.
+	// went on to search them.
 	mask  [maskBits / 64]uint64
-	ranks []rankTerm // by rank, then term
+	ranks []rankTerm // term by term, in the query's order
 }
 
 // rankTerm is a surface's rank and its term's index.
@@ -933,11 +933,15 @@ func (s *rankSet) term(r uint32) int32 {
 	if s == nil || s.mask[r/64%(maskBits/64)]&(1<<(r%64)) == 0 {
 		return -1
 	}
-	i, found := slices.BinarySearchFunc(s.ranks, r, func(x rankTerm, r uint32) int { return cmp.Compare(x.rank, r) })
-	if !found {
-		return -1
+	// Few tokens get here, nearly all of them the query's terms: a
+	// search of the ranks in the query's order costs less than sorting
+	// them for each request (hundreds for a term such as "a").
+	for _, x := range s.ranks {
+		if x.rank == r {
+			return x.term
+		}
 	}
-	return s.ranks[i].term
+	return -1
 }
 
 // newRankSet resolves terms to f's surfaces.
@@ -954,9 +958,6 @@ func (f *wordFile) newRankSet(terms []string) (*rankSet, error) {
 			s.ranks = append(s.ranks, rankTerm{r, int32(i)})
 		}
 	}
-	// Stable: of a rank two terms share (a term given twice), the first
-	// term's index, as the query's order gives it.
-	slices.SortStableFunc(s.ranks, func(x, y rankTerm) int { return cmp.Compare(x.rank, y.rank) })
 	return s, nil
 }
 
