@@ -149,10 +149,7 @@ func scannedWindow(t *testing.T, ix *index.Index, a *analysis.Analyzer, q query.
 	if err != nil {
 		t.Fatal(err)
 	}
-	from, to, _, err := m.LocateFrom(m.TermIDs(q.Terms), lk.positions[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	from, to, _ := m.Locate(q.Terms, lk.positions[0])
 	tt, err := ix.TextTerms(q.Terms)
 	if err != nil {
 		t.Fatal(err)

@@ -140,7 +140,7 @@ type describer struct {
 func (d *describer) worker(m *snippet.Maker, win *wordWindow) *describeWorker {
 	w := &describeWorker{d: d, m: m}
 	if d.located {
-		w.wd = &wordSnippets{ix: d.ix, m: m, tt: d.tt, ids: m.TermIDs(d.q.Terms), wordWindow: win}
+		w.wd = &wordSnippets{ix: d.ix, m: m, terms: d.q.Terms, tt: d.tt, ids: m.TermIDs(d.q.Terms), wordWindow: win}
 	}
 	return w
 }
@@ -200,10 +200,11 @@ func (w *describeWorker) describe(a *analysis.Analyzer, i int) error {
 // start, its tokens already marked with the query terms they are
 // (index.TextTerms), so that nothing is scanned or stemmed.
 type wordSnippets struct {
-	ix  *index.Index
-	m   *snippet.Maker
-	tt  *index.TextTerms
-	ids []int32 // per query term, its Maker id
+	ix    *index.Index
+	m     *snippet.Maker
+	terms []string
+	tt    *index.TextTerms
+	ids   []int32 // per query term, its Maker id
 	*wordWindow
 }
 
@@ -223,13 +224,10 @@ func windowBefore(m *snippet.Maker) int { return m.Size()/3 + 16 }
 
 func windowAfter(m *snippet.Maker) int { return m.Size() + 16 }
 
-// make returns the snippet of document doc, whose terms' positions
-// come from positions (per term, nil where the document lacks it).
-func (s *wordSnippets) make(doc uint32, positions []snippet.Positions) (snippet.Snippet, error) {
-	from, to, _, err := s.m.LocateFrom(s.ids, positions)
-	if err != nil {
-		return snippet.Snippet{}, err
-	}
+// make returns the snippet of document doc, whose terms lie at positions
+// (per term, nil where the document lacks it).
+func (s *wordSnippets) make(doc uint32, positions [][]uint32) (snippet.Snippet, error) {
+	from, to, _ := s.m.Locate(s.terms, positions)
 	if err := s.ix.TextWindow(doc, from, to, windowBefore(s.m), windowAfter(s.m), s.tt, &s.w); err != nil {
 		return snippet.Snippet{}, err
 	}
@@ -251,8 +249,8 @@ func (s *wordSnippets) make(doc uint32, positions []snippet.Positions) (snippet.
 
 // lookup is what the postings say of a page's hits.
 type lookup struct {
-	held      []uint64              // per hit, which terms its document holds (bit i: terms[i]); nil for over 64 terms
-	positions [][]snippet.Positions // with positions: per hit, per term, its positions in the document, read as asked
+	held      []uint64     // per hit, which terms its document holds (bit i: terms[i]); nil for over 64 terms
+	positions [][][]uint32 // with positions: per hit, per term, its positions in the document
 }
 
 // holdsAny reports whether the postings say hit i's document holds one
@@ -261,16 +259,16 @@ func (lk lookup) holdsAny(i int) bool { return lk.held != nil && lk.held[i] != 0
 
 // page is the memory of a page's description, kept from one request to
 // the next (pages): its cursors, with their blocks' buffers, its
-// positions' readers and its windows' text, so that a page's postings
-// and windows are read without allocating.
+// positions and its windows' text, so that a page's postings and windows
+// are read without allocating.
 type page struct {
 	cursors   []*index.Cursor // per term, the last one opened
 	order     []int
 	held      []uint64
-	positions [][]snippet.Positions
-	per       []snippet.Positions
-	readers   []index.PostingPositions // per hit and term, with their chunks' buffers
-	windows   []*wordWindow            // per goroutine of the page
+	positions [][][]uint32
+	per       [][]uint32
+	buf       []uint32
+	windows   []*wordWindow // per goroutine of the page
 }
 
 // windowsFor returns the window memory of a page's n goroutines, one each.
@@ -286,9 +284,8 @@ var pages = sync.Pool{New: func() any { return new(page) }}
 
 // lookUp reads, for each hit, which of terms its document holds and,
 // with positions set, where: one cursor per term visits the hits in
-// docid order, decoding only the blocks it lands in, and leaves each
-// posting's positions to be decoded as Locate reads them. What it
-// returns lies in p's memory until p's next lookUp.
+// docid order, decoding only the blocks it lands in. What it returns
+// lies in p's memory until p's next lookUp.
 func (p *page) lookUp(ix *index.Index, terms []string, hits []Hit, positions bool) (lookup, error) {
 	var lk lookup
 	if len(terms) <= 64 {
@@ -298,12 +295,8 @@ func (p *page) lookUp(ix *index.Index, terms []string, hits []Hit, positions boo
 	}
 	if positions {
 		p.positions = slices.Grow(p.positions[:0], len(hits))[:len(hits)]
-		n := len(hits) * len(terms)
-		p.per = slices.Grow(p.per[:0], n)[:n]
+		p.per = slices.Grow(p.per[:0], len(hits)*len(terms))[:len(hits)*len(terms)]
 		clear(p.per)
-		if len(p.readers) < n {
-			p.readers = append(p.readers, make([]index.PostingPositions, n-len(p.readers))...)
-		}
 		for i := range hits {
 			p.positions[i] = p.per[i*len(terms) : (i+1)*len(terms) : (i+1)*len(terms)]
 		}
@@ -319,6 +312,7 @@ func (p *page) lookUp(ix *index.Index, terms []string, hits []Hit, positions boo
 	}
 	slices.SortFunc(order, func(x, y int) int { return cmp.Compare(hits[x].DocID, hits[y].DocID) })
 	p.cursors = slices.Grow(p.cursors[:0], len(terms))[:len(terms)]
+	buf := p.buf[:0] // the page's positions, term after term
 	err := ix.Guard(func() error {
 		for b, t := range terms {
 			// A segmented index's hits lie in its segments (Locate): one
@@ -343,12 +337,18 @@ func (p *page) lookUp(ix *index.Index, terms []string, hits []Hit, positions boo
 				if lk.held != nil {
 					lk.held[i] |= 1 << b
 				}
-				if lk.positions != nil {
-					r := &p.readers[i*len(terms)+b]
-					if err := c.PostingPositions(r); err != nil {
+				if f := c.Freq(); lk.positions != nil {
+					if cap(buf)-len(buf) < int(f) {
+						// The slices already handed out keep the old
+						// array; the next page starts in the new one.
+						buf = make([]uint32, 0, max(int(f), 2*cap(buf), 1024))
+						p.buf = buf
+					}
+					ps, err := c.Positions(buf[len(buf):len(buf):cap(buf)])
+					if err != nil {
 						return err
 					}
-					lk.positions[i][b] = r
+					lk.positions[i][b], buf = ps, buf[:len(buf)+len(ps)]
 				}
 			}
 			if c != nil && c.Err() != nil {

@@ -188,69 +188,11 @@ func FuzzPositions(f *testing.F) {
 		for i, b := range freqBytes {
 			fm1[i] = uint32(b)
 		}
-		want, err := decodeAll(c, data, fm1)
-		if err != nil && !errors.Is(err, ErrCorrupt) {
+		if _, err := decodeAll(c, data, fm1); err != nil && !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("error %v does not wrap ErrCorrupt", err)
-		}
-		// Read a posting at a time, the block's positions are the same,
-		// or the read fails the same way.
-		var got []uint32
-		var p PostingPositions
-		for i := range fm1 {
-			ps, lazyErr := readPostingPositions(&p, c, data, fm1, i)
-			if lazyErr != nil {
-				if !errors.Is(lazyErr, ErrCorrupt) {
-					t.Fatalf("error %v does not wrap ErrCorrupt", lazyErr)
-				}
-				// Read whole, a position of 2^32-1 passes, not below a
-				// document's length.
-				if err == nil && !slices.Contains(want, math.MaxUint32) {
-					t.Fatalf("posting %d: %v, read whole: no error", i, lazyErr)
-				}
-				return
-			}
-			got = append(got, ps...)
-		}
-		if err != nil && len(fm1) > 0 {
-			t.Fatalf("read whole: %v; a posting at a time: no error", err)
-		}
-		if len(fm1) > 0 && !slices.Equal(got, want) {
-			t.Fatalf("a posting at a time %v, whole %v", got, want)
 		}
 		parsePositionsTable(data, uint64(codec))
 	})
-}
-
-// readPostingPositions reads posting i's positions of a block through p,
-// every batch (at most a chunk long).
-func readPostingPositions(p *PostingPositions, c codecplugins.Codec, src []byte, fm1 []uint32, i int) ([]uint32, error) {
-	if err := p.reset(c, src, fm1, i, math.MaxUint32); err != nil {
-		return nil, err
-	}
-	return drain(p)
-}
-
-// drain reads the rest of p's positions, checking that each batch holds
-// at most a chunk and that they add up to Len.
-func drain(p *PostingPositions) ([]uint32, error) {
-	var all []uint32
-	for {
-		b, err := p.Next()
-		if err != nil {
-			return nil, err
-		}
-		if len(b) == 0 {
-			break
-		}
-		if len(b) > p.codec.BlockSize() {
-			return nil, fmt.Errorf("a batch of %d positions, chunks of %d", len(b), p.codec.BlockSize())
-		}
-		all = append(all, b...)
-	}
-	if len(all) != p.Len() {
-		return nil, fmt.Errorf("%d positions, Len %d", len(all), p.Len())
-	}
-	return all, nil
 }
 
 // TestCursorPositions writes random documents with positions under
@@ -335,35 +277,13 @@ func TestCursorPositions(t *testing.T) {
 				}
 			}
 			c = ix.LazyCursor(info)
-			var later []*PostingPositions // read after the cursor has moved on
-			var laterDocs []uint32
 			for target := uint32(rng.IntN(40)); c.NextGEQ(target) != NoMoreDocs; target = c.DocID() + 1 + uint32(rng.IntN(90)) {
 				if buf, err = c.Positions(buf); err != nil || !slices.Equal(buf, want[term][c.DocID()]) {
 					t.Fatalf("%v: term %d doc %d after NextGEQ: positions %v (%v), want %v", tc, term, c.DocID(), buf, err, want[term][c.DocID()])
 				}
-				p := new(PostingPositions)
-				if err := c.PostingPositions(p); err != nil {
-					t.Fatal(err)
-				}
-				if rng.IntN(2) == 0 { // a batch read now, the rest later
-					if b, err := p.Next(); err != nil || len(b) == 0 || b[0] != want[term][c.DocID()][0] {
-						t.Fatalf("%v: term %d doc %d: first batch %v (%v)", tc, term, c.DocID(), b, err)
-					}
-					p.reset(p.codec, p.src, c.freqs[:c.n], c.pos, ix.docLens[c.DocID()]) // and again from the start
-				}
-				later, laterDocs = append(later, p), append(laterDocs, c.DocID())
 			}
 			if c.Err() != nil {
 				t.Fatal(c.Err())
-			}
-			for k, p := range later {
-				if got, err := drain(p); err != nil || !slices.Equal(got, want[term][laterDocs[k]]) {
-					t.Fatalf("%v: term %d doc %d: read later %v (%v), want %v", tc, term, laterDocs[k], got, err, want[term][laterDocs[k]])
-				}
-			}
-			var past PostingPositions
-			if err := c.PostingPositions(&past); err != nil || past.Len() != 0 {
-				t.Fatalf("past the end: %d positions (%v)", past.Len(), err)
 			}
 		}
 		ix.Close()

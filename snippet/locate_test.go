@@ -1,7 +1,6 @@
 package snippet
 
 import (
-	"errors"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -73,50 +72,19 @@ func TestHoldingWalksForward(t *testing.T) {
 					want++
 				}
 			}
-			if got, _ := holding(lists, from, 32); got != want {
+			if got := holding(lists, from, 32); got != want {
 				t.Fatalf("lists of %v, window at %d: holding %d, want %d", sizes, from, got, want)
 			}
 		}
 	}
 }
 
-// chunked is Positions giving a list in batches of random sizes, as an
-// index decodes them a chunk at a time, counting what it gives.
-type chunked struct {
-	rest  []uint32
-	n     int
-	rng   *rand.Rand
-	given int
-}
-
-func (c *chunked) Len() int { return c.n }
-
-func (c *chunked) Next() ([]uint32, error) {
-	k := min(len(c.rest), 1+c.rng.IntN(8))
-	if c.rng.IntN(3) == 0 {
-		k = len(c.rest)
-	}
-	b := c.rest[:k]
-	c.rest = c.rest[k:]
-	c.given += k
-	return b, nil
-}
-
-// failing is Positions whose reading fails.
-type failing struct{ n int }
-
-func (f failing) Len() int                { return f.n }
-func (f failing) Next() ([]uint32, error) { return nil, errFailing }
-
-var errFailing = errors.New("damaged")
-
-// TestLocateFromReadsLazily checks LocateFrom, reading each list in
-// batches as far as it goes, against Locate given every list whole and
-// against eagerLocate, the search before lists were read lazily, on
-// random position lists: rare and dense terms, phrases, windows holding
-// every unit (an early stop) and none; and that a rare term's window
-// leaves most of a dense list unread.
-func TestLocateFromReadsLazily(t *testing.T) {
+// TestLocateEndsEarly checks Locate, which ends its search once no
+// later window can beat the best one, against eagerLocate, which merges
+// on to maxLocated occurrences or the lists' end, on random position
+// lists: rare and dense terms, phrases, windows holding every unit and
+// none.
+func TestLocateEndsEarly(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	q := Query{Terms: []string{"a", "b", "c", "d", "new", "york"}, Phrases: [][]string{{"new", "york"}}}
 	tests := []struct {
@@ -144,37 +112,12 @@ func TestLocateFromReadsLazily(t *testing.T) {
 					k := r.IntN(len(whole[4]))
 					whole[5] = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(whole[5]), whole[4][k]+1))))
 				}
-				srcs := make([]Positions, len(whole))
-				for i, w := range whole {
-					if w != nil || r.IntN(2) == 0 { // an absent term: nil, or an empty list
-						srcs[i] = &chunked{rest: w, n: len(w), rng: r}
-					}
-				}
 				wf, wt, wok := eagerLocate(m, q.Terms, whole)
 				if f, to, ok := m.Locate(q.Terms, whole); f != wf || to != wt || ok != wok {
 					t.Fatalf("lists %v: Locate = %d, %d, %v; eager %d, %d, %v", whole, f, to, ok, wf, wt, wok)
 				}
-				f, to, ok, err := m.LocateFrom(m.TermIDs(q.Terms), srcs)
-				if err != nil || f != wf || to != wt || ok != wok {
-					t.Fatalf("lists %v: LocateFrom = %d, %d, %v, %v; eager %d, %d, %v", whole, f, to, ok, err, wf, wt, wok)
-				}
 			}
 		})
-	}
-	// A window at the text's start holding every unit ends the search:
-	// the dense list is read no further.
-	m := New(q, 160)
-	dense := &chunked{rest: every(3, 2000), n: 2000, rng: r}
-	if f, _, _, err := m.LocateFrom(m.TermIDs(q.Terms), []Positions{&chunked{rest: []uint32{4}, n: 1, rng: r}, nil, nil, dense, nil, nil}); err != nil || f != 4 || dense.given > 100 {
-		t.Errorf("a window at the start: from %d (%v), read %d of a dense list's 2000", f, err, dense.given)
-	}
-	srcs := []Positions{failing{3}, failing{300}, nil, nil, nil, nil}
-	if _, _, _, err := m.LocateFrom(m.TermIDs(q.Terms), srcs); !errors.Is(err, errFailing) {
-		t.Errorf("a failing list: %v", err)
-	}
-	srcs = []Positions{nil, nil, nil, nil, failing{3}, nil}
-	if _, _, _, err := m.LocateFrom(m.TermIDs(q.Terms), srcs); !errors.Is(err, errFailing) {
-		t.Errorf("a failing phrase term: %v", err)
 	}
 }
 
@@ -191,8 +134,9 @@ func randomList(r *rand.Rand, n, width int) []uint32 {
 	return slices.Sorted(maps.Keys(set))
 }
 
-// eagerLocate is Locate as it was before the lists were read lazily,
-// every list whole at hand: the reference LocateFrom is held to.
+// eagerLocate is Locate without its early end: the merge goes on to
+// maxLocated occurrences or the lists' end, and each dense list is
+// searched whole at every window.
 func eagerLocate(m *Maker, terms []string, positions [][]uint32) (from, to uint32, ok bool) {
 	byID := make([][]uint32, len(m.unit))
 	for i, t := range terms {

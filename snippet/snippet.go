@@ -90,19 +90,13 @@ type Maker struct {
 	settled   bool   // a window holds every reachable unit
 
 	// Locate's scratch.
-	byID       []Positions
-	wholes     []wholeList
-	sources    []Positions
-	termIDs    []int32
-	words      [][]uint32
-	wordBounds []int
-	wordBuf    []uint32
-	lists      []unitList
-	phrased    []uint32
-	located    []located
-	heads      []uint32
-	count      []int
-	done       []bool
+	byID    [][]uint32
+	lists   []unitList
+	phrased []uint32
+	located []located
+	heads   []uint32
+	count   []int
+	done    []bool
 }
 
 // match is a word of the text that analyzes to a query term.
