@@ -70,9 +70,88 @@ func (a *Analyzer) Terms(text string) []string {
 	return terms
 }
 
-// segment segments b, which is valid UTF-8 and lies at offset off of the
-// text, and emits the terms of its word segments.
+// segment emits the terms of the word segments of b, which is valid UTF-8,
+// lies at offset off of the text and starts at a safe boundary (cut). A
+// run of ASCII letters, digits and '_' between bytes outside any word
+// (outside) is one segment whatever surrounds it (UAX #29: only mid-word
+// punctuation and quotes followed by a letter or digit, '_', joiners,
+// combining marks and regional indicators join across a boundary), so it
+// becomes a term without the segmenter, which costs about half of an
+// index build. Any other stretch (non-ASCII text, "don't", "3.14",
+// "http.Server") goes to the segmenter, from the end of what was handed
+// out to the next position after an ASCII separator and before an ASCII
+// byte: a boundary where nothing before it changes how the segmenter cuts
+// what follows, so each stretch segments as it would within b.
 func (a *Analyzer) segment(b []byte, off int, emit func(string, int, int)) {
+	from := 0 // b[:from] is handed out; from is a safe boundary
+	for i := 0; i < len(b); {
+		if outside(b, i) {
+			i++ // b[from:i] holds no word
+			continue
+		}
+		j, alnum := i, false
+		for j < len(b) && asciiClass[b[j]] == wordByte {
+			alnum = alnum || b[j] != '_'
+			j++
+		}
+		if alnum && (j == len(b) || outside(b, j)) {
+			if t, ok := a.Term(b[i:j]); ok {
+				emit(t, off+i, off+j)
+			}
+			i, from = j, j
+			continue
+		}
+		k := max(j, i+1)
+		for k < len(b) && !(b[k] < utf8.RuneSelf && asciiClass[b[k-1]] == separator) {
+			k++
+		}
+		a.segmentText(b[from:k], off+from, emit)
+		i, from = k, k
+	}
+}
+
+// outside reports whether b[i] is in no word segment of b, whatever
+// precedes it: an ASCII separator, or mid-word punctuation or a quote
+// that no letter or digit follows (UAX #29 WB6, WB7, WB11, WB12 join
+// them only to one that does).
+func outside(b []byte, i int) bool {
+	switch asciiClass[b[i]] {
+	case separator:
+		return true
+	case midWord:
+		return i+1 == len(b) || asciiClass[b[i+1]] == separator
+	}
+	return false
+}
+
+// The classes of asciiClass.
+const (
+	nonASCII  = iota // a byte of a multi-byte character
+	separator        // an ASCII byte never inside a word
+	wordByte         // an ASCII letter, digit or '_'
+	midWord          // an ASCII byte inside a word only between letters or digits
+)
+
+// asciiClass sorts bytes for segment's fast path.
+var asciiClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case c >= utf8.RuneSelf:
+			t[c] = nonASCII
+		case !asciiInWord[c]:
+			t[c] = separator
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_':
+			t[c] = wordByte
+		default:
+			t[c] = midWord
+		}
+	}
+	return t
+}()
+
+// segmentText runs the segmenter over b, which is valid UTF-8 and lies at
+// offset off of the text, and emits the terms of its word segments.
+func (a *Analyzer) segmentText(b []byte, off int, emit func(string, int, int)) {
 	for len(b) > 0 {
 		vals, types, n, _ := segment.SegmentWordsDirect(b, a.vals[:0], a.types[:0])
 		at := off // the segments tile b[:n]

@@ -136,6 +136,36 @@ func TestAnalyzeMatchesReference(t *testing.T) {
 	}
 }
 
+// TestShortTextsMatchReference compares Analyze with the plain segmenter
+// on every text of up to five pieces drawn from those that decide where
+// an ASCII word ends: letters, digits and '_', separators, mid-word
+// punctuation, a non-ASCII letter, a combining mark and a joiner, whole
+// and in chunks of two bytes.
+func TestShortTextsMatchReference(t *testing.T) {
+	alphabet := []string{"a", "1", "_", " ", "-", ".", ":", "'", "\"", "é", "\u0301", "\u200d"}
+	whole, chunked := New(), New()
+	chunked.chunkSize, chunked.chunkLimit = 2, 1<<30
+	var text []byte
+	var walk func(n int)
+	walk = func(n int) {
+		want := reference(text)
+		for _, a := range []*Analyzer{whole, chunked} {
+			if got := collect(a, text); !slices.Equal(got, want) {
+				t.Fatalf("Analyze(%q), chunk size %d = %q, want %q", text, a.chunkSize, got, want)
+			}
+		}
+		if n == 0 {
+			return
+		}
+		for _, p := range alphabet {
+			text = append(text, p...)
+			walk(n - 1)
+			text = text[:len(text)-len(p)]
+		}
+	}
+	walk(5)
+}
+
 // TestHardCut shows the one case where chunking shows: no safe boundary
 // within chunkLimit bytes, so a word is split there.
 func TestHardCut(t *testing.T) {

@@ -27,6 +27,13 @@
 //     hit costs no lowercasing and no allocation); the cache holds at most
 //     1<<16 entries and is cleared when full. Porter2 thus runs about once
 //     per distinct word form.
+//   - A run of ASCII letters, digits and '_' between bytes that no word
+//     can hold (spaces, most punctuation, or '.', ',', ':', ';' and quotes
+//     not followed by a letter or digit) is a word segment whatever
+//     surrounds it, and becomes a term without the segmenter; everything
+//     else is segmented. The output is the segmenter's, byte for byte
+//     (tests compare every short text over the deciding characters, and
+//     fuzz), at about 5x the speed on English text.
 //   - The segmenter is run on chunks of about 16 KiB rather than on the whole
 //     text at once, so memory stays bounded on any document. A chunk ends at
 //     a position that is a word boundary whatever follows: after an ASCII

@@ -119,6 +119,7 @@ type termList struct {
 // search is the state of one query under a DAAT algorithm.
 type search struct {
 	ctx     context.Context
+	ix      *index.Index
 	params  bm25.Params
 	norms   []float32
 	lists   []*termList // in query-term order
@@ -126,6 +127,7 @@ type search struct {
 	thr     float64       // see push
 	floor   float64       // what thr never falls below: other segments' (segments.go), else -1
 	phrases *phraseFilter // the query's phrases, nil without
+	skip    *index.Cursor // push drops the documents of its list (phased), if not nil
 	stats   Stats
 	slack   float64 // multiplies every score bound before it is compared
 	memo    []memo  // by query position: the last term score computed
@@ -133,6 +135,7 @@ type search struct {
 	cursors []*index.Cursor // the lists' cursors, kept for reuse (openSearch)
 	terms   []term          // the query's resolved terms, their memory kept for reuse
 	win     orWindow        // MaxScore's windows (maxscore.go), kept for reuse
+	rest    []*termList     // phased's second-phase lists, kept for reuse
 
 	// Room for the lists and memos of a query of up to inline terms, so
 	// that a short query's state is one allocation, and for the
@@ -173,6 +176,7 @@ func openSearch(s *search, ctx context.Context, ix *index.Index, terms []term, k
 	}
 	*s = search{
 		ctx:     ctx,
+		ix:      ix,
 		params:  ix.BM25(),
 		norms:   ix.Norms(),
 		top:     top,
@@ -206,7 +210,7 @@ func openSearch(s *search, ctx context.Context, ix *index.Index, terms []term, k
 // (the query's context, phrases and list slices), before it is kept for
 // reuse.
 func (s *search) release() {
-	s.ctx, s.phrases = nil, nil
+	s.ctx, s.ix, s.phrases = nil, nil, nil
 	s.lists, s.memo = nil, nil
 }
 
@@ -239,10 +243,17 @@ func boundSlack(n int) float64 { return 1 + float64(n)/(1<<22) }
 // has a smaller docid than the document under consideration, and TopK
 // refuses a document whose score equals the worst kept score (it would
 // rank below it). A document whose bound is <= thr therefore cannot enter,
-// and pruning it never changes the result.
+// and pruning it never changes the result. In phased's second phase kept
+// hits may have larger docids; canEnter's slack, above 1, lets a bound
+// equal to thr through, and TopK settles the tie by docid.
 //
-// A query's phrases are checked only for a document that would enter.
+// A query's phrases are checked only for a document that would enter;
+// a document of s.skip's list, which phased's first phase offered, is
+// not offered again.
 func (s *search) push(h Hit) {
+	if s.skip != nil && s.skip.NextGEQ(h.DocID) == h.DocID {
+		return
+	}
 	if s.phrases != nil && (!s.top.admits(h) || !s.phrases.match(h.DocID)) {
 		return
 	}

@@ -32,7 +32,8 @@
 //	                cannot enter; exhaustive DAAT OR (or.go)
 //	maxscore        DAAT AND; MaxScore OR (maxscore.go): a candidate
 //	                at a time, or a window of docids at a time where
-//	                the essential lists are long
+//	                the essential lists are long; where the best-bound
+//	                list is short, its documents first (phased.go)
 //	wand            DAAT AND; WAND OR (wand.go)
 //	bmw             block-max DAAT AND (and.go); Block-Max WAND OR (bmw.go)
 //	bitmap          roaring bitmaps per term, built lazily and kept in an

@@ -24,16 +24,26 @@ import (
 // (the common case once the heap fills) is scanned in place instead
 // (scanOne); several long ones are read a window of docids at a time
 // (windowed, window). The threshold only rises when a document enters the
-// heap, so the essential lists are recounted only then (essential).
+// heap, so the essential lists are recounted only then (essential). Where
+// the list with the largest bound is short, its documents are scored
+// first (phased), so that the threshold starts close to its final value.
 func maxScoreQuery(s *search) error {
+	if f := s.phaseFirst(); f != nil {
+		return s.phased(f)
+	}
+	return s.maxScore(s.lists)
+}
+
+// maxScore is maxScoreQuery over lists, s.lists or some of them.
+func (s *search) maxScore(lists []*termList) error {
 	// scores, by query position: the candidate's term scores, 0 for a
 	// list that does not hold it. Adding a 0 leaves a float32 sum
 	// unchanged, so summing them all is the query-order sum of the lists
 	// that hold it.
 	ls, upTo, scores := s.scratch(len(s.lists))
-	copy(ls, s.lists)
-	// (sort.SliceStable would allocate a reflective swapper per query.)
-	slices.SortStableFunc(ls, func(a, b *termList) int { return cmp.Compare(a.bound, b.bound) })
+	ls = ls[:len(lists)]
+	copy(ls, lists)
+	sortByBound(ls)
 	upTo = upTo[:len(ls)] // upTo[i]: sum of the bounds of ls[:i+1]
 	var acc float64
 	for i, l := range ls {
@@ -165,6 +175,12 @@ func maxScoreQuery(s *search) error {
 		d = next
 	}
 	return nil
+}
+
+// sortByBound orders ls by bound, smallest first, stably.
+func sortByBound(ls []*termList) {
+	// (sort.SliceStable would allocate a reflective swapper per query.)
+	slices.SortStableFunc(ls, func(a, b *termList) int { return cmp.Compare(a.bound, b.bound) })
 }
 
 // scanOne moves l, the only essential list, from its current posting to

@@ -10,22 +10,28 @@ import (
 
 // TestMaxScoreLoopsMatchExhaustive runs MaxScore with each of its loops
 // for several essential lists, a candidate at a time and a window at a
-// time (windowed), on random corpora: OR and AND-then-OR top k, and the
+// time (windowed), in one phase and in two (phased), on random corpora: OR and AND-then-OR top k, and the
 // floored search of a segment (searchAbove), must give exactly the
 // exhaustive reference's hits.
 func TestMaxScoreLoopsMatchExhaustive(t *testing.T) {
 	defer func(v struct{ minLen, lists int }) { windowRule = v }(windowRule)
+	defer func(v struct{ maxFirst int }) { phaseRule = v }(phaseRule)
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name          string
 		minLen, lists int // windowRule
+		maxFirst      int // phaseRule
 	}{
-		{"candidates", 1 << 62, 1},
-		{"windows", 0, 0},
-		{"windows-over-two-lists-of-200", 200, 2},
+		{"candidates", 1 << 62, 1, 0},
+		{"windows", 0, 0, 0},
+		{"windows-over-two-lists-of-200", 200, 2, 0},
+		{"phases", 1 << 62, 1, 1 << 62},
+		{"phases-windows", 0, 0, 1 << 62},
+		{"phases-from-lists-under-300", 200, 2, 300},
 	} {
 		rng := rand.New(rand.NewPCG(5, 6))
 		windowRule.minLen, windowRule.lists = tc.minLen, tc.lists
+		phaseRule.maxFirst = tc.maxFirst
 		for c := range 4 {
 			spec := corpusSpec{
 				Docs:   100 + rng.IntN(6000),

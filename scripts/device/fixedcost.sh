@@ -9,10 +9,12 @@
 #   OUT=... bash scripts/device/fixedcost.sh
 #   1. fresh PTX of every kernel source (copied to $OUT, to commit) and
 #      every GPU test on it, while gen index makes 5x10^6 documents
-#      (gpu-bp256) and gen queries 400 queries;
+#      (gpu-bp256) and gen queries 400 queries; ptxas -v of the OR kernels;
 #   2. bench gpu queries (one query at a time with phases, batches of 1,
 #      32 and 128) new, old, on the 5x10^6 index, then on rust-doc, then
-#      new and old again on the 5x10^6 index (timings drift within a call).
+#      new and old again on the 5x10^6 index (timings drift within a call);
+#   3. with STEPS holding ncu: Nsight Compute's times of or_first and
+#      or_span_wave for queries alone, new and old.
 # The new binary loads the fresh PTX (GPUSEARCH_PTX_DIR), the old one its
 # own. STEPS (default "tests bench again") picks the steps.
 # $OUT gets fixedcost.tgz (every JSON and log), the PTX and summary.txt.
@@ -52,6 +54,10 @@ gen=$!
 PTX=$(mktemp -d)
 if fresh_ptx "$PTX"; then
 	cp "$PTX"/*.ptx "$OUT/"
+	# ptxas's registers and shared memory of the OR kernels, beside the
+	# tests: or_span_wave must keep five CTAs a multiprocessor.
+	(cd "$PTX" && timeout 100 "${NVCC%/*}/ptxas" -arch=sm_90 -v --entry or_span_wave,or_first_bp256 query.ptx \
+		-o /dev/null >"$R/regs.txt" 2>&1) &
 	# The tests that compare the committed PTX with its source and the
 	# launches read the tree's copy.
 	for cu in $KERNEL_SOURCES; do cp "$PTX/$(basename "$cu" .cu).ptx" "${cu%.cu}.ptx"; done
@@ -89,6 +95,21 @@ if step again; then
 	bgq 5m-new2 $NEW "$W/g" "$W/q.txt"
 	bgq 5m-old2 $OLD "$W/g" "$W/q.txt"
 fi
+# ncu: or_first and or_span_wave of queries alone on the 5x10^6 index
+# (launches 60 to 63 of 128 queries, one pass, no graphs), new and old.
+if step ncu; then
+	head -128 "$W/q.txt" >"$W/q128.txt"
+	for b in new old; do
+		bin=$NEW ptx=$PTX
+		[ $b = old ] && bin=$OLD ptx=
+		stamp "ncu $b"
+		GPUSEARCH_PTX_DIR=$ptx timeout "$(tmo 60)" "${NVCC%/*}/ncu" --kernel-name 'regex:or_(first|span)' --launch-skip 60 \
+			--launch-count 4 --clock-control none --section SpeedOfLight --section LaunchStats --section Occupancy \
+			$bin bench gpu queries --index "$W/g" --queries "$W/q128.txt" --mode or --k 10 --cpu bmw --batch 128 \
+			--min-time 1ns --no-graphs >"$R/ncu-$b.txt" 2>&1
+	done
+fi
+wait  # ptxas
 stamp "done"
 pack
 
@@ -110,5 +131,9 @@ for name in ["5m-new", "5m-old", "rust-new", "rust-old", "5m-new2", "5m-old2"]:
         print(f"  {m['mode']:<3} batched q/s: " + ", ".join(f"{b['batch']}: {b['qps']:.0f}" for b in m['batches']))
 PY
 grep -E 'rc=|ptx:' "$LOG" >>"$OUT/summary.txt"
+grep -E 'Compiling|Used|spill' "$R/regs.txt" >>"$OUT/summary.txt" 2>/dev/null
+for b in new old; do
+	grep -E '^  or_|Duration|Registers Per|Achieved Occupancy' "$R/ncu-$b.txt" 2>/dev/null | sed "s/^/ncu $b: /"
+done >>"$OUT/summary.txt"
 rm -rf "$W"
 cat "$OUT/summary.txt"
