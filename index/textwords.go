@@ -910,9 +910,9 @@ type WindowToken struct {
 // terms' indexes.
 type rankSet struct {
 	// mask has bit r%maskBits set for each rank r: most tokens stop
-	// there. A query's terms have tens of surfaces (cases, inflections:
-	// 78 on average on the RFCs); with 256 bits, a third of the tokens
-	// went on to search them.
+	// there. A query's terms have tens of surfaces (cases, inflections);
+	// with 256 bits, 31% of an RFC window's tokens went on to search
+	// them, with 4,096 14% (12.5% are the query's terms).
 	mask  [maskBits / 64]uint64
 	ranks []rankTerm // term by term, in the query's order
 }
@@ -935,7 +935,7 @@ func (s *rankSet) term(r uint32) int32 {
 	}
 	// Few tokens get here, nearly all of them the query's terms: a
 	// search of the ranks in the query's order costs less than sorting
-	// them for each request (hundreds for a term such as "a").
+	// them for each request did (7 us a request on the RFCs).
 	for _, x := range s.ranks {
 		if x.rank == r {
 			return x.term
