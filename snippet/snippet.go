@@ -96,6 +96,7 @@ type Maker struct {
 	located []located
 	heads   []uint32
 	count   []int
+	done    []bool
 }
 
 // match is a word of the text that analyzes to a query term.
