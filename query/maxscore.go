@@ -40,16 +40,7 @@ func (s *search) maxScore(lists []*termList) error {
 	// list that does not hold it. Adding a 0 leaves a float32 sum
 	// unchanged, so summing them all is the query-order sum of the lists
 	// that hold it.
-	ls, upTo, scores := s.scratch(len(s.lists))
-	ls = ls[:len(lists)]
-	copy(ls, lists)
-	sortByBound(ls)
-	upTo = upTo[:len(ls)] // upTo[i]: sum of the bounds of ls[:i+1]
-	var acc float64
-	for i, l := range ls {
-		acc += l.bound
-		upTo[i] = acc
-	}
+	ls, upTo, scores := s.byBound(lists, nil)
 	var scored int64 // postings scored, added to s.stats on the way out
 	defer func() { s.stats.PostingsScored += scored }()
 	// ls[:first] are non-essential: under a floor (segments.go) some
@@ -137,24 +128,9 @@ func (s *search) maxScore(lists []*termList) error {
 				next = min(next, l.DocID())
 			}
 		}
-		complete := true
-		for i := first - 1; i >= 0; i-- {
-			if !s.canEnter(partial + upTo[i]) {
-				complete = false
-				break
-			}
-			if l := ls[i]; l.NextGEQ(d) == d {
-				sc := s.params.TermScore(l.idf, l.Freq(), norm)
-				scored++
-				scores[l.pos] = sc
-				partial += float64(sc)
-			}
-		}
+		sum, complete, n := s.complete(d, norm, partial, ls[:first], upTo, scores)
+		scored += n
 		if complete {
-			var sum float32
-			for _, sc := range scores {
-				sum += sc
-			}
 			thr := s.thr
 			s.push(Hit{DocID: d, Score: sum})
 			if s.thr != thr {
@@ -163,13 +139,6 @@ func (s *search) maxScore(lists []*termList) error {
 				}
 			}
 		}
-		if len(scores) <= inline {
-			// scores is s.scoreBuf's prefix: a few stores zero the
-			// array, where clear on a slice calls memclr per candidate.
-			s.scoreBuf = [inline]float32{}
-		} else {
-			clear(scores)
-		}
 		// A list that just turned non-essential may hold next, and every
 		// essential list's next docid is >= next: nothing is passed over.
 		d = next
@@ -177,10 +146,57 @@ func (s *search) maxScore(lists []*termList) error {
 	return nil
 }
 
-// sortByBound orders ls by bound, smallest first, stably.
-func sortByBound(ls []*termList) {
+// byBound returns, in s's scratch, lists but leave (nil: all of them)
+// ordered by bound, smallest first, with upTo[i] the sum of the bounds of
+// ls[:i+1], and room for scores by query position.
+func (s *search) byBound(lists []*termList, leave *termList) (ls []*termList, upTo []float64, scores []float32) {
+	ls, upTo, scores = s.scratch(len(s.lists))
+	ls = ls[:0]
+	for _, l := range lists {
+		if l != leave {
+			ls = append(ls, l)
+		}
+	}
 	// (sort.SliceStable would allocate a reflective swapper per query.)
 	slices.SortStableFunc(ls, func(a, b *termList) int { return cmp.Compare(a.bound, b.bound) })
+	upTo = upTo[:len(ls)]
+	var acc float64
+	for i, l := range ls {
+		acc += l.bound
+		upTo[i] = acc
+	}
+	return ls, upTo, scores
+}
+
+// complete scores candidate d (norm its norm, partial its score in the
+// lists read so far, put in scores by query position) from ls, largest
+// bound first, while its score plus the bounds left (upTo) could enter
+// the heap. It returns the candidate's score, the query-order sum of
+// scores, when it got through every list, and the postings it scored;
+// scores is zeroed for the next candidate either way.
+func (s *search) complete(d uint32, norm float32, partial float64, ls []*termList, upTo []float64, scores []float32) (sum float32, ok bool, n int64) {
+	i := len(ls) - 1
+	for ; i >= 0 && s.canEnter(partial+upTo[i]); i-- {
+		if l := ls[i]; l.NextGEQ(d) == d {
+			sc := s.params.TermScore(l.idf, l.Freq(), norm)
+			n++
+			scores[l.pos] = sc
+			partial += float64(sc)
+		}
+	}
+	if ok = i < 0; ok {
+		for _, sc := range scores {
+			sum += sc
+		}
+	}
+	if len(scores) <= inline {
+		// scores is s.scoreBuf's prefix: a few stores zero the array,
+		// where clear on a slice calls memclr per candidate.
+		s.scoreBuf = [inline]float32{}
+	} else {
+		clear(scores)
+	}
+	return sum, ok, n
 }
 
 // scanOne moves l, the only essential list, from its current posting to

@@ -74,22 +74,13 @@ func (s *search) phased(f *termList) error {
 // from the other lists, largest bound first, as maxScoreQuery completes
 // a candidate.
 func (s *search) scoreList(f *termList) error {
-	ls, upTo, scores := s.scratch(len(s.lists))
-	ls = ls[:0]
-	for _, l := range s.lists {
-		if l != f {
-			ls = append(ls, l)
-		}
-	}
-	sortByBound(ls)
-	var acc float64
-	for i, l := range ls {
-		acc += l.bound
-		upTo[i] = acc
-	}
+	ls, upTo, scores := s.byBound(s.lists, f)
 	var scored int64
 	defer func() { s.stats.PostingsScored += scored }()
-	rest := acc // the other lists' bounds
+	var rest float64 // the other lists' bounds
+	if len(upTo) > 0 {
+		rest = upTo[len(upTo)-1]
+	}
 	f.Next()
 	for f.DocID() != index.NoMoreDocs {
 		if err := s.tick(); err != nil {
@@ -101,26 +92,12 @@ func (s *search) scoreList(f *termList) error {
 			return err
 		}
 		f.Next()
-		norm := s.norms[d]
 		scores[f.pos] = sc
-		partial := float64(sc)
-		i := len(ls) - 1
-		for ; i >= 0 && s.canEnter(partial+upTo[i]); i-- {
-			if l := ls[i]; l.NextGEQ(d) == d {
-				sc := s.params.TermScore(l.idf, l.Freq(), norm)
-				scored++
-				scores[l.pos] = sc
-				partial += float64(sc)
-			}
-		}
-		if i < 0 {
-			var sum float32
-			for _, sc := range scores {
-				sum += sc
-			}
+		sum, ok, n := s.complete(d, s.norms[d], float64(sc), ls, upTo, scores)
+		scored += n
+		if ok {
 			s.push(Hit{DocID: d, Score: sum})
 		}
-		clear(scores)
 	}
 	return nil
 }
