@@ -19,11 +19,11 @@ import (
 // NextGEQ, and dropped as soon as its partial score plus the bounds of the
 // lists not yet probed cannot beat the threshold.
 //
-// One pass over the essential lists scores the candidate, moves the lists
-// standing on it and finds the next candidate; a single essential list
-// (the common case once the heap fills) is scanned in place instead
-// (scanOne); several long ones are read a window of docids at a time
-// (windowed, window). The threshold only rises when a document enters the
+// Several essential lists are read a window of docids at a time
+// (windowed, window), or, in a segment with deletions, a candidate at a
+// time: one pass over them scores the candidate, moves the lists standing
+// on it and finds the next. A single essential list (the common case once
+// the heap fills) is scanned in place (scanOne). The threshold only rises when a document enters the
 // heap, so the essential lists are recounted only then (essential). Where
 // the list with the largest bound is short, its documents are scored
 // first (phased), so that the threshold starts close to its final value.
@@ -58,8 +58,8 @@ func (s *search) maxScore(lists []*termList) error {
 	for _, l := range ls[first:] {
 		d = min(d, l.Next())
 	}
-	// Where several essential lists are long, they are read a window of
-	// docids at a time (window) while more than one is essential.
+	// Several essential lists are read a window of docids at a time
+	// (window) while more than one is essential.
 	win, size := windowed(ls[first:]), minWindow
 	for d != index.NoMoreDocs {
 		if win && first < len(ls)-1 {
@@ -256,32 +256,31 @@ func (s *search) essential(upTo []float64, first int) int {
 }
 
 // windowRule is when maxScoreQuery reads the essential lists a window at
-// a time: when at least lists of them hold minLen postings or more each.
-// On the RFC passages (976,612 documents, first 1,000 RFC-title queries,
-// top 10), windows paid on queries with several long lists (2^20-2^21
-// postings in all: 883 -> 812 us; more: 1,334 -> 1,101) and lost on
-// shorter ones (2^15-2^16: 200 -> 234 us), where a window's set-up weighs
-// on few candidates. This rule windows 345 of those queries: mean 697 ->
-// 644-657 us, median unchanged. A variable so that the tests can run both
-// loops on small corpora.
-var windowRule = struct{ minLen, lists int }{1 << 15, 4}
+// a time: when at least lists of them are essential as its loop starts.
+// Against a candidate at a time, each query's fastest of 3 passes, the two
+// loops in turn (first 1,000 RFC-title queries, top 10, 2-core dev box):
+// on the RFC passages (976,612 documents) the mean fell from 589 to 541
+// us with windows from two lists on (from 570 to 539 from four on, and
+// the same from two lists of 2^10 postings or of any length), the heavy
+// queries' most (2,286 -> 1,989 us over the slowest 145), and the
+// median not at all; on all RFCs, where the first phase (phased) does
+// most of the work, it was even. A candidate costs a pass over every
+// essential list, a window a pass over their postings. A variable so
+// that the tests can run both loops on small corpora.
+var windowRule = struct{ lists int }{2}
 
 // windowed reports whether maxScoreQuery reads the essential lists ls a
 // window of docids at a time (window) rather than a candidate at
-// a time: when enough of them are long (windowRule), and none has
+// a time: when there are enough of them (windowRule), and none has
 // deleted documents to skip (the window scores whole decoded blocks,
 // index.Cursor.Rest).
 func windowed(ls []*termList) bool {
-	long := 0
 	for _, l := range ls {
 		if l.Deletes() {
 			return false
 		}
-		if l.Len() >= windowRule.minLen {
-			long++
-		}
 	}
-	return long >= windowRule.lists
+	return len(ls) >= windowRule.lists
 }
 
 // windowDocs is the longest window (window) in docids: each list's

@@ -14,23 +14,23 @@ import (
 // floored search of a segment (searchAbove), must give exactly the
 // exhaustive reference's hits.
 func TestMaxScoreLoopsMatchExhaustive(t *testing.T) {
-	defer func(v struct{ minLen, lists int }) { windowRule = v }(windowRule)
+	defer func(v struct{ lists int }) { windowRule = v }(windowRule)
 	defer func(v struct{ maxFirst int }) { phaseRule = v }(phaseRule)
 	ctx := context.Background()
 	for _, tc := range []struct {
-		name          string
-		minLen, lists int // windowRule
-		maxFirst      int // phaseRule
+		name     string
+		lists    int // windowRule
+		maxFirst int // phaseRule
 	}{
-		{"candidates", 1 << 62, 1, 0},
-		{"windows", 0, 0, 0},
-		{"windows-over-two-lists-of-200", 200, 2, 0},
-		{"phases", 1 << 62, 1, 1 << 62},
-		{"phases-windows", 0, 0, 1 << 62},
-		{"phases-from-lists-under-300", 200, 2, 300},
+		{"candidates", 1 << 62, 0},
+		{"windows", 0, 0},
+		{"windows-from-three-lists", 3, 0},
+		{"phases", 1 << 62, 1 << 62},
+		{"phases-windows", 0, 1 << 62},
+		{"phases-from-lists-under-300", 2, 300},
 	} {
 		rng := rand.New(rand.NewPCG(5, 6))
-		windowRule.minLen, windowRule.lists = tc.minLen, tc.lists
+		windowRule.lists = tc.lists
 		phaseRule.maxFirst = tc.maxFirst
 		for c := range 4 {
 			spec := corpusSpec{
