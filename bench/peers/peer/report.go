@@ -50,8 +50,12 @@ type EngineReport struct {
 // of the same Spec over OverlapQueries queries (those on which gpusearch has
 // a hit); CPUVsGPUSearch and WallVsGPUSearch are this run's mean times over
 // gpusearch's. BestCPUMeanUS and BestCPUP50US take each query's fastest
-// pass instead of every pass: the rule PISA's figures follow (it has no
-// CPU clock), applied to every engine for a like-for-like comparison.
+// pass instead of every pass, applied to every engine. BestWallMeanUS and
+// BestWallP50US are PISA's own rule, which has no CPU clock: each query's
+// fastest pass by the wall clock, truncated to whole microseconds as
+// PISA's queries tool records it. The CPU clock is a system call (about a
+// microsecond on the development box), part of which falls inside each
+// time it measures; the wall clock is read without one.
 type RunReport struct {
 	Spec
 	Samples         int     `json:"samples"`
@@ -60,6 +64,8 @@ type RunReport struct {
 	CPUP99US        float64 `json:"cpu_p99_us"`
 	BestCPUMeanUS   float64 `json:"best_cpu_mean_us"`
 	BestCPUP50US    float64 `json:"best_cpu_p50_us"`
+	BestWallMeanUS  float64 `json:"best_wall_mean_us"`
+	BestWallP50US   float64 `json:"best_wall_p50_us"`
 	WallMeanUS      float64 `json:"wall_mean_us"`
 	WallP50US       float64 `json:"wall_p50_us"`
 	WallP99US       float64 `json:"wall_p99_us"`
@@ -79,6 +85,12 @@ func summarize(r Run) RunReport {
 	if n := len(r.Hits); n > 0 && len(r.CPU)%n == 0 {
 		best := latency.Summarize(fastestPasses(r.CPU, n))
 		rep.BestCPUMeanUS, rep.BestCPUP50US = best.MeanUS, best.P50US
+		wall := fastestPasses(r.Wall, n)
+		for i, t := range wall {
+			wall[i] = t.Truncate(time.Microsecond)
+		}
+		best = latency.Summarize(wall)
+		rep.BestWallMeanUS, rep.BestWallP50US = best.MeanUS, best.P50US
 	}
 	rep.WallMeanUS, rep.WallP50US, rep.WallP99US = wall.MeanUS, wall.P50US, wall.P99US
 	for _, h := range r.Hits {

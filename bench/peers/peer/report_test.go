@@ -39,9 +39,13 @@ func TestFastestPasses(t *testing.T) {
 			}
 		})
 	}
-	r := summarize(Run{CPU: []time.Duration{3000, 1000, 2000, 5000}, Wall: make([]time.Duration, 4), Hits: make([][]Hit, 2)})
+	r := summarize(Run{CPU: []time.Duration{3000, 1000, 2000, 5000}, Wall: []time.Duration{3900, 1200, 2500, 4000}, Hits: make([][]Hit, 2)})
 	if r.BestCPUMeanUS != 1.5 || r.CPUMeanUS != 2.75 {
 		t.Errorf("summarize: best CPU mean %v, CPU mean %v; want 1.5, 2.75", r.BestCPUMeanUS, r.CPUMeanUS)
+	}
+	// Fastest wall passes 2.5 and 1.2 us, truncated as PISA does: 2 and 1.
+	if r.BestWallMeanUS != 1.5 {
+		t.Errorf("summarize: best wall mean %v, want 1.5", r.BestWallMeanUS)
 	}
 }
 
