@@ -62,6 +62,7 @@ type options struct {
 	passages       int
 	warmupQueries  int
 	repeat, limit  int
+	rounds         int
 	work           string
 	keepIndexes    bool
 	trec           string
@@ -101,6 +102,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.store, "store", "none", "stored fields: none, titles or text (gpusearch's index.store; Lucene's stored title and body)")
 	fs.IntVar(&o.warmupQueries, "warmup-queries", 20000, "untimed queries before each run's timed passes (whole passes over the queries, at least one)")
 	fs.IntVar(&o.repeat, "repeat", 1, "timed passes over the queries in each run")
+	fs.IntVar(&o.rounds, "rounds", 1, "rounds of searches after the indexing, every engine in turn in each; each run's figures take the passes of every round")
 	fs.IntVar(&o.limit, "limit", 0, "use only the first N queries (0: all)")
 	fs.StringVar(&o.work, "work", "", "work directory for the corpus and the indexes (default: a temporary one, removed)")
 	fs.BoolVar(&o.keepIndexes, "keep-indexes", false, "leave the indexes in the work directory")
@@ -151,7 +153,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "%d documents (passages of %d terms; 0: whole), %d bytes of text, in %.1fs\n", corpus.Len(), o.passages, corpus.Bytes, corpus.Extract.Seconds())
 	rep, err := peer.Bench(ctx, peer.Config{
 		Crawl: o.crawl, QueriesFile: o.queries, Corpus: corpus, Queries: qs, Specs: specs,
-		Warmup: max(1, (o.warmupQueries+len(qs)-1)/len(qs)), Repeat: max(o.repeat, 1), WorkDir: work, KeepIndexes: o.keepIndexes, TRECDir: o.trec, Progress: stderr,
+		Warmup: max(1, (o.warmupQueries+len(qs)-1)/len(qs)), Repeat: max(o.repeat, 1), Rounds: max(o.rounds, 1), WorkDir: work, KeepIndexes: o.keepIndexes, TRECDir: o.trec, Progress: stderr,
 	}, engines)
 	if err != nil {
 		return err

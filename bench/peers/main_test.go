@@ -81,16 +81,17 @@ func TestPipeline(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		passages int
+		rounds   int
 		engines  []string
 	}{
-		{"documents", 0, []string{"gpusearch", "lucene", "xapian", "bleve", "pisa", "pisa-optpfor", "pisa-idf1"}},
-		{"passages", 16, []string{"gpusearch", "lucene", "xapian", "pisa", "pisa-optpfor", "pisa-idf1"}},
+		{"documents", 0, 2, []string{"gpusearch", "lucene", "xapian", "bleve", "pisa", "pisa-optpfor", "pisa-idf1"}},
+		{"passages", 16, 1, []string{"gpusearch", "lucene", "xapian", "pisa", "pisa-optpfor", "pisa-idf1"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) { testPipeline(t, tc.passages, tc.engines) })
+		t.Run(tc.name, func(t *testing.T) { testPipeline(t, tc.passages, tc.rounds, tc.engines) })
 	}
 }
 
-func testPipeline(t *testing.T, passages int, engines []string) {
+func testPipeline(t *testing.T, passages, rounds int, engines []string) {
 	const docs = 80
 	rare := map[string][]int{}
 	var queries []string
@@ -118,7 +119,7 @@ func testPipeline(t *testing.T, passages int, engines []string) {
 	var stdout, stderr bytes.Buffer
 	engineList := strings.Join(slices.DeleteFunc(slices.Clone(engines), func(e string) bool { return e == "pisa-optpfor" }), ",")
 	args := []string{"--crawl", crawl, "--queries", qfile, "--k", "10,1000", "--warmup-queries", "0", "--json", "--trec", trec,
-		"--passages", fmt.Sprint(passages), "--engines", engineList}
+		"--passages", fmt.Sprint(passages), "--rounds", fmt.Sprint(rounds), "--engines", engineList}
 	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
 		t.Fatalf("run(%v) = %v\nstderr:\n%s", args, err, stderr.String())
 	}
@@ -126,8 +127,9 @@ func testPipeline(t *testing.T, passages int, engines []string) {
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		t.Fatalf("report: %v\n%s", err, stdout.String())
 	}
-	if (passages == 0 && rep.Documents != docs) || rep.Documents < docs || rep.Queries != len(queries) {
-		t.Fatalf("report has %d documents and %d queries, want %d (more with passages) and %d", rep.Documents, rep.Queries, docs, len(queries))
+	if (passages == 0 && rep.Documents != docs) || rep.Documents < docs || rep.Queries != len(queries) || rep.Rounds != rounds {
+		t.Fatalf("report has %d documents, %d queries and %d rounds, want %d (more with passages), %d and %d",
+			rep.Documents, rep.Queries, rep.Rounds, docs, len(queries), rounds)
 	}
 	byName := map[string]peer.EngineReport{}
 	for _, e := range rep.Engines {
@@ -154,8 +156,8 @@ func testPipeline(t *testing.T, passages int, engines []string) {
 						name, r.Spec, r.Overlap10, r.OverlapQueries, r.NoHits, len(queries))
 				}
 				// PISA times in whole microseconds: 0 on a crawl this small.
-				if r.Samples != len(queries) || r.WallMeanUS < 0 || (r.WallMeanUS == 0 && !strings.HasPrefix(name, "pisa")) {
-					t.Errorf("%s %s: %d samples, wall mean %v us; want %d samples and a positive mean", name, r.Spec, r.Samples, r.WallMeanUS, len(queries))
+				if r.Samples != rounds*len(queries) || r.WallMeanUS < 0 || (r.WallMeanUS == 0 && !strings.HasPrefix(name, "pisa")) {
+					t.Errorf("%s %s: %d samples, wall mean %v us; want %d samples and a positive mean", name, r.Spec, r.Samples, r.WallMeanUS, rounds*len(queries))
 				}
 				run, err := os.ReadFile(filepath.Join(trec, fmt.Sprintf("%s.%s.%d.run", name, r.Mode, r.K)))
 				if err != nil {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpusearch/gpusearch/eval"
@@ -20,25 +22,40 @@ type Config struct {
 	Corpus      *Corpus      // the crawl's extracted text (WriteCorpus)
 	Queries     []eval.Query // the queries, answered in this order
 	Specs       []Spec       // the runs, each for every engine
-	Warmup      int          // untimed passes over the queries before the timed ones
-	Repeat      int          // timed passes (at least 1)
+	Warmup      int          // untimed passes over the queries before each round's timed ones
+	Repeat      int          // timed passes a round (at least 1)
+	Rounds      int          // rounds of searches, every engine in turn in each (at least 1)
 	WorkDir     string       // each engine's index goes to WorkDir/index-NAME
 	KeepIndexes bool         // leave the indexes behind instead of removing them
 	TRECDir     string       // when set, every run is also written there as NAME.MODE.K.run, k deep
 	Progress    io.Writer    // progress lines; nil for quiet
 }
 
-// Bench indexes the corpus with each engine in turn, answers every Spec and
-// reports the figures. engines[0] is the reference for overlap@10 and the
-// latency ratios, and must be gpusearch. Each engine is closed once measured.
-func Bench(ctx context.Context, cfg Config, engines []Engine) (*Report, error) {
+// Bench indexes the corpus with each engine in turn, then answers every
+// Spec with every engine in turn, Rounds times, and reports the figures:
+// each engine's passes of all rounds together. Rounds spread each
+// engine's passes over the whole measurement, so that a slow spell of a
+// shared machine does not fall on one engine alone. engines[0] is the
+// reference for overlap@10 and the latency ratios, and must be gpusearch.
+// The engines are closed on the way out.
+func Bench(ctx context.Context, cfg Config, engines []Engine) (rep *Report, err error) {
 	if len(engines) == 0 || engines[0].Name() != "gpusearch" {
 		return nil, fmt.Errorf("peer: the first engine must be gpusearch")
 	}
 	if len(cfg.Specs) == 0 {
 		return nil, fmt.Errorf("peer: no run to measure")
 	}
-	rep := &Report{
+	defer func() {
+		for _, e := range engines {
+			if cerr := e.Close(); err == nil && cerr != nil {
+				rep, err = nil, cerr
+			}
+			if !cfg.KeepIndexes {
+				os.RemoveAll(filepath.Join(cfg.WorkDir, "index-"+e.Name()))
+			}
+		}
+	}()
+	rep = &Report{
 		Crawl:          cfg.Crawl,
 		QueriesFile:    cfg.QueriesFile,
 		Queries:        len(cfg.Queries),
@@ -47,6 +64,7 @@ func Bench(ctx context.Context, cfg Config, engines []Engine) (*Report, error) {
 		ExtractSeconds: cfg.Corpus.Extract.Seconds(),
 		Warmup:         cfg.Warmup,
 		Repeat:         max(cfg.Repeat, 1),
+		Rounds:         max(cfg.Rounds, 1),
 		Machine:        ThisMachine(),
 	}
 	texts := queryTexts(cfg.Queries)
@@ -56,80 +74,109 @@ func Bench(ctx context.Context, cfg Config, engines []Engine) (*Report, error) {
 			keep = max(keep, s.K)
 		}
 	}
-	var ref []Run
-	var refReport []RunReport
 	for _, e := range engines {
-		er, runs, err := measure(ctx, cfg, e, texts, keep)
-		if cerr := e.Close(); err == nil {
-			err = cerr
-		}
+		er, err := build(ctx, cfg, e)
 		if err != nil {
 			return nil, err
 		}
-		if ref == nil {
-			ref, refReport = runs, er.Runs
-		}
-		for i := range er.Runs {
-			er.Runs[i].Overlap10, er.Runs[i].OverlapQueries = overlap10(runs[i].Hits, ref[i].Hits)
-			if refReport[i].CPUMeanUS > 0 {
-				er.Runs[i].CPUVsGPUSearch = er.Runs[i].CPUMeanUS / refReport[i].CPUMeanUS
+		rep.Engines = append(rep.Engines, er)
+	}
+	runs := make([][]Run, len(engines))
+	for round := range rep.Rounds {
+		for i, e := range engines {
+			rs, err := search(ctx, cfg, e, texts, keep, round)
+			if err != nil {
+				return nil, err
 			}
-			if refReport[i].WallMeanUS > 0 {
-				er.Runs[i].WallVsGPUSearch = er.Runs[i].WallMeanUS / refReport[i].WallMeanUS
-			}
+			runs[i] = appendRound(runs[i], rs)
 		}
-		if cfg.TRECDir != "" {
-			for _, r := range runs {
+	}
+	for i := range engines {
+		for _, r := range runs[i] {
+			rep.Engines[i].Runs = append(rep.Engines[i].Runs, summarize(r))
+		}
+	}
+	ref := rep.Engines[0].Runs
+	for i, e := range engines {
+		for j, r := range runs[i] {
+			er := &rep.Engines[i].Runs[j]
+			er.Overlap10, er.OverlapQueries = overlap10(r.Hits, runs[0][j].Hits)
+			if ref[j].CPUMeanUS > 0 {
+				er.CPUVsGPUSearch = er.CPUMeanUS / ref[j].CPUMeanUS
+			}
+			if ref[j].WallMeanUS > 0 {
+				er.WallVsGPUSearch = er.WallMeanUS / ref[j].WallMeanUS
+			}
+			if cfg.TRECDir != "" {
 				path := filepath.Join(cfg.TRECDir, fmt.Sprintf("%s.%s.%d.run", e.Name(), r.Spec.Mode, r.Spec.K))
 				if err := writeTREC(path, cfg.Queries, r.Hits, cfg.Corpus.DocNos, e.Name()); err != nil {
 					return nil, err
 				}
 			}
 		}
-		rep.Engines = append(rep.Engines, er)
 	}
 	return rep, nil
 }
 
-// measure builds one engine's index and answers every Spec.
-func measure(ctx context.Context, cfg Config, e Engine, texts []string, keep int) (EngineReport, []Run, error) {
+// build builds one engine's index, to be searched by search.
+func build(ctx context.Context, cfg Config, e Engine) (EngineReport, error) {
 	er := EngineReport{Name: e.Name()}
 	dir := filepath.Join(cfg.WorkDir, "index-"+e.Name())
 	if err := os.RemoveAll(dir); err != nil {
-		return er, nil, err
-	}
-	if !cfg.KeepIndexes {
-		defer os.RemoveAll(dir)
+		return er, err
 	}
 	progress(cfg.Progress, "%s: indexing %d documents", e.Name(), cfg.Corpus.Len())
 	took, err := e.Index(ctx, cfg.Corpus, dir)
 	if err != nil {
-		return er, nil, err
+		return er, err
 	}
 	er.Info = e.Info()
 	er.IndexSeconds = took.Seconds()
 	if er.IndexBytes, err = dirSize(dir); err != nil {
-		return er, nil, err
+		return er, err
 	}
-	progress(cfg.Progress, "%s: indexed in %.2fs, %d bytes; answering %d queries x %d runs",
-		e.Name(), er.IndexSeconds, er.IndexBytes, len(texts), len(cfg.Specs))
+	progress(cfg.Progress, "%s: indexed in %.2fs, %d bytes", e.Name(), er.IndexSeconds, er.IndexBytes)
+	return er, nil
+}
+
+// search answers every Spec with one engine, one round's passes.
+func search(ctx context.Context, cfg Config, e Engine, texts []string, keep, round int) ([]Run, error) {
 	runtime.GC()
 	start := time.Now()
 	runs, err := e.Search(ctx, texts, cfg.Specs, SearchOptions{Warmup: cfg.Warmup, Repeat: cfg.Repeat, Keep: keep})
 	if err != nil {
-		return er, nil, err
+		return nil, err
 	}
 	if len(runs) != len(cfg.Specs) {
-		return er, nil, fmt.Errorf("peer: %s answered %d runs, want %d", e.Name(), len(runs), len(cfg.Specs))
+		return nil, fmt.Errorf("peer: %s answered %d runs, want %d", e.Name(), len(runs), len(cfg.Specs))
 	}
 	for i, r := range runs {
 		if r.Spec != cfg.Specs[i] || len(r.Wall) != max(cfg.Repeat, 1)*len(texts) || len(r.CPU) != len(r.Wall) || len(r.Hits) != len(texts) {
-			return er, nil, fmt.Errorf("peer: %s run %d does not match %s over %d queries", e.Name(), i, cfg.Specs[i], len(texts))
+			return nil, fmt.Errorf("peer: %s run %d does not match %s over %d queries", e.Name(), i, cfg.Specs[i], len(texts))
 		}
-		er.Runs = append(er.Runs, summarize(r))
 	}
-	progress(cfg.Progress, "%s: searched in %v", e.Name(), time.Since(start).Round(time.Millisecond))
-	return er, runs, nil
+	progress(cfg.Progress, "%s: round %d: %d queries x %d runs in %v", e.Name(), round+1, len(texts), len(runs), time.Since(start).Round(time.Millisecond))
+	return runs, nil
+}
+
+// appendRound adds a round's runs to the rounds before (nil for none),
+// run by run: its passes follow theirs, and its hits and algorithm
+// replace theirs (an algorithm that differs from an earlier round's is
+// named after it).
+func appendRound(before, round []Run) []Run {
+	if before == nil {
+		return round
+	}
+	for i, r := range round {
+		b := &before[i]
+		b.Wall = append(b.Wall, r.Wall...)
+		b.CPU = append(b.CPU, r.CPU...)
+		b.Hits = r.Hits
+		if r.Algorithm != "" && !slices.Contains(strings.Split(b.Algorithm, "/"), r.Algorithm) {
+			b.Algorithm += "/" + r.Algorithm
+		}
+	}
+	return before
 }
 
 // dirSize returns the total size of the regular files under dir.

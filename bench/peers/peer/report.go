@@ -21,6 +21,7 @@ type Report struct {
 	ExtractSeconds float64           `json:"extract_seconds"`
 	Warmup         int               `json:"warmup_passes"`
 	Repeat         int               `json:"timed_passes"`
+	Rounds         int               `json:"rounds"`
 	Machine        Machine           `json:"machine"`
 	Engines        []EngineReport    `json:"engines"`
 	Skipped        map[string]string `json:"skipped,omitempty"`

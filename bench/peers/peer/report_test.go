@@ -49,6 +49,37 @@ func TestFastestPasses(t *testing.T) {
 	}
 }
 
+// TestAppendRound: a round's passes follow the rounds' before, its hits
+// replace theirs, and a new algorithm is named after the old.
+func TestAppendRound(t *testing.T) {
+	spec := Spec{Mode: "or", K: 10}
+	first := []Run{{Spec: spec, Wall: []time.Duration{1, 2}, CPU: []time.Duration{3, 4}, Hits: [][]Hit{hits(1)}, Algorithm: "maxscore"}}
+	tests := []struct {
+		name  string
+		round Run
+		want  Run
+	}{
+		{"same algorithm", Run{Spec: spec, Wall: []time.Duration{5}, CPU: []time.Duration{6}, Hits: [][]Hit{hits(2)}, Algorithm: "maxscore"},
+			Run{Spec: spec, Wall: []time.Duration{1, 2, 5}, CPU: []time.Duration{3, 4, 6}, Hits: [][]Hit{hits(2)}, Algorithm: "maxscore"}},
+		{"another algorithm", Run{Spec: spec, Wall: []time.Duration{5}, CPU: []time.Duration{6}, Hits: [][]Hit{hits(2)}, Algorithm: "block_max_wand"},
+			Run{Spec: spec, Wall: []time.Duration{1, 2, 5}, CPU: []time.Duration{3, 4, 6}, Hits: [][]Hit{hits(2)}, Algorithm: "maxscore/block_max_wand"}},
+		{"in process", Run{Spec: spec, Wall: []time.Duration{5}, CPU: []time.Duration{6}, Hits: [][]Hit{hits(2)}},
+			Run{Spec: spec, Wall: []time.Duration{1, 2, 5}, CPU: []time.Duration{3, 4, 6}, Hits: [][]Hit{hits(2)}, Algorithm: "maxscore"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := []Run{first[0]}
+			before[0].Wall, before[0].CPU = slices.Clone(first[0].Wall), slices.Clone(first[0].CPU)
+			if got := appendRound(before, []Run{tt.round}); !reflect.DeepEqual(got, []Run{tt.want}) {
+				t.Errorf("appendRound = %+v, want %+v", got, []Run{tt.want})
+			}
+		})
+	}
+	if got := appendRound(nil, first); !reflect.DeepEqual(got, first) {
+		t.Errorf("appendRound(nil, r) = %+v, want r", got)
+	}
+}
+
 func TestOverlap10(t *testing.T) {
 	tests := []struct {
 		name     string
