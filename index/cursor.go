@@ -174,6 +174,12 @@ func (c *Cursor) NextGEQ(target uint32) uint32 {
 	return d
 }
 
+// Stands reports whether the cursor stands on a docid >= target, where
+// NextGEQ(target) would not move: never before a lazy cursor's first
+// move, nor past the end. Small enough to inline, for a loop whose
+// NextGEQ calls mostly find the cursor there already.
+func (c *Cursor) Stands(target uint32) bool { return int64(target) <= c.last && target <= c.cur }
+
 // nextGEQ is NextGEQ without skipping deleted documents.
 func (c *Cursor) nextGEQ(target uint32) uint32 {
 	if int64(target) > c.last {

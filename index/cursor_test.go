@@ -47,6 +47,9 @@ func TestCursorNextGEQ(t *testing.T) {
 					target := uint32(0)
 					for step := 0; ; step++ {
 						if lazy && step == 0 {
+							if cur.Stands(0) {
+								t.Fatalf("trial %d: a lazy cursor Stands(0) before its first move", trial)
+							}
 							var got uint32
 							if trial%4 == 3 {
 								target = uint32(r.IntN(cursorDocs))
@@ -84,6 +87,10 @@ func TestCursorNextGEQ(t *testing.T) {
 							default:
 								target += uint32(r.IntN(cursorDocs / (1 + trial%8)))
 							}
+							// Stands: whether NextGEQ stays where it is.
+							if want := cur.DocID() >= target; cur.Stands(target) != want {
+								t.Fatalf("trial %d step %d: Stands(%d) on docid %d = %v, want %v", trial, step, target, cur.DocID(), !want, want)
+							}
 							got = cur.NextGEQ(target)
 							pos = geq(l.docs, pos, target)
 						}
@@ -105,6 +112,9 @@ func TestCursorNextGEQ(t *testing.T) {
 					}
 					// NoMoreDocs is sticky.
 					for _, target := range []uint32{0, l.docs[len(l.docs)-1], index.NoMoreDocs - 1, index.NoMoreDocs} {
+						if cur.Stands(target) {
+							t.Fatalf("Stands(%d) past the end, want false", target)
+						}
 						if got := cur.NextGEQ(target); got != index.NoMoreDocs {
 							t.Fatalf("NextGEQ(%d) past the end = %d, want NoMoreDocs", target, got)
 						}

@@ -177,7 +177,18 @@ func (s *search) byBound(lists []*termList, leave *termList) (ls []*termList, up
 func (s *search) complete(d uint32, norm float32, partial float64, ls []*termList, upTo []float64, scores []float32) (sum float32, ok bool, n int64) {
 	i := len(ls) - 1
 	for ; i >= 0 && s.canEnter(partial+upTo[i]); i-- {
-		if l := ls[i]; l.NextGEQ(d) == d {
+		// A non-essential list, sought only for candidates, mostly
+		// stands past this one already, on a docid an earlier candidate
+		// led it to: Stands spares NextGEQ's call then. On the RFC
+		// passages it took OR top 10 from 548-557 to 531-542 us a query
+		// (each query's fastest of 3, in turn; all RFCs even), where
+		// the same check inside NextGEQ cost AND 1-3%.
+		l := ls[i]
+		x := l.DocID()
+		if !l.Stands(d) {
+			x = l.NextGEQ(d)
+		}
+		if x == d {
 			sc := s.params.TermScore(l.idf, l.Freq(), norm)
 			n++
 			scores[l.pos] = sc
@@ -383,7 +394,12 @@ func (s *search) window(ls []*termList, upTo []float64, first int, d uint32, siz
 			}
 			i := wfirst - 1
 			for ; i >= 0 && s.canEnter(partial+upTo[i]); i-- {
-				if l := ls[i]; l.NextGEQ(d) == d {
+				l := ls[i]
+				x := l.DocID()
+				if !l.Stands(d) { // as in complete
+					x = l.NextGEQ(d)
+				}
+				if x == d {
 					sc := p.TermScore(l.idf, l.Freq(), norm)
 					m++
 					bits[l.pos*words+wi] |= b
