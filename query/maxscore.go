@@ -75,58 +75,32 @@ func (s *search) maxScore(lists []*termList) error {
 		if err := s.tick(); err != nil {
 			return err
 		}
+		if first == len(ls)-1 {
+			// One essential list, which holds every candidate to the end
+			// (four in five on all RFCs): documents before its docid,
+			// found only in lists that have just turned non-essential,
+			// cannot enter.
+			return s.drive(ls[first], ls[:first], upTo, scores)
+		}
 		next := index.NoMoreDocs
 		var partial float64
-		var norm float32
-		if first == len(ls)-1 {
-			// One essential list, which holds every candidate: four in
-			// five on all RFCs. Most fail on its score alone: scan to
-			// the first that does not.
-			l := ls[first]
-			if l.DocID() != d {
-				// d came from a list that has just turned non-essential:
-				// the others' bounds alone cannot enter.
-				d = l.DocID()
-				continue
-			}
-			var rest float64 // the non-essential lists' bounds
-			if first > 0 {
-				rest = upTo[first-1]
-			}
-			var sc float32
-			var n int64
-			var err error
-			d, sc, n, err = s.scanOne(l, rest)
-			scored += n
-			if err != nil {
-				return err
-			}
-			if d == index.NoMoreDocs {
-				break
-			}
-			norm = s.norms[d]
-			scores[l.pos] = sc
-			partial = float64(sc)
-			next = l.Next()
-		} else {
-			norm = s.norms[d]
-			for _, l := range ls[first:] {
-				if l.DocID() == d {
-					sc := s.params.TermScore(l.idf, l.Freq(), norm)
-					scored++
-					scores[l.pos] = sc
-					partial += float64(sc)
-					if ahead {
-						// As andQuery does for its driver: on a large
-						// collection a norm is a cache miss.
-						if a := l.Peek(normsAhead); a != index.NoMoreDocs {
-							prefetch.T0(unsafe.Pointer(&s.norms[a]))
-						}
+		norm := s.norms[d]
+		for _, l := range ls[first:] {
+			if l.DocID() == d {
+				sc := s.params.TermScore(l.idf, l.Freq(), norm)
+				scored++
+				scores[l.pos] = sc
+				partial += float64(sc)
+				if ahead {
+					// As andQuery does for its driver: on a large
+					// collection a norm is a cache miss.
+					if a := l.Peek(normsAhead); a != index.NoMoreDocs {
+						prefetch.T0(unsafe.Pointer(&s.norms[a]))
 					}
-					l.Next()
 				}
-				next = min(next, l.DocID())
+				l.Next()
 			}
+			next = min(next, l.DocID())
 		}
 		sum, complete, n := s.complete(d, norm, partial, ls[:first], upTo, scores)
 		scored += n
@@ -208,6 +182,80 @@ func (s *search) complete(d uint32, norm float32, partial float64, ls []*termLis
 		clear(scores)
 	}
 	return sum, ok, n
+}
+
+// drive scores l's documents from its current posting to its end into
+// the heap, each completed from ls (ordered by bound, smallest first,
+// upTo their bounds' prefix sums) as maxScoreQuery completes a candidate:
+// l is the only essential list. It reads l's decoded blocks in place, and stops once no document
+// can enter. In MaxScore's first phase (phased) most of l's documents
+// are candidates, the threshold having yet to rise, for which scanOne
+// would return one at a time. Against scanOne, each query's fastest of 3
+// passes, in turn (first 1,000 RFC-title queries, top 10, 2-core dev
+// box), OR's mean fell from 40.7 to 35.5 us on all RFCs and from 524 to
+// 499 us on the RFC passages, its median from 30.3 to 27.6 and from 255
+// to 207.
+func (s *search) drive(l *termList, ls []*termList, upTo []float64, scores []float32) error {
+	var scored int64
+	defer func() { s.stats.PostingsScored += scored }()
+	var rest float64 // the other lists' bounds
+	if len(ls) > 0 {
+		rest = upTo[len(ls)-1]
+	}
+	all := rest + l.bound
+	norms, p := s.norms, s.params
+	ahead := len(norms) > prefetchDocs // see normsAhead
+	// candidate completes d, of score sc in l, and reports whether a
+	// document can still enter.
+	candidate := func(d uint32, sc float32) bool {
+		scores[l.pos] = sc
+		sum, ok, n := s.complete(d, norms[d], float64(sc), ls, upTo, scores)
+		scored += n
+		if ok {
+			s.push(Hit{DocID: d, Score: sum})
+		}
+		return s.canEnter(all)
+	}
+	for l.DocID() != index.NoMoreDocs {
+		if err := s.tick(); err != nil {
+			return err
+		}
+		docs, freqs, ok := l.Rest()
+		if !ok {
+			// Deleted documents to skip: a posting at a time.
+			d, sc, n, err := s.scanOne(l, rest)
+			scored += n
+			if err != nil || d == index.NoMoreDocs {
+				return err
+			}
+			l.Next()
+			if !candidate(d, sc) {
+				return nil
+			}
+			continue
+		}
+		freqs = freqs[:len(docs)]
+		for i, d := range docs {
+			if ahead && i+normsAhead < len(docs) {
+				prefetch.T0(unsafe.Pointer(&norms[docs[i+normsAhead]]))
+			}
+			sc := p.TermScore(l.idf, freqs[i]+1, norms[d])
+			if !s.canEnter(float64(sc) + rest) {
+				continue
+			}
+			if err := s.tick(); err != nil {
+				scored += int64(i) + 1
+				return err
+			}
+			if !candidate(d, sc) {
+				scored += int64(i) + 1
+				return nil
+			}
+		}
+		scored += int64(len(docs))
+		l.Advance(len(docs))
+	}
+	return nil
 }
 
 // scanOne moves l, the only essential list, from its current posting to

@@ -1,12 +1,5 @@
 package query
 
-import (
-	"unsafe"
-
-	"github.com/gpusearch/gpusearch/index"
-	"github.com/gpusearch/gpusearch/internal/prefetch"
-)
-
 // phaseRule is when maxScoreQuery runs in two phases (phased): when the
 // list with the largest bound holds fewer postings than maxFirst. On
 // the first 1,000 RFC-title queries, top 10 (2-core dev box, each
@@ -75,59 +68,9 @@ func (s *search) phased(f *termList) error {
 
 // scoreList scores the documents of list f into the heap, each completed
 // from the other lists, largest bound first, as maxScoreQuery completes
-// a candidate. It reads f's decoded blocks in place: most of its
-// documents are candidates (the threshold has yet to rise), for which
-// scanOne would return one at a time. Against scanOne, each query's
-// fastest of 3 passes, in turn (first 1,000 RFC-title queries, top 10,
-// 2-core dev box), OR's mean fell from 40.7 to 35.5 us on all RFCs and
-// from 524 to 499 us on the RFC passages, its median from 30.3 to 27.6
-// and from 255 to 207.
+// a candidate (drive).
 func (s *search) scoreList(f *termList) error {
 	ls, upTo, scores := s.byBound(s.lists, f)
-	var scored int64
-	defer func() { s.stats.PostingsScored += scored }()
-	var rest float64 // the other lists' bounds
-	if len(upTo) > 0 {
-		rest = upTo[len(upTo)-1]
-	}
-	norms, p := s.norms, s.params
-	ahead := len(norms) > prefetchDocs // see normsAhead
-	candidate := func(d uint32, sc float32) {
-		scores[f.pos] = sc
-		sum, ok, n := s.complete(d, norms[d], float64(sc), ls, upTo, scores)
-		scored += n
-		if ok {
-			s.push(Hit{DocID: d, Score: sum})
-		}
-	}
 	f.Next()
-	for f.DocID() != index.NoMoreDocs {
-		if err := s.tick(); err != nil {
-			return err
-		}
-		docs, freqs, ok := f.Rest()
-		if !ok {
-			// Deleted documents to skip: a posting at a time.
-			d, sc, n, err := s.scanOne(f, rest)
-			scored += n
-			if err != nil || d == index.NoMoreDocs {
-				return err
-			}
-			f.Next()
-			candidate(d, sc)
-			continue
-		}
-		freqs = freqs[:len(docs)]
-		for i, d := range docs {
-			if ahead && i+normsAhead < len(docs) {
-				prefetch.T0(unsafe.Pointer(&norms[docs[i+normsAhead]]))
-			}
-			if sc := p.TermScore(f.idf, freqs[i]+1, norms[d]); s.canEnter(float64(sc) + rest) {
-				candidate(d, sc)
-			}
-		}
-		scored += int64(len(docs))
-		f.Advance(len(docs))
-	}
-	return nil
+	return s.drive(f, ls, upTo, scores)
 }
