@@ -23,10 +23,12 @@ import (
 // (windowed, window), or, in a segment with deletions, a candidate at a
 // time: one pass over them scores the candidate, moves the lists standing
 // on it and finds the next. A single essential list (the common case once
-// the heap fills) is scanned in place (scanOne). The threshold only rises when a document enters the
-// heap, so the essential lists are recounted only then (essential). Where
-// the list with the largest bound is short, its documents are scored
-// first (phased), so that the threshold starts close to its final value.
+// the heap fills) holds every candidate to the end, and its decoded
+// blocks are read in place (drive). The threshold only rises when a
+// document enters the heap, so the essential lists are recounted only
+// then (essential). Where the list with the largest bound is short, its
+// documents are scored first (phased, through drive), so that the
+// threshold starts close to its final value.
 func maxScoreQuery(s *search) error {
 	if f := s.phaseFirst(); f != nil {
 		return s.phased(f)
@@ -187,14 +189,16 @@ func (s *search) complete(d uint32, norm float32, partial float64, ls []*termLis
 // drive scores l's documents from its current posting to its end into
 // the heap, each completed from ls (ordered by bound, smallest first,
 // upTo their bounds' prefix sums) as maxScoreQuery completes a candidate:
-// l is the only essential list. It reads l's decoded blocks in place, and stops once no document
-// can enter. In MaxScore's first phase (phased) most of l's documents
-// are candidates, the threshold having yet to rise, for which scanOne
-// would return one at a time. Against scanOne, each query's fastest of 3
-// passes, in turn (first 1,000 RFC-title queries, top 10, 2-core dev
-// box), OR's mean fell from 40.7 to 35.5 us on all RFCs and from 524 to
-// 499 us on the RFC passages, its median from 30.3 to 27.6 and from 255
-// to 207.
+// l is the only essential list. It reads l's decoded blocks in place and
+// stops once no document can enter; scanOne returned each candidate, a
+// call and a move apiece, and in the first phase (phased) most of l's
+// documents are candidates, the threshold having yet to rise. Against
+// scanOne, each query's fastest of 3 passes, in turn (first 1,000
+// RFC-title queries, top 10, 2-core dev box): in the first phase OR's
+// mean fell from 40.7 to 35.5 us on all RFCs and from 524 to 499 us on
+// the RFC passages (median 30.3 -> 27.6 and 255 -> 207); as the last
+// essential list from 495 to 459 us on the passages (median 214 -> 196),
+// even on all RFCs.
 func (s *search) drive(l *termList, ls []*termList, upTo []float64, scores []float32) error {
 	var scored int64
 	defer func() { s.stats.PostingsScored += scored }()
