@@ -2,6 +2,7 @@ package query
 
 import (
 	"cmp"
+	"math"
 	bits64 "math/bits"
 	"slices"
 	"unsafe"
@@ -364,6 +365,7 @@ type orWindow struct {
 	bits   []uint64  // presence: windowDocs/64 words a query position
 	scores []float32 // windowDocs a query position
 	sums   []float64 // by docid in the window: its scores' sum
+	cand   []uint16  // the window's candidates, by offset
 }
 
 // window is maxScoreQuery over a window of docids from d, the smallest
@@ -428,53 +430,73 @@ func (s *search) window(ls []*termList, upTo []float64, first int, d uint32, siz
 		}
 	}
 	wfirst := first
+	if err := s.tick(); err != nil {
+		return 0, first, size, m, err
+	}
+	// The candidates that the non-essential lists' bounds let enter,
+	// gathered without a branch: most do not, in no order a branch
+	// would predict. The sign of thr - bound*slack is canEnter's answer.
+	var rest float64
+	if wfirst > 0 {
+		rest = upTo[wfirst-1]
+	}
+	thr, slack := s.thr, s.slack
+	if len(w.cand) < windowDocs {
+		w.cand = make([]uint16, windowDocs)
+	}
+	cand, nc := w.cand[:windowDocs], 0
 	for wi, c := range seen {
 		for c != 0 {
-			if err := s.tick(); err != nil {
-				return 0, first, size, m, err
-			}
 			k := wi*64 + bits64.TrailingZeros64(c)
 			c &= c - 1
-			b := uint64(1) << (k % 64)
-			d := base + uint32(k)
-			// Complete d from the non-essential lists, largest bound
-			// first, while the bounds let it enter.
-			partial := sums[k]
-			var norm float32
-			if wfirst > 0 {
-				norm = norms[d]
+			cand[nc] = uint16(k)
+			nc += int(math.Float64bits(thr-(sums[k]+rest)*slack) >> 63)
+		}
+	}
+	for _, k16 := range cand[:nc] {
+		if err := s.tick(); err != nil {
+			return 0, first, size, m, err
+		}
+		k := int(k16)
+		wi, b := k/64, uint64(1)<<(k%64)
+		d := base + uint32(k)
+		// Complete d from the non-essential lists, largest bound first,
+		// while the bounds let it enter.
+		partial := sums[k]
+		var norm float32
+		if wfirst > 0 {
+			norm = norms[d]
+		}
+		i := wfirst - 1
+		for ; i >= 0 && s.canEnter(partial+upTo[i]); i-- {
+			l := ls[i]
+			x := l.DocID()
+			if !l.Stands(d) { // as in complete
+				x = l.NextGEQ(d)
 			}
-			i := wfirst - 1
-			for ; i >= 0 && s.canEnter(partial+upTo[i]); i-- {
-				l := ls[i]
-				x := l.DocID()
-				if !l.Stands(d) { // as in complete
-					x = l.NextGEQ(d)
-				}
-				if x == d {
-					sc := p.TermScore(l.idf, l.Freq(), norm)
-					m++
-					bits[l.pos*words+wi] |= b
-					scores[l.pos*windowDocs+k] = sc
-					partial += float64(sc)
-				}
+			if x == d {
+				sc := p.TermScore(l.idf, l.Freq(), norm)
+				m++
+				bits[l.pos*words+wi] |= b
+				scores[l.pos*windowDocs+k] = sc
+				partial += float64(sc)
 			}
-			if i >= 0 {
-				continue // ruled out
+		}
+		if i >= 0 {
+			continue // ruled out
+		}
+		// Its score: the query-order sum of the lists holding it.
+		var sum float32
+		for pos := range n {
+			if bits[pos*words+wi]&b != 0 {
+				sum += scores[pos*windowDocs+k]
 			}
-			// Its score: the query-order sum of the lists holding it.
-			var sum float32
-			for pos := range n {
-				if bits[pos*words+wi]&b != 0 {
-					sum += scores[pos*windowDocs+k]
-				}
-			}
-			thr := s.thr
-			s.push(Hit{DocID: d, Score: sum})
-			if s.thr != thr {
-				if first = s.essential(upTo, first); first == len(ls) {
-					return index.NoMoreDocs, first, size, m, nil
-				}
+		}
+		thr := s.thr
+		s.push(Hit{DocID: d, Score: sum})
+		if s.thr != thr {
+			if first = s.essential(upTo, first); first == len(ls) {
+				return index.NoMoreDocs, first, size, m, nil
 			}
 		}
 	}
