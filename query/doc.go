@@ -86,6 +86,7 @@
 //     Its cache bound counts roaring's own size estimate.
 //   - Engines check the context when a search starts and then every
 //     checkEvery (16384) steps of their main loop (a step is a candidate
-//     document or a skip), so a cancelled search returns ctx.Err() after
-//     at most that much more work.
+//     document, a skip, a decoded block read in place or a window of
+//     MaxScore's), so a cancelled search returns ctx.Err() after at most
+//     that much more work.
 package query
