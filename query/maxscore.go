@@ -368,8 +368,9 @@ const minWindow = 64
 type orWindow struct {
 	bits   []uint64  // presence: windowDocs/64 words a query position
 	scores []float32 // windowDocs a query position
-	sums   []float64 // by docid in the window: its scores' sum
+	sums   []float64 // by docid in the window: its scores' sum, 0 between windows
 	cand   []uint16  // the window's candidates, by offset
+	csum   []float64 // and their sums
 }
 
 // window is maxScoreQuery over a window of docids from d, the smallest
@@ -401,10 +402,9 @@ func (s *search) window(ls []*termList, upTo []float64, first int, d uint32, siz
 	norms, p := s.norms, s.params
 	var m int64
 	// Each posting records its score and presence, and adds the score to
-	// its docid's sum, which starts over where the docid is not yet seen
-	// (its old value, a finite sum of an earlier window, times 0) without
-	// a branch. The essential lists stand on real docids: Rest returns
-	// their decoded blocks' postings from there.
+	// its docid's sum, 0 until then: the gathering below zeroes the sums
+	// it reads for the next window. The essential lists stand on real
+	// docids: Rest returns their decoded blocks' postings from there.
 	for _, l := range ls[first:] {
 		pb := bits[l.pos*words : (l.pos+1)*words : (l.pos+1)*words]
 		ps := scores[l.pos*windowDocs : (l.pos+1)*windowDocs : (l.pos+1)*windowDocs]
@@ -423,7 +423,7 @@ func (s *search) window(ls []*termList, upTo []float64, first int, d uint32, siz
 				b := uint64(1) << (k % 64)
 				pb[k/64] |= b
 				ps[k] = sc
-				sums[k] = sums[k]*float64(seen[k/64]&b>>(k%64)) + float64(sc)
+				sums[k] += float64(sc)
 				seen[k/64] |= b
 			}
 			m += int64(i)
@@ -434,30 +434,33 @@ func (s *search) window(ls []*termList, upTo []float64, first int, d uint32, siz
 		}
 	}
 	wfirst := first
-	if err := s.tick(); err != nil {
-		return 0, first, size, m, err
-	}
 	// The candidates that the non-essential lists' bounds let enter,
 	// gathered without a branch: most do not, in no order a branch
 	// would predict. The sign of thr - bound*slack is canEnter's answer.
+	// Every sum read is zeroed, before anything may return.
 	var rest float64
 	if wfirst > 0 {
 		rest = upTo[wfirst-1]
 	}
 	thr, slack := s.thr, s.slack
 	if len(w.cand) < windowDocs {
-		w.cand = make([]uint16, windowDocs)
+		w.cand, w.csum = make([]uint16, windowDocs), make([]float64, windowDocs)
 	}
-	cand, nc := w.cand[:windowDocs], 0
+	cand, csum, nc := w.cand[:windowDocs], w.csum[:windowDocs], 0
 	for wi, c := range seen {
 		for c != 0 {
 			k := wi*64 + bits64.TrailingZeros64(c)
 			c &= c - 1
-			cand[nc] = uint16(k)
-			nc += int(math.Float64bits(thr-(sums[k]+rest)*slack) >> 63)
+			sum := sums[k]
+			sums[k] = 0
+			cand[nc], csum[nc] = uint16(k), sum
+			nc += int(math.Float64bits(thr-(sum+rest)*slack) >> 63)
 		}
 	}
-	for _, k16 := range cand[:nc] {
+	if err := s.tick(); err != nil {
+		return 0, first, size, m, err
+	}
+	for ci, k16 := range cand[:nc] {
 		if err := s.tick(); err != nil {
 			return 0, first, size, m, err
 		}
@@ -466,7 +469,7 @@ func (s *search) window(ls []*termList, upTo []float64, first int, d uint32, siz
 		d := base + uint32(k)
 		// Complete d from the non-essential lists, largest bound first,
 		// while the bounds let it enter.
-		partial := sums[k]
+		partial := csum[ci]
 		var norm float32
 		if wfirst > 0 {
 			norm = norms[d]
