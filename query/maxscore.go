@@ -241,8 +241,8 @@ func (s *search) drive(l *termList, ls []*termList, upTo []float64, scores []flo
 		}
 		freqs = freqs[:len(docs)]
 		for i, d := range docs {
-			if ahead && i+normsAhead < len(docs) {
-				prefetch.T0(unsafe.Pointer(&norms[docs[i+normsAhead]]))
+			if ahead && i%normsAhead == 0 {
+				prefetchNorms(norms, docs, i)
 			}
 			sc := p.TermScore(l.idf, freqs[i]+1, norms[d])
 			if !s.canEnter(float64(sc) + rest) {
@@ -294,8 +294,8 @@ func (s *search) scanOne(l *termList, rest float64) (uint32, float32, int64, err
 		}
 		freqs = freqs[:len(docs)]
 		for i, d := range docs {
-			if ahead && i+normsAhead < len(docs) {
-				prefetch.T0(unsafe.Pointer(&norms[docs[i+normsAhead]]))
+			if ahead && i%normsAhead == 0 {
+				prefetchNorms(norms, docs, i)
 			}
 			sc := p.TermScore(l.idf, freqs[i]+1, norms[d])
 			if (float64(sc)+rest)*slack > thr {
@@ -415,8 +415,8 @@ func (s *search) window(ls []*termList, upTo []float64, first int, d uint32, siz
 			i := 0
 			for ; i < len(docs) && uint64(docs[i]) < end; i++ {
 				x := docs[i]
-				if ahead && i+normsAhead < len(docs) {
-					prefetch.T0(unsafe.Pointer(&norms[docs[i+normsAhead]]))
+				if ahead && i%normsAhead == 0 {
+					prefetchNorms(norms, docs, i)
 				}
 				k := (x - base) % windowDocs
 				sc := p.TermScore(l.idf, freqs[i]+1, norms[x])

@@ -12,3 +12,10 @@ import "unsafe"
 //
 //go:noescape
 func T0(p unsafe.Pointer)
+
+// Indexed4 asks for the cache lines of base's 4-byte elements at the
+// indices idx, as T0 does for each: one call for a run of indices, which
+// a loop would pay a call apiece.
+//
+//go:noescape
+func Indexed4(base unsafe.Pointer, idx []uint32)

@@ -9,3 +9,6 @@ import "unsafe"
 
 // T0 does nothing where no prefetch instruction is wired up.
 func T0(unsafe.Pointer) {}
+
+// Indexed4 does nothing where no prefetch instruction is wired up.
+func Indexed4(unsafe.Pointer, []uint32) {}
