@@ -216,7 +216,8 @@ func (c *Cursor) nextGEQ(target uint32) uint32 {
 // nextGEQBlock is NextGEQ for a target past the decoded block (or a cursor
 // with no block decoded: lazy, or past the end): it gallops over the skip
 // table, then binary searches the bracket, decodes the block it lands in
-// and binary searches that.
+// and binary searches that. (The skip table's search without a branch,
+// as the block's below, gained nothing: 1.007x on the RFC passages' AND.)
 func (c *Cursor) nextGEQBlock(target uint32) uint32 {
 	if c.blk >= c.end {
 		return NoMoreDocs
@@ -243,16 +244,20 @@ func (c *Cursor) nextGEQBlock(target uint32) uint32 {
 		return NoMoreDocs
 	}
 	// A fresh block is entered 25 to 40 postings deep on average (all
-	// RFCs, AND and OR): binary search it. Its last docid is >= target.
+	// RFCs, AND and OR): binary search it, without a branch, for the
+	// first docid >= target, which lies in docs[lo:lo+n] (the block's
+	// last docid is >= target). A branch per step mispredicts about half
+	// the time; without, top 10 took 0.96-0.97x the time for AND and
+	// 0.97-0.98x for OR on the RFC passages and all RFCs (each query's
+	// fastest of 3, one variant a pass).
 	docs := c.docs
-	lo, hi = 0, len(docs)-1
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if docs[mid] < target {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
+	t := uint64(target)
+	lo = 0
+	for n := len(docs); n > 1; {
+		half := n / 2
+		// (x - t) >> 63 is 1 exactly when x < t: then move past half.
+		lo += half & -int((uint64(docs[lo+half-1])-t)>>63)
+		n -= half
 	}
 	c.pos = lo
 	c.cur = docs[lo]
