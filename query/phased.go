@@ -52,7 +52,7 @@ func (s *search) phased(f *termList) error {
 		return err
 	}
 	s.addCursorStats() // the cursors start over: count what they decoded
-	others := s.rest[:0]
+	others := s.others[:0]
 	for _, l := range s.lists {
 		if l != f {
 			l.Cursor = s.ix.ReuseCursor(l.Cursor, l.Term(), true)
@@ -62,7 +62,7 @@ func (s *search) phased(f *termList) error {
 	s.skip = s.ix.ReuseCursor(f.Cursor, f.Term(), true)
 	err := s.maxScore(others)
 	clear(others) // kept for the next query, which must not pin these lists
-	s.rest, s.skip = others[:0], nil
+	s.others, s.skip = others[:0], nil
 	return err
 }
 
