@@ -28,7 +28,15 @@ func (s *Server) describe(g *generation, q query.Query, hits []Hit, noSnippets, 
 	}
 	a := s.analyzer.Get().(*analysis.Analyzer)
 	defer s.analyzer.Put(a)
-	return describeParts(g, a, q, hits, size, asHTML, s.cfg.Search.SnippetWorkers)
+	err := describeParts(g, a, q, hits, size, asHTML, s.cfg.Search.SnippetWorkers)
+	if errors.Is(err, index.ErrCorrupt) {
+		// A store or positions file that changed on disk, found by a
+		// hit's snippet where the search found nothing wrong (postings
+		// kept in memory): the generation is reloaded as a search's
+		// finding would have it.
+		g.damage.CompareAndSwap(nil, &err)
+	}
+	return err
 }
 
 // Describe gives each hit its title and, when snippetBytes > 0 and the
