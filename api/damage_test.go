@@ -159,7 +159,9 @@ func damageOutcome(q string, status int, body string, want ...answers) (bool, er
 // 500 or a wrong answer. When the files on disk make a good index again
 // (another index copied over), the server reloads it by itself; otherwise
 // it answers 503 until a fresh index is written and reloaded, and then
-// answers right again.
+// answers right again. Served from memory (server.index_memory: huge),
+// the postings are the server's own copy: damage to docids.bin or
+// freqs.bin on disk is not seen, and every answer stays right.
 func TestServedFilesChangedOnDisk(t *testing.T) {
 	_, tsB := newTestServer(t, testConfig(indexB))
 	wantB := answersOf(t, tsB.Client(), tsB.URL)
@@ -167,15 +169,19 @@ func TestServedFilesChangedOnDisk(t *testing.T) {
 		name   string
 		damage func(*testing.T, string)
 		heals  bool // the files on disk make a good index afterwards: indexB's
+		// postings: only the postings are damaged, which huge keeps
+		// in memory.
+		postings bool
 	}{
-		{"docids.bin shrunk", shrink("docids.bin"), false},
-		{"freqs.bin shrunk", shrink("freqs.bin"), false},
-		{"docids.bin garbled", garble("docids.bin"), false},
-		{"freqs.bin garbled", garble("freqs.bin"), false},
-		{"another index copied over", copyOver(indexB), true},
+		{"docids.bin shrunk", shrink("docids.bin"), false, true},
+		{"freqs.bin shrunk", shrink("freqs.bin"), false, true},
+		{"docids.bin garbled", garble("docids.bin"), false, true},
+		{"freqs.bin garbled", garble("freqs.bin"), false, true},
+		{"another index copied over", copyOver(indexB), true, false},
 	} {
-		for _, engine := range []string{"cpu", "auto"} {
-			t.Run(tt.name+"/"+engine, func(t *testing.T) {
+		for _, run := range []struct{ engine, memory string }{{"cpu", "mapped"}, {"auto", "mapped"}, {"cpu", "huge"}} {
+			t.Run(tt.name+"/"+run.engine+"/"+run.memory, func(t *testing.T) {
+				unseen := run.memory == "huge" && tt.postings
 				root := t.TempDir()
 				dir, err := buildIndex(root, "a.test", 150, 1)
 				if err != nil {
@@ -183,7 +189,8 @@ func TestServedFilesChangedOnDisk(t *testing.T) {
 				}
 				cfg := testConfig(dir)
 				cfg.Server.CacheEntries = 0 // every query reads the index
-				cfg.Search.Engine = engine
+				cfg.Search.Engine = run.engine
+				cfg.Server.IndexMemory = run.memory
 				// Reloads call auto on request goroutines: no t.Fatal.
 				auto := func(ix *index.Index, cpu query.Engine, _ []query.Engine) query.Engine {
 					s, err := schedule.New(ix, schedule.Config{Policy: schedule.PolicyCPU, CPU: cpu, CPUWorkers: 2})
@@ -233,7 +240,7 @@ func TestServedFilesChangedOnDisk(t *testing.T) {
 				}
 				time.Sleep(50 * time.Millisecond)
 				tt.damage(t, dir)
-				for deadline := time.Now().Add(5 * time.Second); unavailable.Load() == 0 && time.Now().Before(deadline); {
+				for deadline := time.Now().Add(5 * time.Second); !unseen && unavailable.Load() == 0 && time.Now().Before(deadline); {
 					time.Sleep(10 * time.Millisecond)
 				}
 				time.Sleep(100 * time.Millisecond) // queries on the damaged index
@@ -243,7 +250,10 @@ func TestServedFilesChangedOnDisk(t *testing.T) {
 					t.Error(k)
 					return true
 				})
-				if unavailable.Load() == 0 {
+				switch n := unavailable.Load(); {
+				case unseen && n > 0:
+					t.Fatalf("%d queries answered 503 after damage to postings the server holds in memory", n)
+				case !unseen && n == 0:
 					t.Fatal("no query answered 503 after the damage: the damaged file was not read")
 				}
 

@@ -93,7 +93,11 @@ func engineOptions(cfg config.Config) query.Options {
 // gpusearch serve does by importing query/gpuengine); without one,
 // engine=gpu answers 503 like a build without CUDA.
 func openGeneration(dir string, cfg config.Config, auto AutoFunc) (*generation, error) {
-	parts, man, err := openParts(dir)
+	mem, err := index.ParseMemory(cfg.Server.IndexMemory)
+	if err != nil {
+		return nil, err
+	}
+	parts, man, err := openParts(dir, mem)
 	if err != nil {
 		return nil, err
 	}

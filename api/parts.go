@@ -20,17 +20,17 @@ import (
 // query.Sharded, whose hits are the collection's docids already.
 
 // openParts opens the index, or every shard of the sharded collection,
-// in dir, and returns them with the collection's manifest (nil for an
-// index, a shard included).
-func openParts(dir string) ([]*index.Index, *index.Manifest, error) {
+// in dir, kept as mem says, and returns them with the collection's
+// manifest (nil for an index, a shard included).
+func openParts(dir string, mem index.Memory) ([]*index.Index, *index.Manifest, error) {
 	if index.IsSharded(dir) {
-		parts, man, err := index.OpenSharded(dir)
+		parts, man, err := index.OpenShardedWith(dir, mem)
 		if err != nil {
 			return nil, nil, err
 		}
 		return parts, &man, nil
 	}
-	ix, err := index.Open(dir)
+	ix, err := index.OpenWith(dir, mem)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -161,6 +161,9 @@ type Server struct {
 	Timeout          time.Duration `yaml:"timeout"`
 	ShutdownTimeout  time.Duration `yaml:"shutdown_timeout"`
 	CacheEntries     int           `yaml:"cache_entries"`
+	// IndexMemory is where the served index's postings and query tables
+	// live: auto, mapped or huge (index.ParseMemory).
+	IndexMemory string `yaml:"index_memory"`
 	// AdminReload serves POST /admin/reload; it then needs AdminToken or
 	// AdminTokenFile, whatever the listen address.
 	AdminReload bool `yaml:"admin_reload"`
@@ -267,6 +270,7 @@ func Default() Config {
 			Timeout:           5 * time.Second,
 			ShutdownTimeout:   10 * time.Second,
 			CacheEntries:      10000,
+			IndexMemory:       "auto",
 			ReadHeaderTimeout: 10 * time.Second,
 			ReadTimeout:       30 * time.Second,
 			WriteTimeout:      30 * time.Second,
@@ -354,6 +358,7 @@ func (c Config) Validate() error {
 	check(c.Server.WriteTimeout > c.Server.Timeout,
 		"server.write_timeout (%s) must be longer than server.timeout (%s), or answers are cut", c.Server.WriteTimeout, c.Server.Timeout)
 	check(c.Server.MaxHeaderBytes > 0, "server.max_header_bytes must be positive")
+	check(oneOf(c.Server.IndexMemory, "auto", "mapped", "huge"), "server.index_memory %q: want auto, mapped or huge", c.Server.IndexMemory)
 	errs = append(errs, c.Server.validateAdmin())
 	check(oneOf(c.Server.Policy, "cpu", "gpu", "best", "hybrid"), "server.policy %q: want cpu, gpu, best or hybrid", c.Server.Policy)
 	check(c.Server.Deadline > 0, "server.deadline must be positive")

@@ -40,3 +40,6 @@ func (ix *Index) ReadTables() error { return ix.readTables() }
 // VerifyChecksum checks the named mapped file's checksum again, as Open
 // does.
 func (ix *Index) VerifyChecksum(name string) error { return ix.verifyChecksum(name) }
+
+// Resolve is resolve, for the tests.
+func (m Memory) Resolve(meta Meta) Memory { return m.resolve(meta) }

@@ -106,9 +106,15 @@ func (c collection) write(t testing.TB, dir, codec string) {
 
 func openIndex(t testing.TB, dir string) *index.Index {
 	t.Helper()
-	ix, err := index.Open(dir)
+	return openIndexWith(t, dir, index.Mapped)
+}
+
+// openIndexWith is openIndex keeping the index as mem says.
+func openIndexWith(t testing.TB, dir string, mem index.Memory) *index.Index {
+	t.Helper()
+	ix, err := index.OpenWith(dir, mem)
 	if err != nil {
-		t.Fatalf("Open(%s): %v", dir, err)
+		t.Fatalf("OpenWith(%s, %s): %v", dir, mem, err)
 	}
 	t.Cleanup(func() { ix.Close() })
 	return ix
@@ -133,81 +139,83 @@ func TestWriteOpenRoundTrip(t *testing.T) {
 	// Lexicons of one segment, and of segments of 1 and 4 terms.
 	for _, seg := range []uint64{0, 1, 4} {
 		for _, codec := range testCodecs() {
-			t.Run(fmt.Sprintf("%s/segment-%d", codec, seg), func(t *testing.T) {
-				if seg > 0 {
-					defer index.SetSegmentTerms(seg)()
-				}
-				dir := t.TempDir()
-				c.write(t, dir, codec)
-				for _, d := range []struct {
-					dir  string
-					want []string
-				}{
-					{dir, []string{".lock", "gen-1", "meta.json"}},
-					{filepath.Join(dir, "gen-1"), []string{"docids.bin", "doclens.bin", "freqs.bin", "lexicon.bin", "urls.bin"}},
-				} {
-					if names := dirNames(t, d.dir); !slices.Equal(names, d.want) {
-						t.Errorf("%s holds %v, want %v (temporary files left behind?)", d.dir, names, d.want)
+			for _, mem := range []index.Memory{index.Mapped, index.HugePages} {
+				t.Run(fmt.Sprintf("%s/segment-%d/%s", codec, seg, mem), func(t *testing.T) {
+					if seg > 0 {
+						defer index.SetSegmentTerms(seg)()
 					}
-				}
-				ix := openIndex(t, dir)
-				m := ix.Meta()
-				var postings uint64
-				for _, l := range c.lists {
-					postings += uint64(len(l.docs))
-				}
-				if m.Docs != 3000 || m.Terms != uint64(len(lengths)) || m.Postings != postings || m.DocIDCodec != codec || m.FreqCodec != codec || m.Order != "url" {
-					t.Errorf("Meta() = %+v, want 3000 docs, %d terms, %d postings, codec %s, order url", m, len(lengths), postings, codec)
-				}
-				if m.BlockSize != ix.BlockSize() || m.K1 != 0.9 || m.B != 0.4 {
-					t.Errorf("Meta() block size %d (BlockSize() %d), k1 %v, b %v; want k1 0.9, b 0.4", m.BlockSize, ix.BlockSize(), m.K1, m.B)
-				}
-				if got, want := ix.AvgDocLen(), c.avgLen(); got != want {
-					t.Errorf("AvgDocLen() = %v, want %v", got, want)
-				}
-				params := bm25.DefaultParams()
-				norms := ix.Norms()
-				for d := range c.docLens {
-					if got := ix.DocLen(uint32(d)); got != c.docLens[d] {
-						t.Fatalf("DocLen(%d) = %d, want %d", d, got, c.docLens[d])
-					}
-					if got := ix.URL(uint32(d)); got != c.urls[d] {
-						t.Fatalf("URL(%d) = %q, want %q", d, got, c.urls[d])
-					}
-					if want := params.Norm(c.docLens[d], c.avgLen()); norms[d] != want {
-						t.Fatalf("Norms()[%d] = %v, want %v", d, norms[d], want)
-					}
-				}
-				for i, l := range c.lists {
-					info := ix.Term(i)
-					got, ok := ix.Lookup(l.term)
-					if !ok || got != info {
-						t.Errorf("Lookup(%q) = %+v, %v; want %+v, true", l.term, got, ok, info)
-					}
-					var cf uint64
-					for _, f := range l.freqs {
-						cf += uint64(f)
-					}
-					if info.Term != l.term || info.DF != uint32(len(l.docs)) || info.CF != cf || info.ID != i {
-						t.Errorf("Term(%d) = %+v, want term %q, df %d, cf %d", i, info, l.term, len(l.docs), cf)
-					}
-					cur := ix.Cursor(info)
-					for j, d := range l.docs {
-						if cur.DocID() != d || cur.Freq() != l.freqs[j] {
-							t.Fatalf("term %q posting %d: (DocID, Freq) = (%d, %d), want (%d, %d)", l.term, j, cur.DocID(), cur.Freq(), d, l.freqs[j])
+					dir := t.TempDir()
+					c.write(t, dir, codec)
+					for _, d := range []struct {
+						dir  string
+						want []string
+					}{
+						{dir, []string{".lock", "gen-1", "meta.json"}},
+						{filepath.Join(dir, "gen-1"), []string{"docids.bin", "doclens.bin", "freqs.bin", "lexicon.bin", "urls.bin"}},
+					} {
+						if names := dirNames(t, d.dir); !slices.Equal(names, d.want) {
+							t.Errorf("%s holds %v, want %v (temporary files left behind?)", d.dir, names, d.want)
 						}
-						cur.Next()
 					}
-					if cur.DocID() != index.NoMoreDocs || cur.Err() != nil {
-						t.Errorf("term %q: after the last posting DocID = %d, Err = %v; want NoMoreDocs, nil", l.term, cur.DocID(), cur.Err())
+					ix := openIndexWith(t, dir, mem)
+					m := ix.Meta()
+					var postings uint64
+					for _, l := range c.lists {
+						postings += uint64(len(l.docs))
 					}
-				}
-				for _, missing := range []string{"", "a", "t000", "t999", "zzz", c.lists[0].term + "x"} {
-					if info, ok := ix.Lookup(missing); ok {
-						t.Errorf("Lookup(%q) = %+v, true; want not found", missing, info)
+					if m.Docs != 3000 || m.Terms != uint64(len(lengths)) || m.Postings != postings || m.DocIDCodec != codec || m.FreqCodec != codec || m.Order != "url" {
+						t.Errorf("Meta() = %+v, want 3000 docs, %d terms, %d postings, codec %s, order url", m, len(lengths), postings, codec)
 					}
-				}
-			})
+					if m.BlockSize != ix.BlockSize() || m.K1 != 0.9 || m.B != 0.4 {
+						t.Errorf("Meta() block size %d (BlockSize() %d), k1 %v, b %v; want k1 0.9, b 0.4", m.BlockSize, ix.BlockSize(), m.K1, m.B)
+					}
+					if got, want := ix.AvgDocLen(), c.avgLen(); got != want {
+						t.Errorf("AvgDocLen() = %v, want %v", got, want)
+					}
+					params := bm25.DefaultParams()
+					norms := ix.Norms()
+					for d := range c.docLens {
+						if got := ix.DocLen(uint32(d)); got != c.docLens[d] {
+							t.Fatalf("DocLen(%d) = %d, want %d", d, got, c.docLens[d])
+						}
+						if got := ix.URL(uint32(d)); got != c.urls[d] {
+							t.Fatalf("URL(%d) = %q, want %q", d, got, c.urls[d])
+						}
+						if want := params.Norm(c.docLens[d], c.avgLen()); norms[d] != want {
+							t.Fatalf("Norms()[%d] = %v, want %v", d, norms[d], want)
+						}
+					}
+					for i, l := range c.lists {
+						info := ix.Term(i)
+						got, ok := ix.Lookup(l.term)
+						if !ok || got != info {
+							t.Errorf("Lookup(%q) = %+v, %v; want %+v, true", l.term, got, ok, info)
+						}
+						var cf uint64
+						for _, f := range l.freqs {
+							cf += uint64(f)
+						}
+						if info.Term != l.term || info.DF != uint32(len(l.docs)) || info.CF != cf || info.ID != i {
+							t.Errorf("Term(%d) = %+v, want term %q, df %d, cf %d", i, info, l.term, len(l.docs), cf)
+						}
+						cur := ix.Cursor(info)
+						for j, d := range l.docs {
+							if cur.DocID() != d || cur.Freq() != l.freqs[j] {
+								t.Fatalf("term %q posting %d: (DocID, Freq) = (%d, %d), want (%d, %d)", l.term, j, cur.DocID(), cur.Freq(), d, l.freqs[j])
+							}
+							cur.Next()
+						}
+						if cur.DocID() != index.NoMoreDocs || cur.Err() != nil {
+							t.Errorf("term %q: after the last posting DocID = %d, Err = %v; want NoMoreDocs, nil", l.term, cur.DocID(), cur.Err())
+						}
+					}
+					for _, missing := range []string{"", "a", "t000", "t999", "zzz", c.lists[0].term + "x"} {
+						if info, ok := ix.Lookup(missing); ok {
+							t.Errorf("Lookup(%q) = %+v, true; want not found", missing, info)
+						}
+					}
+				})
+			}
 		}
 	}
 }

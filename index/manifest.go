@@ -140,7 +140,11 @@ func (m Manifest) check() error {
 // OpenSharded opens every shard of the sharded collection in dir, in
 // order, checking each against the manifest: the same collection, its
 // position, count, first docid and documents.
-func OpenSharded(dir string) ([]*Index, Manifest, error) {
+func OpenSharded(dir string) ([]*Index, Manifest, error) { return OpenShardedWith(dir, Mapped) }
+
+// OpenShardedWith is OpenSharded keeping each shard as mem says
+// (OpenWith); AutoMemory weighs each shard alone.
+func OpenShardedWith(dir string, mem Memory) ([]*Index, Manifest, error) {
 	m, err := ReadManifest(dir)
 	if err != nil {
 		return nil, Manifest{}, err
@@ -153,7 +157,7 @@ func OpenSharded(dir string) ([]*Index, Manifest, error) {
 		return nil, Manifest{}, err
 	}
 	for j, ms := range m.Shards {
-		ix, err := Open(filepath.Join(dir, ms.Dir))
+		ix, err := OpenWith(filepath.Join(dir, ms.Dir), mem)
 		if err != nil {
 			return fail(err)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/index/bm25"
+	"github.com/gpusearch/gpusearch/internal/hugemem"
 	"github.com/gpusearch/gpusearch/internal/prefetch"
 )
 
@@ -51,21 +52,31 @@ type Index struct {
 	// coll, for a segment of a segmented index or a shard, is the whole
 	// whose statistics it scores under (collection.go); nil elsewhere.
 	coll    scoringStats
-	deleted []uint64 // for a segment: its deleted docids' bits, nil if none
-	part    int      // for a segment: its place in the whole's segments
+	deleted []uint64       // for a segment: its deleted docids' bits, nil if none
+	part    int            // for a segment: its place in the whole's segments
+	mem     Memory         // Mapped or HugePages (memory.go)
+	free    []func() error // releases what HugePages holds outside the Go heap
 }
 
 // Open maps the index that dir's commit point, meta.json, names,
 // checking its version, every file's size and checksum, and the
 // consistency of its tables and of meta.json's values with them.
-func Open(dir string) (*Index, error) {
+func Open(dir string) (*Index, error) { return OpenWith(dir, Mapped) }
+
+// OpenWith is Open keeping the postings and the tables queries probe as
+// mem says.
+func OpenWith(dir string, mem Memory) (*Index, error) {
 	for tries := 1; ; tries++ {
 		meta, err := ReadMeta(dir)
 		if err != nil {
 			return nil, err
 		}
-		ix, err := open(dir, meta)
+		ix, err := open(dir, meta, mem.resolve(meta))
 		if err == nil {
+			if err := ix.pinTables(); err != nil {
+				ix.Close()
+				return nil, err
+			}
 			return ix, nil
 		}
 		// A writer that commits meanwhile removes the generation being
@@ -76,13 +87,14 @@ func Open(dir string) (*Index, error) {
 	}
 }
 
-// open maps the generation meta names, or the segments.
-func open(dir string, meta Meta) (*Index, error) {
+// open maps the generation meta names, or the segments, keeping them as
+// mem (Mapped or HugePages) says.
+func open(dir string, meta Meta, mem Memory) (*Index, error) {
 	if len(meta.Segments) > 0 {
-		return openSegmented(dir, meta)
+		return openSegmented(dir, meta, mem)
 	}
 	var err error
-	ix := &Index{dir: dir, meta: meta, maps: map[string][]byte{}}
+	ix := &Index{dir: dir, meta: meta, maps: map[string][]byte{}, mem: mem}
 	if ix.dc, err = codecplugins.Lookup(ix.meta.DocIDCodec); err != nil {
 		return nil, fmt.Errorf("index: %s: docid codec: %w", fileMeta, err)
 	}
@@ -170,6 +182,15 @@ func (ix *Index) mapChecked(name string) error {
 	}
 	if st.Size() != fm.Size {
 		return corruptf(name, "size %d, meta.json says %d (truncated or replaced)", st.Size(), fm.Size)
+	}
+	if ix.inMemory(name) {
+		b, err := readFile(f, st.Size())
+		if err != nil {
+			return fmt.Errorf("index: read %s: %w", name, err)
+		}
+		ix.free = append(ix.free, func() error { return hugemem.Free(b) })
+		ix.maps[name] = b
+		return ix.verifyChecksum(name)
 	}
 	b, err := mapFile(f, st.Size())
 	if err != nil {
@@ -454,11 +475,20 @@ func (ix *Index) Close() error {
 		}
 	}
 	for name, b := range ix.maps {
+		if ix.inMemory(name) {
+			continue // freed below
+		}
 		if err := unmap(b); err != nil && first == nil {
 			first = fmt.Errorf("index: unmap %s: %w", name, err)
 		}
 	}
 	ix.maps = nil
+	for _, free := range ix.free {
+		if err := free(); err != nil && first == nil {
+			first = fmt.Errorf("index: %w", err)
+		}
+	}
+	ix.free = nil
 	return first
 }
 

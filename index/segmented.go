@@ -46,9 +46,9 @@ type segTerm struct {
 }
 
 // openSegmented opens the segments a version 7 commit point names.
-func openSegmented(dir string, meta Meta) (*Index, error) {
+func openSegmented(dir string, meta Meta, mem Memory) (*Index, error) {
 	s := &segmented{}
-	ix := &Index{dir: dir, meta: meta, maps: map[string][]byte{}, seg: s}
+	ix := &Index{dir: dir, meta: meta, maps: map[string][]byte{}, seg: s, mem: mem}
 	fail := func(err error) (*Index, error) {
 		ix.Close()
 		return nil, err
@@ -61,7 +61,7 @@ func openSegmented(dir string, meta Meta) (*Index, error) {
 		if m.TitleWeight != meta.TitleWeight {
 			return fail(corruptf(fileMeta, "segment %s has title weight %d, the index %d", m.Generation, m.TitleWeight, meta.TitleWeight))
 		}
-		p, err := open(dir, m)
+		p, err := open(dir, m, mem)
 		if err != nil {
 			return fail(fmt.Errorf("segment %s: %w", m.Generation, err))
 		}

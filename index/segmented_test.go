@@ -131,7 +131,8 @@ func TestSegmentsAnswerAsAFreshBuild(t *testing.T) {
 			if _, err := d.CommitSegments(segs, false); err != nil {
 				t.Fatal(err)
 			}
-			ix, err := index.Open(dir)
+			// Mapped and HugePages in turn, against a fresh build mapped.
+			ix, err := index.OpenWith(dir, []index.Memory{index.Mapped, index.HugePages}[seed%2])
 			if err != nil {
 				t.Fatal(err)
 			}

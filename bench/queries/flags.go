@@ -22,6 +22,8 @@ type Flags struct {
 	Options
 	Index, Queries, Mode, Engines string
 	Goroutines                    int // --threads, 0 for 1 and GOMAXPROCS
+	Memory                        string
+	memory                        index.Memory // Memory parsed
 }
 
 // AddFlags declares bench queries' flags on fs.
@@ -33,6 +35,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.K, "k", 10, "results per query")
 	fs.IntVar(&f.Goroutines, "threads", 0, "concurrent searches (0: rows for 1 and GOMAXPROCS)")
 	fs.DurationVar(&f.MinTime, "min-time", time.Second, "least measured time per row")
+	fs.StringVar(&f.Memory, "memory", "auto", "where the postings and query tables live, as server.index_memory: auto, mapped or huge")
 }
 
 // Complete checks the sizes and parses the modes; no --threads means a
@@ -51,6 +54,9 @@ func (f *Flags) Complete() error {
 		return errors.New("bench queries: several --index are measured on one thread: --threads must be 1")
 	}
 	var err error
+	if f.memory, err = index.ParseMemory(f.Memory); err != nil {
+		return err
+	}
 	if f.Modes, err = args.Modes(f.Mode); err != nil {
 		return err
 	}
@@ -81,7 +87,7 @@ func (f *Flags) Run(ctx context.Context, open args.OpenFunc) (*Report, error) {
 	}
 	var es []Engine
 	for _, dir := range args.List(f.Index) {
-		ix, err := index.Open(dir)
+		ix, err := index.OpenWith(dir, f.memory)
 		if err != nil {
 			return nil, err
 		}

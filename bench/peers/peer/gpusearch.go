@@ -60,7 +60,8 @@ func (g *GPUSearch) Index(ctx context.Context, c *Corpus, dir string) (time.Dura
 		return 0, err
 	}
 	took := time.Since(start)
-	ix, err := index.Open(dir)
+	// As gpusearch serve opens it by default (server.index_memory: auto).
+	ix, err := index.OpenWith(dir, index.AutoMemory)
 	if err != nil {
 		return 0, err
 	}
