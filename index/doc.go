@@ -1,5 +1,5 @@
 // Package index is gpusearch's on-disk inverted index: the writer that lays
-// it out, and the memory-mapped reader whose cursors the query engines use.
+// it out, and the reader whose cursors the query engines use.
 //
 // An index is a directory: a commit point, meta.json, names a generation
 // directory (gen-N) that holds the data files:
@@ -53,7 +53,9 @@
 // (Meta): the generation, codecs, block size, counts, BM25 parameters,
 // average length, docid order, and size + CRC-32C of every data file.
 //
-// The postings are mapped as they lie; Open inflates the streams (the
+// The postings are mapped as they lie (OpenWith with HugePages reads them
+// into memory on huge pages instead, and moves the tables below there
+// too: memory.go); Open inflates the streams (the
 // lexicon's segments in parallel) into in-memory tables: the lexicon (32
 // bytes a term), the skip table (24 bytes a block: last docid, block max,
 // and the docid and frequency byte offsets side by side, which a cursor

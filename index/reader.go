@@ -19,8 +19,8 @@ import (
 	"github.com/gpusearch/gpusearch/internal/prefetch"
 )
 
-// Index is an open, memory-mapped index. It is safe for concurrent use;
-// cursors are not (one per goroutine).
+// Index is an open index, mapped or in memory (Memory). It is safe for
+// concurrent use; cursors are not (one per goroutine).
 type Index struct {
 	dir      string
 	meta     Meta
@@ -696,5 +696,5 @@ func (ix *Index) Skips() SkipTable {
 	return ix.skips
 }
 
-// Data returns the encoded docid and frequency files (read-only, mapped).
+// Data returns the encoded docid and frequency files (read-only).
 func (ix *Index) Data() (docids, freqs []byte) { return ix.docData, ix.freqData }
