@@ -13,8 +13,8 @@ import (
 )
 
 // benchIndex is the index and queries BenchmarkEngine runs: the index in
-// $GPUSEARCH_BENCH_INDEX with the queries file $GPUSEARCH_BENCH_QUERIES
-// when both are set, else a synthetic Zipfian collection of 200,000
+// $GPUSEARCH_BENCH_INDEX, opened as the server opens it (AutoMemory), with
+// the queries file $GPUSEARCH_BENCH_QUERIES when both are set, else a synthetic Zipfian collection of 200,000
 // documents with 200 random queries.
 func benchIndex(b *testing.B) (*index.Index, []Query) {
 	b.Helper()
@@ -29,7 +29,7 @@ func benchIndex(b *testing.B) (*index.Index, []Query) {
 		}
 		return ix, qs
 	}
-	ix, err := index.Open(dir)
+	ix, err := index.OpenWith(dir, index.AutoMemory)
 	if err != nil {
 		b.Fatal(err)
 	}
