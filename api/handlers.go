@@ -85,7 +85,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 			Dir: s.root.show(g.dir), Generation: m.Generation, Shards: g.shardStats(), Docs: m.Docs, Terms: m.Terms, Postings: m.Postings, Blocks: m.Blocks,
 			BlockSize: m.BlockSize, DocIDCodec: m.DocIDCodec, FreqCodec: m.FreqCodec,
 			BitsPerDocID: m.BitsPerDocID(), BitsPerFreq: m.BitsPerFreq(), Bytes: m.Bytes(),
-			AvgDocLength: m.AvgDocLength, Order: m.Order, LoadedAt: g.loaded.UTC().Format(time.RFC3339),
+			AvgDocLength: m.AvgDocLength, Order: m.Order, Memory: g.ix.Memory().String(), LoadedAt: g.loaded.UTC().Format(time.RFC3339),
 		},
 		Server: ServerStats{
 			UptimeSeconds: time.Since(s.started).Seconds(),

@@ -71,7 +71,10 @@ type IndexStats struct {
 	Bytes        int64        `json:"bytes"`
 	AvgDocLength float64      `json:"avg_doc_length"`
 	Order        string       `json:"order"`
-	LoadedAt     string       `json:"loaded_at"` // RFC 3339
+	// Memory is where the postings and query tables live: huge (read
+	// into memory on huge pages) or mapped (server.index_memory).
+	Memory   string `json:"memory"`
+	LoadedAt string `json:"loaded_at"` // RFC 3339
 }
 
 // ShardStats describe one shard served: its part of the collection, its

@@ -26,7 +26,8 @@ const (
 	// costs a private copy of the postings and their reading at open.
 	HugePages
 	// AutoMemory is HugePages for an index whose postings take at most a
-	// quarter of the machine's memory, else Mapped.
+	// quarter of the machine's memory, where the kernel gives transparent
+	// huge pages; else Mapped.
 	AutoMemory
 )
 
@@ -55,6 +56,10 @@ func ParseMemory(s string) (Memory, error) {
 // query loops probe at random, block by block.
 var inMemoryFiles = []string{fileDocIDs, fileFreqs}
 
+// Memory is where the index keeps its postings and query tables: Mapped
+// or HugePages (OpenWith's AutoMemory resolved).
+func (ix *Index) Memory() Memory { return ix.mem }
+
 // inMemory reports whether the index keeps file name in memory of its
 // own rather than mapped.
 func (ix *Index) inMemory(name string) bool {
@@ -68,7 +73,7 @@ func (m Memory) resolve(meta Meta) Memory {
 		return m
 	}
 	total := hugemem.Total()
-	if total == 0 {
+	if total == 0 || !hugemem.Available() {
 		return Mapped
 	}
 	var size uint64

@@ -1,7 +1,9 @@
 package hugemem
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -61,4 +63,12 @@ func Total() uint64 {
 		return 0
 	}
 	return uint64(si.Totalram) * uint64(si.Unit)
+}
+
+// Available reports whether the kernel gives transparent huge pages to
+// memory advised so: its setting is "always" or "madvise", not "never"
+// (or absent, a kernel without them).
+func Available() bool {
+	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	return err == nil && !bytes.Contains(b, []byte("[never]"))
 }

@@ -16,3 +16,6 @@ func Free[T any]([]T) error { return nil }
 
 // Total is 0: unknown here.
 func Total() uint64 { return 0 }
+
+// Available is false: huge pages are asked for on Linux only.
+func Available() bool { return false }
