@@ -112,7 +112,9 @@ func readFile(f *os.File, size int64) ([]byte, error) {
 // pinTables moves the tables the query loops probe, of the index or of
 // each segment, out of the Go heap into memory from hugemem, where the
 // index keeps its postings there (HugePages): each a copy, the old of
-// which the collector frees; Close frees the new.
+// which the collector frees; Close frees the new. The term strings stay
+// on the heap: TermInfo.Term aliases them, and callers may keep one
+// past Close.
 func (ix *Index) pinTables() error {
 	if ix.mem != HugePages {
 		return nil
