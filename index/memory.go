@@ -93,7 +93,7 @@ func (m Memory) resolve(meta Meta) Memory {
 }
 
 // readFile reads f, size bytes, into memory from hugemem, which Close
-// frees.
+// frees: mapFile's twin for the files HugePages keeps in memory.
 func readFile(f *os.File, size int64) ([]byte, error) {
 	if int64(int(size)) != size {
 		return nil, fmt.Errorf("file too large to read")

@@ -55,7 +55,7 @@ type Index struct {
 	deleted []uint64       // for a segment: its deleted docids' bits, nil if none
 	part    int            // for a segment: its place in the whole's segments
 	mem     Memory         // Mapped or HugePages (memory.go)
-	free    []func() error // releases what HugePages holds outside the Go heap
+	free    []func() error // releases the tables HugePages moved out of the Go heap
 }
 
 // Open maps the index that dir's commit point, meta.json, names,
@@ -183,18 +183,13 @@ func (ix *Index) mapChecked(name string) error {
 	if st.Size() != fm.Size {
 		return corruptf(name, "size %d, meta.json says %d (truncated or replaced)", st.Size(), fm.Size)
 	}
+	load, verb := mapFile, "map"
 	if ix.inMemory(name) {
-		b, err := readFile(f, st.Size())
-		if err != nil {
-			return fmt.Errorf("index: read %s: %w", name, err)
-		}
-		ix.free = append(ix.free, func() error { return hugemem.Free(b) })
-		ix.maps[name] = b
-		return ix.verifyChecksum(name)
+		load, verb = readFile, "read"
 	}
-	b, err := mapFile(f, st.Size())
+	b, err := load(f, st.Size())
 	if err != nil {
-		return fmt.Errorf("index: map %s: %w", name, err)
+		return fmt.Errorf("index: %s %s: %w", verb, name, err)
 	}
 	ix.maps[name] = b
 	return ix.verifyChecksum(name)
@@ -475,11 +470,12 @@ func (ix *Index) Close() error {
 		}
 	}
 	for name, b := range ix.maps {
+		release, verb := unmap, "unmap"
 		if ix.inMemory(name) {
-			continue // freed below
+			release, verb = hugemem.Free[byte], "free"
 		}
-		if err := unmap(b); err != nil && first == nil {
-			first = fmt.Errorf("index: unmap %s: %w", name, err)
+		if err := release(b); err != nil && first == nil {
+			first = fmt.Errorf("index: %s %s: %w", verb, name, err)
 		}
 	}
 	ix.maps = nil
