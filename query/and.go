@@ -36,6 +36,11 @@ func prefetchNorms(norms []float32, docs []uint32, i int) {
 // search ends early when the sum of the lists' bounds can no longer beat
 // the heap's threshold.
 //
+// The driver and the next shortest list, when both are selective, meet
+// in one loop over their decoded blocks (index.Meet) rather than through
+// NextGEQ calls: on the RFC passages top-10 AND took 0.90-0.97x the time
+// (each query's fastest of 5, variants in turn, 2-core dev box).
+//
 // Once the heap is full (or from the start, under another segment's
 // floor: see pruning), a candidate is first aligned on the selective
 // lists (selective), then scored on them and the others list by list,
@@ -63,7 +68,15 @@ next:
 		if !s.canEnter(rest[0]) {
 			break
 		}
-		if x := align(ls[:g], 1, d); x != d {
+		from := 1
+		if g >= 2 {
+			x, ok := index.Meet(ls[0].Cursor, ls[1].Cursor)
+			if d = x; !ok {
+				continue
+			}
+			from = 2
+		}
+		if x := align(ls[:g], from, d); x != d {
 			d = x
 			continue
 		}
