@@ -43,3 +43,11 @@ func (ix *Index) VerifyChecksum(name string) error { return ix.verifyChecksum(na
 
 // Resolve is resolve, for the tests.
 func (m Memory) Resolve(meta Meta) Memory { return m.resolve(meta) }
+
+// SetMeetWindows turns Meet's AVX2 stepper on (where the CPU has it) or
+// off, and returns whether it was on.
+func SetMeetWindows(on bool) bool {
+	was := haveWindows
+	haveWindows = on && cpuWindows
+	return was
+}

@@ -8,11 +8,12 @@ package index
 // lazy cursor before its first move); b may be lazy.
 //
 // It is the leapfrog of a.NextGEQ and b.NextGEQ calls an intersection
-// makes, fused into one loop over the two decoded blocks: a steps one
-// posting at a time and b is counted forward eight docids at a time
-// without a branch, so the only chain of dependent loads runs through b's
-// position. Each leapfrog step instead ends in a call whose result a
-// branch compares, mispredicted about every other time.
+// makes, fused into one loop over the two decoded blocks, where each
+// leapfrog step would end in a call whose result a branch compares,
+// mispredicted about every other time. Where the CPU has AVX2, windows of
+// eight docids of each block are compared all pairs at once and the one
+// ending lower moves on (windows); the rest of a block, and every block
+// elsewhere, is met by counting docids eight at a time without a branch.
 func Meet(a, b *Cursor) (uint32, bool) {
 	if a.del != nil || b.del != nil {
 		// Deleted documents: NextGEQ skips them.
@@ -38,6 +39,25 @@ func Meet(a, b *Cursor) (uint32, bool) {
 	A, i := a.docs, a.pos
 	B, j := b.docs, b.pos
 	for {
+		// Eight docids of each list at a time, all pairs at once, while
+		// both blocks hold eight more (AVX2).
+		ni, nj, lane := windows(A, B, i, j)
+		if lane >= 0 {
+			i, x = ni+lane, A[ni+lane]
+			for j = nj; B[j] < x; j++ {
+			}
+			a.pos, a.cur = i, x
+			b.pos, b.cur = j, x
+			return x, true
+		}
+		if ni != i || nj != j {
+			if i, j = ni, nj; i == len(A) || j == len(B) {
+				break
+			}
+			if x = A[i]; int64(x) > b.last {
+				break
+			}
+		}
 		// b's block holds a docid >= x: the scan ends inside it.
 		for j+8 <= len(B) {
 			w := B[j : j+8 : j+8]
@@ -83,12 +103,16 @@ func Meet(a, b *Cursor) (uint32, bool) {
 			break
 		}
 	}
-	// a's block ends before y, or b's before a's next docid: leave the
-	// blocks through NextGEQ and let the caller come back.
+	// a's block is done, or b's ends before a's docid: leave the blocks
+	// through NextGEQ and let the caller come back.
+	j = min(j, len(B)-1)
 	b.pos, b.cur = j, B[j]
-	i = min(i, len(A)-1)
+	target := b.cur
+	if i == len(A) {
+		i, target = len(A)-1, max(target, A[len(A)-1]+1)
+	}
 	a.pos, a.cur = i, A[i]
-	d := a.nextGEQ(b.cur)
+	d := a.nextGEQ(target)
 	if d == NoMoreDocs {
 		return d, false
 	}

@@ -34,8 +34,19 @@ func clusteredList(r *rand.Rand, term string, n, nDocs int) list {
 // TestMeet walks every pair of lists with Meet, as the AND loop does
 // (the shorter list's cursor moved, the other lazy), now and then moving
 // the first far ahead itself, and checks each docid Meet reports both
-// lists holding against the sorted intersection, and that none is missed.
+// lists holding against the sorted intersection, and that none is missed:
+// with the AVX2 stepper (where the CPU has it) and with the scalar loop
+// alone.
 func TestMeet(t *testing.T) {
+	for _, windows := range []bool{true, false} {
+		t.Run(fmt.Sprint("windows=", windows), func(t *testing.T) {
+			defer index.SetMeetWindows(index.SetMeetWindows(windows))
+			testMeet(t)
+		})
+	}
+}
+
+func testMeet(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	c := randomCollection(r, cursorDocs, cursorLengths)
 	for i, n := range []int{60, 700, 3000} {
