@@ -9,7 +9,13 @@
 # /usr/share/doc/rust-doc/html) and doc-rfc (every RFC as text under
 # /usr/share/doc/RFC, Debian non-free; `gpusearch convert-collection
 # --format rfc` turns it into a crawl). Run as root (or through sudo).
+# Where the machine's deb822 sources (debian.sources) list only the main
+# component, it adds non-free there, which doc-rfc needs.
 set -eu
+src=/etc/apt/sources.list.d/debian.sources
+if [ -f "$src" ] && grep -q '^Components: main$' "$src"; then
+	sed -i 's/^Components: main$/Components: main non-free/' "$src"
+fi
 apt-get update
 apt-get install -y liblucene8-java python3-xapian rust-doc doc-rfc
 if ! command -v javac >/dev/null 2>&1; then
