@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpusearch/gpusearch/bench/latency"
 	"github.com/gpusearch/gpusearch/eval"
 )
 
@@ -155,7 +156,15 @@ func search(ctx context.Context, cfg Config, e Engine, texts []string, keep, rou
 			return nil, fmt.Errorf("peer: %s run %d does not match %s over %d queries", e.Name(), i, cfg.Specs[i], len(texts))
 		}
 	}
-	progress(cfg.Progress, "%s: round %d: %d queries x %d runs in %v", e.Name(), round+1, len(texts), len(runs), time.Since(start).Round(time.Millisecond))
+	// Each run's mean of the queries' fastest passes in this round alone:
+	// a slow spell of the machine shows as one round out of line.
+	var means []string
+	for _, r := range runs {
+		m := latency.Summarize(fastestPasses(r.Wall, len(texts))).MeanUS
+		means = append(means, fmt.Sprintf("%s %.1f us", r.Spec, m))
+	}
+	progress(cfg.Progress, "%s: round %d: %d queries x %d runs in %v (%s)", e.Name(), round+1, len(texts), len(runs),
+		time.Since(start).Round(time.Millisecond), strings.Join(means, ", "))
 	return runs, nil
 }
 
