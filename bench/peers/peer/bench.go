@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpusearch/gpusearch/bench/latency"
 	"github.com/gpusearch/gpusearch/eval"
 )
 
@@ -94,7 +93,7 @@ func Bench(ctx context.Context, cfg Config, engines []Engine) (rep *Report, err 
 	}
 	for i := range engines {
 		for _, r := range runs[i] {
-			rep.Engines[i].Runs = append(rep.Engines[i].Runs, summarize(r))
+			rep.Engines[i].Runs = append(rep.Engines[i].Runs, summarize(r, rep.Rounds))
 		}
 	}
 	ref := rep.Engines[0].Runs
@@ -156,12 +155,9 @@ func search(ctx context.Context, cfg Config, e Engine, texts []string, keep, rou
 			return nil, fmt.Errorf("peer: %s run %d does not match %s over %d queries", e.Name(), i, cfg.Specs[i], len(texts))
 		}
 	}
-	// Each run's mean of the queries' fastest passes in this round alone:
-	// a slow spell of the machine shows as one round out of line.
-	var means []string
+	var means []string // as RunReport.RoundBestWallMeanUS
 	for _, r := range runs {
-		m := latency.Summarize(fastestPasses(r.Wall, len(texts))).MeanUS
-		means = append(means, fmt.Sprintf("%s %.1f us", r.Spec, m))
+		means = append(means, fmt.Sprintf("%s %.1f us", r.Spec, roundMeans(r.Wall, len(texts), 1)[0]))
 	}
 	progress(cfg.Progress, "%s: round %d: %d queries x %d runs in %v (%s)", e.Name(), round+1, len(texts), len(runs),
 		time.Since(start).Round(time.Millisecond), strings.Join(means, ", "))

@@ -76,10 +76,14 @@ type RunReport struct {
 	CPUVsGPUSearch  float64 `json:"cpu_vs_gpusearch"`
 	WallVsGPUSearch float64 `json:"wall_vs_gpusearch"`
 	Algorithm       string  `json:"algorithm,omitempty"` // Run.Algorithm
+	// Each round's mean of the queries' fastest wall-clock passes in that
+	// round alone, us: a slow spell of a shared machine shows as a round
+	// out of line.
+	RoundBestWallMeanUS []float64 `json:"round_best_wall_mean_us,omitempty"`
 }
 
-// summarize fills the time figures of a run.
-func summarize(r Run) RunReport {
+// summarize fills the time figures of a run of rounds rounds.
+func summarize(r Run, rounds int) RunReport {
 	rep := RunReport{Spec: r.Spec, Samples: len(r.Wall), Algorithm: r.Algorithm}
 	cpu, wall := latency.Summarize(slices.Clone(r.CPU)), latency.Summarize(slices.Clone(r.Wall))
 	rep.CPUMeanUS, rep.CPUP50US, rep.CPUP99US = cpu.MeanUS, cpu.P50US, cpu.P99US
@@ -95,12 +99,28 @@ func summarize(r Run) RunReport {
 		rep.BestWallMeanUS, rep.BestWallP50US = best.MeanUS, best.P50US
 	}
 	rep.WallMeanUS, rep.WallP50US, rep.WallP99US = wall.MeanUS, wall.P50US, wall.P99US
+	rep.RoundBestWallMeanUS = roundMeans(r.Wall, len(r.Hits), rounds)
 	for _, h := range r.Hits {
 		if len(h) == 0 {
 			rep.NoHits++
 		}
 	}
 	return rep
+}
+
+// roundMeans splits times, passes over n queries, into rounds equal
+// rounds and returns each round's mean of the queries' fastest times, us;
+// nil where they do not split so.
+func roundMeans(times []time.Duration, n, rounds int) []float64 {
+	if n == 0 || rounds < 1 || len(times)%(n*rounds) != 0 {
+		return nil
+	}
+	size := len(times) / rounds
+	means := make([]float64, rounds)
+	for i := range means {
+		means[i] = latency.Summarize(fastestPasses(times[i*size:(i+1)*size], n)).MeanUS
+	}
+	return means
 }
 
 // fastestPasses returns each of n queries' fastest time in times, pass

@@ -39,13 +39,41 @@ func TestFastestPasses(t *testing.T) {
 			}
 		})
 	}
-	r := summarize(Run{CPU: []time.Duration{3000, 1000, 2000, 5000}, Wall: []time.Duration{3900, 1200, 2500, 4000}, Hits: make([][]Hit, 2)})
+	r := summarize(Run{CPU: []time.Duration{3000, 1000, 2000, 5000}, Wall: []time.Duration{3900, 1200, 2500, 4000}, Hits: make([][]Hit, 2)}, 2)
 	if r.BestCPUMeanUS != 1.5 || r.CPUMeanUS != 2.75 {
 		t.Errorf("summarize: best CPU mean %v, CPU mean %v; want 1.5, 2.75", r.BestCPUMeanUS, r.CPUMeanUS)
 	}
 	// Fastest wall passes 2.5 and 1.2 us, truncated as PISA does: 2 and 1.
 	if r.BestWallMeanUS != 1.5 {
 		t.Errorf("summarize: best wall mean %v, want 1.5", r.BestWallMeanUS)
+	}
+	// Round 1 (3.9, 1.2 us), round 2 (2.5, 4.0 us), untruncated.
+	if want := []float64{2.55, 3.25}; !slices.Equal(r.RoundBestWallMeanUS, want) {
+		t.Errorf("summarize: round means %v, want %v", r.RoundBestWallMeanUS, want)
+	}
+}
+
+// TestRoundMeans: each round's mean of its queries' fastest passes, and
+// nothing where the passes do not split into the rounds.
+func TestRoundMeans(t *testing.T) {
+	us := time.Microsecond
+	tests := []struct {
+		name     string
+		times    []time.Duration
+		n, round int
+		want     []float64
+	}{
+		{"one round", []time.Duration{4 * us, 2 * us, 3 * us, 1 * us}, 2, 1, []float64{2}},
+		{"two rounds", []time.Duration{4 * us, 2 * us, 3 * us, 1 * us}, 2, 2, []float64{3, 2}},
+		{"uneven", []time.Duration{4 * us, 2 * us, 3 * us}, 1, 2, nil},
+		{"no queries", nil, 0, 1, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := roundMeans(tt.times, tt.n, tt.round); !slices.Equal(got, tt.want) {
+				t.Errorf("roundMeans = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
 
