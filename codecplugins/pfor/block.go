@@ -1,6 +1,7 @@
 package pfor
 
 import (
+	"math"
 	"math/bits"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
@@ -101,85 +102,160 @@ const hasExceptions = 0x80
 // decodeBlock decodes a block of n values, its slots in layout lay, for
 // the codec called name.
 func decodeBlock(name string, dst []uint32, src []byte, n int, lay layout) error {
-	if n < 0 || n > blockLen {
-		return codecplugins.Corrupt(name, 0, "value count out of range")
-	}
-	if n == 0 {
-		return nil
-	}
-	if len(src) == 0 {
-		return codecplugins.Corrupt(name, 0, "truncated header")
-	}
-	b, e, h := int(src[0]), 0, 1 // width, exceptions, header bytes
-	if b&hasExceptions != 0 {
-		if len(src) < 2 {
-			return codecplugins.Corrupt(name, 1, "truncated header")
-		}
-		b, e, h = b&^hasExceptions, int(src[1]), 2
-		if e == 0 {
-			return codecplugins.Corrupt(name, 1, "exception flag with no exceptions")
-		}
-	}
-	if b > bitpack.MaxWidth {
-		return codecplugins.Corrupt(name, 0, "bit width above 32")
-	}
-	if e > n {
-		return codecplugins.Corrupt(name, 1, "more exceptions than values")
+	b, e, h, err := header(name, src, n)
+	if err != nil || n == 0 {
+		return err
 	}
 	slots := src[h:]
-	sl := slotLen(n, b)
-	if len(slots) < sl {
-		return codecplugins.Corrupt(name, len(src), "truncated slots")
-	}
 	if e == 0 {
 		unpackSlots(dst, slots, n, b, lay)
 		return nil
 	}
-	if b == bitpack.MaxWidth {
-		return codecplugins.Corrupt(name, 1, "exceptions in a 32-bit block")
-	}
-	// Decode and check the exceptions before writing to dst. simple16 may
-	// write up to s16MaxFields-1 values past the 2e wanted, hence the slack;
-	// a small buffer serves the usual few exceptions without zeroing a
+	// A small buffer serves the usual few exceptions without zeroing a
 	// large one.
 	if 2*e+s16MaxFields <= smallBuf {
 		var buf [smallBuf]uint32
-		return patched(name, dst, slots, n, b, e, sl, buf[:], lay)
+		return patched(name, dst, slots, n, b, e, buf[:], lay)
 	}
 	var buf [2*blockLen + s16MaxFields]uint32
-	return patched(name, dst, slots, n, b, e, sl, buf[:], lay)
+	return patched(name, dst, slots, n, b, e, buf[:], lay)
+}
+
+// header checks a block of n values and returns its slot width b, its
+// exception count e and the length h of its header; the slots follow the
+// header, and when e > 0 the exceptions follow the slots. n == 0 is a
+// valid empty block.
+func header(name string, src []byte, n int) (b, e, h int, err error) {
+	if n < 0 || n > blockLen {
+		return 0, 0, 0, codecplugins.Corrupt(name, 0, "value count out of range")
+	}
+	if n == 0 {
+		return 0, 0, 0, nil
+	}
+	if len(src) == 0 {
+		return 0, 0, 0, codecplugins.Corrupt(name, 0, "truncated header")
+	}
+	b, h = int(src[0]), 1
+	if b&hasExceptions != 0 {
+		if len(src) < 2 {
+			return 0, 0, 0, codecplugins.Corrupt(name, 1, "truncated header")
+		}
+		b, e, h = b&^hasExceptions, int(src[1]), 2
+		if e == 0 {
+			return 0, 0, 0, codecplugins.Corrupt(name, 1, "exception flag with no exceptions")
+		}
+	}
+	switch {
+	case b > bitpack.MaxWidth:
+		return 0, 0, 0, codecplugins.Corrupt(name, 0, "bit width above 32")
+	case e > n:
+		return 0, 0, 0, codecplugins.Corrupt(name, 1, "more exceptions than values")
+	case len(src)-h < slotLen(n, b):
+		return 0, 0, 0, codecplugins.Corrupt(name, len(src), "truncated slots")
+	case e > 0 && b == bitpack.MaxWidth:
+		return 0, 0, 0, codecplugins.Corrupt(name, 1, "exceptions in a 32-bit block")
+	}
+	return b, e, h, nil
 }
 
 // smallBuf is the size of the exception buffer for blocks with few
 // exceptions.
 const smallBuf = 64
 
+// exceptionsOf decodes and checks the e exceptions of a block of n values
+// of width b from body, the block after its header: their positions,
+// strictly increasing below n, and their high parts, each the value's
+// bits from b up, which fit in 32 bits. buf holds at least
+// 2e+s16MaxFields values (simple16 may write past the 2e wanted).
+func exceptionsOf(name string, body []byte, n, b, e int, buf []uint32) (pos, highs []uint32, err error) {
+	const h = 2 // header bytes, for error offsets
+	sl := slotLen(n, b)
+	if !s16Decode(buf, 2*e, body[sl:]) {
+		return nil, nil, codecplugins.Corrupt(name, h+len(body), "truncated exceptions")
+	}
+	pos, highs = buf[:e], buf[e:2*e]
+	limit := uint32(uint64(1)<<(32-b) - 2) // largest high part minus one that fits
+	p := -1
+	for i, g := range pos {
+		p += int(g) + 1
+		if p >= n {
+			return nil, nil, codecplugins.Corrupt(name, h+sl, "exception position out of range")
+		}
+		pos[i] = uint32(p)
+		if highs[i] > limit {
+			return nil, nil, codecplugins.Corrupt(name, h+sl, "exception overflows 32 bits")
+		}
+		highs[i]++
+	}
+	return pos, highs, nil
+}
+
 // patched decodes a block with e > 0 exceptions from body, the block after
 // its header; buf holds at least 2e+s16MaxFields values.
-func patched(name string, dst []uint32, body []byte, n, b, e, sl int, buf []uint32, lay layout) error {
-	const h = 2 // header bytes, for error offsets
-	if !s16Decode(buf, 2*e, body[sl:]) {
-		return codecplugins.Corrupt(name, h+len(body), "truncated exceptions")
-	}
-	gaps, highs := buf[:e], buf[e:2*e]
-	// Turn gaps into positions and check everything first.
-	limit := uint32(uint64(1)<<(32-b) - 2) // largest high part minus one that fits
-	pos := -1
-	for i, g := range gaps {
-		pos += int(g) + 1
-		if pos >= n {
-			return codecplugins.Corrupt(name, h+sl, "exception position out of range")
-		}
-		gaps[i] = uint32(pos)
-		if highs[i] > limit {
-			return codecplugins.Corrupt(name, h+sl, "exception overflows 32 bits")
-		}
+func patched(name string, dst []uint32, body []byte, n, b, e int, buf []uint32, lay layout) error {
+	pos, highs, err := exceptionsOf(name, body, n, b, e, buf)
+	if err != nil {
+		return err
 	}
 	unpackSlots(dst, body, n, b, lay)
 	dst = dst[:n]
-	for i, p := range gaps {
-		dst[p] |= (highs[i] + 1) << b
+	for i, p := range pos {
+		dst[p] |= highs[i] << b
 	}
+	return nil
+}
+
+// decodeBlockPrefix is decodeBlock into running sums from base
+// (codecplugins.PrefixDecoder) for codec c, called name. A full block
+// without exceptions is a bp128 block, width byte and vertical slots, and
+// decodes as bp128's does, unpacked and summed in one assembly call; with
+// exceptions, its slots are unpacked, patched and then summed
+// (bitpack.PrefixSum), SIMD where the CPU has it. Where the sums might
+// pass 2^32-1, and for a partial block, it decodes and sums in 64 bits
+// (codecplugins.DecodePrefix), which finds the overflow.
+func decodeBlockPrefix(c codecplugins.Codec, name string, dst []uint32, src []byte, n int, base uint32) error {
+	if n != blockLen || len(dst) < blockLen {
+		return codecplugins.DecodePrefix(c, name, dst, src, n, base)
+	}
+	full := (*[blockLen]uint32)(dst)
+	if len(src) > 0 && src[0]&hasExceptions == 0 && bitpack.DecodeVerticalBlockPrefixSIMD(full, src, base) {
+		return nil
+	}
+	b, e, h, err := header(name, src, n)
+	if err != nil {
+		return err
+	}
+	// Every slot at its largest: the sums stay below 2^32 when this does.
+	most := uint64(base) + blockLen*(uint64(1)<<b-1)
+	if e == 0 {
+		if most > math.MaxUint32 {
+			return codecplugins.DecodePrefix(c, name, dst, src, n, base)
+		}
+		bitpack.UnpackVerticalPrefix(full, src[h:], b, base)
+		return nil
+	}
+	var pos, highs []uint32
+	if 2*e+s16MaxFields <= smallBuf { // as decodeBlock
+		var buf [smallBuf]uint32
+		pos, highs, err = exceptionsOf(name, src[h:], n, b, e, buf[:])
+	} else {
+		var buf [2*blockLen + s16MaxFields]uint32
+		pos, highs, err = exceptionsOf(name, src[h:], n, b, e, buf[:])
+	}
+	if err != nil {
+		return err
+	}
+	for _, hi := range highs {
+		most += uint64(hi) << b
+	}
+	if most > math.MaxUint32 {
+		return codecplugins.DecodePrefix(c, name, dst, src, n, base)
+	}
+	bitpack.UnpackVertical(full, src[h:], b)
+	for i, p := range pos {
+		full[p&(blockLen-1)] |= highs[i] << b // (p < n, checked: the mask spares a bounds check)
+	}
+	bitpack.PrefixSum(full, base)
 	return nil
 }
 

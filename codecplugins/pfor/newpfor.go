@@ -26,6 +26,11 @@ func (NewPFor) DecodeBlock(dst []uint32, src []byte, n int) error {
 	return decodeBlock(newPForName, dst, src, n, vertical)
 }
 
+// DecodeBlockPrefix implements codecplugins.PrefixDecoder.
+func (c NewPFor) DecodeBlockPrefix(dst []uint32, src []byte, n int, base uint32) error {
+	return decodeBlockPrefix(c, newPForName, dst, src, n, base)
+}
+
 // newPForWidth returns the smallest b >= minWidth for which at most
 // len(v)/10 values need more than b bits.
 func newPForWidth(v []uint32) int {

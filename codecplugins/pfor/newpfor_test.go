@@ -51,5 +51,8 @@ func TestNewPForWidth(t *testing.T) {
 func TestNewPForGoldenSize(t *testing.T) { codectest.ClusteredSize(t, NewPFor{}, 1000, 511) }
 
 func FuzzDecodeNewPFor(f *testing.F) {
-	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(NewPFor{}, data, n) })
+	f.Fuzz(func(t *testing.T, data []byte, n int) {
+		codectest.Fuzz(NewPFor{}, data, n)
+		codectest.FuzzLevels(NewPFor{}, data, n) // DecodeBlockPrefix too
+	})
 }

@@ -29,6 +29,11 @@ func (OptPFor) DecodeBlock(dst []uint32, src []byte, n int) error {
 	return decodeBlock(optPForName, dst, src, n, vertical)
 }
 
+// DecodeBlockPrefix implements codecplugins.PrefixDecoder.
+func (c OptPFor) DecodeBlockPrefix(dst []uint32, src []byte, n int, base uint32) error {
+	return decodeBlockPrefix(c, optPForName, dst, src, n, base)
+}
+
 // optPForWidth returns the b that gives the smallest block, trying every
 // width from the largest value's down to minWidth. Ties go to the larger b,
 // which has fewer exceptions to patch.

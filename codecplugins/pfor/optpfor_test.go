@@ -65,7 +65,10 @@ func TestOptPForMinimal(t *testing.T) {
 func TestOptPForGoldenSize(t *testing.T) { codectest.ClusteredSize(t, OptPFor{}, 1000, 499) }
 
 func FuzzDecodeOptPFor(f *testing.F) {
-	f.Fuzz(func(t *testing.T, data []byte, n int) { codectest.Fuzz(OptPFor{}, data, n) })
+	f.Fuzz(func(t *testing.T, data []byte, n int) {
+		codectest.Fuzz(OptPFor{}, data, n)
+		codectest.FuzzLevels(OptPFor{}, data, n) // DecodeBlockPrefix too
+	})
 }
 
 // TestCrossDecode checks that the two codecs share one format: each decodes

@@ -1,6 +1,10 @@
 package pfor
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/gpusearch/gpusearch/codecplugins/simple"
+)
 
 // s16Layouts lists, for each selector, the bit width of each field of a
 // simple16 word, lowest field first. Every layout uses at most 28 bits.
@@ -84,6 +88,9 @@ func s16Len(v []uint32) int {
 	return n
 }
 
+// s16Unrolled is the fewest values s16Decode hands the unrolled decoder.
+const s16Unrolled = 16
+
 // s16MaxFields is the largest number of fields in a simple16 word.
 const s16MaxFields = 28
 
@@ -107,7 +114,16 @@ func s16Tables() (shifts [16][s16MaxFields]uint8, masks [16][s16MaxFields]uint32
 // into dst[:n]; it may write up to s16MaxFields-1 more values after them, so
 // len(dst) >= n+s16MaxFields-1. It reports false if src ends first.
 func s16Decode(dst []uint32, n int, src []byte) bool {
-	for i, p := 0, 0; i < n; p += 4 {
+	// The unrolled decoder takes every word whose fields fit in dst[:n];
+	// the loop below, the rest: a last word partly used, and the word
+	// 0xFFFFFFFF, which package simple reads as an escape. A few values
+	// (a block's first exceptions, most frequency blocks' all) lie in one
+	// partly used word, which the unrolled decoder would only look at.
+	i, p := 0, 0
+	if n >= s16Unrolled {
+		i, p = simple.DecodeWords16(dst[:n], src, 0, 0)
+	}
+	for ; i < n; p += 4 {
 		if len(src)-p < 4 {
 			return false
 		}

@@ -34,3 +34,13 @@ func (Simple16) AppendBlock(dst []byte, v []uint32) []byte { return simple16.app
 func (Simple16) DecodeBlock(dst []uint32, src []byte, n int) error {
 	return simple16.decodeBlock(dst, src, n)
 }
+
+// DecodeWords16 decodes whole Simple-16 words from src[p:] into dst[i:],
+// with the unrolled decoder of the simple16 codec, for as long as each
+// word's fields all fit in dst, and returns the positions reached. It
+// stops before fewer than 4 bytes, before a word holding more fields
+// than dst has room for, and before the word 0xFFFFFFFF, which simple16
+// reads as its escape and plain Simple-16 as one field of 2^28-1: a codec
+// that stores plain Simple-16 (package pfor's exceptions) decodes those
+// words itself.
+func DecodeWords16(dst []uint32, src []byte, i, p int) (int, int) { return fast16(dst, src, i, p) }

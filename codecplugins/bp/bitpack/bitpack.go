@@ -67,6 +67,20 @@ func UnpackVerticalPrefix(dst *[BlockLen]uint32, src []byte, b int, base uint32)
 	}
 }
 
+// PrefixSum turns the values v of dst into running sums from base,
+// dst[i] = base + v[0] + ... + v[i] modulo 2^32, with SIMD where the CPU
+// has it: for a block that must be changed between its unpacking and its
+// sums (a patched frame-of-reference block's exceptions).
+func PrefixSum(dst *[BlockLen]uint32, base uint32) {
+	if prefixAsm(dst, base) {
+		return
+	}
+	for i, v := range dst {
+		base += v
+		dst[i] = base
+	}
+}
+
 // AppendGroup appends the low b bits of each value of v in the horizontal
 // layout (4*b bytes). It requires 0 <= b <= 32.
 func AppendGroup(dst []byte, v *[GroupLen]uint32, b int) []byte {

@@ -49,6 +49,8 @@
 // DecodeVerticalBlockPrefixSIMD takes a whole bp128 block (width byte and
 // layout) into running sums in one assembly call that also checks it,
 // and refuses what it cannot decode and, off amd64, everything.
+// PrefixSum is the running sum alone, for a block patched between its
+// unpacking and its sums (the PFor codecs' exceptions).
 //
 // The other exported functions check nothing for speed: callers validate
 // widths and lengths first, as documented on each (a violated

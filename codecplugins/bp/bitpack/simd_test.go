@@ -45,6 +45,31 @@ func TestUnpackVerticalLevels(t *testing.T) {
 	}
 }
 
+// TestPrefixSumLevels checks PrefixSum at every level against a plain
+// loop, on random values from bases that make the sums wrap and not.
+func TestPrefixSumLevels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, lv := range simd.Levels() {
+		t.Run(lv.String(), func(t *testing.T) {
+			for _, base := range []uint32{0, 7, rng.Uint32(), 0xFFFFFFF0} {
+				for _, bits := range []int{0, 3, 17, 32} {
+					var got, want [BlockLen]uint32
+					sum := base
+					for i := range got {
+						got[i] = uint32(rng.Uint64() & (1<<bits - 1))
+						sum += got[i]
+						want[i] = sum
+					}
+					simd.Run(lv, func() { PrefixSum(&got, base) })
+					if got != want {
+						t.Fatalf("base %d, %d-bit values: %v, want %v", base, bits, got, want)
+					}
+				}
+			}
+		})
+	}
+}
+
 // TestUnpackVerticalPrefixLevels checks the running sums of every level
 // against the pure-Go unpacker followed by a plain loop, from bases near 0
 // and near 2^32 so that the sums wrap.

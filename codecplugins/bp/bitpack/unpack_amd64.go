@@ -41,6 +41,20 @@ func unpackVPrefixAsm(dst *[BlockLen]uint32, src []byte, b int, base uint32) boo
 	return true
 }
 
+// prefixAsm is PrefixSum with the assembly of the current SIMD level,
+// and reports whether there was one.
+func prefixAsm(dst *[BlockLen]uint32, base uint32) bool {
+	switch simd.Current() {
+	case simd.AVX2:
+		prefixAVX2(dst, base)
+	case simd.SSE:
+		prefixSSE(dst, base)
+	default:
+		return false
+	}
+	return true
+}
+
 // UnpackVerticalSIMD decodes a vertical block of width b from src into
 // dst with the assembly of level lv, AVX2 at simd.AVX2 and SSE at any
 // other, in one assembly call that checks nothing: it requires

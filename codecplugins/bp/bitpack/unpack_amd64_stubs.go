@@ -54,6 +54,18 @@ func vKernelAVX2()
 //go:noescape
 func vPrefixKernelAVX2()
 
+// prefixSSE turns the 128 values of dst into dst[i] = base + v[0] + ... + v[i]
+// modulo 2^32, with SSE2.
+//
+//go:noescape
+func prefixSSE(dst *[128]uint32, base uint32)
+
+// prefixAVX2 turns the 128 values of dst into dst[i] = base + v[0] + ... + v[i]
+// modulo 2^32, with AVX2.
+//
+//go:noescape
+func prefixAVX2(dst *[128]uint32, base uint32)
+
 // unpackVBlock decodes a vertical block of width b, 0 <= b <= 32, with AVX2 at
 // level 2 (simd.AVX2) and else SSE2; src holds at least 16*b bytes.
 //

@@ -10,6 +10,9 @@ func unpackVAsm(*[BlockLen]uint32, []byte, int) bool { return false }
 // unpackVPrefixAsm reports that there is no assembly unpacker on this build.
 func unpackVPrefixAsm(*[BlockLen]uint32, []byte, int, uint32) bool { return false }
 
+// prefixAsm reports that there is no assembly running sum on this build.
+func prefixAsm(*[BlockLen]uint32, uint32) bool { return false }
+
 // unpackHAsm reports that there is no assembly unpacker on this build.
 func unpackHAsm(*[BlockLen]uint32, []byte, int) bool { return false }
 

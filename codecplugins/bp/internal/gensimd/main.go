@@ -52,6 +52,8 @@ func main() {
 		g.kernels("vKernel"+l.suffix, l.isa, false, l.k)
 		g.kernels("vPrefixKernel"+l.suffix, l.isa, true, l.k)
 	}
+	g.prefixEntry("prefixSSE", "SSE2")
+	g.prefixEntry("prefixAVX2", "AVX2")
 	g.levelEntry("unpackVBlock")
 	g.blockEntry("decodeVBlockPrefix", limits)
 	asmgen.Main(c, "codecplugins/bp/internal/gensimd", "bitpack", "amd64 && !purego", nil)
@@ -157,6 +159,39 @@ func (g *gen) prefixLimits() operand.Mem {
 		g.AddDatum(8*b, operand.I64(int64(1)<<32-1-128*(int64(1)<<b-1)))
 	}
 	return m
+}
+
+// prefixEntry writes name, package bitpack's PrefixSum at one ISA: the
+// 128 values of dst, in place, into running sums from base, with the
+// prefix steps of the unpack-and-sum kernels (ssePrefix, avx2Prefix). A
+// patched frame-of-reference block, whose exceptions must be patched in
+// before its gaps are summed, is unpacked, patched and summed so.
+func (g *gen) prefixEntry(name, isa string) {
+	g.Function(name)
+	g.noescape()
+	g.SignatureExpr("func(dst *[128]uint32, base uint32)")
+	g.Doc(name+" turns the 128 values of dst into dst[i] = base + v[0] + ... + v[i]",
+		"modulo 2^32, with "+isa+".")
+	g.Load(g.Param("dst"), dstReg)
+	g.broadcastBase(isa, g.Load(g.Param("base"), g.GP32()).(reg.GPVirtual))
+	dst, prev := operand.Mem{Base: dstReg}, prevReg(isa)
+	if isa == "AVX2" {
+		last := reg.Y13
+		g.VMOVDQU(g.counts(7, 7), last)
+		for i := 0; i < 16; i++ {
+			g.VMOVDQU(dst.Offset(32*i), reg.Y0)
+			g.avx2Prefix(reg.Y0, prev, last)
+			g.VMOVDQU(reg.Y0, dst.Offset(32*i))
+		}
+		g.VZEROUPPER()
+	} else {
+		for i := 0; i < 32; i++ {
+			g.MOVOU(dst.Offset(16*i), reg.X0)
+			g.ssePrefix(reg.X0, prev)
+			g.MOVOU(reg.X0, dst.Offset(16*i))
+		}
+	}
+	g.RET()
 }
 
 // levelEntry writes name, package bitpack's UnpackVerticalSIMD: it
