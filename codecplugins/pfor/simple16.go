@@ -88,9 +88,6 @@ func s16Len(v []uint32) int {
 	return n
 }
 
-// s16Unrolled is the fewest values s16Decode hands the unrolled decoder.
-const s16Unrolled = 16
-
 // s16MaxFields is the largest number of fields in a simple16 word.
 const s16MaxFields = 28
 
@@ -114,15 +111,11 @@ func s16Tables() (shifts [16][s16MaxFields]uint8, masks [16][s16MaxFields]uint32
 // into dst[:n]; it may write up to s16MaxFields-1 more values after them, so
 // len(dst) >= n+s16MaxFields-1. It reports false if src ends first.
 func s16Decode(dst []uint32, n int, src []byte) bool {
-	// The unrolled decoder takes every word whose fields fit in dst[:n];
-	// the loop below, the rest: a last word partly used, and the word
-	// 0xFFFFFFFF, which package simple reads as an escape. A few values
-	// (a block's first exceptions, most frequency blocks' all) lie in one
-	// partly used word, which the unrolled decoder would only look at.
-	i, p := 0, 0
-	if n >= s16Unrolled {
-		i, p = simple.DecodeWords16(dst[:n], src, 0, 0)
-	}
+	// The unrolled decoder takes whole words into the room the caller
+	// leaves, the last, partly used word included; the loop below, what
+	// it stops at: the word 0xFFFFFFFF, which package simple reads as its
+	// escape, and the end of src.
+	i, p := simple.DecodeWords16(dst[:n+s16MaxFields-1], src, 0, 0)
 	for ; i < n; p += 4 {
 		if len(src)-p < 4 {
 			return false
