@@ -111,14 +111,8 @@ func decodeBlock(name string, dst []uint32, src []byte, n int, lay layout) error
 		unpackSlots(dst, slots, n, b, lay)
 		return nil
 	}
-	// A small buffer serves the usual few exceptions without zeroing a
-	// large one.
-	if 2*e+s16MaxFields <= smallBuf {
-		var buf [smallBuf]uint32
-		return patched(name, dst, slots, n, b, e, buf[:], lay)
-	}
-	var buf [2*blockLen + s16MaxFields]uint32
-	return patched(name, dst, slots, n, b, e, buf[:], lay)
+	_, err = patchedBlock(name, dst, slots, n, b, e, lay)
+	return err
 }
 
 // header checks a block of n values and returns its slot width b, its
@@ -162,47 +156,49 @@ func header(name string, src []byte, n int) (b, e, h int, err error) {
 // exceptions.
 const smallBuf = 64
 
-// exceptionsOf decodes and checks the e exceptions of a block of n values
-// of width b from body, the block after its header: their positions,
-// strictly increasing below n, and their high parts, each the value's
-// bits from b up, which fit in 32 bits. buf holds at least
-// 2e+s16MaxFields values (simple16 may write past the 2e wanted).
-func exceptionsOf(name string, body []byte, n, b, e int, buf []uint32) (pos, highs []uint32, err error) {
+// patchedBlock decodes a block of n values with e > 0 exceptions from
+// body, the block after its header, in layout lay, and returns the sum
+// of what the exceptions add to their slots, high part << b each. A
+// small buffer serves the usual few exceptions without zeroing a large
+// one.
+func patchedBlock(name string, dst []uint32, body []byte, n, b, e int, lay layout) (uint64, error) {
+	if 2*e+s16MaxFields <= smallBuf {
+		var buf [smallBuf]uint32
+		return patch(name, dst, body, n, b, e, lay, buf[:])
+	}
+	var buf [2*blockLen + s16MaxFields]uint32
+	return patch(name, dst, body, n, b, e, lay, buf[:])
+}
+
+// patch is patchedBlock with buf, at least 2e+s16MaxFields values
+// (simple16 may write past the 2e wanted): the slots are unpacked, then
+// each exception is checked (positions strictly increasing below n, the
+// value within 32 bits) as it is patched in, in one pass.
+func patch(name string, dst []uint32, body []byte, n, b, e int, lay layout, buf []uint32) (uint64, error) {
 	const h = 2 // header bytes, for error offsets
 	sl := slotLen(n, b)
 	if !s16Decode(buf, 2*e, body[sl:]) {
-		return nil, nil, codecplugins.Corrupt(name, h+len(body), "truncated exceptions")
-	}
-	pos, highs = buf[:e], buf[e:2*e]
-	limit := uint32(uint64(1)<<(32-b) - 2) // largest high part minus one that fits
-	p := -1
-	for i, g := range pos {
-		p += int(g) + 1
-		if p >= n {
-			return nil, nil, codecplugins.Corrupt(name, h+sl, "exception position out of range")
-		}
-		pos[i] = uint32(p)
-		if highs[i] > limit {
-			return nil, nil, codecplugins.Corrupt(name, h+sl, "exception overflows 32 bits")
-		}
-		highs[i]++
-	}
-	return pos, highs, nil
-}
-
-// patched decodes a block with e > 0 exceptions from body, the block after
-// its header; buf holds at least 2e+s16MaxFields values.
-func patched(name string, dst []uint32, body []byte, n, b, e int, buf []uint32, lay layout) error {
-	pos, highs, err := exceptionsOf(name, body, n, b, e, buf)
-	if err != nil {
-		return err
+		return 0, codecplugins.Corrupt(name, h+len(body), "truncated exceptions")
 	}
 	unpackSlots(dst, body, n, b, lay)
 	dst = dst[:n]
-	for i, p := range pos {
-		dst[p] |= highs[i] << b
+	limit := uint32(uint64(1)<<(32-b) - 2) // largest high part minus one that fits
+	gaps, highs := buf[:e], buf[e:2*e]
+	var added uint64
+	p := -1
+	for i, g := range gaps {
+		p += int(g) + 1
+		if p >= n {
+			return 0, codecplugins.Corrupt(name, h+sl, "exception position out of range")
+		}
+		if highs[i] > limit {
+			return 0, codecplugins.Corrupt(name, h+sl, "exception overflows 32 bits")
+		}
+		hi := (highs[i] + 1) << b
+		added += uint64(hi)
+		dst[p] |= hi
 	}
-	return nil
+	return added, nil
 }
 
 // decodeBlockPrefix is decodeBlock into running sums from base
@@ -234,26 +230,12 @@ func decodeBlockPrefix(c codecplugins.Codec, name string, dst []uint32, src []by
 		bitpack.UnpackVerticalPrefix(full, src[h:], b, base)
 		return nil
 	}
-	var pos, highs []uint32
-	if 2*e+s16MaxFields <= smallBuf { // as decodeBlock
-		var buf [smallBuf]uint32
-		pos, highs, err = exceptionsOf(name, src[h:], n, b, e, buf[:])
-	} else {
-		var buf [2*blockLen + s16MaxFields]uint32
-		pos, highs, err = exceptionsOf(name, src[h:], n, b, e, buf[:])
-	}
+	added, err := patchedBlock(name, dst, src[h:], n, b, e, vertical)
 	if err != nil {
 		return err
 	}
-	for _, hi := range highs {
-		most += uint64(hi) << b
-	}
-	if most > math.MaxUint32 {
+	if most+added > math.MaxUint32 {
 		return codecplugins.DecodePrefix(c, name, dst, src, n, base)
-	}
-	bitpack.UnpackVertical(full, src[h:], b)
-	for i, p := range pos {
-		full[p&(blockLen-1)] |= highs[i] << b // (p < n, checked: the mask spares a bounds check)
 	}
 	bitpack.PrefixSum(full, base)
 	return nil

@@ -33,14 +33,15 @@
 // is a bp128 block (width byte, vertical slots) and decodes into docids in
 // bp128's one assembly call; one with exceptions is unpacked, patched and
 // summed by bitpack.PrefixSum. The exception coder's encoder lives in this
-// package; its decoder takes whole words through package simple's
-// unrolled Simple-16 decoder (simple.DecodeWords16), which runs about a
-// third faster on clustered gaps than a loop over a layout table, and
-// the block's last, partly used word here. Simple16
-// cannot hold a value of more than 28 bits, so the encoder never picks a b
-// below maxbits-28; with that rule every block is encodable. A decoder
-// validates the whole block (header, lengths, exception positions strictly
-// increasing and below n, patched values within 32 bits) before it writes
-// to dst, so a corrupt block leaves dst untouched. Encoding with either
-// codec decodes with either, since the format is the same.
+// package; its decoder takes every word, the block's last, partly used
+// one included, through package simple's unrolled Simple-16 decoder
+// (simple.DecodeWords16), about a third faster on clustered gaps than a
+// loop over a layout table. Simple16 cannot hold a value of more than 28
+// bits, so the encoder never picks a b below maxbits-28; with that rule
+// every block is encodable. A decoder checks the header and lengths
+// before it writes to dst, and each exception (positions strictly
+// increasing and below n, patched values within 32 bits) as it patches
+// it in, in the same pass: a corrupt block is an error wrapping
+// ErrCorrupt and leaves dst undefined, as a cursor discards it. Encoding
+// with either codec decodes with either, since the format is the same.
 package pfor
