@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpusearch/gpusearch/codecplugins/internal/gentest"
+	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
 )
 
 // TestFastMatchesLayouts checks the generated unrolled decoders against the
@@ -46,4 +47,54 @@ func TestFastMatchesLayouts(t *testing.T) {
 // writes today.
 func TestGeneratedUpToDate(t *testing.T) {
 	gentest.UpToDate(t, "./internal/gen", "simple_gen.go")
+}
+
+// TestDecodeWords16Levels decodes random Simple-16 words, escape words
+// among them, with DecodeWords16 at every SIMD level into rooms of every
+// size around the 28 values the assembly needs, and requires level Go's
+// values, stopping point and untouched memory past it.
+func TestDecodeWords16Levels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, lv := range simd.Levels()[1:] {
+		t.Run(lv.String(), func(t *testing.T) {
+			for range 2000 {
+				var src []byte
+				for range rng.IntN(12) {
+					w := rng.Uint32()
+					if rng.IntN(16) == 0 {
+						w = escape16
+					}
+					src = binary.LittleEndian.AppendUint32(src, w)
+				}
+				src = src[:len(src)-rng.IntN(min(len(src), 3)+1)] // maybe a cut word
+				room := rng.IntN(120)
+				want, got := make([]uint32, room+32), make([]uint32, room+32)
+				var wi, wp, gi, gp int
+				simd.Run(simd.Go, func() { wi, wp = DecodeWords16(want[:room], src, 0, 0) })
+				simd.Run(lv, func() { gi, gp = DecodeWords16(got[:room], src, 0, 0) })
+				if gi != wi || gp != wp {
+					t.Fatalf("room %d, %x: stopped at value %d, byte %d; level Go at %d, %d", room, src, gi, gp, wi, wp)
+				}
+				for j := range gi {
+					if got[j] != want[j] {
+						t.Fatalf("room %d, %x: value %d = %d, level Go %d", room, src, j, got[j], want[j])
+					}
+				}
+				for j := room; j < len(got); j++ {
+					if got[j] != 0 {
+						t.Fatalf("room %d: wrote past it at %d", room, j)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestAsmUpToDate requires the assembly and its stubs to be what gensimd
+// writes today.
+func TestAsmUpToDate(t *testing.T) {
+	gentest.UpToDateFiles(t, "./internal/gensimd", map[string]string{
+		"out":   "simple_amd64.s",
+		"stubs": "simple_amd64_stubs.go",
+	})
 }

@@ -43,4 +43,12 @@ func (Simple16) DecodeBlock(dst []uint32, src []byte, n int) error {
 // reads as its escape and plain Simple-16 as one field of 2^28-1: a codec
 // that stores plain Simple-16 (package pfor's exceptions) decodes those
 // words itself.
-func DecodeWords16(dst []uint32, src []byte, i, p int) (int, int) { return fast16(dst, src, i, p) }
+//
+// With AVX2 the words decode in assembly, without a branch on their
+// selectors, while dst has room for 28 more values; the unrolled Go
+// decoder takes the words after. Either may write anywhere in dst[i:],
+// past the values it returns too.
+func DecodeWords16(dst []uint32, src []byte, i, p int) (int, int) {
+	i, p = decodeWords16Asm(dst, src, i, p)
+	return fast16(dst, src, i, p)
+}
