@@ -50,5 +50,12 @@
 // as the count requires) measured only about 5% faster, so the simpler
 // switch stays.
 //
+// DecodeWords16, the decoder package pfor uses for its exceptions' plain
+// Simple-16, takes that table route in AVX2 assembly (internal/gensimd):
+// the word broadcast, one variable shift and one AND per eight fields, 28
+// fields stored whatever the selector, no branch on it; on newpfor's
+// exceptions it took AND queries on the RFC passages to 0.91x the time.
+// The simple9 and simple16 codecs keep the switch.
+//
 //go:generate go run ./internal/gen -o simple_gen.go
 package simple
