@@ -61,10 +61,7 @@ func UnpackVerticalPrefix(dst *[BlockLen]uint32, src []byte, b int, base uint32)
 		return
 	}
 	unpackV[b](dst, src)
-	for i, v := range dst {
-		base += v
-		dst[i] = base
-	}
+	PrefixSum(dst, base)
 }
 
 // PrefixSum turns the values v of dst into running sums from base,
