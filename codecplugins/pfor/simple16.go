@@ -91,43 +91,23 @@ func s16Len(v []uint32) int {
 // s16MaxFields is the largest number of fields in a simple16 word.
 const s16MaxFields = 28
 
-// s16Shifts and s16Masks give, for each selector, the position and mask of
-// each field, so that a word's fields are extracted independently of each
-// other.
-var s16Shifts, s16Masks = s16Tables()
-
-func s16Tables() (shifts [16][s16MaxFields]uint8, masks [16][s16MaxFields]uint32) {
-	for sel, widths := range s16Layouts {
-		at := uint8(0)
-		for i, w := range widths {
-			shifts[sel][i], masks[sel][i] = at, 1<<w-1
-			at += w
-		}
-	}
-	return shifts, masks
-}
-
 // s16Decode decodes n values from the simple16 words at the start of src
 // into dst[:n]; it may write up to s16MaxFields-1 more values after them, so
 // len(dst) >= n+s16MaxFields-1. It reports false if src ends first.
 func s16Decode(dst []uint32, n int, src []byte) bool {
 	// The unrolled decoder takes whole words into the room the caller
-	// leaves, the last, partly used word included; the loop below, what
-	// it stops at: the word 0xFFFFFFFF, which package simple reads as its
-	// escape, and the end of src.
-	i, p := simple.DecodeWords16(dst[:n+s16MaxFields-1], src, 0, 0)
-	for ; i < n; p += 4 {
+	// leaves, the last, partly used word included. With room for any word
+	// left, it stops only at the end of src or at the word 0xFFFFFFFF,
+	// which package simple reads as its escape and which is here one field
+	// of s16Max.
+	room := dst[:n+s16MaxFields-1]
+	i, p := simple.DecodeWords16(room, src, 0, 0)
+	for i < n {
 		if len(src)-p < 4 {
 			return false
 		}
-		w := binary.LittleEndian.Uint32(src[p:])
-		sel := w >> 28
-		k := len(s16Layouts[sel])
-		sh, mk, out := &s16Shifts[sel], &s16Masks[sel], dst[i:i+k]
-		for j := range out {
-			out[j] = w >> sh[j] & mk[j]
-		}
-		i += k
+		dst[i] = s16Max
+		i, p = simple.DecodeWords16(room, src, i+1, p+4)
 	}
 	return true
 }

@@ -31,14 +31,21 @@ func TestS16Format(t *testing.T) {
 		want []byte
 	}{
 		{nil, nil},
-		{[]uint32{1, 0, 1}, []byte{0x05, 0, 0, 0}},                   // selector 0, partly used
-		{[]uint32{2, 3}, []byte{0x0e, 0, 0, 0x10}},                   // selector 1
-		{[]uint32{s16Max}, []byte{0xff, 0xff, 0xff, 0xff}},           // selector 15
-		{[]uint32{1 << 14, 0}, []byte{0, 0x40, 0, 0xf0, 0, 0, 0, 0}}, // selectors 15, 0
+		{[]uint32{1, 0, 1}, []byte{0x05, 0, 0, 0}},                                                                 // selector 0, partly used
+		{[]uint32{2, 3}, []byte{0x0e, 0, 0, 0x10}},                                                                 // selector 1
+		{[]uint32{s16Max}, []byte{0xff, 0xff, 0xff, 0xff}},                                                         // selector 15
+		{[]uint32{1 << 14, 0}, []byte{0, 0x40, 0, 0xf0, 0, 0, 0, 0}},                                               // selectors 15, 0
+		{[]uint32{s16Max, 1, 0, s16Max}, []byte{0xff, 0xff, 0xff, 0xff, 0x01, 0, 0, 0xe0, 0xff, 0xff, 0xff, 0xff}}, // selectors 15, 14, 15
 	}
 	for _, tt := range tests {
 		if got := s16Append(nil, tt.v); !slices.Equal(got, tt.want) {
 			t.Errorf("s16Append(%v) = %x, want %x", tt.v, got, tt.want)
+		}
+		// Decoding gives the values back, s16Max's word 0xFFFFFFFF (package
+		// simple's escape) included.
+		got := make([]uint32, len(tt.v)+s16MaxFields-1)
+		if !s16Decode(got, len(tt.v), tt.want) || !slices.Equal(got[:len(tt.v)], tt.v) {
+			t.Errorf("s16Decode(%x) = %v, want %v", tt.want, got[:len(tt.v)], tt.v)
 		}
 	}
 }
