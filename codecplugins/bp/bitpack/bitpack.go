@@ -64,6 +64,24 @@ func UnpackVerticalPrefix(dst *[BlockLen]uint32, src []byte, b int, base uint32)
 	PrefixSum(dst, base)
 }
 
+// UnpackVerticalPatchedPrefix decodes a vertical block of width b as
+// UnpackVertical does, adds patch shifted to bit b, and turns the values
+// into running sums from base: dst[i] = base + w[0] + ... + w[i] modulo
+// 2^32, where w[j] = v[j] + patch[j]<<b. A patched frame-of-reference
+// block, patch holding its exceptions' high parts in place and zeros
+// elsewhere, so decodes in one pass, the patch added while the values are
+// in registers. It requires what UnpackVertical requires.
+func UnpackVerticalPatchedPrefix(dst *[BlockLen]uint32, src []byte, b int, patch *[BlockLen]uint32, base uint32) {
+	if unpackVPatchedPrefixAsm(dst, src, b, patch, base) {
+		return
+	}
+	unpackV[b](dst, src)
+	for i, p := range patch {
+		dst[i] += p << b
+	}
+	PrefixSum(dst, base)
+}
+
 // PrefixSum turns the values v of dst into running sums from base,
 // dst[i] = base + v[0] + ... + v[i] modulo 2^32, with SIMD where the CPU
 // has it: for a block that must be changed between its unpacking and its

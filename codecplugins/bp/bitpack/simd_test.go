@@ -102,6 +102,43 @@ func TestUnpackVerticalPrefixLevels(t *testing.T) {
 	}
 }
 
+// TestUnpackVerticalPatchedPrefixLevels checks UnpackVerticalPatchedPrefix
+// at every level against the pure-Go unpacker, the shifted patch added and
+// the sums taken in plain loops, with sparse and dense patches and bases
+// that make the sums wrap and not.
+func TestUnpackVerticalPatchedPrefixLevels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, lv := range simd.Levels() {
+		for b := 0; b <= MaxWidth; b++ {
+			t.Run(fmt.Sprintf("%s/b=%d", lv, b), func(t *testing.T) {
+				for _, every := range []int{1, 7, 128} {
+					src := make([]byte, VerticalLen(b))
+					for i := range src {
+						src[i] = byte(rng.Uint32())
+					}
+					var patch, want, got [BlockLen]uint32
+					for i := 0; i < BlockLen; i += 1 + rng.IntN(every) {
+						patch[i] = rng.Uint32()
+					}
+					simd.Run(simd.Go, func() { UnpackVertical(&want, src, b) })
+					for _, base := range []uint32{0, rng.Uint32(), 0xFFFFFFF0} {
+						sum := base
+						var sums [BlockLen]uint32
+						for i := range want {
+							sum += want[i] + patch[i]<<b
+							sums[i] = sum
+						}
+						simd.Run(lv, func() { UnpackVerticalPatchedPrefix(&got, src, b, &patch, base) })
+						if got != sums {
+							t.Fatalf("patched every %d, sums from %d: %v, want %v", every, base, got, sums)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
 // TestUnpackVerticalShortSrc requires every level to panic, not read on,
 // when src is shorter than the block: the precondition is checked in Go
 // before the assembly runs.

@@ -41,6 +41,21 @@ func unpackVPrefixAsm(dst *[BlockLen]uint32, src []byte, b int, base uint32) boo
 	return true
 }
 
+// unpackVPatchedPrefixAsm is unpackVAsm for UnpackVerticalPatchedPrefix.
+func unpackVPatchedPrefixAsm(dst *[BlockLen]uint32, src []byte, b int, patch *[BlockLen]uint32, base uint32) bool {
+	lv := simd.Current()
+	if lv == simd.Go {
+		return false
+	}
+	var s *byte
+	if b > 0 {
+		_ = src[VerticalLen(b)-1]
+		s = &src[0]
+	}
+	unpackVPatchedPrefix(dst, s, b, patch, base, uint8(lv))
+	return true
+}
+
 // prefixAsm is PrefixSum with the assembly of the current SIMD level,
 // and reports whether there was one.
 func prefixAsm(dst *[BlockLen]uint32, base uint32) bool {

@@ -29,6 +29,12 @@ func vKernelSSE()
 //go:noescape
 func vPrefixKernelSSE()
 
+// vPatchPrefixKernelSSE holds the SSE2 kernels of every width that the entry functions
+// above jump to, with their arguments in registers; it is never called.
+//
+//go:noescape
+func vPatchPrefixKernelSSE()
+
 // unpackVAVX2 decodes a vertical block of width b, 0 <= b <= 32, with AVX2;
 // src holds at least 16*b bytes.
 //
@@ -53,6 +59,12 @@ func vKernelAVX2()
 //
 //go:noescape
 func vPrefixKernelAVX2()
+
+// vPatchPrefixKernelAVX2 holds the AVX2 kernels of every width that the entry functions
+// above jump to, with their arguments in registers; it is never called.
+//
+//go:noescape
+func vPatchPrefixKernelAVX2()
 
 // prefixSSE turns the 128 values of dst into dst[i] = base + v[0] + ... + v[i]
 // modulo 2^32, with SSE2.
@@ -79,3 +91,10 @@ func unpackVBlock(dst *[128]uint32, src *byte, b int, level uint8)
 //
 //go:noescape
 func decodeVBlockPrefix(dst *[128]uint32, src *byte, n int, base uint32, level uint8) bool
+
+// unpackVPatchedPrefix decodes a vertical block of width b, 0 <= b <= 32, adds patch
+// shifted left by b and turns the values into running sums from base, with
+// AVX2 at level 2 (simd.AVX2) and else SSE2; src holds at least 16*b bytes.
+//
+//go:noescape
+func unpackVPatchedPrefix(dst *[128]uint32, src *byte, b int, patch *[128]uint32, base uint32, level uint8)

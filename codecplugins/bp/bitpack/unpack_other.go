@@ -10,6 +10,12 @@ func unpackVAsm(*[BlockLen]uint32, []byte, int) bool { return false }
 // unpackVPrefixAsm reports that there is no assembly unpacker on this build.
 func unpackVPrefixAsm(*[BlockLen]uint32, []byte, int, uint32) bool { return false }
 
+// unpackVPatchedPrefixAsm reports that there is no assembly unpacker on
+// this build.
+func unpackVPatchedPrefixAsm(*[BlockLen]uint32, []byte, int, *[BlockLen]uint32, uint32) bool {
+	return false
+}
+
 // prefixAsm reports that there is no assembly running sum on this build.
 func prefixAsm(*[BlockLen]uint32, uint32) bool { return false }
 

@@ -49,13 +49,15 @@ func main() {
 	}{{"SSE2", "SSE", g.sse}, {"AVX2", "AVX2", g.avx2}} {
 		g.entry("unpackV"+l.suffix, l.isa, false, "vKernel"+l.suffix)
 		g.entry("unpackVPrefix"+l.suffix, l.isa, true, "vPrefixKernel"+l.suffix)
-		g.kernels("vKernel"+l.suffix, l.isa, false, l.k)
-		g.kernels("vPrefixKernel"+l.suffix, l.isa, true, l.k)
+		g.kernels("vKernel"+l.suffix, l.isa, false, false, l.k)
+		g.kernels("vPrefixKernel"+l.suffix, l.isa, true, false, l.k)
+		g.kernels("vPatchPrefixKernel"+l.suffix, l.isa, true, true, l.k)
 	}
 	g.prefixEntry("prefixSSE", "SSE2")
 	g.prefixEntry("prefixAVX2", "AVX2")
 	g.levelEntry("unpackVBlock")
 	g.blockEntry("decodeVBlockPrefix", limits)
+	g.patchEntry("unpackVPatchedPrefix")
 	asmgen.Main(c, "codecplugins/bp/internal/gensimd", "bitpack", "amd64 && !purego", nil)
 }
 
@@ -65,10 +67,11 @@ type gen struct {
 }
 
 // The registers the entry functions hand the kernels: dst, src (the first
-// byte of the packed block), the width b, and for running sums the sum so
-// far in every 32-bit element of prevReg (X14 or Y14 by ISA).
+// byte of the packed block), the width b, for a patched block the 128
+// values to add (patchReg), and for running sums the sum so far in every
+// 32-bit element of prevReg (X14 or Y14 by ISA).
 var (
-	dstReg, srcReg, widthReg = reg.RDI, reg.RSI, reg.RBX
+	dstReg, srcReg, widthReg, patchReg = reg.RDI, reg.RSI, reg.RBX, reg.R8
 )
 
 // prevReg is the running-sum register of the ISA's kernels.
@@ -82,10 +85,11 @@ func prevReg(isa string) reg.VecPhysical {
 // pos is where value k of a lane starts: row j, bit sh.
 func pos(k, b int) (j, sh int) { return k * b / 32, k * b % 32 }
 
-// kernel writes the unrolled unpacker of width b. With prev not nil it
-// also turns the values into running sums: prev holds the sum so far in
-// every 32-bit element and is kept up to date.
-type kernel func(b int, dst, src operand.Mem, prev reg.VecPhysical)
+// kernel writes the unrolled unpacker of width b. With patch not nil it
+// adds the 128 values there, shifted left by b, to the unpacked ones;
+// with prev not nil it then turns the values into running sums: prev
+// holds the sum so far in every 32-bit element and is kept up to date.
+type kernel func(b int, dst, src operand.Mem, patch *operand.Mem, prev reg.VecPhysical)
 
 // noescape marks the function being written: the kernels keep no pointer,
 // and without the pragma every buffer passed to them would move to the
@@ -129,15 +133,18 @@ func (g *gen) entry(name, isa string, prefix bool, kern string) {
 	if prefix {
 		g.broadcastBase(isa, g.Load(g.Param("base"), g.GP32()).(reg.GPVirtual))
 	}
-	g.tailJump(kern, isa, prefix)
+	g.tailJump(kern, isa, prefix, false)
 }
 
 // tailJump ends the function being written with a jump to the function
 // kern, which returns to this one's caller. avo takes a branch to a
 // label only, so the jump is written as a terminal instruction whose
 // inputs are the kernels' registers, which keeps them live up to it.
-func (g *gen) tailJump(kern, isa string, prefix bool) {
+func (g *gen) tailJump(kern, isa string, prefix, patched bool) {
 	in := []operand.Op{dstReg, srcReg, widthReg}
+	if patched {
+		in = append(in, patchReg)
+	}
 	if prefix {
 		in = append(in, prevReg(isa))
 	}
@@ -213,9 +220,36 @@ func (g *gen) levelEntry(name string) {
 	level := g.Load(g.Param("level"), g.GP8())
 	g.CMPB(level, operand.U8(simd.AVX2))
 	g.JE(operand.LabelRef("avx2"))
-	g.tailJump("vKernelSSE", "SSE2", false)
+	g.tailJump("vKernelSSE", "SSE2", false, false)
 	g.Label("avx2")
-	g.tailJump("vKernelAVX2", "AVX2", false)
+	g.tailJump("vKernelAVX2", "AVX2", false, false)
+}
+
+// patchEntry writes name, package bitpack's UnpackVerticalPatchedPrefix
+// at a level given as an argument: it checks nothing, moves its arguments
+// into the kernels' registers and jumps to the AVX2 patch kernels at
+// level 2 (simd.AVX2) and the SSE ones at any other.
+func (g *gen) patchEntry(name string) {
+	g.Function(name)
+	g.noescape()
+	g.SignatureExpr("func(dst *[128]uint32, src *byte, b int, patch *[128]uint32, base uint32, level uint8)")
+	g.Doc(name+" decodes a vertical block of width b, 0 <= b <= 32, adds patch",
+		"shifted left by b and turns the values into running sums from base, with",
+		"AVX2 at level 2 (simd.AVX2) and else SSE2; src holds at least 16*b bytes.")
+	g.Load(g.Param("dst"), dstReg)
+	g.Load(g.Param("src"), srcReg)
+	g.Load(g.Param("b"), widthReg)
+	g.Load(g.Param("patch"), patchReg)
+	asmgen.PrefetchAhead(g.Context, srcReg, 2)
+	base := g.Load(g.Param("base"), g.GP32()).(reg.GPVirtual)
+	level := g.Load(g.Param("level"), g.GP8())
+	g.CMPB(level, operand.U8(simd.AVX2))
+	g.JE(operand.LabelRef("avx2"))
+	g.broadcastBase("SSE2", base)
+	g.tailJump("vPatchPrefixKernelSSE", "SSE2", true, true)
+	g.Label("avx2")
+	g.broadcastBase("AVX2", base)
+	g.tailJump("vPatchPrefixKernelAVX2", "AVX2", true, true)
 }
 
 // blockEntry writes name, package bitpack's decoder of a whole bp128
@@ -263,10 +297,10 @@ func (g *gen) blockEntry(name string, limits operand.Mem) {
 	g.CMPB(level, operand.U8(simd.AVX2))
 	g.JE(operand.LabelRef("avx2"))
 	g.broadcastBase("SSE2", base)
-	g.tailJump("vPrefixKernelSSE", "SSE2", true)
+	g.tailJump("vPrefixKernelSSE", "SSE2", true, false)
 	g.Label("avx2")
 	g.broadcastBase("AVX2", base)
-	g.tailJump("vPrefixKernelAVX2", "AVX2", true)
+	g.tailJump("vPrefixKernelAVX2", "AVX2", true, false)
 	g.Label("fail")
 	g.MOVB(operand.U8(0), asmgen.Ret(g.Context))
 	g.RET()
@@ -278,8 +312,9 @@ func (g *gen) blockEntry(name string, limits operand.Mem) {
 // in registers, so that one copy of the 33 kernels serves them all; one
 // function with direct branches costs less per block than a Go table of
 // 33 assembly functions, whose indirect calls go through ABI wrappers.
-// With prefix, the kernels write running sums from prevReg.
-func (g *gen) kernels(name, isa string, prefix bool, k kernel) {
+// With patched, the kernels add the values at patchReg, shifted left by
+// the width; with prefix, they write running sums from prevReg.
+func (g *gen) kernels(name, isa string, prefix, patched bool, k kernel) {
 	g.Function(name)
 	g.noescape()
 	g.SignatureExpr("func()")
@@ -290,13 +325,20 @@ func (g *gen) kernels(name, isa string, prefix bool, k kernel) {
 		prev = prevReg(isa)
 	}
 	dst, src := operand.Mem{Base: dstReg}, operand.Mem{Base: srcReg}
+	var patch *operand.Mem
+	if patched {
+		patch = &operand.Mem{Base: patchReg}
+	}
 	g.search(widthReg, 0, 32)
 	for w := 0; w <= 32; w++ {
 		g.Label(fmt.Sprintf("width%d", w))
-		if w == 0 {
+		switch {
+		case w == 0 && patched:
+			g.patchOnly(isa, dst, *patch, prev)
+		case w == 0:
 			g.zero(isa, dst, prev)
-		} else {
-			k(w, dst, src, prev)
+		default:
+			k(w, dst, src, patch, prev)
 		}
 		g.RET()
 	}
@@ -326,6 +368,27 @@ func (g *gen) zero(isa string, dst operand.Mem, prev reg.VecPhysical) {
 	}
 }
 
+// patchOnly writes the width-0 kernel of a patched block: every value is
+// its patch, every running sum the sum of the patches so far.
+func (g *gen) patchOnly(isa string, dst, patch operand.Mem, prev reg.VecPhysical) {
+	if isa == "AVX2" {
+		last := reg.Y13
+		g.VMOVDQU(g.counts(7, 7), last)
+		for i := 0; i < 16; i++ {
+			g.VMOVDQU(patch.Offset(32*i), reg.Y0)
+			g.avx2Prefix(reg.Y0, prev, last)
+			g.VMOVDQU(reg.Y0, dst.Offset(32*i))
+		}
+		g.VZEROUPPER()
+		return
+	}
+	for i := 0; i < 32; i++ {
+		g.MOVOU(patch.Offset(16*i), reg.X0)
+		g.ssePrefix(reg.X0, prev)
+		g.MOVOU(reg.X0, dst.Offset(16*i))
+	}
+}
+
 // search branches to label widthW for the W in [lo, hi] that b holds.
 func (g *gen) search(b reg.Register, lo, hi int) {
 	if lo == hi {
@@ -347,7 +410,7 @@ func (g *gen) search(b reg.Register, lo, hi int) {
 }
 
 // sse writes the 4-lane SSE2 kernel of width b.
-func (g *gen) sse(b int, dst, src operand.Mem, prev reg.VecPhysical) {
+func (g *gen) sse(b int, dst, src operand.Mem, patch *operand.Mem, prev reg.VecPhysical) {
 	// Rows are used in increasing order, two at most at a time, so row j
 	// lives in X0 or X1 by parity and loads over row j-2.
 	loaded := -1
@@ -380,6 +443,11 @@ func (g *gen) sse(b int, dst, src operand.Mem, prev reg.VecPhysical) {
 		}
 		if sh+b != 32 {
 			g.PAND(mask, x)
+		}
+		if patch != nil {
+			g.MOVOU(patch.Offset(16*k), reg.X6)
+			g.PSLLL(operand.U8(b), reg.X6)
+			g.PADDL(reg.X6, x)
 		}
 		if prev != nil {
 			g.ssePrefix(x, prev)
@@ -441,7 +509,7 @@ func (g *gen) rows(src operand.Mem, j0, j1 int, hi bool) reg.VecPhysical {
 }
 
 // avx2 writes the two-values-per-lane AVX2 kernel of width b.
-func (g *gen) avx2(b int, dst, src operand.Mem, prev reg.VecPhysical) {
+func (g *gen) avx2(b int, dst, src operand.Mem, patch *operand.Mem, prev reg.VecPhysical) {
 	var last reg.VecPhysical // the index vector of element 7, for VPERMD
 	if prev != nil {
 		last = reg.Y13
@@ -481,6 +549,11 @@ func (g *gen) avx2(b int, dst, src operand.Mem, prev reg.VecPhysical) {
 		}
 		if b < 32 && (s0+b != 32 || s1+b != 32) {
 			g.VPAND(mask, x, x)
+		}
+		if patch != nil {
+			g.VMOVDQU(patch.Offset(16*k), reg.Y7)
+			g.VPSLLD(operand.U8(b), reg.Y7, reg.Y7)
+			g.VPADDD(reg.Y7, x, x)
 		}
 		if prev != nil {
 			g.avx2Prefix(x, prev, last)

@@ -1,0 +1,134 @@
+// Command gensimd writes package pfor's assembly for fastpfor's exceptions
+// with avo: scatterHighs writes a block's exceptions' high parts into the
+// patch that bitpack's patched kernel adds as it decodes the block into
+// running sums, and patchValues adds them to a block's decoded values.
+// Both read the high parts as packed, hb bits each, with one 64-bit load
+// apiece (the caller guarantees 7 readable bytes after them), and take
+// each exception in a few instructions and no branch but the loop's:
+// Go's code for the same loop spilled registers and checked bounds, and
+// a walk that branched on which exceptions fall in a vector of sums
+// mispredicted about once an exception.
+//
+// Usage (run by go generate in codecplugins/pfor):
+//
+//	go run ./internal/gensimd -out patch_amd64.s -stubs patch_amd64_stubs.go
+package main
+
+import (
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/gpusearch/gpusearch/codecplugins/internal/asmgen"
+)
+
+func main() {
+	c := build.NewContext()
+	scatter(c)
+	patchValues(c)
+	asmgen.Main(c, "codecplugins/pfor/internal/gensimd", "pfor", "amd64 && !purego", nil)
+}
+
+// highs holds the registers that read the exceptions one by one: the
+// positions, the packed high parts, their width, the slot width b (none
+// where the high parts are not shifted) and the bit offset of the next
+// high part.
+type highs struct {
+	pos, packed, hb, b, mask, bit reg.GPVirtual
+}
+
+// loadHighs loads the arguments that both functions share, with shift the
+// slot width b, and sets up the mask of hb bits and the first bit offset.
+func loadHighs(c *build.Context, shift bool) highs {
+	h := highs{
+		pos:    c.Load(c.Param("pos"), c.GP64()).(reg.GPVirtual),
+		packed: c.Load(c.Param("highs"), c.GP64()).(reg.GPVirtual),
+		hb:     c.Load(c.Param("hb"), c.GP64()).(reg.GPVirtual),
+		mask:   c.GP64(),
+		bit:    c.GP64(),
+	}
+	if shift {
+		h.b = c.Load(c.Param("b"), c.GP64()).(reg.GPVirtual)
+	}
+	// mask = 1<<hb - 1; hb < 32.
+	c.MOVQ(operand.U32(1), h.mask)
+	c.MOVQ(h.hb, reg.RCX)
+	c.SHLQ(reg.CL, h.mask)
+	c.DECQ(h.mask)
+	c.XORQ(h.bit, h.bit)
+	return h
+}
+
+// next writes the next exception's high part plus one into v, shifted
+// left by b where h has it, and moves the bit offset on.
+func (h highs) next(c *build.Context, v reg.GPVirtual) {
+	at := c.GP64()
+	c.MOVQ(h.bit, at)
+	c.SHRQ(operand.U8(3), at)
+	c.MOVQ(operand.Mem{Base: h.packed, Index: at, Scale: 1}, v)
+	c.MOVQ(h.bit, reg.RCX)
+	c.ANDL(operand.U8(7), reg.ECX)
+	c.SHRQ(reg.CL, v)
+	c.ANDQ(h.mask, v)
+	c.INCQ(v)
+	if h.b != nil {
+		c.MOVQ(h.b, reg.RCX)
+		c.SHLL(reg.CL, v.As32())
+	}
+	c.ADDQ(h.hb, h.bit)
+}
+
+// scatter writes scatterHighs.
+func scatter(c *build.Context) {
+	c.Function("scatterHighs")
+	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
+	c.SignatureExpr("func(patch *[128]uint32, pos *byte, e int, highs *byte, hb int) uint64")
+	c.Doc("scatterHighs writes each of the e >= 1 exceptions' high parts plus one",
+		"into patch at its position, pos[:e], below 128, and returns their sum;",
+		"the high parts are packed hb bits each at highs, with 7 readable bytes",
+		"after them.")
+	patch := c.Load(c.Param("patch"), c.GP64())
+	e := c.Load(c.Param("e"), c.GP64())
+	h := loadHighs(c, false)
+	i, p, v, sum := c.GP64(), c.GP64(), c.GP64(), c.GP64()
+	c.XORQ(i, i)
+	c.XORQ(sum, sum)
+	c.Label("loop")
+	c.MOVBQZX(operand.Mem{Base: h.pos, Index: i, Scale: 1}, p)
+	h.next(c, v)
+	c.MOVL(v.As32(), operand.Mem{Base: patch, Index: p, Scale: 4})
+	c.ADDQ(v, sum)
+	c.INCQ(i)
+	c.CMPQ(i, e)
+	c.JL(operand.LabelRef("loop"))
+	c.Store(sum, c.ReturnIndex(0))
+	c.RET()
+}
+
+// patchValues writes patchValues: scalar, since each exception touches
+// one value.
+func patchValues(c *build.Context) {
+	c.Function("patchValues")
+	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
+	c.SignatureExpr("func(dst *[128]uint32, pos *byte, e int, highs *byte, hb int, b int)")
+	c.Doc("patchValues adds to dst the e >= 1 exceptions at the positions",
+		"pos[:e], below 128, each (high part+1) << b to its value; the high",
+		"parts are packed hb bits each at highs, with 7 readable bytes after",
+		"them.")
+	dst := c.Load(c.Param("dst"), c.GP64())
+	e := c.Load(c.Param("e"), c.GP64())
+	h := loadHighs(c, true)
+	i, p, v := c.GP64(), c.GP64(), c.GP64()
+	c.XORQ(i, i)
+	c.Label("loop")
+	c.MOVBQZX(operand.Mem{Base: h.pos, Index: i, Scale: 1}, p)
+	h.next(c, v)
+	c.ADDL(v.As32(), operand.Mem{Base: dst, Index: p, Scale: 4})
+	c.INCQ(i)
+	c.CMPQ(i, e)
+	c.JL(operand.LabelRef("loop"))
+	c.RET()
+}
