@@ -174,7 +174,10 @@ func (f *fastBlock) highParts(hi *[blockLen]uint32) {
 }
 
 // scatterGo is scatter in Go.
-func scatterGo(patch *[blockLen]uint32, f *fastBlock) uint64 {
+func scatterGo(patch *[blockLen]uint32, f *fastBlock) (uint64, bool) {
+	if !f.positionsOK(blockLen) {
+		return 0, false
+	}
 	var hi [blockLen]uint32
 	f.highParts(&hi)
 	var sum uint64
@@ -182,17 +185,21 @@ func scatterGo(patch *[blockLen]uint32, f *fastBlock) uint64 {
 		patch[p] = hi[i]
 		sum += uint64(hi[i])
 	}
-	return sum
+	return sum, true
 }
 
-// patchValuesGo is patchBlock in Go, for dst of any length above the
-// positions.
-func patchValuesGo(dst []uint32, f *fastBlock) {
+// patchValuesGo is patchBlock in Go, for the len(dst) values of a block
+// of any length.
+func patchValuesGo(dst []uint32, f *fastBlock) bool {
+	if !f.positionsOK(len(dst)) {
+		return false
+	}
 	var hi [blockLen]uint32
 	f.highParts(&hi)
 	for i, p := range f.pos {
 		dst[p] += hi[i] << f.b
 	}
+	return true
 }
 
 // DecodeBlock implements codecplugins.Codec. A full block is unpacked by
@@ -209,16 +216,17 @@ func (FastPFor) DecodeBlock(dst []uint32, src []byte, n int) error {
 	if err := f.parse(src, n); err != nil {
 		return err
 	}
-	if f.e > 0 && !f.positionsOK(n) {
-		return fastPositionsCorrupt()
-	}
 	unpackSlots(dst, f.slots, n, f.b, vertical)
+	ok := true
 	switch {
 	case f.e == 0:
 	case n == blockLen:
-		patchBlock((*[blockLen]uint32)(dst), &f)
+		ok = patchBlock((*[blockLen]uint32)(dst), &f)
 	default:
-		patchValuesGo(dst[:n], &f)
+		ok = patchValuesGo(dst[:n], &f)
+	}
+	if !ok {
+		return fastPositionsCorrupt()
 	}
 	return nil
 }
@@ -242,9 +250,6 @@ func (c FastPFor) DecodeBlockPrefix(dst []uint32, src []byte, n int, base uint32
 	if err := f.parse(src, n); err != nil {
 		return err
 	}
-	if f.e > 0 && !f.positionsOK(n) {
-		return fastPositionsCorrupt()
-	}
 	// Every slot at its largest: the sums stay below 2^32 when this does
 	// with the exceptions' high parts added.
 	most := uint64(base) + blockLen*(uint64(1)<<f.b-1)
@@ -256,7 +261,11 @@ func (c FastPFor) DecodeBlockPrefix(dst []uint32, src []byte, n int, base uint32
 		return nil
 	}
 	var patch [blockLen]uint32
-	if most+scatter(&patch, &f)<<f.b > math.MaxUint32 {
+	highs, ok := scatter(&patch, &f)
+	if !ok {
+		return fastPositionsCorrupt()
+	}
+	if most+highs<<f.b > math.MaxUint32 {
 		return codecplugins.DecodePrefix(c, fastPForName, dst, src, n, base)
 	}
 	bitpack.UnpackVerticalPatchedPrefix(full, f.slots, f.b, &patch, base)

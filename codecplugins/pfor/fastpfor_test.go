@@ -127,6 +127,7 @@ func TestFastPForCorrupt(t *testing.T) {
 		{"position past n", cat([]byte{0x81, 1, 0, 5}, zeros(1)), 3},
 		{"full block, positions not increasing", cat([]byte{0x81, 2, 0, 7, 3}, zeros(16)), 128},
 		{"full block, position past 127", cat([]byte{0x81, 1, 0, 200}, zeros(16)), 128},
+		{"full block, second position past 127", cat([]byte{0x81, 2, 0, 3, 130}, zeros(16)), 128},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,20 +12,21 @@ import (
 
 // scatter writes each of f's exceptions' high parts plus one into patch
 // at its position and returns their sum, in assembly at any SIMD level
-// but Go; f's positions are checked.
-func scatter(patch *[blockLen]uint32, f *fastBlock) uint64 {
+// but Go; it reports false where the positions do not increase strictly
+// below blockLen.
+func scatter(patch *[blockLen]uint32, f *fastBlock) (uint64, bool) {
 	if simd.Current() != simd.Go && f.padded() {
-		return scatterHighs(patch, &f.pos[0], len(f.pos), unsafe.SliceData(f.highs), f.hb)
+		return scatterHighs(patch, &f.pos[0], len(f.pos), unsafe.SliceData(f.highs), f.hb, blockLen)
 	}
 	return scatterGo(patch, f)
 }
 
 // patchBlock adds f's exceptions to dst, f's slots decoded, in assembly
-// at any SIMD level but Go; f's positions are checked.
-func patchBlock(dst *[blockLen]uint32, f *fastBlock) {
+// at any SIMD level but Go; it reports false where the positions do not
+// increase strictly below blockLen.
+func patchBlock(dst *[blockLen]uint32, f *fastBlock) bool {
 	if simd.Current() != simd.Go && f.padded() {
-		patchValues(dst, &f.pos[0], len(f.pos), unsafe.SliceData(f.highs), f.hb, f.b)
-		return
+		return patchValues(dst, &f.pos[0], len(f.pos), unsafe.SliceData(f.highs), f.hb, f.b, blockLen)
 	}
-	patchValuesGo(dst[:], f)
+	return patchValuesGo(dst[:], f)
 }

@@ -4,8 +4,8 @@
 
 #include "textflag.h"
 
-// func scatterHighs(patch *[128]uint32, pos *byte, e int, highs *byte, hb int) uint64
-TEXT ·scatterHighs(SB), NOSPLIT, $0-48
+// func scatterHighs(patch *[128]uint32, pos *byte, e int, highs *byte, hb int, n int) (sum uint64, ok bool)
+TEXT ·scatterHighs(SB), NOSPLIT, $0-57
 	MOVQ patch+0(FP), AX
 	MOVQ e+16(FP), DX
 	MOVQ pos+8(FP), BX
@@ -18,9 +18,16 @@ TEXT ·scatterHighs(SB), NOSPLIT, $0-48
 	XORQ R9, R9
 	XORQ R10, R10
 	XORQ R13, R13
+	MOVQ n+40(FP), R15
+	MOVQ $-1, R14
 
 loop:
 	MOVBQZX (BX)(R10*1), R11
+	CMPQ    R11, R14
+	JLE     bad
+	CMPQ    R11, R15
+	JGE     bad
+	MOVQ    R11, R14
 	MOVQ    R9, CX
 	SHRQ    $0x03, CX
 	MOVQ    (SI)(CX*1), R12
@@ -35,11 +42,16 @@ loop:
 	INCQ    R10
 	CMPQ    R10, DX
 	JL      loop
-	MOVQ    R13, ret+40(FP)
+	MOVQ    R13, sum+48(FP)
+	MOVB    $0x01, ok+56(FP)
 	RET
 
-// func patchValues(dst *[128]uint32, pos *byte, e int, highs *byte, hb int, b int)
-TEXT ·patchValues(SB), NOSPLIT, $0-48
+bad:
+	MOVB $0x00, ok+56(FP)
+	RET
+
+// func patchValues(dst *[128]uint32, pos *byte, e int, highs *byte, hb int, b int, n int) (ok bool)
+TEXT ·patchValues(SB), NOSPLIT, $0-57
 	MOVQ dst+0(FP), AX
 	MOVQ e+16(FP), DX
 	MOVQ pos+8(FP), BX
@@ -52,9 +64,16 @@ TEXT ·patchValues(SB), NOSPLIT, $0-48
 	DECQ R8
 	XORQ R9, R9
 	XORQ R11, R11
+	MOVQ n+48(FP), R15
+	MOVQ $-1, R14
 
 loop:
 	MOVBQZX (BX)(R11*1), R12
+	CMPQ    R12, R14
+	JLE     bad
+	CMPQ    R12, R15
+	JGE     bad
+	MOVQ    R12, R14
 	MOVQ    R9, CX
 	SHRQ    $0x03, CX
 	MOVQ    (SI)(CX*1), R13
@@ -70,4 +89,9 @@ loop:
 	INCQ    R11
 	CMPQ    R11, DX
 	JL      loop
+	MOVB    $0x01, ok+56(FP)
+	RET
+
+bad:
+	MOVB $0x00, ok+56(FP)
 	RET

@@ -5,17 +5,20 @@
 package pfor
 
 // scatterHighs writes each of the e >= 1 exceptions' high parts plus one
-// into patch at its position, pos[:e], below 128, and returns their sum;
-// the high parts are packed hb bits each at highs, with 7 readable bytes
-// after them.
+// into patch at its position, pos[:e], and returns their sum; the high
+// parts are packed hb bits each at highs, with 7 readable bytes after
+// them. It reports false, having written patch up to the one before the
+// first bad one, where the positions do not increase strictly below
+// n <= 128.
 //
 //go:noescape
-func scatterHighs(patch *[128]uint32, pos *byte, e int, highs *byte, hb int) uint64
+func scatterHighs(patch *[128]uint32, pos *byte, e int, highs *byte, hb int, n int) (sum uint64, ok bool)
 
 // patchValues adds to dst the e >= 1 exceptions at the positions
-// pos[:e], below 128, each (high part+1) << b to its value; the high
-// parts are packed hb bits each at highs, with 7 readable bytes after
-// them.
+// pos[:e], each (high part+1) << b to its value; the high parts are
+// packed hb bits each at highs, with 7 readable bytes after them. It
+// reports false, having patched dst up to the one before the first bad
+// one, where the positions do not increase strictly below n <= 128.
 //
 //go:noescape
-func patchValues(dst *[128]uint32, pos *byte, e int, highs *byte, hb int, b int)
+func patchValues(dst *[128]uint32, pos *byte, e int, highs *byte, hb int, b int, n int) (ok bool)

@@ -84,26 +84,66 @@ func scatter(c *build.Context) {
 	c.Function("scatterHighs")
 	c.Attributes(attr.NOSPLIT)
 	c.Pragma("noescape")
-	c.SignatureExpr("func(patch *[128]uint32, pos *byte, e int, highs *byte, hb int) uint64")
+	c.SignatureExpr("func(patch *[128]uint32, pos *byte, e int, highs *byte, hb int, n int) (sum uint64, ok bool)")
 	c.Doc("scatterHighs writes each of the e >= 1 exceptions' high parts plus one",
-		"into patch at its position, pos[:e], below 128, and returns their sum;",
-		"the high parts are packed hb bits each at highs, with 7 readable bytes",
-		"after them.")
+		"into patch at its position, pos[:e], and returns their sum; the high",
+		"parts are packed hb bits each at highs, with 7 readable bytes after",
+		"them. It reports false, having written patch up to the one before the",
+		"first bad one, where the positions do not increase strictly below",
+		"n <= 128.")
 	patch := c.Load(c.Param("patch"), c.GP64())
 	e := c.Load(c.Param("e"), c.GP64())
 	h := loadHighs(c, false)
 	i, p, v, sum := c.GP64(), c.GP64(), c.GP64(), c.GP64()
 	c.XORQ(i, i)
 	c.XORQ(sum, sum)
+	o := firstPosition(c)
 	c.Label("loop")
-	c.MOVBQZX(operand.Mem{Base: h.pos, Index: i, Scale: 1}, p)
+	h.position(c, i, p, o)
 	h.next(c, v)
 	c.MOVL(v.As32(), operand.Mem{Base: patch, Index: p, Scale: 4})
 	c.ADDQ(v, sum)
 	c.INCQ(i)
 	c.CMPQ(i, e)
 	c.JL(operand.LabelRef("loop"))
-	c.Store(sum, c.ReturnIndex(0))
+	c.Store(sum, c.Return("sum"))
+	lastPosition(c)
+}
+
+// order holds the registers that check the positions: the last seen, -1
+// before the first, and the parameter n they must stay below.
+type order struct{ prev, n reg.GPVirtual }
+
+// firstPosition sets up the positions' check.
+func firstPosition(c *build.Context) order {
+	o := order{prev: c.GP64(), n: c.Load(c.Param("n"), c.GP64()).(reg.GPVirtual)}
+	c.MOVQ(operand.I32(-1), o.prev)
+	return o
+}
+
+// position loads exception i's position into p and branches to label
+// "bad", before anything is written there, unless it is above the last
+// and below n.
+func (h highs) position(c *build.Context, i, p reg.GPVirtual, o order) {
+	c.MOVBQZX(operand.Mem{Base: h.pos, Index: i, Scale: 1}, p)
+	c.CMPQ(p, o.prev)
+	c.JLE(operand.LabelRef("bad"))
+	c.CMPQ(p, o.n)
+	c.JGE(operand.LabelRef("bad"))
+	c.MOVQ(p, o.prev)
+}
+
+// lastPosition ends the function: it returns ok, true, and writes label
+// "bad", which returns false.
+func lastPosition(c *build.Context) {
+	r, err := c.Return("ok").Resolve()
+	if err != nil {
+		panic(err)
+	}
+	c.MOVB(operand.U8(1), r.Addr)
+	c.RET()
+	c.Label("bad")
+	c.MOVB(operand.U8(0), r.Addr)
 	c.RET()
 }
 
@@ -113,22 +153,24 @@ func patchValues(c *build.Context) {
 	c.Function("patchValues")
 	c.Attributes(attr.NOSPLIT)
 	c.Pragma("noescape")
-	c.SignatureExpr("func(dst *[128]uint32, pos *byte, e int, highs *byte, hb int, b int)")
+	c.SignatureExpr("func(dst *[128]uint32, pos *byte, e int, highs *byte, hb int, b int, n int) (ok bool)")
 	c.Doc("patchValues adds to dst the e >= 1 exceptions at the positions",
-		"pos[:e], below 128, each (high part+1) << b to its value; the high",
-		"parts are packed hb bits each at highs, with 7 readable bytes after",
-		"them.")
+		"pos[:e], each (high part+1) << b to its value; the high parts are",
+		"packed hb bits each at highs, with 7 readable bytes after them. It",
+		"reports false, having patched dst up to the one before the first bad",
+		"one, where the positions do not increase strictly below n <= 128.")
 	dst := c.Load(c.Param("dst"), c.GP64())
 	e := c.Load(c.Param("e"), c.GP64())
 	h := loadHighs(c, true)
 	i, p, v := c.GP64(), c.GP64(), c.GP64()
 	c.XORQ(i, i)
+	o := firstPosition(c)
 	c.Label("loop")
-	c.MOVBQZX(operand.Mem{Base: h.pos, Index: i, Scale: 1}, p)
+	h.position(c, i, p, o)
 	h.next(c, v)
 	c.ADDL(v.As32(), operand.Mem{Base: dst, Index: p, Scale: 4})
 	c.INCQ(i)
 	c.CMPQ(i, e)
 	c.JL(operand.LabelRef("loop"))
-	c.RET()
+	lastPosition(c)
 }
