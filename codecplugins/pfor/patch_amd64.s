@@ -5,44 +5,43 @@
 #include "textflag.h"
 
 // func scatterHighs(patch *[128]uint32, pos *byte, e int, highs *byte, hb int, n int) (sum uint64, ok bool)
+// Requires: BMI2
 TEXT ·scatterHighs(SB), NOSPLIT, $0-57
-	MOVQ patch+0(FP), AX
-	MOVQ e+16(FP), DX
-	MOVQ pos+8(FP), BX
-	MOVQ highs+24(FP), SI
-	MOVQ hb+32(FP), DI
-	MOVQ $0x00000001, R8
-	MOVQ DI, CX
-	SHLQ CL, R8
-	DECQ R8
-	XORQ R9, R9
-	XORQ R10, R10
-	XORQ R13, R13
-	MOVQ n+40(FP), R15
-	MOVQ $-1, R14
+	MOVQ  patch+0(FP), AX
+	MOVQ  e+16(FP), CX
+	MOVQ  pos+8(FP), DX
+	MOVQ  highs+24(FP), BX
+	MOVQ  hb+32(FP), SI
+	MOVQ  $0x00000001, DI
+	SHLXQ SI, DI, DI
+	DECQ  DI
+	XORQ  R8, R8
+	XORQ  R9, R9
+	XORQ  R12, R12
+	MOVQ  n+40(FP), R14
+	MOVQ  $-1, R13
 
 loop:
-	MOVBQZX (BX)(R10*1), R11
-	CMPQ    R11, R14
+	MOVBQZX (DX)(R9*1), R10
+	CMPQ    R10, R13
 	JLE     bad
-	CMPQ    R11, R15
+	CMPQ    R10, R14
 	JGE     bad
-	MOVQ    R11, R14
-	MOVQ    R9, CX
-	SHRQ    $0x03, CX
-	MOVQ    (SI)(CX*1), R12
-	MOVQ    R9, CX
-	ANDL    $0x07, CX
-	SHRQ    CL, R12
-	ANDQ    R8, R12
-	INCQ    R12
-	ADDQ    DI, R9
-	MOVL    R12, (AX)(R11*4)
-	ADDQ    R12, R13
-	INCQ    R10
-	CMPQ    R10, DX
+	MOVQ    R10, R13
+	MOVQ    R8, R11
+	SHRQ    $0x03, R11
+	MOVQ    R8, R15
+	ANDL    $0x07, R15
+	SHRXQ   R15, (BX)(R11*1), R11
+	ANDQ    DI, R11
+	INCQ    R11
+	ADDQ    SI, R8
+	MOVL    R11, (AX)(R10*4)
+	ADDQ    R11, R12
+	INCQ    R9
+	CMPQ    R9, CX
 	JL      loop
-	MOVQ    R13, sum+48(FP)
+	MOVQ    R12, sum+48(FP)
 	MOVB    $0x01, ok+56(FP)
 	RET
 
@@ -51,43 +50,41 @@ bad:
 	RET
 
 // func patchValues(dst *[128]uint32, pos *byte, e int, highs *byte, hb int, b int, n int) (ok bool)
+// Requires: BMI2
 TEXT ·patchValues(SB), NOSPLIT, $0-57
-	MOVQ dst+0(FP), AX
-	MOVQ e+16(FP), DX
-	MOVQ pos+8(FP), BX
-	MOVQ highs+24(FP), SI
-	MOVQ hb+32(FP), DI
-	MOVQ b+40(FP), R10
-	MOVQ $0x00000001, R8
-	MOVQ DI, CX
-	SHLQ CL, R8
-	DECQ R8
-	XORQ R9, R9
-	XORQ R11, R11
-	MOVQ n+48(FP), R15
-	MOVQ $-1, R14
+	MOVQ  dst+0(FP), AX
+	MOVQ  e+16(FP), CX
+	MOVQ  pos+8(FP), DX
+	MOVQ  highs+24(FP), BX
+	MOVQ  hb+32(FP), SI
+	MOVQ  b+40(FP), R9
+	MOVQ  $0x00000001, DI
+	SHLXQ SI, DI, DI
+	DECQ  DI
+	XORQ  R8, R8
+	XORQ  R10, R10
+	MOVQ  n+48(FP), R14
+	MOVQ  $-1, R13
 
 loop:
-	MOVBQZX (BX)(R11*1), R12
-	CMPQ    R12, R14
+	MOVBQZX (DX)(R10*1), R11
+	CMPQ    R11, R13
 	JLE     bad
-	CMPQ    R12, R15
+	CMPQ    R11, R14
 	JGE     bad
-	MOVQ    R12, R14
-	MOVQ    R9, CX
-	SHRQ    $0x03, CX
-	MOVQ    (SI)(CX*1), R13
-	MOVQ    R9, CX
-	ANDL    $0x07, CX
-	SHRQ    CL, R13
-	ANDQ    R8, R13
-	INCQ    R13
-	MOVQ    R10, CX
-	SHLL    CL, R13
-	ADDQ    DI, R9
-	ADDL    R13, (AX)(R12*4)
-	INCQ    R11
-	CMPQ    R11, DX
+	MOVQ    R11, R13
+	MOVQ    R8, R12
+	SHRQ    $0x03, R12
+	MOVQ    R8, R15
+	ANDL    $0x07, R15
+	SHRXQ   R15, (BX)(R12*1), R12
+	ANDQ    DI, R12
+	INCQ    R12
+	SHLXL   R9, R12, R12
+	ADDQ    SI, R8
+	ADDL    R12, (AX)(R11*4)
+	INCQ    R10
+	CMPQ    R10, CX
 	JL      loop
 	MOVB    $0x01, ok+56(FP)
 	RET

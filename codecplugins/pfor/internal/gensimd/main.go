@@ -3,8 +3,9 @@
 // patch that bitpack's patched kernel adds as it decodes the block into
 // running sums, and patchValues adds them to a block's decoded values.
 // Both read the high parts as packed, hb bits each, with one 64-bit load
-// apiece (the caller guarantees 7 readable bytes after them), and take
-// each exception in a few instructions and no branch but the loop's:
+// apiece (the caller guarantees 7 readable bytes after them), need BMI2
+// besides, and take each exception in a few instructions and no branch
+// but the loop's and the positions' checks:
 // Go's code for the same loop spilled registers and checked bounds, and
 // a walk that branched on which exceptions fall in a vector of sums
 // mispredicted about once an exception.
@@ -53,28 +54,28 @@ func loadHighs(c *build.Context, shift bool) highs {
 	}
 	// mask = 1<<hb - 1; hb < 32.
 	c.MOVQ(operand.U32(1), h.mask)
-	c.MOVQ(h.hb, reg.RCX)
-	c.SHLQ(reg.CL, h.mask)
+	c.SHLXQ(h.hb, h.mask, h.mask)
 	c.DECQ(h.mask)
 	c.XORQ(h.bit, h.bit)
 	return h
 }
 
 // next writes the next exception's high part plus one into v, shifted
-// left by b where h has it, and moves the bit offset on.
+// left by b where h has it, and moves the bit offset on. The shifts by a
+// register are BMI2's SHRX and SHLX, one instruction each and no flags,
+// where a shift by CL costs a move into CX and, on Intel, three
+// micro-ops that wait on the flags.
 func (h highs) next(c *build.Context, v reg.GPVirtual) {
-	at := c.GP64()
+	at, sh := c.GP64(), c.GP64()
 	c.MOVQ(h.bit, at)
 	c.SHRQ(operand.U8(3), at)
-	c.MOVQ(operand.Mem{Base: h.packed, Index: at, Scale: 1}, v)
-	c.MOVQ(h.bit, reg.RCX)
-	c.ANDL(operand.U8(7), reg.ECX)
-	c.SHRQ(reg.CL, v)
+	c.MOVQ(h.bit, sh)
+	c.ANDL(operand.U8(7), sh.As32())
+	c.SHRXQ(sh, operand.Mem{Base: h.packed, Index: at, Scale: 1}, v)
 	c.ANDQ(h.mask, v)
 	c.INCQ(v)
 	if h.b != nil {
-		c.MOVQ(h.b, reg.RCX)
-		c.SHLL(reg.CL, v.As32())
+		c.SHLXL(h.b.As32(), v.As32(), v.As32())
 	}
 	c.ADDQ(h.hb, h.bit)
 }
