@@ -246,8 +246,8 @@ type GPU struct {
 func Default() Config {
 	return Config{
 		Index: Index{
-			DocIDCodec:     "newpfor",
-			FreqCodec:      "newpfor",
+			DocIDCodec:     "fastpfor",
+			FreqCodec:      "fastpfor",
 			Order:          "url",
 			Seed:           1,
 			MemoryBudgetMB: 512,

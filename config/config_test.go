@@ -23,9 +23,9 @@ func TestParse(t *testing.T) {
 		wantErr string
 		check   func(Config) bool
 	}{
-		{"empty keeps defaults", "", "", func(c Config) bool { return c.Index.DocIDCodec == "newpfor" }},
+		{"empty keeps defaults", "", "", func(c Config) bool { return c.Index.DocIDCodec == "fastpfor" }},
 		{"override one key", "index:\n  docid_codec: varint-SU\n", "", func(c Config) bool {
-			return c.Index.DocIDCodec == "varint-SU" && c.Index.FreqCodec == "newpfor"
+			return c.Index.DocIDCodec == "varint-SU" && c.Index.FreqCodec == "fastpfor"
 		}},
 		{"duration", "server:\n  timeout: 250ms\n", "", func(c Config) bool { return c.Server.Timeout.Milliseconds() == 250 }},
 		{"unknown key", "index:\n  codec: bp128\n", "field codec not found", nil},

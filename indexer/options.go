@@ -12,8 +12,8 @@ import (
 
 // Options control a build. The zero value of a field means its default.
 type Options struct {
-	DocIDCodec   string // docid codec name (default "newpfor")
-	FreqCodec    string // frequency codec name (default "newpfor")
+	DocIDCodec   string // docid codec name (default "fastpfor")
+	FreqCodec    string // frequency codec name (default "fastpfor")
 	Order        string // "url" (default), "crawl" or "random"
 	Seed         uint64 // seed of the random order
 	Workers      int    // parsing goroutines (default: every core)
@@ -42,10 +42,10 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.DocIDCodec == "" {
-		o.DocIDCodec = "newpfor"
+		o.DocIDCodec = "fastpfor"
 	}
 	if o.FreqCodec == "" {
-		o.FreqCodec = "newpfor"
+		o.FreqCodec = "fastpfor"
 	}
 	if o.Order == "" {
 		o.Order = "url"

@@ -100,7 +100,7 @@ func bruteTopK(ref reference, p bm25.Params, q query.Query) []query.Hit {
 func writeReference(t *testing.T, ref reference, w uint32) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "ref")
-	wr, err := index.NewWriter(dir, index.WriterOptions{DocIDCodec: "newpfor", FreqCodec: "newpfor", Order: "url", TitleWeight: w}, ref.lens, ref.urls)
+	wr, err := index.NewWriter(dir, index.WriterOptions{DocIDCodec: "fastpfor", FreqCodec: "fastpfor", Order: "url", TitleWeight: w}, ref.lens, ref.urls)
 	if err != nil {
 		t.Fatal(err)
 	}
