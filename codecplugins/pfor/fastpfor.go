@@ -173,8 +173,9 @@ func (f *fastBlock) highParts(hi *[blockLen]uint32) {
 	}
 }
 
-// scatterGo is scatter in Go.
-func scatterGo(patch *[blockLen]uint32, f *fastBlock) (uint64, bool) {
+// patchedPrefixGo is patchedPrefix in Go, with patch zeroed: the high
+// parts are scattered into it, and bitpack's patched decoder adds it.
+func patchedPrefixGo(dst *[blockLen]uint32, f *fastBlock, base uint32, patch *[blockLen]uint32) (uint64, bool) {
 	if !f.positionsOK(blockLen) {
 		return 0, false
 	}
@@ -185,6 +186,7 @@ func scatterGo(patch *[blockLen]uint32, f *fastBlock) (uint64, bool) {
 		patch[p] = hi[i]
 		sum += uint64(hi[i])
 	}
+	bitpack.UnpackVerticalPatchedPrefix(dst, f.slots, f.b, patch, base)
 	return sum, true
 }
 
@@ -233,9 +235,8 @@ func (FastPFor) DecodeBlock(dst []uint32, src []byte, n int) error {
 
 // DecodeBlockPrefix implements codecplugins.PrefixDecoder. A full block
 // without exceptions is a bp128 block and decodes in bp128's one assembly
-// call; one with exceptions has its high parts scattered into a patch
-// (scatter), which bp128's kernel adds as it unpacks and sums
-// (bitpack.UnpackVerticalPatchedPrefix). Where the sums might pass
+// call; one with exceptions has its high parts scattered into a patch,
+// which bp128's kernel adds as it unpacks and sums (patchedPrefix). Where the sums might pass
 // 2^32-1, and for a partial block, it decodes and sums in 64 bits
 // (codecplugins.DecodePrefix), which finds the overflow.
 func (c FastPFor) DecodeBlockPrefix(dst []uint32, src []byte, n int, base uint32) error {
@@ -260,15 +261,14 @@ func (c FastPFor) DecodeBlockPrefix(dst []uint32, src []byte, n int, base uint32
 		bitpack.UnpackVerticalPrefix(full, f.slots, f.b, base)
 		return nil
 	}
-	var patch [blockLen]uint32
-	highs, ok := scatter(&patch, &f)
+	highs, ok := patchedPrefix(full, &f, base)
 	if !ok {
 		return fastPositionsCorrupt()
 	}
 	if most+highs<<f.b > math.MaxUint32 {
+		// The sums wrapped: decoded again, the overflow found.
 		return codecplugins.DecodePrefix(c, fastPForName, dst, src, n, base)
 	}
-	bitpack.UnpackVerticalPatchedPrefix(full, f.slots, f.b, &patch, base)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/cpu"
 
+	"github.com/gpusearch/gpusearch/codecplugins/bp/bitpack"
 	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
 )
 
@@ -19,15 +20,22 @@ func asm(f *fastBlock) bool {
 	return simd.Current() != simd.Go && cpu.X86.HasBMI2 && f.padded()
 }
 
-// scatter writes each of f's exceptions' high parts plus one into patch
-// at its position and returns their sum, in assembly where asm says; it
-// reports false where the positions do not increase strictly
-// below blockLen.
-func scatter(patch *[blockLen]uint32, f *fastBlock) (uint64, bool) {
+// patchedPrefix decodes f, a full block with exceptions, into running
+// sums from base in dst and returns the sum of its high parts plus one;
+// it reports false where the positions do not increase strictly below
+// blockLen. Where asm says, its high parts go into the patch in assembly
+// and the patched kernel runs in one assembly call; the caller checks
+// the sums' range after, and decodes again where they passed 2^32-1.
+func patchedPrefix(dst *[blockLen]uint32, f *fastBlock, base uint32) (uint64, bool) {
+	var patch [blockLen]uint32
 	if asm(f) {
-		return scatterHighs(patch, &f.pos[0], len(f.pos), unsafe.SliceData(f.highs), f.hb, blockLen)
+		highs, ok := scatterHighs(&patch, &f.pos[0], len(f.pos), unsafe.SliceData(f.highs), f.hb, blockLen)
+		if ok {
+			bitpack.UnpackVerticalPatchedPrefixSIMD(dst, f.slots, f.b, &patch, base, simd.Current())
+		}
+		return highs, ok
 	}
-	return scatterGo(patch, f)
+	return patchedPrefixGo(dst, f, base, &patch)
 }
 
 // patchBlock adds f's exceptions to dst, f's slots decoded, in assembly

@@ -20,6 +20,8 @@ TEXT ·scatterHighs(SB), NOSPLIT, $0-57
 	XORQ  R12, R12
 	MOVQ  n+40(FP), R14
 	MOVQ  $-1, R13
+	TESTQ SI, SI
+	JZ    ones
 
 loop:
 	MOVBQZX (DX)(R9*1), R10
@@ -41,8 +43,24 @@ loop:
 	INCQ    R9
 	CMPQ    R9, CX
 	JL      loop
-	MOVQ    R12, sum+48(FP)
-	MOVB    $0x01, ok+56(FP)
+	JMP     done
+
+ones:
+	MOVBQZX (DX)(R9*1), R10
+	CMPQ    R10, R13
+	JLE     bad
+	CMPQ    R10, R14
+	JGE     bad
+	MOVQ    R10, R13
+	MOVL    $0x00000001, (AX)(R10*4)
+	INCQ    R9
+	CMPQ    R9, CX
+	JL      ones
+	MOVQ    CX, R12
+
+done:
+	MOVQ R12, sum+48(FP)
+	MOVB $0x01, ok+56(FP)
 	RET
 
 bad:
@@ -65,6 +83,8 @@ TEXT ·patchValues(SB), NOSPLIT, $0-57
 	XORQ  R10, R10
 	MOVQ  n+48(FP), R14
 	MOVQ  $-1, R13
+	TESTQ SI, SI
+	JZ    ones
 
 loop:
 	MOVBQZX (DX)(R10*1), R11
@@ -86,7 +106,26 @@ loop:
 	INCQ    R10
 	CMPQ    R10, CX
 	JL      loop
-	MOVB    $0x01, ok+56(FP)
+	JMP     done
+
+ones:
+	MOVL  $0x00000001, R12
+	SHLXL R9, R12, R12
+
+one:
+	MOVBQZX (DX)(R10*1), R11
+	CMPQ    R11, R13
+	JLE     bad
+	CMPQ    R11, R14
+	JGE     bad
+	MOVQ    R11, R13
+	ADDL    R12, (AX)(R11*4)
+	INCQ    R10
+	CMPQ    R10, CX
+	JL      one
+
+done:
+	MOVB $0x01, ok+56(FP)
 	RET
 
 bad:

@@ -2,11 +2,14 @@
 
 package pfor
 
-// scatter writes each of f's exceptions' high parts plus one into patch
-// at its position and returns their sum; it reports false where the
-// positions do not increase strictly below blockLen. This build has no
-// assembly.
-func scatter(patch *[blockLen]uint32, f *fastBlock) (uint64, bool) { return scatterGo(patch, f) }
+// patchedPrefix decodes f, a full block with exceptions, into running
+// sums from base in dst and returns the sum of its high parts plus one;
+// it reports false where the positions do not increase strictly below
+// blockLen. This build has no assembly.
+func patchedPrefix(dst *[blockLen]uint32, f *fastBlock, base uint32) (uint64, bool) {
+	var patch [blockLen]uint32
+	return patchedPrefixGo(dst, f, base, &patch)
+}
 
 // patchBlock adds f's exceptions to dst, f's slots decoded; it reports
 // false where the positions do not increase strictly below blockLen. This

@@ -132,6 +132,13 @@ func TestUnpackVerticalPatchedPrefixLevels(t *testing.T) {
 						if got != sums {
 							t.Fatalf("patched every %d, sums from %d: %v, want %v", every, base, got, sums)
 						}
+						if lv != simd.Go {
+							got = [BlockLen]uint32{}
+							UnpackVerticalPatchedPrefixSIMD(&got, src, b, &patch, base, lv)
+							if got != sums {
+								t.Fatalf("one call, patched every %d, sums from %d: %v, want %v", every, base, got, sums)
+							}
+						}
 					}
 				}
 			})

@@ -81,6 +81,15 @@ func UnpackVerticalSIMD(dst *[BlockLen]uint32, src []byte, b int, lv simd.Level)
 	unpackVBlock(dst, unsafe.SliceData(src), b, uint8(lv))
 }
 
+// UnpackVerticalPatchedPrefixSIMD is UnpackVerticalPatchedPrefix with the
+// assembly of level lv, in one assembly call that checks nothing, as
+// UnpackVerticalSIMD is UnpackVertical's: it requires 0 <= b <= 32 and
+// len(src) >= VerticalLen(b), and a caller at a level above simd.Go that
+// has checked both.
+func UnpackVerticalPatchedPrefixSIMD(dst *[BlockLen]uint32, src []byte, b int, patch *[BlockLen]uint32, base uint32, lv simd.Level) {
+	unpackVPatchedPrefix(dst, unsafe.SliceData(src), b, patch, base, uint8(lv))
+}
+
 // DecodeVerticalBlockPrefixSIMD decodes a whole bp128 block, a width
 // byte b followed by VerticalLen(b) bytes of the vertical layout, from
 // src into running sums from base, as UnpackVerticalPrefix writes them,

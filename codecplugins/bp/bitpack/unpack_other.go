@@ -30,6 +30,13 @@ func UnpackVerticalSIMD(dst *[BlockLen]uint32, src []byte, b int, _ simd.Level) 
 	unpackV[b](dst, src)
 }
 
+// UnpackVerticalPatchedPrefixSIMD decodes with the pure-Go unpacker: this
+// build has no assembly, and its callers, which call it only at a level
+// above simd.Go, never do.
+func UnpackVerticalPatchedPrefixSIMD(dst *[BlockLen]uint32, src []byte, b int, patch *[BlockLen]uint32, base uint32, _ simd.Level) {
+	UnpackVerticalPatchedPrefix(dst, src, b, patch, base)
+}
+
 // DecodeVerticalBlockPrefixSIMD reports false: this build has no assembly.
 // On amd64 it decodes a whole bp128 block into running sums in one
 // assembly call.
