@@ -45,8 +45,9 @@
 // ErrCorrupt and leaves dst undefined, as a cursor discards it. Encoding
 // with either codec decodes with either, since the format is the same.
 //
-// fastpfor keeps the slots and the choice of b by size (optpfor's), but
-// not the word-coded exception area: positions are bytes and the high
+// fastpfor keeps the slots, and chooses b as optpfor does but for a byte
+// charged to each exception beyond its size (its patching time), but not
+// the word-coded exception area: positions are bytes and the high
 // parts minus one are bit-packed at one width hb, FastPFor's exception
 // layout (Lemire and Boytsov), kept per block for random access. Its
 // format, n values (n <= 128):
@@ -70,6 +71,6 @@
 // unpacked values; the scatter and the add are assembly (patch_amd64.s,
 // from internal/gensimd), each exception a 64-bit load, shifts and a
 // store, which the slots after the high parts keep inside the block. On
-// the RFC passages its postings are 5.5% smaller than newpfor's and its
+// the RFC passages its postings are 2.5% smaller than newpfor's and its
 // AND and OR queries faster (docs/codecs.md).
 package pfor

@@ -27,6 +27,10 @@ func TestFastPForWidth(t *testing.T) {
 		// 16 bytes a bit of width against 3+1+3 for the outlier.
 		{"one large outlier", block(128, 1, 1<<20), 1, 19},
 		{"short block", block(3, 2, 1), 2, -1},
+		// Ten 3-bit values among 2-bit ones: b=2 is 45 bytes against 49,
+		// but its exceptions cost 10 more.
+		{"exceptions that save too little", block(128, 2, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5), 3, -1},
+		{"exceptions that save enough", block(128, 2, 5, 5, 5), 2, 0},
 		// 2^32-1 at b=31 is a high part of 1, stored as 0 in 0 bits; at
 		// b=30 its stored high part, 2, would need b+hb = 32.
 		{"32-bit outlier", block(128, 1, math.MaxUint32), 31, 0},
@@ -40,9 +44,9 @@ func TestFastPForWidth(t *testing.T) {
 	}
 }
 
-// TestFastPForMinimal checks on random blocks that the encoding is the
-// smallest of every width the format allows, the sizes worked out here
-// from the format alone.
+// TestFastPForMinimal checks on random blocks that the encoding costs the
+// least of every width the format allows, its size plus exceptionCost
+// bytes an exception, the sizes worked out here from the format alone.
 func TestFastPForMinimal(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for i := range 200 {
@@ -56,6 +60,10 @@ func TestFastPForMinimal(t *testing.T) {
 		}
 		t.Run(fmt.Sprintf("block=%d/n=%d", i, n), func(t *testing.T) {
 			enc := FastPFor{}.AppendBlock(nil, v)
+			cost := len(enc)
+			if enc[0]&hasExceptions != 0 {
+				cost += exceptionCost * int(enc[1])
+			}
 			for b := 0; b <= bitpack.MaxWidth; b++ {
 				var e int
 				var largest uint32
@@ -71,10 +79,10 @@ func TestFastPForMinimal(t *testing.T) {
 					if b+hb > 31 {
 						continue
 					}
-					size += 2 + e + bitpack.HorizontalLen(e, hb)
+					size += 2 + e + bitpack.HorizontalLen(e, hb) + exceptionCost*e
 				}
-				if size < len(enc) {
-					t.Fatalf("block is %d bytes, but width %d gives %d", len(enc), b, size)
+				if size < cost {
+					t.Fatalf("block costs %d, but width %d costs %d", cost, b, size)
 				}
 			}
 		})
