@@ -17,49 +17,52 @@ TEXT ·scatterHighs(SB), NOSPLIT, $0-57
 	DECQ  DI
 	XORQ  R8, R8
 	XORQ  R9, R9
-	XORQ  R12, R12
+	XORQ  R10, R10
 	MOVQ  n+40(FP), R14
 	MOVQ  $-1, R13
 	TESTQ SI, SI
-	JZ    ones
+	JZ    same
 
 loop:
-	MOVBQZX (DX)(R9*1), R10
-	CMPQ    R10, R13
+	MOVBQZX (DX)(R10*1), R11
+	CMPQ    R11, R13
 	JLE     bad
-	CMPQ    R10, R14
+	CMPQ    R11, R14
 	JGE     bad
-	MOVQ    R10, R13
-	MOVQ    R8, R11
-	SHRQ    $0x03, R11
+	MOVQ    R11, R13
+	MOVQ    R8, R12
+	SHRQ    $0x03, R12
 	MOVQ    R8, R15
 	ANDL    $0x07, R15
-	SHRXQ   R15, (BX)(R11*1), R11
-	ANDQ    DI, R11
-	INCQ    R11
+	SHRXQ   R15, (BX)(R12*1), R12
+	ANDQ    DI, R12
+	INCQ    R12
 	ADDQ    SI, R8
-	MOVL    R11, (AX)(R10*4)
-	ADDQ    R11, R12
-	INCQ    R9
-	CMPQ    R9, CX
+	MOVL    R12, (AX)(R11*4)
+	ADDQ    R12, R9
+	INCQ    R10
+	CMPQ    R10, CX
 	JL      loop
 	JMP     done
 
-ones:
-	MOVBQZX (DX)(R9*1), R10
-	CMPQ    R10, R13
+same:
+	MOVL $0x00000001, R12
+
+each:
+	MOVBQZX (DX)(R10*1), R11
+	CMPQ    R11, R13
 	JLE     bad
-	CMPQ    R10, R14
+	CMPQ    R11, R14
 	JGE     bad
-	MOVQ    R10, R13
-	MOVL    $0x00000001, (AX)(R10*4)
-	INCQ    R9
-	CMPQ    R9, CX
-	JL      ones
-	MOVQ    CX, R12
+	MOVQ    R11, R13
+	MOVL    R12, (AX)(R11*4)
+	ADDQ    R12, R9
+	INCQ    R10
+	CMPQ    R10, CX
+	JL      each
 
 done:
-	MOVQ R12, sum+48(FP)
+	MOVQ R9, sum+48(FP)
 	MOVB $0x01, ok+56(FP)
 	RET
 
@@ -84,7 +87,7 @@ TEXT ·patchValues(SB), NOSPLIT, $0-57
 	MOVQ  n+48(FP), R14
 	MOVQ  $-1, R13
 	TESTQ SI, SI
-	JZ    ones
+	JZ    same
 
 loop:
 	MOVBQZX (DX)(R10*1), R11
@@ -108,11 +111,11 @@ loop:
 	JL      loop
 	JMP     done
 
-ones:
+same:
 	MOVL  $0x00000001, R12
 	SHLXL R9, R12, R12
 
-one:
+each:
 	MOVBQZX (DX)(R10*1), R11
 	CMPQ    R11, R13
 	JLE     bad
@@ -122,7 +125,7 @@ one:
 	ADDL    R12, (AX)(R11*4)
 	INCQ    R10
 	CMPQ    R10, CX
-	JL      one
+	JL      each
 
 done:
 	MOVB $0x01, ok+56(FP)

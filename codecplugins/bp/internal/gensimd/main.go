@@ -181,24 +181,31 @@ func (g *gen) prefixEntry(name, isa string) {
 		"modulo 2^32, with "+isa+".")
 	g.Load(g.Param("dst"), dstReg)
 	g.broadcastBase(isa, g.Load(g.Param("base"), g.GP32()).(reg.GPVirtual))
-	dst, prev := operand.Mem{Base: dstReg}, prevReg(isa)
+	dst := operand.Mem{Base: dstReg}
+	g.sums(isa, dst, dst, prevReg(isa))
+	g.RET()
+}
+
+// sums writes the running sums from prev of the 128 values at src into
+// dst, which may be src, with the prefix steps of the unpack-and-sum
+// kernels.
+func (g *gen) sums(isa string, dst, src operand.Mem, prev reg.VecPhysical) {
 	if isa == "AVX2" {
 		last := reg.Y13
 		g.VMOVDQU(g.counts(7, 7), last)
 		for i := 0; i < 16; i++ {
-			g.VMOVDQU(dst.Offset(32*i), reg.Y0)
+			g.VMOVDQU(src.Offset(32*i), reg.Y0)
 			g.avx2Prefix(reg.Y0, prev, last)
 			g.VMOVDQU(reg.Y0, dst.Offset(32*i))
 		}
 		g.VZEROUPPER()
-	} else {
-		for i := 0; i < 32; i++ {
-			g.MOVOU(dst.Offset(16*i), reg.X0)
-			g.ssePrefix(reg.X0, prev)
-			g.MOVOU(reg.X0, dst.Offset(16*i))
-		}
+		return
 	}
-	g.RET()
+	for i := 0; i < 32; i++ {
+		g.MOVOU(src.Offset(16*i), reg.X0)
+		g.ssePrefix(reg.X0, prev)
+		g.MOVOU(reg.X0, dst.Offset(16*i))
+	}
 }
 
 // levelEntry writes name, package bitpack's UnpackVerticalSIMD: it
@@ -334,7 +341,8 @@ func (g *gen) kernels(name, isa string, prefix, patched bool, k kernel) {
 		g.Label(fmt.Sprintf("width%d", w))
 		switch {
 		case w == 0 && patched:
-			g.patchOnly(isa, dst, *patch, prev)
+			// Every value is its patch, every sum one of the patches.
+			g.sums(isa, dst, *patch, prev)
 		case w == 0:
 			g.zero(isa, dst, prev)
 		default:
@@ -365,27 +373,6 @@ func (g *gen) zero(isa string, dst operand.Mem, prev reg.VecPhysical) {
 	}
 	for i := 0; i < 32; i++ {
 		g.MOVOU(v, dst.Offset(16*i))
-	}
-}
-
-// patchOnly writes the width-0 kernel of a patched block: every value is
-// its patch, every running sum the sum of the patches so far.
-func (g *gen) patchOnly(isa string, dst, patch operand.Mem, prev reg.VecPhysical) {
-	if isa == "AVX2" {
-		last := reg.Y13
-		g.VMOVDQU(g.counts(7, 7), last)
-		for i := 0; i < 16; i++ {
-			g.VMOVDQU(patch.Offset(32*i), reg.Y0)
-			g.avx2Prefix(reg.Y0, prev, last)
-			g.VMOVDQU(reg.Y0, dst.Offset(32*i))
-		}
-		g.VZEROUPPER()
-		return
-	}
-	for i := 0; i < 32; i++ {
-		g.MOVOU(patch.Offset(16*i), reg.X0)
-		g.ssePrefix(reg.X0, prev)
-		g.MOVOU(reg.X0, dst.Offset(16*i))
 	}
 }
 

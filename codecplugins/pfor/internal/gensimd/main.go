@@ -95,34 +95,48 @@ func scatter(c *build.Context) {
 	patch := c.Load(c.Param("patch"), c.GP64())
 	e := c.Load(c.Param("e"), c.GP64())
 	h := loadHighs(c, false)
-	i, p, v, sum := c.GP64(), c.GP64(), c.GP64(), c.GP64()
-	c.XORQ(i, i)
+	sum := c.GP64()
 	c.XORQ(sum, sum)
+	walk(c, h, e, func(p, v reg.GPVirtual) {
+		c.MOVL(v.As32(), operand.Mem{Base: patch, Index: p, Scale: 4})
+		c.ADDQ(v, sum)
+	})
+	c.Store(sum, c.Return("sum"))
+	lastPosition(c)
+}
+
+// walk writes the loops over the e exceptions: each gets its position p,
+// checked (else a branch to label "bad"), and its value v, the high part
+// plus one, shifted left by b where h has it; each writes what is done
+// with them. High parts of 0 bits give every exception the value 1 << b,
+// set once with nothing read (a sixth of the RFC passages' docid blocks
+// with exceptions, half of their frequency blocks).
+func walk(c *build.Context, h highs, e reg.Register, each func(p, v reg.GPVirtual)) {
+	i, p, v := c.GP64(), c.GP64(), c.GP64()
+	c.XORQ(i, i)
 	o := firstPosition(c)
-	// High parts of 0 bits are all 0, the values all 1: nothing to read
-	// (a sixth of the RFC passages' docid blocks with exceptions, half
-	// of their frequency blocks).
 	c.TESTQ(h.hb, h.hb)
-	c.JZ(operand.LabelRef("ones"))
+	c.JZ(operand.LabelRef("same"))
 	c.Label("loop")
 	h.position(c, i, p, o)
 	h.next(c, v)
-	c.MOVL(v.As32(), operand.Mem{Base: patch, Index: p, Scale: 4})
-	c.ADDQ(v, sum)
+	each(p, v)
 	c.INCQ(i)
 	c.CMPQ(i, e)
 	c.JL(operand.LabelRef("loop"))
 	c.JMP(operand.LabelRef("done"))
-	c.Label("ones")
+	c.Label("same")
+	c.MOVL(operand.U32(1), v.As32())
+	if h.b != nil {
+		c.SHLXL(h.b.As32(), v.As32(), v.As32())
+	}
+	c.Label("each")
 	h.position(c, i, p, o)
-	c.MOVL(operand.U32(1), operand.Mem{Base: patch, Index: p, Scale: 4})
+	each(p, v)
 	c.INCQ(i)
 	c.CMPQ(i, e)
-	c.JL(operand.LabelRef("ones"))
-	c.MOVQ(e, sum)
+	c.JL(operand.LabelRef("each"))
 	c.Label("done")
-	c.Store(sum, c.Return("sum"))
-	lastPosition(c)
 }
 
 // order holds the registers that check the positions: the last seen, -1
@@ -177,28 +191,8 @@ func patchValues(c *build.Context) {
 	dst := c.Load(c.Param("dst"), c.GP64())
 	e := c.Load(c.Param("e"), c.GP64())
 	h := loadHighs(c, true)
-	i, p, v := c.GP64(), c.GP64(), c.GP64()
-	c.XORQ(i, i)
-	o := firstPosition(c)
-	c.TESTQ(h.hb, h.hb)
-	c.JZ(operand.LabelRef("ones")) // as in scatterHighs
-	c.Label("loop")
-	h.position(c, i, p, o)
-	h.next(c, v)
-	c.ADDL(v.As32(), operand.Mem{Base: dst, Index: p, Scale: 4})
-	c.INCQ(i)
-	c.CMPQ(i, e)
-	c.JL(operand.LabelRef("loop"))
-	c.JMP(operand.LabelRef("done"))
-	c.Label("ones")
-	c.MOVL(operand.U32(1), v.As32())
-	c.SHLXL(h.b.As32(), v.As32(), v.As32())
-	c.Label("one")
-	h.position(c, i, p, o)
-	c.ADDL(v.As32(), operand.Mem{Base: dst, Index: p, Scale: 4})
-	c.INCQ(i)
-	c.CMPQ(i, e)
-	c.JL(operand.LabelRef("one"))
-	c.Label("done")
+	walk(c, h, e, func(p, v reg.GPVirtual) {
+		c.ADDL(v.As32(), operand.Mem{Base: dst, Index: p, Scale: 4})
+	})
 	lastPosition(c)
 }
