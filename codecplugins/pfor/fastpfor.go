@@ -200,8 +200,10 @@ func patchedPrefixGo(dst *[blockLen]uint32, f *fastBlock, base uint32, patch *[b
 	return sum, true
 }
 
-// patchValuesGo is patchBlock in Go, for the len(dst) values of a block
-// of any length.
+// patchValuesGo adds f's exceptions to the len(dst) values of a block of
+// any length, its slots decoded: decodePatched's last step in Go; it
+// reports false where the positions do not increase strictly below
+// len(dst).
 func patchValuesGo(dst []uint32, f *fastBlock) bool {
 	if !f.positionsOK(len(dst)) {
 		return false
@@ -216,7 +218,7 @@ func patchValuesGo(dst []uint32, f *fastBlock) bool {
 
 // DecodeBlock implements codecplugins.Codec. A full block is unpacked by
 // bp128's kernel and its exceptions added after, in assembly where the
-// CPU has it (patchBlock).
+// CPU has it (decodePatched).
 func (FastPFor) DecodeBlock(dst []uint32, src []byte, n int) error {
 	if n < 0 || n > blockLen {
 		return codecplugins.Corrupt(fastPForName, 0, "value count out of range")
@@ -228,13 +230,14 @@ func (FastPFor) DecodeBlock(dst []uint32, src []byte, n int) error {
 	if err := f.parse(src, n); err != nil {
 		return err
 	}
-	unpackSlots(dst, f.slots, n, f.b, vertical)
 	ok := true
 	switch {
 	case f.e == 0:
+		unpackSlots(dst, f.slots, n, f.b, vertical)
 	case n == blockLen:
-		ok = patchBlock((*[blockLen]uint32)(dst), &f)
+		ok = decodePatched((*[blockLen]uint32)(dst), &f)
 	default:
+		bitpack.UnpackHorizontal(dst[:n], f.slots, f.b)
 		ok = patchValuesGo(dst[:n], &f)
 	}
 	if !ok {

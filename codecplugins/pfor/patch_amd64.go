@@ -38,12 +38,15 @@ func patchedPrefix(dst *[blockLen]uint32, f *fastBlock, base uint32) (uint64, bo
 	return patchedPrefixGo(dst, f, base, &patch)
 }
 
-// patchBlock adds f's exceptions to dst, f's slots decoded, in assembly
-// where asm says; it reports false where the positions do not
+// decodePatched decodes f, a full block with exceptions, into dst: its
+// slots by bp128's kernel and its exceptions added after, both in
+// assembly where asm says; it reports false where the positions do not
 // increase strictly below blockLen.
-func patchBlock(dst *[blockLen]uint32, f *fastBlock) bool {
+func decodePatched(dst *[blockLen]uint32, f *fastBlock) bool {
 	if asm(f) {
+		bitpack.UnpackVerticalSIMD(dst, f.slots, f.b, simd.Current())
 		return patchValues(dst, &f.pos[0], len(f.pos), unsafe.SliceData(f.highs), f.hb, f.b, blockLen)
 	}
+	bitpack.UnpackVertical(dst, f.slots, f.b)
 	return patchValuesGo(dst[:], f)
 }

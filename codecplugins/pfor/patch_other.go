@@ -2,6 +2,8 @@
 
 package pfor
 
+import "github.com/gpusearch/gpusearch/codecplugins/bp/bitpack"
+
 // patchedPrefix decodes f, a full block with exceptions, into running
 // sums from base in dst and returns the sum of its high parts plus one;
 // it reports false where the positions do not increase strictly below
@@ -11,7 +13,10 @@ func patchedPrefix(dst *[blockLen]uint32, f *fastBlock, base uint32) (uint64, bo
 	return patchedPrefixGo(dst, f, base, &patch)
 }
 
-// patchBlock adds f's exceptions to dst, f's slots decoded; it reports
-// false where the positions do not increase strictly below blockLen. This
-// build has no assembly.
-func patchBlock(dst *[blockLen]uint32, f *fastBlock) bool { return patchValuesGo(dst[:], f) }
+// decodePatched decodes f, a full block with exceptions, into dst; it
+// reports false where the positions do not increase strictly below
+// blockLen. This build has no assembly.
+func decodePatched(dst *[blockLen]uint32, f *fastBlock) bool {
+	bitpack.UnpackVertical(dst, f.slots, f.b)
+	return patchValuesGo(dst[:], f)
+}
