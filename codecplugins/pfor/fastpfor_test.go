@@ -2,7 +2,6 @@ package pfor
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -48,45 +47,34 @@ func TestFastPForWidth(t *testing.T) {
 // least of every width the format allows, its size plus exceptionCost
 // bytes an exception, the sizes worked out here from the format alone.
 func TestFastPForMinimal(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	for i := range 200 {
-		n := 1 + rng.IntN(blockLen)
-		if i%2 == 0 {
-			n = blockLen
+	eachRandomBlock(t, 7, 8, func(t *testing.T, v []uint32) {
+		enc := FastPFor{}.AppendBlock(nil, v)
+		cost := len(enc)
+		if enc[0]&hasExceptions != 0 {
+			cost += exceptionCost * int(enc[1])
 		}
-		v := codectest.ClusteredGaps(n, uint64(i))
-		if i%5 == 0 {
-			v[rng.IntN(n)] = rng.Uint32() // a very wide outlier
-		}
-		t.Run(fmt.Sprintf("block=%d/n=%d", i, n), func(t *testing.T) {
-			enc := FastPFor{}.AppendBlock(nil, v)
-			cost := len(enc)
-			if enc[0]&hasExceptions != 0 {
-				cost += exceptionCost * int(enc[1])
-			}
-			for b := 0; b <= bitpack.MaxWidth; b++ {
-				var e int
-				var largest uint32
-				for _, x := range v {
-					if x>>b != 0 {
-						e++
-						largest = max(largest, x>>b-1)
-					}
-				}
-				size := 1 + slotLen(n, b)
-				if e > 0 {
-					hb := bits.Len32(largest)
-					if b+hb > 31 {
-						continue
-					}
-					size += 2 + e + bitpack.HorizontalLen(e, hb) + exceptionCost*e
-				}
-				if size < cost {
-					t.Fatalf("block costs %d, but width %d costs %d", cost, b, size)
+		for b := 0; b <= bitpack.MaxWidth; b++ {
+			var e int
+			var largest uint32
+			for _, x := range v {
+				if x>>b != 0 {
+					e++
+					largest = max(largest, x>>b-1)
 				}
 			}
-		})
-	}
+			size := 1 + slotLen(len(v), b)
+			if e > 0 {
+				hb := bits.Len32(largest)
+				if b+hb > 31 {
+					continue
+				}
+				size += 2 + e + bitpack.HorizontalLen(e, hb) + exceptionCost*e
+			}
+			if size < cost {
+				t.Fatalf("block costs %d, but width %d costs %d", cost, b, size)
+			}
+		}
+	})
 }
 
 func TestFastPForFormat(t *testing.T) {

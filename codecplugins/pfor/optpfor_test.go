@@ -36,7 +36,24 @@ func TestOptPForWidth(t *testing.T) {
 // TestOptPForMinimal checks on random blocks that the chosen width gives the
 // smallest encoding of all widths, and never a larger one than newpfor's.
 func TestOptPForMinimal(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 5))
+	eachRandomBlock(t, 3, 5, func(t *testing.T, v []uint32) {
+		enc := OptPFor{}.AppendBlock(nil, v)
+		for b := minWidth(bitpack.Width(v)); b <= bitpack.MaxWidth; b++ {
+			if l := blockLenAt(v, b); l < len(enc) {
+				t.Fatalf("optpfor block is %d bytes, but width %d gives %d", len(enc), b, l)
+			}
+		}
+		if l := len(NewPFor{}.AppendBlock(nil, v)); l < len(enc) {
+			t.Fatalf("optpfor block is %d bytes, newpfor's %d", len(enc), l)
+		}
+	})
+}
+
+// eachRandomBlock runs f in a subtest on each of 200 random blocks from
+// the seeds: clustered gaps, half of the blocks full, every fifth with a
+// very wide outlier.
+func eachRandomBlock(t *testing.T, seed1, seed2 uint64, f func(t *testing.T, v []uint32)) {
+	rng := rand.New(rand.NewPCG(seed1, seed2))
 	for i := range 200 {
 		n := 1 + rng.IntN(blockLen)
 		if i%2 == 0 {
@@ -44,19 +61,9 @@ func TestOptPForMinimal(t *testing.T) {
 		}
 		v := codectest.ClusteredGaps(n, uint64(i))
 		if i%5 == 0 {
-			v[rng.IntN(n)] = rng.Uint32() // a very wide outlier
+			v[rng.IntN(n)] = rng.Uint32()
 		}
-		t.Run(fmt.Sprintf("block=%d/n=%d", i, n), func(t *testing.T) {
-			enc := OptPFor{}.AppendBlock(nil, v)
-			for b := minWidth(bitpack.Width(v)); b <= bitpack.MaxWidth; b++ {
-				if l := blockLenAt(v, b); l < len(enc) {
-					t.Fatalf("optpfor block is %d bytes, but width %d gives %d", len(enc), b, l)
-				}
-			}
-			if l := len(NewPFor{}.AppendBlock(nil, v)); l < len(enc) {
-				t.Fatalf("optpfor block is %d bytes, newpfor's %d", len(enc), l)
-			}
-		})
+		t.Run(fmt.Sprintf("block=%d/n=%d", i, n), func(t *testing.T) { f(t, v) })
 	}
 }
 
