@@ -221,10 +221,8 @@ func decodeBlockPrefix(c codecplugins.Codec, name string, dst []uint32, src []by
 	if err != nil {
 		return err
 	}
-	// Every slot at its largest: the sums stay below 2^32 when this does.
-	most := uint64(base) + blockLen*(uint64(1)<<b-1)
 	if e == 0 {
-		if most > math.MaxUint32 {
+		if !sumsFit(base, b, 0) {
 			return codecplugins.DecodePrefix(c, name, dst, src, n, base)
 		}
 		bitpack.UnpackVerticalPrefix(full, src[h:], b, base)
@@ -234,11 +232,19 @@ func decodeBlockPrefix(c codecplugins.Codec, name string, dst []uint32, src []by
 	if err != nil {
 		return err
 	}
-	if most+added > math.MaxUint32 {
+	if !sumsFit(base, b, added) {
 		return codecplugins.DecodePrefix(c, name, dst, src, n, base)
 	}
 	bitpack.PrefixSum(full, base)
 	return nil
+}
+
+// sumsFit reports whether running sums from base over a full block of
+// b-bit slots, every slot at its largest and added more (the exceptions'
+// high parts, shifted), stay below 2^32: then the one-pass sums cannot
+// wrap.
+func sumsFit(base uint32, b int, added uint64) bool {
+	return uint64(base)+blockLen*(uint64(1)<<b-1)+added <= math.MaxUint32
 }
 
 // unpackSlots decodes the n b-bit slots at the start of slots, in layout

@@ -1,7 +1,6 @@
 package pfor
 
 import (
-	"math"
 	"math/bits"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
@@ -34,24 +33,17 @@ func (FastPFor) AppendBlock(dst []byte, v []uint32) []byte {
 	if hb < 0 {
 		dst = append(dst, byte(b))
 	} else {
-		e := 0
-		for _, x := range v {
-			if x>>b != 0 {
-				e++
-			}
-		}
-		dst = append(dst, byte(b)|hasExceptions, byte(e), byte(hb))
-	}
-	if hb >= 0 {
+		var pos [blockLen]byte
 		var highs [blockLen]uint32
 		e := 0
 		for i, x := range v {
 			if x>>b != 0 {
-				dst = append(dst, byte(i))
-				highs[e] = x>>b - 1
+				pos[e], highs[e] = byte(i), x>>b-1
 				e++
 			}
 		}
+		dst = append(dst, byte(b)|hasExceptions, byte(e), byte(hb))
+		dst = append(dst, pos[:e]...)
 		dst = bitpack.AppendHorizontal(dst, highs[:e], hb)
 	}
 	if len(v) == blockLen {
@@ -100,11 +92,11 @@ const exceptionCost = 1
 // fastHeader is the header size of a fastpfor block with exceptions.
 const fastHeader = 3
 
-// fastBlock is a checked fastpfor block of n values: slot width b, e
-// exceptions (0 for none) whose high parts minus one are hb bits wide,
-// and the block's slots, positions and packed high parts.
+// fastBlock is a checked fastpfor block of n values: slot width b, its
+// slots, its exceptions' positions (none where it has none) and their
+// high parts minus one, packed hb bits each.
 type fastBlock struct {
-	b, e, hb          int
+	b, hb             int
 	slots, pos, highs []byte
 }
 
@@ -116,17 +108,17 @@ func (f *fastBlock) parse(src []byte, n int) error {
 	if len(src) == 0 {
 		return codecplugins.Corrupt(fastPForName, 0, "truncated header")
 	}
-	f.b, f.e, f.hb = int(src[0]), 0, -1
-	h := 1
+	f.b, f.hb = int(src[0]), -1
+	h, e := 1, 0
 	if f.b&hasExceptions != 0 {
 		if len(src) < fastHeader {
 			return codecplugins.Corrupt(fastPForName, len(src), "truncated header")
 		}
-		f.b, f.e, f.hb, h = f.b&^hasExceptions, int(src[1]), int(src[2]), fastHeader
+		f.b, e, f.hb, h = f.b&^hasExceptions, int(src[1]), int(src[2]), fastHeader
 		switch {
-		case f.e == 0:
+		case e == 0:
 			return codecplugins.Corrupt(fastPForName, 1, "exception flag with no exceptions")
-		case f.e > n:
+		case e > n:
 			return codecplugins.Corrupt(fastPForName, 1, "more exceptions than values")
 		case f.b+f.hb > 31:
 			return codecplugins.Corrupt(fastPForName, 2, "exceptions wider than 32 bits")
@@ -136,15 +128,15 @@ func (f *fastBlock) parse(src []byte, n int) error {
 		return codecplugins.Corrupt(fastPForName, 0, "bit width above 32")
 	}
 	at := h
-	if f.e > 0 {
-		at += f.e + bitpack.HorizontalLen(f.e, f.hb)
+	if e > 0 {
+		at += e + bitpack.HorizontalLen(e, f.hb)
 	}
 	sl := slotLen(n, f.b)
 	if len(src) < at+sl {
 		return codecplugins.Corrupt(fastPForName, len(src), "truncated block")
 	}
 	f.slots = src[at : at+sl]
-	f.pos, f.highs = src[h:h+f.e], src[h+f.e:at+sl] // the slots after the high parts pad their loads
+	f.pos, f.highs = src[h:h+e], src[h+e:at+sl] // the slots after the high parts pad their loads
 	return nil
 }
 
@@ -232,7 +224,7 @@ func (FastPFor) DecodeBlock(dst []uint32, src []byte, n int) error {
 	}
 	ok := true
 	switch {
-	case f.e == 0:
+	case len(f.pos) == 0:
 		unpackSlots(dst, f.slots, n, f.b, vertical)
 	case n == blockLen:
 		ok = decodePatched((*[blockLen]uint32)(dst), &f)
@@ -249,9 +241,9 @@ func (FastPFor) DecodeBlock(dst []uint32, src []byte, n int) error {
 // DecodeBlockPrefix implements codecplugins.PrefixDecoder. A full block
 // without exceptions is a bp128 block and decodes in bp128's one assembly
 // call; one with exceptions has its high parts scattered into a patch,
-// which bp128's kernel adds as it unpacks and sums (patchedPrefix). Where the sums might pass
-// 2^32-1, and for a partial block, it decodes and sums in 64 bits
-// (codecplugins.DecodePrefix), which finds the overflow.
+// which bp128's kernel adds as it unpacks and sums (patchedPrefix). Where
+// the sums might pass 2^32-1, and for a partial block, it decodes and sums
+// in 64 bits (codecplugins.DecodePrefix), which finds the overflow.
 func (c FastPFor) DecodeBlockPrefix(dst []uint32, src []byte, n int, base uint32) error {
 	if n != blockLen || len(dst) < blockLen {
 		return codecplugins.DecodePrefix(c, fastPForName, dst, src, n, base)
@@ -264,11 +256,8 @@ func (c FastPFor) DecodeBlockPrefix(dst []uint32, src []byte, n int, base uint32
 	if err := f.parse(src, n); err != nil {
 		return err
 	}
-	// Every slot at its largest: the sums stay below 2^32 when this does
-	// with the exceptions' high parts added.
-	most := uint64(base) + blockLen*(uint64(1)<<f.b-1)
-	if f.e == 0 {
-		if most > math.MaxUint32 {
+	if len(f.pos) == 0 {
+		if !sumsFit(base, f.b, 0) {
 			return codecplugins.DecodePrefix(c, fastPForName, dst, src, n, base)
 		}
 		bitpack.UnpackVerticalPrefix(full, f.slots, f.b, base)
@@ -278,7 +267,7 @@ func (c FastPFor) DecodeBlockPrefix(dst []uint32, src []byte, n int, base uint32
 	if !ok {
 		return fastPositionsCorrupt()
 	}
-	if most+highs<<f.b > math.MaxUint32 {
+	if !sumsFit(base, f.b, highs<<f.b) {
 		// The sums wrapped: decoded again, the overflow found.
 		return codecplugins.DecodePrefix(c, fastPForName, dst, src, n, base)
 	}
