@@ -100,7 +100,7 @@ func (g *gen) noescape() {
 }
 
 // broadcastBase loads base into every 32-bit element of prevReg(isa).
-func (g *gen) broadcastBase(isa string, base reg.GPVirtual) {
+func (g *gen) broadcastBase(isa string, base reg.Register) {
 	prev := prevReg(isa)
 	if isa == "AVX2" {
 		g.VMOVD(base, reg.X14)
@@ -224,12 +224,26 @@ func (g *gen) levelEntry(name string) {
 	g.Load(g.Param("src"), srcReg)
 	g.Load(g.Param("b"), widthReg)
 	asmgen.PrefetchAhead(g.Context, srcReg, 2)
+	g.toLevel("vKernel", nil, false)
+}
+
+// toLevel ends an entry function: it jumps to the kernels kern+"SSE" or,
+// where the argument level is 2 (simd.AVX2), kern+"AVX2", with base, if
+// any, in every element of the running-sum register first; patched
+// passes the patch register on.
+func (g *gen) toLevel(kern string, base reg.Register, patched bool) {
 	level := g.Load(g.Param("level"), g.GP8())
 	g.CMPB(level, operand.U8(simd.AVX2))
 	g.JE(operand.LabelRef("avx2"))
-	g.tailJump("vKernelSSE", "SSE2", false, false)
-	g.Label("avx2")
-	g.tailJump("vKernelAVX2", "AVX2", false, false)
+	for _, l := range []struct{ isa, suffix string }{{"SSE2", "SSE"}, {"AVX2", "AVX2"}} {
+		if l.isa == "AVX2" {
+			g.Label("avx2")
+		}
+		if base != nil {
+			g.broadcastBase(l.isa, base)
+		}
+		g.tailJump(kern+l.suffix, l.isa, base != nil, patched)
+	}
 }
 
 // patchEntry writes name, package bitpack's UnpackVerticalPatchedPrefix
@@ -248,15 +262,7 @@ func (g *gen) patchEntry(name string) {
 	g.Load(g.Param("b"), widthReg)
 	g.Load(g.Param("patch"), patchReg)
 	asmgen.PrefetchAhead(g.Context, srcReg, 2)
-	base := g.Load(g.Param("base"), g.GP32()).(reg.GPVirtual)
-	level := g.Load(g.Param("level"), g.GP8())
-	g.CMPB(level, operand.U8(simd.AVX2))
-	g.JE(operand.LabelRef("avx2"))
-	g.broadcastBase("SSE2", base)
-	g.tailJump("vPatchPrefixKernelSSE", "SSE2", true, true)
-	g.Label("avx2")
-	g.broadcastBase("AVX2", base)
-	g.tailJump("vPatchPrefixKernelAVX2", "AVX2", true, true)
+	g.toLevel("vPatchPrefixKernel", g.Load(g.Param("base"), g.GP32()), true)
 }
 
 // blockEntry writes name, package bitpack's decoder of a whole bp128
@@ -300,14 +306,7 @@ func (g *gen) blockEntry(name string, limits operand.Mem) {
 	g.INCQ(srcReg)
 	g.Load(g.Param("dst"), dstReg)
 	g.MOVB(operand.U8(1), asmgen.Ret(g.Context))
-	level := g.Load(g.Param("level"), g.GP8())
-	g.CMPB(level, operand.U8(simd.AVX2))
-	g.JE(operand.LabelRef("avx2"))
-	g.broadcastBase("SSE2", base)
-	g.tailJump("vPrefixKernelSSE", "SSE2", true, false)
-	g.Label("avx2")
-	g.broadcastBase("AVX2", base)
-	g.tailJump("vPrefixKernelAVX2", "AVX2", true, false)
+	g.toLevel("vPrefixKernel", base, false)
 	g.Label("fail")
 	g.MOVB(operand.U8(0), asmgen.Ret(g.Context))
 	g.RET()
