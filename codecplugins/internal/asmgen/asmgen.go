@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/pass"
@@ -101,4 +102,12 @@ func PrefetchAhead(c *build.Context, base reg.Register, lines int) {
 	for i := range lines {
 		c.PREFETCHT0(operand.Mem{Base: base, Disp: prefetchDistance + 64*i})
 	}
+}
+
+// NoEscape marks the function being written NOSPLIT and noescape: the
+// kernels keep no pointer, and without the pragma every buffer passed to
+// them would move to the heap.
+func NoEscape(c *build.Context) {
+	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
 }

@@ -91,14 +91,6 @@ func pos(k, b int) (j, sh int) { return k * b / 32, k * b % 32 }
 // holds the sum so far in every 32-bit element and is kept up to date.
 type kernel func(b int, dst, src operand.Mem, patch *operand.Mem, prev reg.VecPhysical)
 
-// noescape marks the function being written: the kernels keep no pointer,
-// and without the pragma every buffer passed to them would move to the
-// heap.
-func (g *gen) noescape() {
-	g.Attributes(attr.NOSPLIT)
-	g.Pragma("noescape")
-}
-
 // broadcastBase loads base into every 32-bit element of prevReg(isa).
 func (g *gen) broadcastBase(isa string, base reg.Register) {
 	prev := prevReg(isa)
@@ -116,7 +108,7 @@ func (g *gen) broadcastBase(isa string, base reg.Register) {
 // arguments into the kernels' registers and jumps to kern.
 func (g *gen) entry(name, isa string, prefix bool, kern string) {
 	g.Function(name)
-	g.noescape()
+	asmgen.NoEscape(g.Context)
 	if prefix {
 		g.SignatureExpr("func(dst *[128]uint32, src *byte, b int, base uint32)")
 		g.Doc(name+" decodes a vertical block of width b, 0 <= b <= 32, with "+isa+",",
@@ -175,7 +167,7 @@ func (g *gen) prefixLimits() operand.Mem {
 // before its gaps are summed, is unpacked, patched and summed so.
 func (g *gen) prefixEntry(name, isa string) {
 	g.Function(name)
-	g.noescape()
+	asmgen.NoEscape(g.Context)
 	g.SignatureExpr("func(dst *[128]uint32, base uint32)")
 	g.Doc(name+" turns the 128 values of dst into dst[i] = base + v[0] + ... + v[i]",
 		"modulo 2^32, with "+isa+".")
@@ -216,7 +208,7 @@ func (g *gen) sums(isa string, dst, src operand.Mem, prev reg.VecPhysical) {
 // call needs no spills around it.
 func (g *gen) levelEntry(name string) {
 	g.Function(name)
-	g.noescape()
+	asmgen.NoEscape(g.Context)
 	g.SignatureExpr("func(dst *[128]uint32, src *byte, b int, level uint8)")
 	g.Doc(name+" decodes a vertical block of width b, 0 <= b <= 32, with AVX2 at",
 		"level 2 (simd.AVX2) and else SSE2; src holds at least 16*b bytes.")
@@ -252,7 +244,7 @@ func (g *gen) toLevel(kern string, base reg.Register, patched bool) {
 // level 2 (simd.AVX2) and the SSE ones at any other.
 func (g *gen) patchEntry(name string) {
 	g.Function(name)
-	g.noescape()
+	asmgen.NoEscape(g.Context)
 	g.SignatureExpr("func(dst *[128]uint32, src *byte, b int, patch *[128]uint32, base uint32, level uint8)")
 	g.Doc(name+" decodes a vertical block of width b, 0 <= b <= 32, adds patch",
 		"shifted left by b and turns the values into running sums from base, with",
@@ -277,7 +269,7 @@ func (g *gen) patchEntry(name string) {
 // enough to inline.
 func (g *gen) blockEntry(name string, limits operand.Mem) {
 	g.Function(name)
-	g.noescape()
+	asmgen.NoEscape(g.Context)
 	g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, base uint32, level uint8) bool")
 	g.Doc(name+" decodes the bp128 block of the n bytes at src into running",
 		"sums from base, with AVX2 at level 2 (simd.AVX2) and else SSE2, and",
@@ -322,7 +314,7 @@ func (g *gen) blockEntry(name string, limits operand.Mem) {
 // the width; with prefix, they write running sums from prevReg.
 func (g *gen) kernels(name, isa string, prefix, patched bool, k kernel) {
 	g.Function(name)
-	g.noescape()
+	asmgen.NoEscape(g.Context)
 	g.SignatureExpr("func()")
 	g.Doc(name+" holds the "+isa+" kernels of every width that the entry functions",
 		"above jump to, with their arguments in registers; it is never called.")

@@ -16,7 +16,6 @@
 package main
 
 import (
-	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
@@ -83,8 +82,7 @@ func (h highs) next(c *build.Context, v reg.GPVirtual) {
 // scatter writes scatterHighs.
 func scatter(c *build.Context) {
 	c.Function("scatterHighs")
-	c.Attributes(attr.NOSPLIT)
-	c.Pragma("noescape")
+	asmgen.NoEscape(c)
 	c.SignatureExpr("func(patch *[128]uint32, pos *byte, e int, highs *byte, hb int, n int) (sum uint64, ok bool)")
 	c.Doc("scatterHighs writes each of the e >= 1 exceptions' high parts plus one",
 		"into patch at its position, pos[:e], and returns their sum; the high",
@@ -180,8 +178,7 @@ func lastPosition(c *build.Context) {
 // one value.
 func patchValues(c *build.Context) {
 	c.Function("patchValues")
-	c.Attributes(attr.NOSPLIT)
-	c.Pragma("noescape")
+	asmgen.NoEscape(c)
 	c.SignatureExpr("func(dst *[128]uint32, pos *byte, e int, highs *byte, hb int, b int, n int) (ok bool)")
 	c.Doc("patchValues adds to dst the e >= 1 exceptions at the positions",
 		"pos[:e], each (high part+1) << b to its value; the high parts are",

@@ -15,7 +15,6 @@
 package main
 
 import (
-	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
@@ -32,8 +31,7 @@ func main() {
 // words16 writes decodeWords16AVX2.
 func words16(c *build.Context) {
 	c.Function("decodeWords16AVX2")
-	c.Attributes(attr.NOSPLIT)
-	c.Pragma("noescape")
+	asmgen.NoEscape(c)
 	c.SignatureExpr("func(dst *uint32, room int, src *byte, n int, tab *uint32) (i, p int)")
 	c.Doc("decodeWords16AVX2 decodes whole Simple-16 words from the n bytes at src",
 		"into dst, which has room for room values, with AVX2, while room",

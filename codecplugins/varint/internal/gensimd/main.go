@@ -106,10 +106,7 @@ func (g *gen) svbTables() (shuffle, shuffleEnd, lens operand.Mem) {
 // SSE would require the table's rows aligned).
 func (g *gen) streamVByte(name string, vex bool, shuffleTab, shuffleEndTab, lenTab operand.Mem) {
 	g.Function(name)
-	g.Attributes(attr.NOSPLIT)
-	// The kernel keeps no pointer: without this, every buffer passed to
-	// it would move to the heap.
-	g.Pragma("noescape")
+	asmgen.NoEscape(g.Context)
 	g.SignatureExpr("func(dst *uint32, ctrl *byte, data *byte, groups int)")
 	isa := "SSSE3"
 	if vex {
@@ -209,10 +206,7 @@ func (g *gen) svbBlock(prefix bool, shuffleTab, shuffleEndTab, lenTab, fields op
 		name = "svbBlockPrefix"
 	}
 	g.Function(name)
-	g.Attributes(attr.NOSPLIT)
-	// The kernel keeps no pointer: without this, every buffer passed to
-	// it would move to the heap.
-	g.Pragma("noescape")
+	asmgen.NoEscape(g.Context)
 	if prefix {
 		g.SignatureExpr("func(dst *[128]uint32, src *byte, n int, base uint32, level uint8) bool")
 		g.Doc(name+" decodes the 128-value streamvbyte block of the n bytes at src",
@@ -548,8 +542,7 @@ func (g *gen) maskedVByte() {
 	}
 
 	g.Function("suSSE")
-	g.Attributes(attr.NOSPLIT)
-	g.Pragma("noescape")
+	asmgen.NoEscape(g.Context)
 	g.SignatureExpr("func(dst *uint32, src []byte, n int) (decoded int, used int)")
 	g.Doc("suSSE decodes varint-SU values from src into dst with SSE4.1 while at",
 		"least 16 values are left to decode and 16 bytes are left in src, and",
@@ -755,8 +748,7 @@ func (g *gen) g8iu() {
 	}
 
 	g.Function("g8iuSSE")
-	g.Attributes(attr.NOSPLIT)
-	g.Pragma("noescape")
+	asmgen.NoEscape(g.Context)
 	g.SignatureExpr("func(dst *uint32, src []byte, n int) (decoded int, used int)")
 	g.Doc("g8iuSSE decodes varint-G8IU groups from src into dst with SSSE3 while",
 		"8 values are left to decode and a whole group is left in src, and returns",
@@ -883,8 +875,7 @@ func (g *gen) g8cu() {
 	count, carry := bytesTable("g8cuCount", counts[:]), bytesTable("g8cuCarry", carries[:])
 
 	g.Function("g8cuSSE")
-	g.Attributes(attr.NOSPLIT)
-	g.Pragma("noescape")
+	asmgen.NoEscape(g.Context)
 	g.SignatureExpr("func(dst *uint32, src []byte, i int, n int, p int, cl int) (ni int, np int, ncl int)")
 	g.Doc("g8cuSSE decodes varint-G8CU units from src[p:] into dst[i:n] with SSSE3,",
 		"cl bytes of a value carried into the unit at p from the one before, while",
