@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
+	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
 )
 
 func TestBlockFormat(t *testing.T) {
@@ -70,20 +71,26 @@ func TestBlockCorrupt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dst := make([]uint32, 129)
-			for i := range dst {
-				dst[i] = 0xDEADBEEF
-			}
-			err := decodeBlock("test", dst, tt.src, tt.n, vertical)
-			if !errors.Is(err, codecplugins.ErrCorrupt) {
-				t.Fatalf("decodeBlock(%x, %d) = %v, want ErrCorrupt", tt.src, tt.n, err)
-			}
-			// Nothing past the block's n values is written, error or not.
-			for i, x := range dst[max(tt.n, 0):] {
-				if x != 0xDEADBEEF {
-					t.Fatalf("decodeBlock(%x, %d) wrote dst[%d] = %d", tt.src, tt.n, max(tt.n, 0)+i, x)
-				}
-			}
+			requireCorrupt(t, "decodeBlock", tt.src, tt.n, func(dst []uint32) error { return decodeBlock("test", dst, tt.src, tt.n, vertical) })
 		})
+	}
+}
+
+// requireCorrupt runs decode, the decoder called name, on src, a corrupt
+// block of n values, into a poisoned dst of 129 values, and requires an
+// error wrapping ErrCorrupt and nothing written past the n values.
+func requireCorrupt(t *testing.T, name string, src []byte, n int, decode func(dst []uint32) error) {
+	t.Helper()
+	dst := make([]uint32, 129)
+	for i := range dst {
+		dst[i] = 0xDEADBEEF
+	}
+	if err := decode(dst); !errors.Is(err, codecplugins.ErrCorrupt) {
+		t.Fatalf("%s at %s: %x as %d values = %v, want ErrCorrupt", name, simd.Current(), src, n, err)
+	}
+	for i, x := range dst[max(n, 0):] {
+		if x != 0xDEADBEEF {
+			t.Fatalf("%s at %s: %x as %d values wrote dst[%d] = %d", name, simd.Current(), src, n, max(n, 0)+i, x)
+		}
 	}
 }

@@ -1,13 +1,11 @@
 package pfor
 
 import (
-	"errors"
 	"math"
 	"math/bits"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/codecplugins/bp/bitpack"
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
 	"github.com/gpusearch/gpusearch/codecplugins/internal/gentest"
@@ -128,28 +126,14 @@ func TestFastPForCorrupt(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, lv := range simd.Levels() {
-				for _, prefix := range []bool{false, true} {
-					dst := make([]uint32, 129)
-					for i := range dst {
-						dst[i] = 0xDEADBEEF
-					}
-					var err error
-					simd.Run(lv, func() {
-						if prefix {
-							err = FastPFor{}.DecodeBlockPrefix(dst, tt.src, tt.n, 0)
-						} else {
-							err = FastPFor{}.DecodeBlock(dst, tt.src, tt.n)
-						}
+				simd.Run(lv, func() {
+					requireCorrupt(t, "DecodeBlock", tt.src, tt.n, func(dst []uint32) error {
+						return FastPFor{}.DecodeBlock(dst, tt.src, tt.n)
 					})
-					if !errors.Is(err, codecplugins.ErrCorrupt) {
-						t.Fatalf("%s, prefix %v: decode(%x, %d) = %v, want ErrCorrupt", lv, prefix, tt.src, tt.n, err)
-					}
-					for i, x := range dst[max(tt.n, 0):] {
-						if x != 0xDEADBEEF {
-							t.Fatalf("%s, prefix %v: wrote dst[%d] = %d past the block", lv, prefix, max(tt.n, 0)+i, x)
-						}
-					}
-				}
+					requireCorrupt(t, "DecodeBlockPrefix", tt.src, tt.n, func(dst []uint32) error {
+						return FastPFor{}.DecodeBlockPrefix(dst, tt.src, tt.n, 0)
+					})
+				})
 			}
 		})
 	}
