@@ -135,7 +135,10 @@ type search struct {
 	cursors []*index.Cursor // the lists' cursors, kept for reuse (openSearch)
 	terms   []term          // the query's resolved terms, their memory kept for reuse
 	win     orWindow        // MaxScore's windows (maxscore.go), kept for reuse
-	others  []*termList     // phased's second-phase lists, kept for reuse
+	// drive's postings that pass a block's filter (passing), kept for reuse
+	passOffs   []int32
+	passScores []float32
+	others     []*termList // phased's second-phase lists, kept for reuse
 
 	// Room for the lists and memos of a query of up to inline terms, so
 	// that a short query's state is one allocation, and for the
