@@ -5,7 +5,7 @@ import (
 
 	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
-	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+	"github.com/gpusearch/gpusearch/internal/simd"
 )
 
 // TestConformance runs the conformance suite on every registered codec, so

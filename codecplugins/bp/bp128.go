@@ -5,7 +5,7 @@ import (
 
 	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/codecplugins/bp/bitpack"
-	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+	"github.com/gpusearch/gpusearch/internal/simd"
 )
 
 // BP128 is the bp128 codec: one bit width per block of 128 values, packed

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
-	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+	"github.com/gpusearch/gpusearch/internal/simd"
 )
 
 // Differential decodes the same input with c at every SIMD level this CPU

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
-	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+	"github.com/gpusearch/gpusearch/internal/simd"
 )
 
 func TestBlockFormat(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sys/cpu"
 
 	"github.com/gpusearch/gpusearch/codecplugins/bp/bitpack"
-	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+	"github.com/gpusearch/gpusearch/internal/simd"
 )
 
 //go:generate go run ./internal/gensimd -out patch_amd64.s -stubs patch_amd64_stubs.go

@@ -2,7 +2,7 @@
 
 package simple
 
-import "github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+import "github.com/gpusearch/gpusearch/internal/simd"
 
 //go:generate go run ./internal/gensimd -out simple_amd64.s -stubs simple_amd64_stubs.go
 

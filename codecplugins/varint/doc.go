@@ -61,7 +61,7 @@
 // groups are decoded by an SSSE3 kernel (AVX-encoded at the AVX2 level)
 // generated with avo by internal/gensimd (varint_amd64.s; go generate
 // rewrites it, and a test fails when it is stale), chosen by
-// codecplugins/internal/simd: one 16-byte load and one PSHUFB per group of
+// internal/simd: one 16-byte load and one PSHUFB per group of
 // four values, the shuffle mask and the group's size looked up by its
 // control byte. Go first sums the group sizes from the control bytes (two
 // popcounts per eight control bytes) and checks them against src, as the

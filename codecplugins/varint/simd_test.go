@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+	"github.com/gpusearch/gpusearch/internal/simd"
 
 	"github.com/gpusearch/gpusearch/codecplugins/internal/gentest"
 )

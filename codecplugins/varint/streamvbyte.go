@@ -5,7 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/gpusearch/gpusearch/codecplugins"
-	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+	"github.com/gpusearch/gpusearch/internal/simd"
 )
 
 // StreamVByte is Lemire's Stream VByte: the 2-bit byte lengths of all the

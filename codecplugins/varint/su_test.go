@@ -9,7 +9,7 @@ import (
 
 	"github.com/gpusearch/gpusearch/codecplugins"
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
-	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+	"github.com/gpusearch/gpusearch/internal/simd"
 )
 
 func FuzzDecodeSU(f *testing.F) {

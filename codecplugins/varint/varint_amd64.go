@@ -5,7 +5,7 @@ package varint
 import (
 	"unsafe"
 
-	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+	"github.com/gpusearch/gpusearch/internal/simd"
 )
 
 //go:generate go run ./internal/gensimd -out varint_amd64.s -stubs varint_amd64_stubs.go

@@ -2,7 +2,7 @@
 
 package varint
 
-import "github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+import "github.com/gpusearch/gpusearch/internal/simd"
 
 // svbAsm decodes nothing: there is no assembly on this build.
 func svbAsm([]uint32, []byte, []byte) bool { return false }

@@ -37,7 +37,7 @@
 // UnpackVerticalPrefix run SSE2 or AVX2 kernels generated with avo by
 // codecplugins/bp/internal/gensimd (unpack_amd64.s; go generate here
 // rewrites it, and a test fails when it is stale), chosen by
-// codecplugins/internal/simd from the CPU's features. The layout needs no
+// internal/simd from the CPU's features. The layout needs no
 // change for them: a 16-byte row holds one word of each lane, so one SSE
 // shift and mask yield four values, and AVX2 handles two rows of output
 // per register. The pure-Go kernels stay the reference and the fallback;

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpusearch/gpusearch/codecplugins/internal/gentest"
-	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+	"github.com/gpusearch/gpusearch/internal/simd"
 )
 
 // TestUnpackVerticalLevels decodes random bytes, read as a vertical block of

@@ -5,7 +5,7 @@ package bitpack
 import (
 	"unsafe"
 
-	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+	"github.com/gpusearch/gpusearch/internal/simd"
 )
 
 //go:generate go run ../internal/gensimd -out unpack_amd64.s -stubs unpack_amd64_stubs.go

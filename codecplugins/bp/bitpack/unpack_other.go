@@ -2,7 +2,7 @@
 
 package bitpack
 
-import "github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+import "github.com/gpusearch/gpusearch/internal/simd"
 
 // unpackVAsm reports that there is no assembly unpacker on this build.
 func unpackVAsm(*[BlockLen]uint32, []byte, int) bool { return false }

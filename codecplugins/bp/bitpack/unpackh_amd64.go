@@ -2,7 +2,7 @@
 
 package bitpack
 
-import "github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+import "github.com/gpusearch/gpusearch/internal/simd"
 
 // maxSIMDHorizontal is the widest width the horizontal SIMD unpackers
 // take: a value starting at bit 7 of a byte must end inside the 32-bit

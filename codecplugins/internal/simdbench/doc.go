@@ -4,5 +4,5 @@
 // packages so that their tests do not depend on package bench and all it
 // imports.
 //
-//	go test -run XXX -bench SIMD ./codecplugins/internal/simdbench
+//	go test -run XXX -bench SIMD ./internal/simdbench
 package simdbench

@@ -8,7 +8,7 @@ import (
 	"github.com/gpusearch/gpusearch/codecplugins"
 	_ "github.com/gpusearch/gpusearch/codecplugins/all"
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
-	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+	"github.com/gpusearch/gpusearch/internal/simd"
 )
 
 // simdCodecs are the codecs with an assembly decoder, directly or, for

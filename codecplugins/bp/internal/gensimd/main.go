@@ -33,8 +33,8 @@ import (
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 
-	"github.com/gpusearch/gpusearch/codecplugins/internal/asmgen"
-	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
+	"github.com/gpusearch/gpusearch/internal/asmgen"
+	"github.com/gpusearch/gpusearch/internal/simd"
 )
 
 const perLane = 32 // values in each of the four lanes

@@ -19,7 +19,7 @@ import (
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 
-	"github.com/gpusearch/gpusearch/codecplugins/internal/asmgen"
+	"github.com/gpusearch/gpusearch/internal/asmgen"
 )
 
 func main() {

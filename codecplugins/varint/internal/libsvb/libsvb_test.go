@@ -11,8 +11,8 @@ import (
 
 	"github.com/gpusearch/gpusearch/bench"
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
-	"github.com/gpusearch/gpusearch/codecplugins/internal/simd"
 	"github.com/gpusearch/gpusearch/codecplugins/varint"
+	"github.com/gpusearch/gpusearch/internal/simd"
 )
 
 // blocks encodes values with the Go streamvbyte encoder and returns the

@@ -1,6 +1,7 @@
 // Package simd chooses, once for the process, the widest instruction set
-// the codecs' assembly decoders may use, and lets tests and benchmarks
-// lower that choice to run the same decoder on another path.
+// the assembly kernels (the codecs' decoders, BM25's block scoring) may
+// use, and lets tests and benchmarks lower that choice to run the same
+// kernel on another path.
 //
 // Levels are cumulative: a decoder at level SSE may use any instruction up
 // to SSE4.1 (the kernels use SSE2 and SSSE3), one at level AVX2 also AVX and

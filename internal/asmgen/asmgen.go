@@ -1,4 +1,4 @@
-// Package asmgen runs the codecs' avo generators: it writes the Go assembly
+// Package asmgen runs the avo generators (the codecs', BM25's): it writes the Go assembly
 // and the Go stub declarations a generator built in an avo Context, plus an
 // optional plain Go file (the dispatch tables naming the kernels), under a
 // fixed "Code generated" header, so that the output depends on the
