@@ -220,7 +220,6 @@ func (s *search) drive(l *termList, ls []*termList, upTo []float64, scores []flo
 		belowTop = upTo[len(ls)-2]
 	}
 	norms := s.norms
-	ahead := len(norms) > prefetchDocs // see normsAhead
 	// candidate completes d, of score sc in l, and reports whether a
 	// document can still enter.
 	candidate := func(d uint32, sc float32) bool {
@@ -250,9 +249,9 @@ func (s *search) drive(l *termList, ls []*termList, upTo []float64, scores []flo
 			}
 			continue
 		}
-		offs, scs := s.passing(l.idf, docs, freqs[:len(docs)], rest, ahead)
-		for j, i := range offs {
-			d, sc := docs[i], scs[j]
+		offs, scs := s.passing(l.idf, docs, freqs[:len(docs)], rest)
+		for _, i := range offs {
+			d, sc := docs[i], scs[i]
 			if !s.canEnter(float64(sc) + rest) {
 				continue // the threshold rose since passing
 			}
@@ -277,34 +276,34 @@ func (s *search) drive(l *termList, ls []*termList, upTo []float64, scores []flo
 }
 
 // passing scores the postings docs (freqs their stored frequencies) of a
-// list of idf idf and returns, in s's scratch, the offsets and scores of
-// those whose score plus rest could enter the heap, in docid order;
-// ahead prefetches the norms. It decides without a branch: which
+// list of idf idf, and returns their scores and, in s's scratch, the
+// offsets of those whose score plus rest could enter the heap, in docid
+// order. It scores the run at once (bm25.Params.ScoreBlock, eight
+// postings an AVX2 instruction) and decides without a branch: which
 // postings pass follows no pattern a branch predictor could learn,
 // except by heart when one query runs again and again. Queries in turn,
 // as a server meets them (the peers harness's order; first 1,000
-// RFC-title queries, top 10, each query's fastest of 8 passes, variants
-// a pass each, 2-core dev box), OR took 0.94x the time on all RFCs
-// (p50 0.96x) and 0.95x on the RFC passages (p50 0.96x) against a
-// branch a posting; with each query repeated back to back, even.
-func (s *search) passing(idf float32, docs, freqs []uint32, rest float64, ahead bool) (offs []int32, scores []float32) {
+// RFC-title queries, top 10, each query's fastest of 6 passes, variants
+// alternating every 20-50 queries, 2-core dev box): against a branch a
+// posting, OR took 0.94-0.95x the time on all RFCs (p50 0.96x) and
+// 0.98x on the RFC passages (p50 even); scoring by the block took the
+// passages (with the window's loop) to 0.95-0.985x again (p50 0.95x),
+// all RFCs even.
+func (s *search) passing(idf float32, docs, freqs []uint32, rest float64) (offs []int32, scores []float32) {
 	if len(s.passOffs) < len(docs) {
 		s.passOffs, s.passScores = make([]int32, len(docs)), make([]float32, len(docs))
 	}
 	offs, scores = s.passOffs[:len(docs)], s.passScores[:len(docs)]
-	thr, slack, norms, p := s.thr, s.slack, s.norms, s.params
+	s.params.ScoreBlock(scores, idf, docs, freqs, s.norms)
+	thr, slack := s.thr, s.slack
 	n := 0
-	for i, d := range docs {
-		if ahead && i%normsAhead == 0 {
-			prefetchNorms(norms, docs, i)
-		}
-		sc := p.TermScore(idf, freqs[i]+1, norms[d])
+	for i, sc := range scores {
 		// Written at n every time, kept by moving n on: the sign of
 		// thr - bound*slack is canEnter's answer.
-		offs[n], scores[n] = int32(i), sc
+		offs[n] = int32(i)
 		n += int(math.Float64bits(thr-(float64(sc)+rest)*slack) >> 63)
 	}
-	return offs[:n], scores[:n]
+	return offs[:n], scores
 }
 
 // scanOne moves l, the only essential list, from its current posting to
@@ -413,6 +412,7 @@ type orWindow struct {
 	bits   []uint64  // presence: windowDocs/64 words a query position
 	scores []float32 // windowDocs a query position
 	sums   []float64 // by docid in the window: its scores' sum, 0 between windows
+	run    []float32 // the scores of a list's postings in the window, a block at a time
 	cand   []uint16  // the window's candidates, by offset
 	csum   []float64 // and their sums
 }
@@ -442,7 +442,6 @@ func (s *search) window(ls []*termList, upTo []float64, first int, d uint32, siz
 	var seen [words]uint64 // the window's candidates
 	base := d
 	end := min(uint64(base)+uint64(size), uint64(index.NoMoreDocs))
-	ahead := len(s.norms) > prefetchDocs // see normsAhead
 	norms, p := s.norms, s.params
 	var m int64
 	// Each posting records its score and presence, and adds the score to
@@ -455,24 +454,29 @@ func (s *search) window(ls []*termList, upTo []float64, first int, d uint32, siz
 		for uint64(l.DocID()) < end {
 			// (ok: no deleted documents to skip, windowed checked.)
 			docs, freqs, _ := l.Rest()
-			freqs = freqs[:len(docs)]
-			i := 0
-			for ; i < len(docs) && uint64(docs[i]) < end; i++ {
-				x := docs[i]
-				if ahead && i%normsAhead == 0 {
-					prefetchNorms(norms, docs, i)
-				}
+			// The postings in the window, docs[:in], scored at once
+			// (passing says why).
+			in := len(docs)
+			if uint64(docs[in-1]) >= end {
+				in, _ = slices.BinarySearch(docs, uint32(end))
+			}
+			if len(w.run) < in {
+				w.run = make([]float32, in)
+			}
+			run := w.run[:in]
+			p.ScoreBlock(run, l.idf, docs[:in], freqs[:in], norms)
+			for i, x := range docs[:in] {
 				k := (x - base) % windowDocs
-				sc := p.TermScore(l.idf, freqs[i]+1, norms[x])
+				sc := run[i]
 				b := uint64(1) << (k % 64)
 				pb[k/64] |= b
 				ps[k] = sc
 				sums[k] += float64(sc)
 				seen[k/64] |= b
 			}
-			m += int64(i)
-			l.Advance(i)
-			if i < len(docs) {
+			m += int64(in)
+			l.Advance(in)
+			if in < len(docs) {
 				break
 			}
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gpusearch/gpusearch/codecplugins/bp/bitpack"
 	"github.com/gpusearch/gpusearch/codecplugins/codectest"
-	"github.com/gpusearch/gpusearch/codecplugins/internal/gentest"
+	"github.com/gpusearch/gpusearch/internal/gentest"
 	"github.com/gpusearch/gpusearch/internal/simd"
 )
 

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/gpusearch/gpusearch/codecplugins/internal/gentest"
+	"github.com/gpusearch/gpusearch/internal/gentest"
 	"github.com/gpusearch/gpusearch/internal/simd"
 )
 

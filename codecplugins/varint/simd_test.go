@@ -6,7 +6,7 @@ import (
 
 	"github.com/gpusearch/gpusearch/internal/simd"
 
-	"github.com/gpusearch/gpusearch/codecplugins/internal/gentest"
+	"github.com/gpusearch/gpusearch/internal/gentest"
 )
 
 // TestSIMDGeneratedUpToDate requires the assembly and its stubs to be what

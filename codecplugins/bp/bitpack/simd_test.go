@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/gpusearch/gpusearch/codecplugins/internal/gentest"
+	"github.com/gpusearch/gpusearch/internal/gentest"
 	"github.com/gpusearch/gpusearch/internal/simd"
 )
 
