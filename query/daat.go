@@ -135,10 +135,8 @@ type search struct {
 	cursors []*index.Cursor // the lists' cursors, kept for reuse (openSearch)
 	terms   []term          // the query's resolved terms, their memory kept for reuse
 	win     orWindow        // MaxScore's windows (maxscore.go), kept for reuse
-	// drive's postings that pass a block's filter (passing), kept for reuse
-	passOffs   []int32
-	passScores []float32
-	others     []*termList // phased's second-phase lists, kept for reuse
+	pass    passRun         // drive's scored block (passing), kept for reuse
+	others  []*termList     // phased's second-phase lists, kept for reuse
 
 	// Room for the lists and memos of a query of up to inline terms, so
 	// that a short query's state is one allocation, and for the
@@ -171,7 +169,7 @@ func newSearch(ctx context.Context, ix *index.Index, terms []term, k int, lazy b
 // same index (released) or a new(search): its cursors, heap, term memory
 // and scratch are reused.
 func openSearch(s *search, ctx context.Context, ix *index.Index, terms []term, k int, lazy bool) *search {
-	cursors, kept, top, win := s.cursors, s.terms, s.top, s.win
+	cursors, kept, top, win, pass, others := s.cursors, s.terms, s.top, s.win, s.pass, s.others
 	if top == nil {
 		top = NewTopK(k)
 	} else {
@@ -189,6 +187,8 @@ func openSearch(s *search, ctx context.Context, ix *index.Index, terms []term, k
 		cursors: cursors,
 		terms:   kept,
 		win:     win,
+		pass:    pass,
+		others:  others,
 	}
 	n := len(terms)
 	lists := slices.Grow(s.listBuf[:0], n)[:n]

@@ -290,10 +290,11 @@ func (s *search) drive(l *termList, ls []*termList, upTo []float64, scores []flo
 // passages (with the window's loop) to 0.95-0.985x again (p50 0.95x),
 // all RFCs even.
 func (s *search) passing(idf float32, docs, freqs []uint32, rest float64) (offs []int32, scores []float32) {
-	if len(s.passOffs) < len(docs) {
-		s.passOffs, s.passScores = make([]int32, len(docs)), make([]float32, len(docs))
+	r := &s.pass
+	if len(r.offs) < len(docs) {
+		r.offs, r.scores = make([]int32, len(docs)), make([]float32, len(docs))
 	}
-	offs, scores = s.passOffs[:len(docs)], s.passScores[:len(docs)]
+	offs, scores = r.offs[:len(docs)], r.scores[:len(docs)]
 	s.params.ScoreBlock(scores, idf, docs, freqs, s.norms)
 	thr, slack := s.thr, s.slack
 	n := 0
@@ -405,6 +406,13 @@ const windowDocs = 4096
 // score postings a list turned non-essential no longer needs. The length
 // doubles from window to window while they stay the same.
 const minWindow = 64
+
+// passRun is the memory of passing: a block's scores, and the offsets of
+// those that pass.
+type passRun struct {
+	offs   []int32
+	scores []float32
+}
 
 // orWindow is the memory of MaxScore's windows (window), kept with the
 // search for the next query.
