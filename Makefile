@@ -28,7 +28,7 @@ device:
 	go test -c -tags cuda -ldflags="-s -w" -o .device/gpu.test ./gpu/ && \
 	go test -c -tags cuda -ldflags="-s -w" -o .device/analytics-gpu.test ./analytics/gpu/ && \
 	go test -c -tags cuda -ldflags="-s -w" -o .device/cuda.test ./internal/cuda/ && \
-	go test -c -ldflags="-s -w" -o .device/simdbench.test ./internal/simdbench/ && \
+	go test -c -ldflags="-s -w" -o .device/simdbench.test ./codecplugins/internal/simdbench/ && \
 	go build -tags cuda -ldflags="-s -w" -o .device/gpusearch ./cmd/gpusearch
 
 device-libsvb:

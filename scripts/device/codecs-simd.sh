@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU machine run, its CPU only: the SIMD decoders beside the pure-Go
-# ones (docs/codecs.md), every codec of internal/simdbench at
+# ones (docs/codecs.md), every codec of codecplugins/internal/simdbench at
 # every SIMD level, pinned to one core of a quiet host. From the
 # repository root with .device carried (`make device`):
 #   OUT=... bash scripts/device/codecs-simd.sh
@@ -14,7 +14,7 @@ OUT=${OUT:-/tmp/codecs-simd-out}
 mkdir -p "$OUT"
 lscpu >"$OUT/cpu.txt"
 bin=$(pwd)/.device/simdbench.test
-(cd internal/simdbench &&
+(cd codecplugins/internal/simdbench &&
 	taskset -c "${CPU:-2}" "$bin" -test.run XXX -test.bench "${BENCH:-SIMD}" \
 		-test.benchtime 200ms -test.count "${COUNT:-3}") >"$OUT/simd.txt" 2>&1
 echo "codecs-simd: $(grep -c '^BenchmarkSIMD' "$OUT/simd.txt") results"
