@@ -28,7 +28,7 @@ type Flags struct {
 
 // AddFlags declares bench queries' flags on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&f.Index, "index", "index", "index directory; several, comma-separated, are measured interleaved on one thread (each query on each index in turn), a row per index")
+	fs.StringVar(&f.Index, "index", "index", "index directory; several, comma-separated, are measured interleaved on one thread (runs of 32 queries on each index in turn), a row per index")
 	fs.StringVar(&f.Queries, "queries", "", "queries file (required)")
 	fs.StringVar(&f.Mode, "mode", "and,or,andor", "comma-separated modes")
 	fs.StringVar(&f.Engines, "engine", "", "comma-separated engines of the registry (default: every CPU algorithm, bitmap-nocache and bitmap)")
