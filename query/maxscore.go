@@ -249,7 +249,7 @@ func (s *search) drive(l *termList, ls []*termList, upTo []float64, scores []flo
 			}
 			continue
 		}
-		offs, scs := s.passing(l.idf, docs, freqs[:len(docs)], rest)
+		offs, scs := s.passing(l.idf, docs, freqs, rest)
 		for _, i := range offs {
 			d, sc := docs[i], scs[i]
 			if !s.canEnter(float64(sc) + rest) {
@@ -472,7 +472,7 @@ func (s *search) window(ls []*termList, upTo []float64, first int, d uint32, siz
 				w.run = make([]float32, in)
 			}
 			run := w.run[:in]
-			p.ScoreBlock(run, l.idf, docs[:in], freqs[:in], norms)
+			p.ScoreBlock(run, l.idf, docs[:in], freqs, norms)
 			for i, x := range docs[:in] {
 				k := (x - base) % windowDocs
 				sc := run[i]
