@@ -1,9 +1,9 @@
-// Package asmgen runs the avo generators (the codecs', BM25's): it writes the Go assembly
-// and the Go stub declarations a generator built in an avo Context, plus an
-// optional plain Go file (the dispatch tables naming the kernels), under a
-// fixed "Code generated" header, so that the output depends on the
-// generator alone and not on the paths it was run with: a test regenerates
-// into a temporary directory and compares.
+// Package asmgen runs the avo generators (the codecs', BM25's): it writes
+// the Go assembly and the Go stub declarations a generator built in an avo
+// Context, plus an optional plain Go file (the dispatch tables naming the
+// kernels), under a fixed "Code generated" header, so that the output
+// depends on the generator alone and not on the paths it was run with: a
+// test regenerates into a temporary directory and compares.
 package asmgen
 
 import (
