@@ -10,28 +10,35 @@ import (
 
 // TestMaxScoreLoopsMatchExhaustive runs MaxScore with each of its loops
 // for several essential lists, a candidate at a time and a window at a
-// time (windowed), in one phase and in two (phased), on random corpora: OR and AND-then-OR top k, and the
+// time (windowed; probing every non-essential list or reading one,
+// bulkRule), in one phase and in two (phased), on random corpora: OR and AND-then-OR top k, and the
 // floored search of a segment (searchAbove), must give exactly the
 // exhaustive reference's hits.
 func TestMaxScoreLoopsMatchExhaustive(t *testing.T) {
 	defer func(v struct{ lists int }) { windowRule = v }(windowRule)
 	defer func(v struct{ maxFirst int }) { phaseRule = v }(phaseRule)
+	defer func(v windowBulk) { bulkRule = v }(bulkRule)
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name     string
 		lists    int // windowRule
 		maxFirst int // phaseRule
+		bulk     int // bulkRule
 	}{
-		{"candidates", 1 << 62, 0},
-		{"windows", 0, 0},
-		{"windows-from-three-lists", 3, 0},
-		{"phases", 1 << 62, 1 << 62},
-		{"phases-windows", 0, 1 << 62},
-		{"phases-from-lists-under-300", 2, 300},
+		{"candidates", 1 << 62, 0, 2},
+		{"windows", 0, 0, 2},
+		{"windows-probing-every-list", 0, 0, 0},
+		{"windows-reading-a-list", 0, 0, 1 << 30},
+		{"windows-from-three-lists", 3, 0, 2},
+		{"phases", 1 << 62, 1 << 62, 2},
+		{"phases-windows", 0, 1 << 62, 2},
+		{"phases-windows-reading-a-list", 0, 1 << 62, 1 << 30},
+		{"phases-from-lists-under-300", 2, 300, 2},
 	} {
 		rng := rand.New(rand.NewPCG(5, 6))
 		windowRule.lists = tc.lists
 		phaseRule.maxFirst = tc.maxFirst
+		bulkRule.ratio = tc.bulk
 		for c := range 4 {
 			spec := corpusSpec{
 				Docs:   100 + rng.IntN(6000),
