@@ -428,6 +428,13 @@ type orWindow struct {
 	csum   []float64 // and their sums
 }
 
+// list returns the presence bits and scores of the list at query
+// position pos in the window.
+func (w *orWindow) list(pos int) ([]uint64, []float32) {
+	return w.bits[pos*windowWords : (pos+1)*windowWords : (pos+1)*windowWords],
+		w.scores[pos*windowDocs : (pos+1)*windowDocs : (pos+1)*windowDocs]
+}
+
 // window is maxScoreQuery over a window of docids from d, the smallest
 // docid of the essential lists ls[first:] (ls sorted by bound, upTo their
 // bounds' prefix sums): each essential list's postings in the window are
@@ -477,14 +484,14 @@ func (s *search) window(ls []*termList, upTo []float64, first int, d uint32, siz
 			l.NextGEQ(base) // a non-essential list may stand anywhere before
 		}
 		m += s.readWindow(l, base, end, nil, nil)
-		bulkBits = bits[l.pos*windowWords : (l.pos+1)*windowWords : (l.pos+1)*windowWords]
-		bulkScores = scores[l.pos*windowDocs : (l.pos+1)*windowDocs : (l.pos+1)*windowDocs]
+		bulkBits, bulkScores = w.list(l.pos)
 	}
 	// The candidates that the probed lists' bounds let enter, gathered
 	// without a branch: most do not, in no order a branch would predict.
 	// A bulk score counts where its bit says (a stale one, from an
-	// earlier window, is masked out). The sign of thr - bound*slack is canEnter's answer. Every sum
-	// read is zeroed, before anything may return.
+	// earlier window, is masked out). The sign of thr - bound*slack is
+	// canEnter's answer. Every sum read is zeroed, before anything may
+	// return.
 	var rest float64
 	if probe > 0 {
 		rest = upTo[probe-1]
@@ -576,8 +583,7 @@ func (s *search) window(ls []*termList, upTo []float64, first int, d uint32, siz
 // no deleted documents to skip (windowed and bulkRule check).
 func (s *search) readWindow(l *termList, base uint32, end uint64, sums []float64, seen *[windowWords]uint64) int64 {
 	w := &s.win
-	pb := w.bits[l.pos*windowWords : (l.pos+1)*windowWords : (l.pos+1)*windowWords]
-	ps := w.scores[l.pos*windowDocs : (l.pos+1)*windowDocs : (l.pos+1)*windowDocs]
+	pb, ps := w.list(l.pos)
 	var m int64
 	for uint64(l.DocID()) < end {
 		docs, freqs, _ := l.Rest()
